@@ -1,0 +1,183 @@
+"""Per-evaluation shared state: encoded tables and neighbour passes computed once, read by every metric.
+
+:class:`SharedComputation` lives for one :func:`privcore.evaluate` call. It memoises each vector space,
+each encoded table and each neighbour pass, so that two metrics asking for the same neighbours (for
+example CVP, DVP, NSND and MDCR all reading real→synthetic in E) share one pass, and the §5 baseline
+(holdout in place of synthetic) reuses the real→real pass. :class:`MetricContext` is the view one
+metric gets: role names ("real", "synthetic", "holdout") are resolved to tables, and in a baseline
+context "synthetic" means the holdout.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from privcore.encoding import EuclideanSpace, FAMDProjection
+from privcore.neighbors import DEFAULT_CHUNK_ELEMENTS, Neighbours, PairExtremes, nearest_two
+from privcore.prepare import PreparedData
+from privcore.schema import Schema
+
+SpaceFactory = Callable[[PreparedData], Any]
+
+
+def _euclidean(data: PreparedData) -> EuclideanSpace:
+    others = [df for df in (data.synthetic, data.holdout) if df is not None]
+    return EuclideanSpace(data.real, others, data.schema)
+
+
+def _euclidean_keys(data: PreparedData) -> EuclideanSpace:
+    others = [df for df in (data.synthetic, data.holdout) if df is not None]
+    return EuclideanSpace(data.real, others, data.schema, columns=data.schema.key_columns)
+
+
+#: Spaces every metric can ask for by name; metrics may also pass their own factory.
+STANDARD_SPACES: dict[str, SpaceFactory] = {"E": _euclidean, "E_keys": _euclidean_keys}
+
+
+class SharedComputation:
+    """Caches shared by all metrics of one evaluation.
+
+    Parameters
+    ----------
+    data : PreparedData
+        The prepared tables.
+    famd_components : int, optional
+        ``k`` of Φk (default metrics.md §0).
+    chunk_elements : int
+        Memory bound of the neighbour engine.
+    progress : callable, optional
+        ``progress(fraction, message)`` for neighbour passes.
+    """
+
+    def __init__(
+        self,
+        data: PreparedData,
+        *,
+        famd_components: int | None = None,
+        chunk_elements: int = DEFAULT_CHUNK_ELEMENTS,
+        progress: Callable[[float, str], None] | None = None,
+    ):
+        self.data = data
+        self.chunk_elements = chunk_elements
+        self.progress = progress
+        self._factories: dict[str, SpaceFactory] = dict(STANDARD_SPACES)
+        self._factories["phi"] = lambda d: FAMDProjection(d.real, d.schema, famd_components)
+        self._spaces: dict[str, Any] = {}
+        self._encoded: dict[tuple[str, str], np.ndarray] = {}
+        self._neighbours: dict[tuple[str, str, str], Neighbours] = {}
+        self._extremes: dict[tuple[str, str, str], PairExtremes] = {}
+        #: Every neighbour pass actually computed, in order: (space, query role, reference role).
+        self.passes: list[tuple[str, str, str]] = []
+
+    def space(self, name: str, factory: SpaceFactory | None = None) -> Any:
+        """The fitted space ``name`` (built on first use)."""
+        if name not in self._spaces:
+            if factory is not None:
+                self._factories.setdefault(name, factory)
+            self._spaces[name] = self._factories[name](self.data)
+        return self._spaces[name]
+
+    def encoded(self, space: str, role: str) -> np.ndarray:
+        """Table ``role`` encoded in ``space`` (cached)."""
+        key = (space, role)
+        if key not in self._encoded:
+            self._encoded[key] = self.space(space).transform(self.data.table(role))
+        return self._encoded[key]
+
+    def neighbours(self, space: str, query: str, reference: str) -> Neighbours:
+        """Nearest two ``reference`` rows of each ``query`` row in ``space`` (self excluded by position
+        when both roles are the same table). Computed once per evaluation."""
+        key = (space, query, reference)
+        if key not in self._neighbours:
+            with_extremes = query != reference
+            fraction_base = self.progress
+            result, extremes = nearest_two(
+                self.encoded(space, query),
+                self.encoded(space, reference),
+                exclude_self=query == reference,
+                with_extremes=with_extremes,
+                chunk_elements=self.chunk_elements,
+                progress=fraction_base,
+                label=f"{query}→{reference} in {space}",
+            )
+            self.passes.append(key)
+            self._neighbours[key] = result
+            if extremes is not None:
+                self._extremes[(space, *sorted((query, reference)))] = extremes
+        return self._neighbours[key]
+
+    def extremes(self, space: str, a: str, b: str) -> PairExtremes:
+        """d_min and d_max over all pairs of tables ``a`` × ``b`` in ``space``."""
+        key = (space, *sorted((a, b)))
+        if key not in self._extremes:
+            self.neighbours(space, a, b)
+        return self._extremes[key]
+
+    def register_space(self, name: str, factory: SpaceFactory) -> None:
+        """Make a metric-specific space available under ``name`` (e.g. IdScore's weighted E)."""
+        self._factories.setdefault(name, factory)
+
+
+class MetricContext:
+    """What one metric sees: the tables by role, the schema, its parameters, the shared caches.
+
+    In a baseline context (metrics.md §5) the role "synthetic" resolves to the holdout table and no
+    holdout or pairing is available.
+    """
+
+    def __init__(
+        self,
+        shared: SharedComputation,
+        params: Mapping[str, Any],
+        seed: int,
+        *,
+        is_baseline: bool = False,
+    ):
+        self.shared = shared
+        self.params = dict(params)
+        self.seed = int(seed)
+        self.is_baseline = is_baseline
+
+    def _role(self, role: str) -> str:
+        if self.is_baseline:
+            if role == "synthetic":
+                return "holdout"
+            if role == "holdout":
+                raise KeyError("the holdout plays the synthetic table in a baseline computation")
+        return role
+
+    @property
+    def schema(self) -> Schema:
+        return self.shared.data.schema
+
+    @property
+    def real(self) -> pd.DataFrame:
+        return self.shared.data.real
+
+    @property
+    def synthetic(self) -> pd.DataFrame:
+        return self.shared.data.table(self._role("synthetic"))
+
+    @property
+    def holdout(self) -> pd.DataFrame | None:
+        return None if self.is_baseline else self.shared.data.holdout
+
+    @property
+    def pair_index(self) -> np.ndarray | None:
+        """For each synthetic row, the position of its real twin (−1: none); None without pairing."""
+        return None if self.is_baseline else self.shared.data.pair_index
+
+    def space(self, name: str, factory: SpaceFactory | None = None) -> Any:
+        return self.shared.space(name, factory)
+
+    def encoded(self, space: str, role: str) -> np.ndarray:
+        return self.shared.encoded(space, self._role(role))
+
+    def neighbours(self, space: str, query: str, reference: str) -> Neighbours:
+        return self.shared.neighbours(space, self._role(query), self._role(reference))
+
+    def extremes(self, space: str, a: str = "real", b: str = "synthetic") -> PairExtremes:
+        return self.shared.extremes(space, self._role(a), self._role(b))

@@ -1,0 +1,170 @@
+"""The shared vector spaces of metrics.md §0: E (min–max + one-hot) and the FAMD projection Φk.
+
+Both are fitted once per evaluation on the real table ``Y`` (E also sees the category union of every
+table) and then applied unchanged to every table, so an exact copy of a real record lands exactly on it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import scipy.linalg
+
+from privcore.prepare import MISSING
+from privcore.schema import BINARY, NUMERICAL, Schema
+
+
+@dataclass(frozen=True)
+class Block:
+    """The coordinates of E that belong to one attribute."""
+
+    column: str
+    start: int
+    stop: int
+
+
+class EuclideanSpace:
+    """Vector space E: numerical columns min–max scaled on ``Y``, categorical columns one-hot.
+
+    Parameters
+    ----------
+    real : DataFrame
+        Prepared real table (fixes the min/max of numerical columns and which columns are constant).
+    others : list of DataFrame
+        The other tables of the evaluation (their categories join the one-hot union).
+    schema : Schema
+        Column types.
+    columns : list of str, optional
+        Restrict the space to these columns (e.g. the key attributes); default every analysed column.
+
+    Notes
+    -----
+    Columns constant in ``Y`` are dropped (listed in ``dropped_constant``). A binary column is one 0/1
+    coordinate (1 = the larger of its two values); a binary column that also holds missing values is
+    one-hot encoded like a categorical one, because missing is its own category.
+    """
+
+    def __init__(self, real: pd.DataFrame, others: list[pd.DataFrame], schema: Schema, columns=None):
+        columns = list(schema.columns if columns is None else columns)
+        self.dropped_constant: list[str] = []
+        self._numerical: list[tuple[str, float, float]] = []
+        self._categorical: list[tuple[str, list[str]]] = []
+        self._binary: list[tuple[str, str]] = []
+        blocks: list[Block] = []
+        width = 0
+        for col in columns:
+            if real[col].nunique(dropna=False) <= 1:
+                self.dropped_constant.append(col)
+                continue
+            kind = schema.types[col]
+            if kind == NUMERICAL:
+                lo, hi = float(real[col].min()), float(real[col].max())
+                self._numerical.append((col, lo, hi))
+                blocks.append(Block(col, width, width + 1))
+                width += 1
+                continue
+            levels = sorted(set(real[col]).union(*(set(df[col]) for df in others)))
+            if kind == BINARY and MISSING not in levels and len(levels) == 2:
+                self._binary.append((col, levels[1]))
+                blocks.append(Block(col, width, width + 1))
+                width += 1
+            else:
+                self._categorical.append((col, levels))
+                blocks.append(Block(col, width, width + len(levels)))
+                width += len(levels)
+        self.columns = columns
+        self.blocks = blocks
+        self.dim = width
+
+    def transform(self, df: pd.DataFrame) -> np.ndarray:
+        """Encode a prepared table as a C-contiguous float64 array of shape (len(df), dim)."""
+        out = np.zeros((len(df), self.dim), dtype=np.float64)
+        starts = {b.column: b.start for b in self.blocks}
+        for col, lo, hi in self._numerical:
+            out[:, starts[col]] = (df[col].to_numpy(dtype=np.float64) - lo) / (hi - lo)
+        for col, positive in self._binary:
+            out[:, starts[col]] = (df[col].to_numpy() == positive).astype(np.float64)
+        for col, levels in self._categorical:
+            codes = pd.Categorical(df[col], categories=levels).codes
+            rows = np.flatnonzero(codes >= 0)
+            out[rows, starts[col] + codes[rows]] = 1.0
+        return out
+
+    def attribute_of_coordinate(self) -> np.ndarray:
+        """For each coordinate, the index (into ``blocks``) of the attribute it belongs to."""
+        owner = np.empty(self.dim, dtype=np.int64)
+        for i, block in enumerate(self.blocks):
+            owner[block.start : block.stop] = i
+        return owner
+
+
+class FAMDProjection:
+    """Projection Φk: FAMD fitted on ``Y`` with an exact SVD, applied with ``Y``'s coding to any table.
+
+    The preprocessing follows prince's FAMD (and Pagès 2004): numerical columns standardised with
+    ``Y``'s mean and population standard deviation; each modality indicator of a categorical (or binary)
+    column coded as ``(indicator − p) / sqrt(p)`` with ``p`` its proportion in ``Y``; the rows of ``Y``
+    weighted 1/|Y| in the SVD. Coordinates are ``coded(x) @ V_k.T``, so they equal prince's
+    ``row_coordinates`` on ``Y``. Unlike prince's ``row_coordinates`` on a new table, other tables are
+    coded with ``Y``'s means, standard deviations and proportions (metrics.md §0); a category unseen in
+    ``Y`` has no indicator column and is coded as "none of ``Y``'s modalities".
+
+    Parameters
+    ----------
+    real : DataFrame
+        Prepared real table.
+    schema : Schema
+        Column types.
+    n_components : int, optional
+        ``k``; default ``min(5, r)`` with ``r`` = number of numerical columns + number of categories −
+        number of categorical columns, capped at |Y| − 1.
+    """
+
+    def __init__(self, real: pd.DataFrame, schema: Schema, n_components: int | None = None):
+        self.dropped_constant = [c for c in schema.columns if real[c].nunique(dropna=False) <= 1]
+        active = [c for c in schema.columns if c not in self.dropped_constant]
+        self._numerical = [c for c in active if schema.types[c] == NUMERICAL]
+        self._categorical = [c for c in active if schema.types[c] != NUMERICAL]
+        num = real[self._numerical].to_numpy(dtype=np.float64) if self._numerical else np.empty((len(real), 0))
+        self._mean = num.mean(axis=0)
+        self._std = num.std(axis=0)
+        self._levels: list[tuple[str, list[str], np.ndarray]] = []
+        for col in self._categorical:
+            counts = real[col].value_counts(sort=False)
+            levels = sorted(counts.index)
+            proportions = counts.reindex(levels).to_numpy(dtype=np.float64) / len(real)
+            self._levels.append((col, levels, proportions))
+        n_categories = sum(len(levels) for _, levels, _ in self._levels)
+        rank = len(self._numerical) + n_categories - len(self._categorical)
+        self.rank = rank
+        default_k = min(5, rank)
+        k = default_k if n_components is None else int(n_components)
+        k = max(1, min(k, rank, len(real) - 1))
+        self.n_components = k
+        coded = self._code(real)
+        # Exact (LAPACK) SVD of the row-weighted, column-centred matrix, as prince does with row weights 1/n.
+        centred = coded - coded.mean(axis=0)
+        _, singular, vt = scipy.linalg.svd(centred / np.sqrt(len(real)), full_matrices=False)
+        self.components = vt[:k]
+        self.eigenvalues = singular[:k] ** 2
+        self.explained_inertia = float(self.eigenvalues.sum() / max(np.sum(singular**2), 1e-300))
+        self._centre = coded.mean(axis=0)
+
+    def _code(self, df: pd.DataFrame) -> np.ndarray:
+        parts = []
+        if self._numerical:
+            parts.append((df[self._numerical].to_numpy(dtype=np.float64) - self._mean) / self._std)
+        for col, levels, proportions in self._levels:
+            codes = pd.Categorical(df[col], categories=levels).codes
+            indicator = np.zeros((len(df), len(levels)))
+            rows = np.flatnonzero(codes >= 0)
+            indicator[rows, codes[rows]] = 1.0
+            parts.append((indicator - proportions) / np.sqrt(proportions))
+        return np.hstack(parts) if parts else np.zeros((len(df), 0))
+
+    def transform(self, df: pd.DataFrame) -> np.ndarray:
+        """Φk coordinates of a prepared table, shape (len(df), k)."""
+        # prince's PCA step subtracts the (numerically ~0) column means of Y's coded matrix again.
+        return np.ascontiguousarray((self._code(df) - self._centre) @ self.components.T)

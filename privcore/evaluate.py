@@ -1,0 +1,244 @@
+"""``evaluate``: run the chosen metrics on one (real, synthetic[, holdout]) triple."""
+
+from __future__ import annotations
+
+import time
+import traceback
+from typing import Any, Callable, Iterable, Mapping
+
+import pandas as pd
+
+from privcore import registry
+from privcore.context import MetricContext, SharedComputation
+from privcore.errors import InputError
+from privcore.neighbors import DEFAULT_CHUNK_ELEMENTS
+from privcore.prepare import PreparedData, prepare
+from privcore.results import MetricOutput, MetricResult, NotApplicable, Report
+from privcore.schema import CATEGORICAL, BINARY, Schema, infer_schema
+
+ProgressCallback = Callable[[float, str], None]
+
+
+def resolve_metric_ids(metrics: str | Iterable[str]) -> list[str]:
+    """Turn ``"all"``, a preset name, ``"id,id"`` or a list of ids into registered ids, in order.
+
+    Raises
+    ------
+    InputError
+        For an unknown id or preset, naming it and the valid ids.
+    """
+    known = registry.metric_ids()
+    presets = registry.presets()
+    if isinstance(metrics, str):
+        if metrics == "all":
+            return known
+        if metrics in presets:
+            return presets[metrics]
+        metrics = [m.strip() for m in metrics.split(",") if m.strip()]
+    chosen = list(dict.fromkeys(metrics))
+    unknown = [m for m in chosen if m not in known]
+    if unknown:
+        raise InputError(
+            f"Unknown metric id(s): {', '.join(unknown)}. Valid ids: {' '.join(known)} "
+            "(or 'all'; `python -m privcore metrics` lists them)."
+        )
+    if not chosen:
+        raise InputError("No metric chosen: pass 'all' or a comma-separated list of metric ids.")
+    return chosen
+
+
+def unmet_need(info: registry.MetricInfo, data: PreparedData, is_baseline: bool = False) -> str | None:
+    """The reason ``info`` cannot run on ``data``, or None when it can."""
+    schema = data.schema
+    if "sensitive" in info.needs or "categorical_sensitive" in info.needs:
+        if schema.sensitive is None:
+            return registry.NEEDS_REASONS["sensitive"]
+    if "categorical_sensitive" in info.needs and schema.types.get(schema.sensitive) not in (CATEGORICAL, BINARY):
+        return f"needs a categorical or binary sensitive column; '{schema.sensitive}' is numerical."
+    if "holdout" in info.needs and (data.holdout is None or is_baseline):
+        return registry.NEEDS_REASONS["holdout"]
+    if "pairing" in info.needs and (data.pair_index is None or is_baseline):
+        return registry.NEEDS_REASONS["pairing"]
+    other = data.holdout if is_baseline else data.synthetic
+    other_name = "holdout" if is_baseline else "synthetic"
+    for name, df in (("real", data.real), (other_name, other)):
+        if len(df) < info.min_rows:
+            return f"needs at least {info.min_rows} rows in the {name} table, which has {len(df)}."
+    return None
+
+
+def evaluate(
+    real: pd.DataFrame,
+    synthetic: pd.DataFrame,
+    schema: Schema | None = None,
+    metrics: str | Iterable[str] = "all",
+    holdout: pd.DataFrame | None = None,
+    seed: int | None = None,
+    progress: ProgressCallback | None = None,
+    *,
+    params: Mapping[str, Mapping[str, Any]] | None = None,
+    names: Mapping[str, str] | None = None,
+    famd_components: int | None = None,
+    chunk_elements: int = DEFAULT_CHUNK_ELEMENTS,
+    strict: bool = False,
+) -> Report:
+    """Evaluate privacy metrics of a synthetic table against the real table it was trained on.
+
+    Parameters
+    ----------
+    real : DataFrame
+        The real (training) records ``Y``.
+    synthetic : DataFrame
+        The synthetic records ``Z`` (same columns).
+    schema : Schema, optional
+        Column types and roles; inferred from ``real`` when omitted.
+    metrics : str or iterable of str
+        ``"all"``, a preset name (:func:`privcore.registry.presets`), ``"id,id"`` or a list of ids.
+    holdout : DataFrame, optional
+        Real records ``H`` not used for training: enables attack metrics and the §5 baseline.
+    seed : int, optional
+        Seed of every random step; default ``schema.seed``.
+    progress : callable, optional
+        ``progress(fraction, message)`` with fraction in [0, 1].
+    params : mapping, optional
+        Metric id → parameter overrides (e.g. ``{"cvp": {"threshold": 0.1}}``).
+    names : mapping, optional
+        Role → file name used in messages.
+    famd_components : int, optional
+        ``k`` of the FAMD projection Φk.
+    chunk_elements : int
+        Memory bound of the neighbour engine (distances held at once).
+    strict : bool
+        Re-raise a metric's internal error instead of recording it (for tests).
+
+    Returns
+    -------
+    Report
+        Mapping metric id → :class:`MetricResult`, plus ``rows`` and ``warnings``.
+
+    Raises
+    ------
+    InputError
+        When the tables or the schema are unusable (the message says which file and column).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> real = pd.DataFrame({"a": [1, 2, 3], "b": ["x", "y", "x"]})
+    >>> evaluate(real, real.copy(), metrics="crp")["crp"].risk  # doctest: +ELLIPSIS
+    0.99999...
+    """
+    started = time.perf_counter()
+    schema = schema if schema is not None else infer_schema(real)
+    seed = schema.seed if seed is None else int(seed)
+    ids = resolve_metric_ids(metrics)
+    data = prepare(real, synthetic, schema, holdout, names=dict(names or {}))
+    report_warnings = list(data.warnings)
+    shared = SharedComputation(data, famd_components=famd_components, chunk_elements=chunk_elements)
+    dropped = [c for c in schema.columns if data.real[c].nunique() <= 1]
+    if dropped:
+        report_warnings.append(
+            f"Column(s) {', '.join(dropped)} are constant in the real table and are left out of distance "
+            "spaces (exact-match metrics keep them)."
+        )
+    params = {k: dict(v) for k, v in (params or {}).items()}
+    results: dict[str, MetricResult] = {}
+    errors: list[str] = []
+    total = len(ids)
+    for position, metric_id in enumerate(ids):
+        info = registry.get(metric_id)
+
+        def report_progress(fraction: float, message: str, _pos=position, _id=metric_id) -> None:
+            if progress is not None:
+                progress(min(1.0, (_pos + min(max(fraction, 0.0), 1.0)) / total), f"{_id}: {message}")
+
+        shared.progress = report_progress
+        report_progress(0.0, "starting")
+        merged = {**dict(info.default_params), **params.get(metric_id, {})}
+        result = _run_metric(info, shared, merged, seed, strict, errors)
+        results[metric_id] = result
+    if progress is not None:
+        progress(1.0, "done")
+    rows = {
+        "real": len(data.real),
+        "synthetic": len(data.synthetic),
+        "holdout": None if data.holdout is None else len(data.holdout),
+    }
+    return Report(
+        results=results,
+        rows=rows,
+        warnings=report_warnings,
+        seconds=time.perf_counter() - started,
+        errors=errors,
+        data=data,
+        shared=shared,
+    )
+
+
+def _run_metric(info, shared: SharedComputation, params, seed, strict, errors) -> MetricResult:
+    started = time.perf_counter()
+    reason = unmet_need(info, shared.data)
+    if reason is not None:
+        return MetricResult(id=info.id, applicable=False, reason=reason, per_record_unit=info.per_record_unit,
+                            params=params, seconds=time.perf_counter() - started)
+    try:
+        output = info.compute(MetricContext(shared, params, seed))
+    except NotApplicable as exc:
+        return MetricResult(id=info.id, applicable=False, reason=str(exc), per_record_unit=info.per_record_unit,
+                            params=params, seconds=time.perf_counter() - started)
+    except InputError:
+        raise
+    except Exception as exc:  # a bug in one metric must not take the whole evaluation down
+        if strict:
+            raise
+        errors.append(f"{info.id}: {type(exc).__name__}: {exc}\n{traceback.format_exc()}")
+        return MetricResult(id=info.id, applicable=False, per_record_unit=info.per_record_unit, params=params,
+                            reason=f"internal error while computing {info.id} ({type(exc).__name__}); "
+                                   "please report it with your settings.",
+                            seconds=time.perf_counter() - started)
+    result = _to_result(info, output, params, started)
+    if info.baseline and shared.data.holdout is not None:
+        baseline = _baseline(info, shared, params, seed, strict, errors)
+        if baseline is not None:
+            result.baseline = baseline.risk
+            result.baseline_output = baseline
+            if result.risk is not None and baseline.risk >= result.risk - 1e-12:
+                result.warnings.append(
+                    "A fresh sample of real people (the holdout) scores at least as high: this score says "
+                    "nothing about the generator itself."
+                )
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _baseline(info, shared, params, seed, strict, errors) -> MetricOutput | None:
+    if unmet_need(info, shared.data, is_baseline=True) is not None:
+        return None
+    try:
+        return info.compute(MetricContext(shared, params, seed, is_baseline=True))
+    except NotApplicable:
+        return None
+    except Exception as exc:
+        if strict:
+            raise
+        errors.append(f"{info.id} (baseline): {type(exc).__name__}: {exc}\n{traceback.format_exc()}")
+        return None
+
+
+def _to_result(info, output: MetricOutput, params, started) -> MetricResult:
+    risk = None if output.risk is None else float(output.risk)
+    if risk is not None and not (0.0 <= risk <= 1.0):
+        raise AssertionError(f"{info.id} returned risk {risk} outside [0, 1]")
+    return MetricResult(
+        id=info.id,
+        applicable=True,
+        risk=risk,
+        raw=None if output.raw is None else float(output.raw),
+        per_record=output.per_record,
+        per_record_unit=info.per_record_unit,
+        details=output.details,
+        params={**params, **output.params},
+        interval=output.interval,
+        warnings=list(output.warnings),
+        seconds=time.perf_counter() - started,
+    )
