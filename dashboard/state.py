@@ -1,0 +1,91 @@
+"""The session-state contract every page reads and writes.
+
+Uploader values vanish when the user changes page, so parsed tables are copied here together with a
+content hash; results are cached per session under a key made of those hashes and the settings, and are
+never written to disk or shared between sessions.
+
+Keys in ``st.session_state`` (all created by :func:`init_state`):
+
+- ``tables`` — :class:`Tables`: the real table, the named synthetic tables, the optional holdout.
+- ``schema`` — :class:`privcore.Schema` or None until the Configure page (or the demo) sets one.
+- ``selected_metrics`` — list of metric ids chosen on the Metrics page.
+- ``metric_params`` — metric id → parameter overrides.
+- ``results`` — run key (:func:`run_key`) → {synthetic name → privcore Report}.
+- ``last_run_key`` — the run key of the results shown on the Results page.
+- ``demo`` — name of the loaded demo scenario, or None.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+
+@dataclass(frozen=True)
+class LoadedTable:
+    """A parsed table with the name the user knows it by and a hash of its content."""
+
+    name: str
+    frame: pd.DataFrame
+    content_hash: str
+
+    @classmethod
+    def from_frame(cls, name: str, frame: pd.DataFrame) -> "LoadedTable":
+        return cls(name=name, frame=frame, content_hash=content_hash(frame))
+
+
+@dataclass
+class Tables:
+    """Everything the user has loaded."""
+
+    real: LoadedTable | None = None
+    synthetic: dict[str, LoadedTable] = field(default_factory=dict)
+    holdout: LoadedTable | None = None
+
+    @property
+    def ready(self) -> bool:
+        """A real table and at least one synthetic table are loaded."""
+        return self.real is not None and bool(self.synthetic)
+
+    def fingerprint(self) -> str:
+        parts = [
+            self.real.content_hash if self.real else "-",
+            *[f"{n}={t.content_hash}" for n, t in sorted(self.synthetic.items())],
+            self.holdout.content_hash if self.holdout else "-",
+        ]
+        return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
+
+
+def content_hash(frame: pd.DataFrame) -> str:
+    """Hash of every value, column name and dtype (st.cache_data would only sample a large frame)."""
+    digest = hashlib.sha256()
+    digest.update(json.dumps([list(map(str, frame.columns)), list(map(str, frame.dtypes))]).encode())
+    digest.update(pd.util.hash_pandas_object(frame, index=False).to_numpy().tobytes())
+    return digest.hexdigest()[:16]
+
+
+def run_key(tables: Tables, schema_dict: dict, metric_ids: list[str], params: dict) -> str:
+    """Cache key of one evaluation run: the data's hashes plus every setting."""
+    settings = json.dumps([schema_dict, sorted(metric_ids), params], sort_keys=True, default=str)
+    return hashlib.sha256((tables.fingerprint() + settings).encode()).hexdigest()[:16]
+
+
+DEFAULTS = {
+    "tables": Tables,
+    "schema": lambda: None,
+    "selected_metrics": list,
+    "metric_params": dict,
+    "results": dict,
+    "last_run_key": lambda: None,
+    "demo": lambda: None,
+}
+
+
+def init_state(session_state) -> None:
+    """Create every key of the contract that is not there yet (call first on every page)."""
+    for key, make in DEFAULTS.items():
+        if key not in session_state:
+            session_state[key] = make()
