@@ -1,0 +1,64 @@
+"""The set-up every page runs first: page config, session state, sidebar summary, data guards."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard.state import Tables, init_state
+
+DATA_PAGE = "pages/1_Data.py"
+CONFIGURE_PAGE = "pages/2_Configure.py"
+METRICS_PAGE = "pages/3_Metrics.py"
+RESULTS_PAGE = "pages/4_Results.py"
+LEARN_PAGE = "pages/5_Learn.py"
+
+
+def setup_page(title: str, icon: str = ":material/shield:") -> None:
+    """Configure the page, create missing session-state keys and draw the sidebar summary."""
+    st.set_page_config(page_title=f"{title} · Synthetic data privacy", page_icon=icon, layout="wide")
+    init_state(st.session_state)
+    _sidebar_summary(st.session_state["tables"])
+
+
+def _sidebar_summary(tables: Tables) -> None:
+    with st.sidebar:
+        st.caption("Loaded data")
+        if tables.real is None:
+            st.write("Nothing loaded yet.")
+            return
+        if st.session_state.get("demo"):
+            st.write(f"Demo scenario: **{st.session_state['demo']}**")
+        st.write(f"Real: **{tables.real.name}** ({len(tables.real.frame):,} rows)")
+        for name, table in tables.synthetic.items():
+            st.write(f"Synthetic: **{name}** ({len(table.frame):,} rows)")
+        if tables.holdout is not None:
+            st.write(f"Holdout: **{tables.holdout.name}** ({len(tables.holdout.frame):,} rows)")
+        schema = st.session_state.get("schema")
+        if schema is not None:
+            st.write(f"Sensitive column: **{schema.sensitive or 'none'}**")
+
+
+def require_tables() -> Tables:
+    """The loaded tables; without a real and a synthetic table, say what to do and stop the page."""
+    tables: Tables = st.session_state["tables"]
+    if not tables.ready:
+        st.info(
+            "No data yet. Load a real table and at least one synthetic table, or start with the built-in "
+            "demo, on the Data page.",
+            icon=":material/upload_file:",
+        )
+        st.page_link(DATA_PAGE, label="Go to the Data page", icon=":material/arrow_forward:")
+        st.stop()
+    return tables
+
+
+def require_schema():
+    """The configured schema; without one, point to the Configure page and stop."""
+    require_tables()
+    schema = st.session_state.get("schema")
+    if schema is None:
+        st.info("Column types and roles are not set yet: review them on the Configure page.",
+                icon=":material/tune:")
+        st.page_link(CONFIGURE_PAGE, label="Go to the Configure page", icon=":material/arrow_forward:")
+        st.stop()
+    return schema
