@@ -1,0 +1,180 @@
+"""Command line: ``python -m privcore evaluate|metrics|demo`` (product.md "Python API and command line").
+
+Exit codes: 0 success, 2 bad input (one line on stderr naming the file and column), 1 internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from privcore.errors import InputError
+
+EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # argparse's own usage errors are bad input too
+        self.print_usage(sys.stderr)
+        print(f"error: {message}", file=sys.stderr)
+        raise SystemExit(EXIT_BAD_INPUT)
+
+
+def _split(value: str | None) -> list[str]:
+    return [] if not value else [v.strip() for v in value.split(",") if v.strip()]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m privcore", description="Privacy-risk metrics for synthetic tabular data.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    ev = sub.add_parser("evaluate", help="score a synthetic table against the real one")
+    ev.add_argument("--real", help="real (training) table: CSV, Parquet or Excel")
+    ev.add_argument("--synthetic", help="synthetic table")
+    ev.add_argument("--holdout", help="optional holdout: real records not used for training")
+    ev.add_argument("--demo", metavar="NAME", help="use a built-in demo scenario instead of files")
+    ev.add_argument("--numerical", help="comma-separated numerical columns (others are inferred)")
+    ev.add_argument("--categorical", help="comma-separated categorical columns")
+    ev.add_argument("--binary", help="comma-separated binary columns")
+    ev.add_argument("--exclude", help="comma-separated columns to leave out")
+    ev.add_argument("--key", help="comma-separated key (quasi-identifier) columns; default all but the sensitive one")
+    ev.add_argument("--sensitive", help="the sensitive column")
+    ev.add_argument("--pairing", help="'row' (same row order) or an id column present in both tables")
+    ev.add_argument("--missing", choices=("drop", "impute"), default="drop", help="missing numerical values")
+    ev.add_argument("--metrics", default="all", help="'all', a preset name, or comma-separated metric ids")
+    ev.add_argument("--seed", type=int, default=0)
+    ev.add_argument("--json", metavar="OUT.json", help="write the JSON report here (default: stdout)")
+    ev.add_argument("--html", metavar="OUT.html", help="also write a self-contained HTML report")
+    ev.add_argument("--quiet", action="store_true", help="no progress on stderr")
+
+    sub.add_parser("metrics", help="list metric ids with one-line descriptions")
+
+    demo = sub.add_parser("demo", help="list demo scenarios, or write one as CSV files")
+    demo.add_argument("name", nargs="?", help="scenario to write")
+    demo.add_argument("--out", default=".", help="folder for real.csv, synthetic.csv, holdout.csv")
+    demo.add_argument("--rows", type=int, default=3000)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "metrics":
+            return _list_metrics()
+        if args.command == "demo":
+            return _demo(args)
+        return _evaluate(args)
+    except InputError as exc:
+        print(f"error: {exc.one_line()}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        return EXIT_INTERNAL
+    except Exception as exc:  # anything else is our bug, not the user's input
+        print(f"internal error: {type(exc).__name__}: {exc}. Please report it.", file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+def _list_metrics() -> int:
+    from privcore import registry
+
+    for info in registry.all_metrics():
+        needs = f" [needs {', '.join(sorted(info.needs))}]" if info.needs else ""
+        print(f"{info.id:28s} {info.summary}{needs}")
+    return EXIT_OK
+
+
+def _demo(args) -> int:
+    from privcore import demo
+
+    if not args.name:
+        for scenario in demo.list_scenarios():
+            print(f"{scenario.name:18s} {scenario.title}")
+        return EXIT_OK
+    data = demo.load_scenario(args.name, n=args.rows)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for role in ("real", "synthetic", "holdout"):
+        getattr(data, role).to_csv(out / f"{role}.csv", index=False)
+    print(f"wrote real.csv, synthetic.csv, holdout.csv to {out} (sensitive column: {data.sensitive})")
+    return EXIT_OK
+
+
+def _load_inputs(args):
+    from privcore.io import load_table
+
+    if args.demo:
+        from privcore import demo
+
+        if args.real or args.synthetic:
+            raise InputError("Use either --demo or --real/--synthetic, not both.")
+        data = demo.load_scenario(args.demo)
+        overrides = dict(data.types)
+        return data.real, data.synthetic, data.holdout, overrides, data.key, data.sensitive, {}
+    if not args.real or not args.synthetic:
+        raise InputError("Give both --real and --synthetic (or --demo NAME); see --help.")
+    names = {"real": Path(args.real).name, "synthetic": Path(args.synthetic).name}
+    real = load_table(args.real)
+    synthetic = load_table(args.synthetic)
+    holdout = None
+    if args.holdout:
+        names["holdout"] = Path(args.holdout).name
+        holdout = load_table(args.holdout)
+    return real, synthetic, holdout, {}, None, None, names
+
+
+def _evaluate(args) -> int:
+    from privcore.evaluate import evaluate
+    from privcore.io import validate_tables
+    from privcore.schema import infer_schema
+
+    real, synthetic, holdout, overrides, demo_key, demo_sensitive, names = _load_inputs(args)
+    validate_tables(
+        real,
+        {names.get("synthetic", "synthetic"): synthetic},
+        holdout,
+        names={"real": names.get("real", "real"), "holdout": names.get("holdout", "holdout")},
+    )
+    for kind in ("numerical", "categorical", "binary"):
+        for col in _split(getattr(args, kind)):
+            overrides[col] = kind
+    sensitive = args.sensitive or demo_sensitive
+    key = _split(args.key) or demo_key
+    if key and sensitive in key and args.sensitive:
+        key = [c for c in key if c != sensitive]
+    schema = infer_schema(
+        real,
+        sensitive=sensitive,
+        key=key or None,
+        pairing=args.pairing,
+        overrides=overrides,
+        exclude=_split(args.exclude),
+        missing=args.missing,
+        seed=args.seed,
+    )
+    progress = None if args.quiet or not sys.stderr.isatty() else _print_progress
+    report = evaluate(real, synthetic, schema, metrics=args.metrics, holdout=holdout, seed=args.seed,
+                      progress=progress, names=names)
+    if progress is not None:
+        print(file=sys.stderr)
+    text = report.to_json()
+    if args.json:
+        Path(args.json).write_text(text + "\n", encoding="utf-8")
+    else:
+        print(text)
+    if args.html:
+        from privcore.report import html_report
+
+        Path(args.html).write_text(html_report({names.get("synthetic", "synthetic"): report}), encoding="utf-8")
+    if report.errors:
+        for error in report.errors:
+            print(f"internal error in {error.splitlines()[0]}", file=sys.stderr)
+        return EXIT_INTERNAL
+    return EXIT_OK
+
+
+def _print_progress(fraction: float, message: str) -> None:
+    print(f"\r{fraction:6.1%}  {message[:70]:70s}", end="", file=sys.stderr, flush=True)

@@ -1,0 +1,137 @@
+"""The shared neighbour engine against brute force (full distance matrices on small tables)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from privcore.encoding import EuclideanSpace
+from privcore.neighbors import nearest_two
+from privcore.schema import Schema
+
+CHUNK_SIZES = [1, 7, 64, 10_000, 2**22]
+
+
+def brute_force(query, reference, exclude_self=False):
+    """Reference answer: full matrix, stable sort so the lowest index wins among exact ties."""
+    diff = query[:, None, :] - reference[None, :, :]
+    dist = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
+    extremes = (dist.min(), dist.max())
+    if exclude_self:
+        np.fill_diagonal(dist, np.inf)
+    order = np.argsort(dist, axis=1, kind="stable")[:, :2]
+    nearest = np.take_along_axis(dist, order, axis=1)
+    order = np.where(np.isinf(nearest), -1, order)  # no (other) row there: the engine says -1
+    if order.shape[1] < 2:
+        nearest = np.hstack([nearest, np.full((len(nearest), 1), np.inf)])
+        order = np.hstack([order, np.full((len(order), 1), -1)])
+    return nearest, order, extremes
+
+
+def mixed_table(rng, n, with_duplicates=True):
+    """Mixed-type table with duplicates, tied distances and a constant column."""
+    df = pd.DataFrame(
+        {
+            "age": rng.integers(18, 30, n).astype(float),  # few values: many ties
+            "income": np.round(rng.normal(50, 10, n), 1),
+            "city": rng.choice(["a", "b", "c"], n),
+            "smoker": rng.choice(["yes", "no"], n),
+            "constant": np.full(n, 5.0),
+        }
+    )
+    if with_duplicates and n > 4:
+        df.iloc[n // 2 : n // 2 + 3] = df.iloc[0]  # three exact copies of row 0
+    return df
+
+
+SCHEMA = Schema({"age": "numerical", "income": "numerical", "city": "categorical", "smoker": "binary",
+                 "constant": "numerical"})
+
+
+@pytest.mark.parametrize("chunk", CHUNK_SIZES)
+def test_real_to_synthetic_matches_brute_force(chunk):
+    rng = np.random.default_rng(1)
+    real, synth = mixed_table(rng, 60), mixed_table(rng, 45)
+    synth.iloc[:5] = real.iloc[:5].to_numpy()  # exact copies across tables
+    space = EuclideanSpace(real, [synth], SCHEMA)
+    assert "constant" in space.dropped_constant
+    y, z = space.transform(real), space.transform(synth)
+    nb, ext = nearest_two(y, z, with_extremes=True, chunk_elements=chunk)
+    dist, idx, (dmin, dmax) = brute_force(y, z)
+    np.testing.assert_array_equal(nb.distance, dist)
+    np.testing.assert_array_equal(nb.index, idx)
+    assert ext.d_min == dmin == 0.0
+    assert ext.d_max == pytest.approx(dmax, rel=1e-14)
+
+
+@pytest.mark.parametrize("chunk", CHUNK_SIZES)
+def test_self_exclusion_is_by_position_not_value(chunk):
+    rng = np.random.default_rng(2)
+    real = mixed_table(rng, 50)
+    space = EuclideanSpace(real, [], SCHEMA)
+    y = space.transform(real)
+    nb, _ = nearest_two(y, y, exclude_self=True, chunk_elements=chunk)
+    dist, idx, _ = brute_force(y, y, exclude_self=True)
+    np.testing.assert_array_equal(nb.distance, dist)
+    np.testing.assert_array_equal(nb.index, idx)
+    # Row 0 has identical duplicates at other positions: they are neighbours at distance 0.
+    assert nb.d1[0] == 0.0 and nb.i1[0] == 25
+    assert (nb.index != np.arange(len(y))[:, None]).all()
+
+
+def test_same_order_copy_scores_as_copy():
+    rng = np.random.default_rng(3)
+    y = rng.random((40, 4))
+    nb, ext = nearest_two(y, y.copy(), with_extremes=True, chunk_elements=16)
+    assert (nb.d1 == 0).all() and (nb.i1 == np.arange(40)).all()
+    assert ext.d_min == 0.0
+
+
+def test_exact_zero_for_identical_rows_with_large_values():
+    # The matrix-product shortcut alone would return ~1e-5 here instead of 0.
+    y = np.array([[1e6 + 0.1, 3e5], [2.0, 1.0], [1e6, 3e5 + 0.5]])
+    nb, _ = nearest_two(y, y[[2, 0]].copy())
+    assert nb.d1[0] == 0.0 and nb.i1[0] == 1
+    assert nb.d1[2] == 0.0 and nb.i1[2] == 0
+
+
+def test_single_reference_row_has_no_second_neighbour():
+    nb, ext = nearest_two(np.array([[0.0], [2.0]]), np.array([[1.0]]), with_extremes=True)
+    assert nb.d1.tolist() == [1.0, 1.0] and np.isinf(nb.d2).all() and (nb.index[:, 1] == -1).all()
+    assert (ext.d_min, ext.d_max) == (1.0, 1.0)
+
+
+def test_progress_reaches_one():
+    seen = []
+    rng = np.random.default_rng(4)
+    nearest_two(rng.random((100, 3)), rng.random((50, 3)), chunk_elements=500, progress=lambda f, m: seen.append(f))
+    assert seen and max(seen) == pytest.approx(1.0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(1, 25),
+    m=st.integers(2, 25),
+    d=st.integers(1, 4),
+    levels=st.integers(1, 4),
+    chunk=st.sampled_from([1, 3, 50, 4096]),
+    seed=st.integers(0, 10_000),
+)
+def test_random_grids_with_many_ties(n, m, d, levels, chunk, seed):
+    rng = np.random.default_rng(seed)
+    # Values on a small grid: exact duplicates and equal distances are the norm, not the exception.
+    y = rng.integers(0, levels, (n, d)).astype(float) / max(levels - 1, 1)
+    z = rng.integers(0, levels, (m, d)).astype(float) / max(levels - 1, 1)
+    nb, ext = nearest_two(y, z, with_extremes=True, chunk_elements=chunk)
+    dist, idx, (dmin, dmax) = brute_force(y, z)
+    np.testing.assert_array_equal(nb.distance, dist)
+    np.testing.assert_array_equal(nb.index, idx)
+    assert ext.d_min == dmin and ext.d_max == pytest.approx(dmax, abs=1e-15)
+    if n >= 2:
+        nb, _ = nearest_two(y, y, exclude_self=True, chunk_elements=chunk)
+        dist, idx, _ = brute_force(y, y, exclude_self=True)
+        np.testing.assert_array_equal(nb.distance, dist)
+        np.testing.assert_array_equal(nb.index, idx)
