@@ -1,0 +1,85 @@
+"""The command line: JSON contract, exit codes and one-line messages on stderr."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def run_cli(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "privcore", *args], capture_output=True, text=True, cwd=cwd or REPO,
+                          timeout=300)
+
+
+def test_evaluate_demo_writes_valid_json(tmp_path):
+    out = tmp_path / "report.json"
+    proc = run_cli("evaluate", "--demo", "exact_copy", "--metrics", "crp", "--json", str(out))
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(out.read_text())
+    assert set(report) == {"metrics", "warnings", "rows"}
+    crp = report["metrics"]["crp"]
+    assert set(crp) >= {"risk", "raw", "applicable", "reason", "baseline", "interval", "seconds", "params"}
+    assert crp["applicable"] and crp["risk"] > 0.95  # an exact copy
+    assert crp["baseline"] is not None and crp["baseline"] < 0.1  # a fresh sample shares few rows
+    assert report["rows"] == {"real": 3000, "synthetic": 3000, "holdout": 3000}
+
+
+def test_evaluate_files_with_types_and_roles(tmp_path):
+    real = pd.DataFrame({"age": [30, 40, 50, 60], "sex": ["M", "F", "M", "F"], "dx": ["a", "b", "a", "c"]})
+    real.to_csv(tmp_path / "real.csv", index=False)
+    real.iloc[[0, 1]].to_csv(tmp_path / "synth.csv", index=False)
+    proc = run_cli("evaluate", "--real", "real.csv", "--synthetic", "synth.csv", "--categorical", "age",
+                   "--sensitive", "dx", "--metrics", "crp", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["metrics"]["crp"]["risk"] == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize(
+    "files, args, fragment",
+    [
+        ({"real.csv": "a,b\n1,2\n3,4\n", "synth.csv": "a,c\n1,2\n"}, [], "synth.csv"),
+        ({"real.csv": "", "synth.csv": "a\n1\n"}, [], "real.csv"),
+        ({"real.csv": "a,b\n1,x\n2,y\n", "synth.csv": "a,b\n1,x\n"}, ["--numerical", "b"], "'b'"),
+        ({"real.csv": "a,b\n1,x\n2,y\n", "synth.csv": "a,b\n1,x\n"}, ["--metrics", "nope"], "nope"),
+        ({"real.csv": "a,b\n1,x\n2,y\n", "synth.csv": "a,b\n1,x\n"}, ["--sensitive", "zz"], "zz"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(tmp_path, files, args, fragment):
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    proc = run_cli("evaluate", "--real", "real.csv", "--synthetic", "synth.csv", *args, cwd=tmp_path)
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert lines[-1].startswith("error:") and fragment in lines[-1]
+    assert "Traceback" not in proc.stderr
+    assert proc.stdout == ""
+
+
+def test_missing_file_and_usage_errors_exit_2(tmp_path):
+    proc = run_cli("evaluate", "--real", "missing.csv", "--synthetic", "missing2.csv", cwd=tmp_path)
+    assert proc.returncode == 2 and "missing.csv" in proc.stderr
+    assert run_cli("evaluate", "--seed", "x").returncode == 2
+    assert run_cli("evaluate").returncode == 2
+
+
+def test_metrics_lists_ids_with_descriptions():
+    proc = run_cli("metrics")
+    assert proc.returncode == 0
+    first = {line.split()[0]: line for line in proc.stdout.splitlines()}
+    assert "crp" in first and len(first["crp"].split()) > 3
+
+
+def test_demo_subcommand_lists_and_writes(tmp_path):
+    proc = run_cli("demo")
+    assert proc.returncode == 0 and "column_resampler" in proc.stdout
+    proc = run_cli("demo", "noisy_copy", "--out", str(tmp_path), "--rows", "200")
+    assert proc.returncode == 0, proc.stderr
+    assert len(pd.read_csv(tmp_path / "real.csv")) == 200
+    assert set(p.name for p in tmp_path.iterdir()) == {"real.csv", "synthetic.csv", "holdout.csv"}

@@ -1,0 +1,137 @@
+"""Schema inference on tricky columns, validation messages, preparation (missing values, pairing)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from privcore.errors import AllMissingColumnError, SchemaError
+from privcore.prepare import MISSING, prepare
+from privcore.schema import Schema, column_notes, guess_column_type, infer_schema
+
+
+@pytest.mark.parametrize(
+    "values, expected, note_part",
+    [
+        ([1.5, 2.25, 3.0, 4.75], "numerical", ""),
+        ([1, 2, 3, 4, 5, 1, 2, 3, 4, 5, 1, 2], "numerical", "probably categorical"),  # codes 1–5
+        (list(range(40)), "numerical", ""),
+        (["a", "b", "c"], "categorical", ""),
+        (["yes", "no", "yes", None], "binary", ""),
+        ([0, 1, 1, 0], "binary", ""),
+        ([True, False, True], "binary", ""),
+        ([7, 7, 7], "numerical", "constant"),
+        (["x", "x"], "categorical", "constant"),
+        ([f"id{i}" for i in range(100)], "categorical", "identifier"),
+        ([np.nan, np.nan], "categorical", "missing"),
+        ([1.0, 2.0, np.nan, 4.0, 5.0], "numerical", "probably categorical"),  # integral floats with a gap
+    ],
+)
+def test_guess_column_type(values, expected, note_part):
+    guess = guess_column_type(pd.Series(values))
+    assert guess.type == expected
+    assert note_part in guess.note
+
+
+def test_infer_schema_defaults_and_overrides():
+    real = pd.DataFrame({"age": [20, 30, 40, 50, 60] * 3, "sex": list("MFMFM") * 3, "id": range(15),
+                         "zip": [1000, 2000, 3000, 4000, 5000] * 3})
+    schema = infer_schema(real, sensitive="sex", overrides={"zip": "categorical"}, exclude=["id"])
+    assert schema.types == {"age": "numerical", "sex": "binary", "zip": "categorical"}
+    assert schema.key_columns == ["age", "zip"]
+    assert column_notes(real)["age"].startswith("only 5 distinct")
+    with pytest.raises(SchemaError, match="'nope'"):
+        infer_schema(real, overrides={"nope": "numerical"})
+    with pytest.raises(SchemaError, match="choose numerical, categorical or binary"):
+        infer_schema(real, overrides={"age": "ordinal"})
+
+
+def test_pairing_column_is_not_analysed():
+    real = pd.DataFrame({"pid": [1, 2, 3], "a": [1.0, 2.0, 3.0]})
+    schema = infer_schema(real, pairing="pid")
+    assert schema.columns == ["a"] and schema.pairing_column == "pid"
+
+
+@pytest.fixture
+def tables():
+    real = pd.DataFrame({"age": [30.0, 40.0, np.nan, 50.0], "job": ["a", None, "b", "a"], "sick": ["y", "n", "n", "y"]})
+    synth = pd.DataFrame({"age": [30.0, 41.0, 52.0], "job": ["a", "c", None], "sick": ["y", "y", "n"]})
+    return real, synth
+
+
+SCHEMA = Schema({"age": "numerical", "job": "categorical", "sick": "binary"}, sensitive="sick")
+
+
+@pytest.mark.parametrize(
+    "schema, message",
+    [
+        (Schema({"age": "numerical", "job": "numerical"}), "'job' is declared numerical but real holds text such as 'a'"),
+        (Schema({"age": "numerical", "job": "binary"}), "'job' is declared binary but takes 3 values"),
+        (Schema({"age": "numerical", "zzz": "categorical"}), "real has no column 'zzz'"),
+        (Schema({"age": "numerical", "job": "categorical"}, sensitive="sick"), "sensitive column 'sick' is not among"),
+        (Schema({"age": "numerical", "job": "categorical"}, key=["age", "nope"]), "Key column(s) 'nope'"),
+        (Schema({"age": "numerical", "job": "categorical"}, key=[]), "key (quasi-identifier) list is empty"),
+        (Schema({"age": "numerical", "job": "categorical"}, key=["job"], sensitive="job"), "both a key and the sensitive"),
+        (Schema({"age": "ordinal"}), "choose one of numerical, categorical, binary"),
+        (Schema({"age": "numerical"}, missing="mean"), "Missing-value policy 'mean'"),
+        (Schema({"age": "numerical", "job": "categorical"}, pairing="row"), "equal row counts"),
+        (Schema({"age": "numerical"}, pairing="pid"), "pairing id column 'pid' is missing from real"),
+    ],
+)
+def test_schema_validation_messages(tables, schema, message):
+    real, synth = tables
+    with pytest.raises(SchemaError) as err:
+        schema.validate(real, synth)
+    assert message in str(err.value)
+
+
+def test_duplicate_pairing_ids_are_rejected():
+    real = pd.DataFrame({"pid": [1, 1, 2], "a": [1.0, 2.0, 3.0]})
+    with pytest.raises(SchemaError, match="repeats values in real"):
+        Schema({"a": "numerical"}, pairing="pid").validate(real, real)
+
+
+def test_prepare_drops_rows_with_missing_numbers_and_keeps_missing_categories(tables):
+    real, synth = tables
+    data = prepare(real, synth, SCHEMA)
+    assert data.dropped == {"real": 1, "synthetic": 0}
+    assert list(data.real["job"]) == ["a", MISSING, "a"]
+    assert list(data.synthetic["job"]) == ["a", "c", MISSING]
+    assert data.real["age"].dtype == np.float64
+    assert any("1 row(s) with a missing numerical value" in w for w in data.warnings)
+
+
+def test_prepare_imputes_the_real_median(tables):
+    real, synth = tables
+    data = prepare(real, synth, SCHEMA.with_changes(missing="impute"))
+    assert data.real["age"].tolist() == [30.0, 40.0, 40.0, 50.0]
+
+
+def test_integral_floats_and_ints_are_the_same_category():
+    real = pd.DataFrame({"code": [1, 2, 3], "x": [0.1, 0.2, 0.3]})
+    synth = pd.DataFrame({"code": [1.0, 2.0, np.nan], "x": [0.1, 0.2, 0.3]})
+    data = prepare(real, synth, Schema({"code": "categorical", "x": "numerical"}))
+    assert list(data.synthetic["code"]) == ["1", "2", MISSING]
+
+
+def test_all_missing_column_is_reported_with_file_name():
+    real = pd.DataFrame({"a": [1.0, 2.0], "b": [np.nan, np.nan]})
+    with pytest.raises(AllMissingColumnError, match="'b' of real.csv have no values"):
+        prepare(real, real, Schema({"a": "numerical", "b": "numerical"}), names={"real": "real.csv"})
+
+
+def test_pairing_survives_dropped_rows():
+    real = pd.DataFrame({"a": [1.0, np.nan, 3.0, 4.0]})
+    synth = pd.DataFrame({"a": [1.5, 2.5, np.nan, 4.5]})
+    data = prepare(real, synth, Schema({"a": "numerical"}, pairing="row"))
+    # synthetic rows kept: 0, 1, 3 → twins at original real rows 0, 1 (dropped), 3 → kept positions 0, -1, 2
+    assert data.pair_index.tolist() == [0, -1, 2]
+
+
+def test_pairing_by_id_column():
+    real = pd.DataFrame({"pid": ["p1", "p2", "p3"], "a": [1.0, 2.0, 3.0]})
+    synth = pd.DataFrame({"pid": ["p3", "p9", "p1"], "a": [3.1, 9.0, 1.1]})
+    data = prepare(real, synth, infer_schema(real, pairing="pid"))
+    assert data.pair_index.tolist() == [2, -1, 0]
+    assert "pid" not in data.real.columns
