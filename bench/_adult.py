@@ -1,0 +1,34 @@
+"""Benchmark data: Adult rows from the vendored demo data, synthetic tables from the demo generators."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from privcore.demo import ADULT_TYPES, SENSITIVE, generate, load_adult
+from privcore.schema import Schema
+
+
+def adult_tables(n_real: int, n_synthetic: int | None = None, generator: str = "noisy_copy", seed: int = 0):
+    """``n_real`` distinct Adult rows and a synthetic table of ``n_synthetic`` rows made by ``generator``.
+
+    Beyond the 32,561 rows of Adult, rows are resampled with replacement (duplicates then occur, as they
+    would in any large table of coarse attributes).
+    """
+    adult = load_adult()
+    rng = np.random.default_rng(seed)
+    replace = n_real > len(adult)
+    real = adult.iloc[rng.choice(len(adult), size=n_real, replace=replace)].reset_index(drop=True)
+    synthetic = generate(generator, real, types=dict(ADULT_TYPES), n=n_synthetic or n_real, seed=seed)
+    return real, synthetic
+
+
+def adult_schema() -> Schema:
+    types = dict(ADULT_TYPES)
+    return Schema(types=types, sensitive=SENSITIVE)
+
+
+def peak_rss_mb() -> float:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
