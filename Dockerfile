@@ -1,0 +1,23 @@
+# The dashboard in a container. Inside the container the server binds 0.0.0.0 so the published port
+# works; outside Docker the default stays loopback-only (.streamlit/config.toml).
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    OMP_WAIT_POLICY=PASSIVE
+
+RUN useradd --create-home --uid 10001 app
+WORKDIR /app
+
+COPY requirements.txt ./
+RUN pip install -r requirements.txt
+
+COPY --chown=app:app . .
+USER app
+
+EXPOSE 8501
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+    CMD python -c "import urllib.request,sys; sys.exit(0 if urllib.request.urlopen('http://127.0.0.1:8501/_stcore/health', timeout=4).status == 200 else 1)"
+
+CMD ["streamlit", "run", "app.py", "--server.address=0.0.0.0", "--server.port=8501", "--browser.serverAddress=localhost"]
