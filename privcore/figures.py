@@ -1,0 +1,979 @@
+"""Plotly figures that show *why* a metric scored what it did, for the dashboard and the HTML report.
+
+Every builder returns a :class:`Figure`: the Plotly figure, a one-sentence caption a non-expert can read
+and an alt text for screen readers. Colours come only from the Okabe–Ito palette (distinguishable with
+the common colour-vision deficiencies), and no group is told apart by colour alone: lines also differ in
+dash pattern, points in marker symbol. Large tables are sampled for plotting (at most
+:data:`MAX_POINTS` points and :data:`MAX_LINKS` neighbour links); histograms are binned here, so a figure
+carries a few hundred numbers, not the data.
+
+:func:`metric_figures` picks the explanatory figures of one metric from a :class:`privcore.Report`;
+everything it draws comes from the same computation as the score (the report's shared neighbour caches,
+the metric's ``per_record`` values and ``details``). For a metric whose ``details`` it does not know it
+falls back to the distribution of its per-record risks.
+
+This module imports no Streamlit.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+__all__ = [
+    "OKABE_ITO",
+    "PALETTE",
+    "ROLE_COLOURS",
+    "Figure",
+    "MAX_POINTS",
+    "MAX_LINKS",
+    "distance_histogram",
+    "distance_comparison",
+    "normalised_distance_histogram",
+    "famd_map",
+    "per_record_distribution",
+    "attack_intervals",
+    "roc_curves",
+    "epsilon_curve",
+    "fold_scores",
+    "scores_overview",
+    "scores_chart",
+    "narrowing",
+    "rare_values",
+    "metric_figures",
+    "metric_name",
+    "attack_rates",
+    "roc_data",
+]
+
+#: Okabe & Ito (2008), "Color Universal Design": eight colours distinguishable by colour-blind readers.
+OKABE_ITO: dict[str, str] = {
+    "black": "#000000",
+    "orange": "#E69F00",
+    "sky_blue": "#56B4E9",
+    "bluish_green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "reddish_purple": "#CC79A7",
+}
+
+#: Colour cycle for categorical series (synthetic tables...): yellow last, it is faint on white.
+PALETTE: tuple[str, ...] = tuple(
+    OKABE_ITO[k] for k in ("orange", "blue", "bluish_green", "vermillion", "reddish_purple", "sky_blue",
+                           "black", "yellow")
+)
+
+#: One colour per role, used consistently in every figure.
+ROLE_COLOURS: dict[str, str] = {
+    "real": OKABE_ITO["blue"],
+    "synthetic": OKABE_ITO["orange"],
+    "holdout": OKABE_ITO["bluish_green"],
+    "real→real": OKABE_ITO["blue"],
+    "link": OKABE_ITO["black"],
+    "threshold": OKABE_ITO["black"],
+    "chance": OKABE_ITO["black"],
+}
+
+#: Dash patterns, so lines are told apart without colour.
+DASHES: tuple[str, ...] = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+SYMBOLS: tuple[str, ...] = ("circle", "x", "triangle-up", "diamond", "square", "star")
+
+MAX_POINTS = 2000
+MAX_LINKS = 200
+BINS = 40
+
+#: Which vector space each distance metric reads its neighbours from (metrics.md §2–3).
+METRIC_SPACE: dict[str, str] = {
+    "cvp": "E", "dvp": "E", "auth": "E", "nsnd": "E", "mdcr": "E", "nnaa": "E", "idscore": "E",
+    "nndr": "phi", "dcr": "phi", "hidr": "phi",
+    "dcr_test": "E", "nndr_test": "E", "ims_test": "E", "mia_distance": "E", "mia_calibrated": "E",
+}
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A Plotly figure with the words that make it accessible.
+
+    Attributes
+    ----------
+    fig : plotly.graph_objects.Figure
+    caption : str
+        One sentence for a non-expert: what the picture shows and how to read it.
+    alt : str
+        Text alternative for screen readers: the figure's content in words, with its key numbers.
+    title : str
+        Short title (also used as a tab label).
+    """
+
+    fig: go.Figure
+    caption: str
+    alt: str
+    title: str = ""
+
+
+# --------------------------------------------------------------------------------------------------
+# small helpers
+# --------------------------------------------------------------------------------------------------
+def _layout(fig: go.Figure, title: str, x_title: str, y_title: str, *, height: int = 380) -> go.Figure:
+    fig.update_layout(
+        template="simple_white",
+        title={"text": title, "x": 0.0, "xanchor": "left"},
+        height=height,
+        margin={"l": 60, "r": 20, "t": 60, "b": 50},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1.0},
+        font={"family": "sans-serif", "size": 13, "color": OKABE_ITO["black"]},
+        colorway=list(PALETTE),
+        hoverlabel={"font": {"family": "sans-serif"}},
+    )
+    fig.update_xaxes(title_text=x_title, showgrid=True, gridcolor="#e8e8e8")
+    fig.update_yaxes(title_text=y_title, showgrid=True, gridcolor="#e8e8e8")
+    return fig
+
+
+def _finite(values: Any) -> np.ndarray:
+    arr = np.asarray(values, dtype=np.float64).ravel()
+    return arr[np.isfinite(arr)]
+
+
+def _fmt(x: float | None, digits: int = 3) -> str:
+    if x is None or not math.isfinite(float(x)):
+        return "n/a"
+    return f"{float(x):.{digits}f}"
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.0f}%" if x >= 0.01 or x == 0 else f"{100 * x:.1f}%"
+
+
+def _sample(n: int, k: int, seed: int = 0) -> np.ndarray:
+    if n <= k:
+        return np.arange(n)
+    return np.sort(np.random.default_rng(seed).choice(n, size=k, replace=False))
+
+
+def metric_name(metric_id: str) -> str:
+    """The registered human name of a metric (the id itself when unknown)."""
+    try:
+        from privcore import registry
+
+        return registry.get(metric_id).name
+    except KeyError:
+        return metric_id
+
+
+def _empty(title: str, message: str) -> Figure:
+    fig = go.Figure()
+    fig.add_annotation(text=message, showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")
+    _layout(fig, title, "", "", height=200)
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False)
+    return Figure(fig, message, f"Empty figure: {message}", title)
+
+
+def _shares(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    counts, _ = np.histogram(np.clip(values, edges[0], edges[-1]), bins=edges)
+    return counts / max(1, len(values))
+
+
+# --------------------------------------------------------------------------------------------------
+# generic builders (plain arrays in, Figure out)
+# --------------------------------------------------------------------------------------------------
+def distance_histogram(
+    groups: Mapping[str, Any],
+    *,
+    title: str = "Distances to the nearest record",
+    x_title: str = "distance to the nearest record",
+    caption: str | None = None,
+    alt: str | None = None,
+    markers: Mapping[str, float] | None = None,
+    colours: Mapping[str, str] | None = None,
+    bins: int = BINS,
+) -> Figure:
+    """Overlaid step histograms of several distance (or score) distributions on shared bins.
+
+    Parameters
+    ----------
+    groups : mapping
+        Label → 1-D array of values; non-finite values are left out.
+    markers : mapping, optional
+        Label → x position of a vertical reference line (thresholds, percentiles).
+    colours : mapping, optional
+        Label → colour (Okabe–Ito); default cycles :data:`PALETTE`.
+    """
+    clean = {label: _finite(v) for label, v in groups.items()}
+    clean = {label: v for label, v in clean.items() if len(v)}
+    if not clean:
+        return _empty(title, "No finite distances to show.")
+    everything = np.concatenate(list(clean.values()))
+    lo, hi = float(everything.min()), float(everything.max())
+    if markers:
+        marks = [float(m) for m in markers.values() if m is not None and math.isfinite(float(m))]
+        lo, hi = min([lo, *marks]), max([hi, *marks])
+    if hi <= lo:
+        hi = lo + 1.0
+    edges = np.linspace(lo, hi, bins + 1)
+    centres = 0.5 * (edges[:-1] + edges[1:])
+    fig = go.Figure()
+    medians = []
+    for i, (label, values) in enumerate(clean.items()):
+        colour = (colours or {}).get(label, PALETTE[i % len(PALETTE)])
+        shares = _shares(values, edges)
+        fig.add_trace(
+            go.Scatter(
+                x=centres, y=shares, mode="lines", name=f"{label} (n={len(values):,})",
+                line={"color": colour, "dash": DASHES[i % len(DASHES)], "width": 2.5, "shape": "hvh"},
+                hovertemplate="%{x:.3g}: %{y:.1%}<extra>" + label + "</extra>",
+            )
+        )
+        medians.append(f"{label}: median {np.median(values):.3g}")
+    for j, (label, x) in enumerate((markers or {}).items()):
+        if x is None or not math.isfinite(float(x)):
+            continue
+        fig.add_vline(x=float(x), line={"color": OKABE_ITO["black"], "dash": DASHES[(j + 1) % len(DASHES)],
+                                        "width": 1.5})
+        fig.add_annotation(x=float(x), y=1.0, yref="paper", text=label, showarrow=False, yanchor="bottom",
+                           xanchor="left", font={"size": 11})
+    _layout(fig, title, x_title, "share of records")
+    fig.update_yaxes(tickformat=".0%")
+    if caption is None:
+        caption = "Each line shows how the distances of one group are spread; lines further left mean closer records."
+    if alt is None:
+        alt = f"{title}. Step histograms on a common axis from {lo:.3g} to {hi:.3g}. " + "; ".join(medians) + "."
+    return Figure(fig, caption, alt, title)
+
+
+def per_record_distribution(
+    values: Any,
+    baseline_values: Any | None = None,
+    *,
+    name: str = "this metric",
+    unit: str = "real",
+    cutoff: float | None = None,
+) -> Figure:
+    """Distribution of a metric's per-record risks, against the fresh-sample baseline when given.
+
+    Indicator metrics (every value 0 or 1) are drawn as bars of the share of flagged records; other
+    metrics as step histograms on [0, 1].
+    """
+    unit_word = "synthetic records" if unit == "synthetic" else "real people"
+    title = f"{name}: risk of each record"
+    v = _finite(values)
+    if len(v) == 0:
+        return _empty(title, f"{name} has no per-record values to show.")
+    b = None if baseline_values is None else _finite(baseline_values)
+    if b is not None and len(b) == 0:
+        b = None
+    indicator = np.all(np.isin(v, (0.0, 1.0))) and (b is None or np.all(np.isin(b, (0.0, 1.0))))
+    if indicator:
+        fig = go.Figure()
+        labels = ["synthetic data"] + (["fresh sample (holdout)"] if b is not None else [])
+        shares = [float(v.mean())] + ([float(b.mean())] if b is not None else [])
+        counts = [int(v.sum())] + ([int(b.sum())] if b is not None else [])
+        totals = [len(v)] + ([len(b)] if b is not None else [])
+        colours = [ROLE_COLOURS["synthetic"], ROLE_COLOURS["holdout"]][: len(labels)]
+        patterns = ["", "/"][: len(labels)]
+        fig.add_trace(
+            go.Bar(
+                x=labels, y=shares, marker={"color": colours, "pattern": {"shape": patterns}},
+                text=[f"{c:,} of {t:,} ({_pct(s)})" for c, s, t in zip(counts, shares, totals)],
+                textposition="outside", name="flagged", showlegend=False,
+                hovertemplate="%{x}: %{y:.1%}<extra></extra>",
+            )
+        )
+        _layout(fig, title, "", f"share of {unit_word} flagged")
+        fig.update_yaxes(tickformat=".0%", range=[0, max(0.05, max(shares) * 1.25)])
+        caption = (
+            f"The bar shows how many {unit_word} {name} flags as at risk"
+            + (", next to how many it flags when a fresh sample of other real people stands in for the synthetic "
+               "data." if b is not None else ".")
+        )
+        alt = (
+            f"Bar chart. {name} flags {counts[0]:,} of {totals[0]:,} {unit_word} ({_pct(shares[0])})"
+            + (f"; with the holdout in place of the synthetic data it flags {counts[1]:,} of {totals[1]:,} "
+               f"({_pct(shares[1])})." if b is not None else ".")
+        )
+        return Figure(fig, caption, alt, title)
+    groups = {"synthetic data": v}
+    colours = {"synthetic data": ROLE_COLOURS["synthetic"]}
+    if b is not None:
+        groups["fresh sample (holdout)"] = b
+        colours["fresh sample (holdout)"] = ROLE_COLOURS["holdout"]
+    markers = {"flag cut-off": cutoff} if cutoff is not None else None
+    lo = min(0.0, float(v.min()))
+    hi = max(1.0, float(v.max()))
+    fig_obj = distance_histogram(
+        groups, title=title, x_title=f"per-record risk ({unit_word})", markers=markers, colours=colours,
+        caption=(f"How {name}'s risk is spread over {unit_word}: mass to the right means many records at high risk"
+                 + ("; compare it with the line for a fresh sample of other real people." if b is not None else ".")),
+        alt=(f"Histogram of {name}'s per-record risk for {len(v):,} {unit_word}: mean {v.mean():.3f}, "
+             f"90th percentile {np.quantile(v, 0.9):.3f}, maximum {v.max():.3f}"
+             + (f"; fresh-sample baseline mean {b.mean():.3f}." if b is not None else ".")),
+    )
+    fig_obj.fig.update_xaxes(range=[lo - 0.02, hi + 0.02])
+    return fig_obj
+
+
+def attack_intervals(
+    rates: Mapping[str, tuple[float, float, float]],
+    *,
+    name: str = "attack",
+    risk: tuple[float, float, float] | None = None,
+) -> Figure:
+    """Success rates of the main, baseline and control attacks with their 95 % intervals.
+
+    Parameters
+    ----------
+    rates : mapping
+        Label (``"main"``, ``"baseline"``, ``"control"``...) → (value, low, high).
+    risk : tuple, optional
+        (value, low, high) of the resulting risk, drawn as a separate row.
+    """
+    title = f"{name}: attack success with 95% intervals"
+    rows = dict(rates)
+    if risk is not None:
+        rows = {**rows, "risk (main vs control)": risk}
+    rows = {k: v for k, v in rows.items() if v is not None and v[0] is not None and math.isfinite(v[0])}
+    if not rows:
+        return _empty(title, f"{name} reported no attack rates.")
+    colour_of = {"main": ROLE_COLOURS["synthetic"], "baseline": OKABE_ITO["black"],
+                 "control": ROLE_COLOURS["holdout"], "risk (main vs control)": OKABE_ITO["vermillion"]}
+    explain = {
+        "main": "main attack (uses the synthetic data against training records)",
+        "baseline": "baseline (random guessing)",
+        "control": "control (same attack against holdout records)",
+        "risk (main vs control)": "risk = (main − control) / (1 − control)",
+    }
+    fig = go.Figure()
+    for i, (label, (value, low, high)) in enumerate(rows.items()):
+        low = value if low is None else low
+        high = value if high is None else high
+        fig.add_trace(
+            go.Scatter(
+                x=[value], y=[explain.get(label, label)], mode="markers", name=label,
+                marker={"color": colour_of.get(label, PALETTE[i % len(PALETTE)]), "size": 13,
+                        "symbol": SYMBOLS[i % len(SYMBOLS)]},
+                error_x={"type": "data", "symmetric": False, "array": [max(0.0, high - value)],
+                         "arrayminus": [max(0.0, value - low)], "thickness": 2, "width": 8,
+                         "color": colour_of.get(label, PALETTE[i % len(PALETTE)])},
+                hovertemplate=f"{label}: {value:.3f} [{low:.3f}, {high:.3f}]<extra></extra>",
+            )
+        )
+    _layout(fig, title, "success rate", "", height=120 + 60 * len(rows))
+    fig.update_xaxes(range=[-0.02, 1.02], tickformat=".0%")
+    fig.update_yaxes(autorange="reversed")
+    fig.update_layout(showlegend=False)
+    parts = [f"{label} {v[0]:.3f} (95% interval {(v[1] if v[1] is not None else v[0]):.3f} to "
+             f"{(v[2] if v[2] is not None else v[0]):.3f})" for label, v in rows.items()]
+    caption = ("The attack matters only if the main attack (synthetic data against training records) clearly beats "
+               "both random guessing and the same attack against people who were not in the training data.")
+    alt = f"Dot plot with interval bars for {name}: " + "; ".join(parts) + "."
+    return Figure(fig, caption, alt, title)
+
+
+def roc_curves(
+    curves: Mapping[str, tuple[Any, Any]],
+    *,
+    name: str = "membership inference",
+    aucs: Mapping[str, float] | None = None,
+) -> Figure:
+    """ROC curves (true-positive rate against false-positive rate) with the chance diagonal."""
+    title = f"{name}: ROC curve"
+    if not curves:
+        return _empty(title, f"{name} reported no ROC curve.")
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="chance (a coin flip)",
+                             line={"color": ROLE_COLOURS["chance"], "dash": "dot", "width": 1.5}))
+    parts = []
+    for i, (label, (fpr, tpr)) in enumerate(curves.items()):
+        fpr, tpr = np.asarray(fpr, dtype=float), np.asarray(tpr, dtype=float)
+        if len(fpr) > MAX_POINTS:
+            keep = np.unique(np.r_[0, np.linspace(0, len(fpr) - 1, MAX_POINTS).astype(int), len(fpr) - 1])
+            fpr, tpr = fpr[keep], tpr[keep]
+        auc = (aucs or {}).get(label)
+        if auc is None and len(fpr) > 1:
+            order = np.argsort(fpr, kind="stable")
+            auc = float(np.trapezoid(tpr[order], fpr[order]))
+        text = f"{label} (AUC {_fmt(auc)})" if auc is not None else label
+        fig.add_trace(go.Scatter(x=fpr, y=tpr, mode="lines", name=text,
+                                 line={"color": PALETTE[i % len(PALETTE)], "dash": DASHES[i % len(DASHES)],
+                                       "width": 2.5, "shape": "hv"}))
+        parts.append(text)
+    _layout(fig, title, "false-positive rate (non-members wrongly accused)",
+            "true-positive rate (members caught)", height=420)
+    fig.update_xaxes(range=[0, 1])
+    fig.update_yaxes(range=[0, 1.02])
+    caption = ("A curve hugging the dotted diagonal means the attacker cannot tell who was in the training data; "
+               "a curve bulging to the top left means it can.")
+    alt = f"ROC curve of {name}: " + "; ".join(parts) + ". The diagonal marks chance (AUC 0.5)."
+    return Figure(fig, caption, alt, title)
+
+
+def epsilon_curve(
+    series: Mapping[str, Mapping[float, float]],
+    *,
+    name: str = "SynQP",
+    threshold: float | None = 0.09,
+) -> Figure:
+    """Value against the matching tolerance ε for one or more series, with the paper's threshold."""
+    title = f"{name} by matching tolerance ε"
+    series = {k: v for k, v in series.items() if v}
+    if not series:
+        return _empty(title, f"{name} reported no values per ε.")
+    fig = go.Figure()
+    parts = []
+    for i, (label, values) in enumerate(series.items()):
+        eps = sorted(float(e) for e in values)
+        ys = [float(values[e]) if e in values else float(values[str(e)]) for e in _keys_like(values, eps)]
+        fig.add_trace(go.Scatter(x=eps, y=ys, mode="lines+markers", name=label,
+                                 line={"color": PALETTE[i % len(PALETTE)], "dash": DASHES[i % len(DASHES)]},
+                                 marker={"symbol": SYMBOLS[i % len(SYMBOLS)], "size": 9}))
+        parts.append(f"{label}: " + ", ".join(f"ε={e:g} → {y:.3f}" for e, y in zip(eps, ys)))
+    if threshold is not None:
+        fig.add_hline(y=threshold, line={"color": ROLE_COLOURS["threshold"], "dash": "dash"},
+                      annotation_text=f"threshold {threshold:g}", annotation_position="top left")
+    _layout(fig, title, "ε (summed difference allowed on numerical keys)", "disclosure rate")
+    caption = ("Each point is the share of records an attacker could match when numbers may differ by up to ε; "
+               "points above the dashed line exceed the threshold the SynQP authors use.")
+    alt = f"Line chart of {name} against ε. " + "; ".join(parts) + (
+        f". Threshold {threshold:g}." if threshold is not None else ".")
+    return Figure(fig, caption, alt, title)
+
+
+def _keys_like(values: Mapping, eps: list[float]) -> list:
+    out = []
+    for e in eps:
+        for k in values:
+            try:
+                if float(k) == e:
+                    out.append(k)
+                    break
+            except (TypeError, ValueError):
+                continue
+    return out
+
+
+def fold_scores(
+    scores: Sequence[float],
+    *,
+    name: str = "classifier",
+    label: str = "ROC AUC",
+    chance: float | None = 0.5,
+) -> Figure:
+    """One bar per cross-validation fold (or repeat) with the chance level."""
+    title = f"{name}: {label} per fold"
+    s = _finite(scores)
+    if len(s) == 0:
+        return _empty(title, f"{name} reported no per-fold scores.")
+    fig = go.Figure(go.Bar(x=[f"fold {i + 1}" for i in range(len(s))], y=s, marker={"color": ROLE_COLOURS["synthetic"]},
+                           text=[f"{x:.3f}" for x in s], textposition="outside", name=label))
+    if chance is not None:
+        fig.add_hline(y=chance, line={"color": ROLE_COLOURS["chance"], "dash": "dash"},
+                      annotation_text=f"chance {chance:g}", annotation_position="bottom right")
+    _layout(fig, title, "", label)
+    fig.update_yaxes(range=[0, 1.05])
+    caption = (f"Each bar is the classifier's {label} on data it did not train on; bars near the dashed chance line "
+               "mean it cannot tell real from synthetic records.")
+    alt = f"Bar chart of {name} {label} per fold: " + ", ".join(f"{x:.3f}" for x in s) + (
+        f"; chance level {chance:g}." if chance is not None else ".")
+    return Figure(fig, caption, alt, title)
+
+
+def scores_overview(rows: Iterable[Mapping[str, Any]], *, title: str = "Risk by metric and synthetic table") -> Figure:
+    """Grouped bars of every metric's risk for every synthetic table.
+
+    Parameters
+    ----------
+    rows : iterable of mapping
+        Each with ``table``, ``metric`` (display name), ``risk``; optional ``low``, ``high`` (interval)
+        and ``baseline`` (fresh-sample risk).
+    """
+    rows = [r for r in rows if r.get("risk") is not None and math.isfinite(float(r["risk"]))]
+    if not rows:
+        return _empty(title, "No metric produced a score.")
+    metrics = list(dict.fromkeys(r["metric"] for r in rows))
+    tables = list(dict.fromkeys(r["table"] for r in rows))
+    fig = go.Figure()
+    for i, table in enumerate(tables):
+        mine = {r["metric"]: r for r in rows if r["table"] == table}
+        ys = [m for m in metrics if m in mine]
+        xs = [float(mine[m]["risk"]) for m in ys]
+        plus = [max(0.0, float(mine[m]["high"]) - float(mine[m]["risk"])) if mine[m].get("high") is not None else 0.0
+                for m in ys]
+        minus = [max(0.0, float(mine[m]["risk"]) - float(mine[m]["low"])) if mine[m].get("low") is not None else 0.0
+                 for m in ys]
+        fig.add_trace(go.Bar(
+            y=ys, x=xs, orientation="h", name=table, marker={"color": PALETTE[i % len(PALETTE)],
+                                                             "pattern": {"shape": ["", "/", ".", "x", "-", "+"][i % 6]}},
+            error_x={"type": "data", "array": plus, "arrayminus": minus, "symmetric": False,
+                     "color": OKABE_ITO["black"], "thickness": 1.2},
+            hovertemplate="%{y}: %{x:.3f}<extra>" + table + "</extra>",
+        ))
+    base = [r for r in rows if r.get("baseline") is not None and math.isfinite(float(r["baseline"]))]
+    if base:
+        seen: dict[str, float] = {}
+        for r in base:
+            seen.setdefault(r["metric"], float(r["baseline"]))
+        fig.add_trace(go.Scatter(y=list(seen), x=list(seen.values()), mode="markers", name="fresh-sample baseline",
+                                 marker={"symbol": "line-ns-open", "size": 22, "color": OKABE_ITO["black"],
+                                         "line": {"width": 3}}))
+    _layout(fig, title, "risk (0 = private, 1 = no privacy)", "", height=max(300, 110 + 26 * len(metrics) * max(1, len(tables))))
+    fig.update_layout(barmode="group")
+    fig.update_xaxes(range=[0, 1.02])
+    fig.update_yaxes(autorange="reversed")
+    caption = ("Longer bars mean higher privacy risk; the black tick marks what a fresh sample of other real people "
+               "scores, so a bar that does not reach past it says nothing against the generator.")
+    parts = []
+    for table in tables:
+        mine = [r for r in rows if r["table"] == table]
+        parts.append(f"{table}: " + ", ".join(f"{r['metric']} {float(r['risk']):.3f}" for r in mine))
+    alt = f"Horizontal grouped bar chart of risk for {len(metrics)} metrics and {len(tables)} synthetic table(s). " + \
+        "; ".join(parts) + "."
+    return Figure(fig, caption, alt, title)
+
+
+def narrowing(steps: Sequence[tuple[str, int]], *, title: str = "How knowing more narrows the crowd") -> Figure:
+    """Number of real records still matching after each extra attribute an attacker learns."""
+    if not steps:
+        return _empty(title, "No steps to show.")
+    labels = [s[0] for s in steps]
+    counts = [int(s[1]) for s in steps]
+    colours = [OKABE_ITO["vermillion"] if c <= 1 else ROLE_COLOURS["real"] for c in counts]
+    fig = go.Figure(go.Bar(x=labels, y=counts, marker={"color": colours}, text=[f"{c:,}" for c in counts],
+                           textposition="outside"))
+    _layout(fig, title, "what the attacker knows (cumulative)", "real people matching", height=400)
+    fig.update_yaxes(type="log")
+    caption = ("Each bar counts the real people who match everything the attacker knows so far; when it reaches one, "
+               "that person is singled out.")
+    alt = "Bar chart, log scale: " + "; ".join(f"{l}: {c:,} people" for l, c in zip(labels, counts)) + "."
+    return Figure(fig, caption, alt, title)
+
+
+def rare_values(
+    rows: Sequence[Mapping[str, Any]],
+    *,
+    title: str = "Rare real values that reappear in the synthetic data",
+) -> Figure:
+    """Per column: values rare in the real table, and how many of those the synthetic table copies.
+
+    Parameters
+    ----------
+    rows : sequence of mapping
+        Each with ``column``, ``rare`` (number of values held by very few real people) and ``copied``
+        (how many of those appear in the synthetic table).
+    """
+    rows = [r for r in rows if r.get("rare", 0) > 0]
+    if not rows:
+        return _empty(title, "No rare values in the real table.")
+    cols = [r["column"] for r in rows]
+    fig = go.Figure()
+    fig.add_trace(go.Bar(x=cols, y=[r["rare"] for r in rows], name="rare in the real data",
+                         marker={"color": ROLE_COLOURS["real"]}))
+    fig.add_trace(go.Bar(x=cols, y=[r["copied"] for r in rows], name="…and present in the synthetic data",
+                         marker={"color": ROLE_COLOURS["synthetic"], "pattern": {"shape": "/"}}))
+    _layout(fig, title, "column", "number of distinct values")
+    fig.update_layout(barmode="group")
+    caption = ("Values that only one or two real people have are fingerprints: every orange bar counts such "
+               "fingerprints that the synthetic table hands to an attacker.")
+    alt = "Grouped bar chart. " + "; ".join(
+        f"{r['column']}: {r['rare']} rare values, {r['copied']} copied" for r in rows) + "."
+    return Figure(fig, caption, alt, title)
+
+
+# --------------------------------------------------------------------------------------------------
+# builders that read a Report
+# --------------------------------------------------------------------------------------------------
+def _has_pass(report, space: str, query: str, reference: str) -> bool:
+    shared = getattr(report, "shared", None)
+    return shared is not None and (space, query, reference) in getattr(shared, "passes", [])
+
+
+def _neighbours(report, space: str, query: str, reference: str):
+    """The shared neighbour pass (computed on first use, then cached for every later figure)."""
+    return report.shared.neighbours(space, query, reference)
+
+
+def distance_comparison(report, space: str = "E", *, name: str | None = None) -> Figure:
+    """Distances from each real record to its nearest synthetic record, against its nearest other real
+    record (and its nearest holdout record), from the report's shared neighbour passes."""
+    space_word = "the FAMD projection" if space == "phi" else "the encoded space E"
+    title = f"{name + ': ' if name else ''}how close synthetic records come to real people"
+    if report is None or getattr(report, "shared", None) is None:
+        return _empty(title, "This report carries no neighbour data.")
+    groups = {
+        "real → nearest synthetic": _neighbours(report, space, "real", "synthetic").d1,
+        "real → nearest other real": _neighbours(report, space, "real", "real").d1,
+    }
+    colours = {"real → nearest synthetic": ROLE_COLOURS["synthetic"],
+               "real → nearest other real": ROLE_COLOURS["real→real"]}
+    if report.data is not None and report.data.holdout is not None:
+        groups["real → nearest holdout"] = _neighbours(report, space, "real", "holdout").d1
+        colours["real → nearest holdout"] = ROLE_COLOURS["holdout"]
+    syn = _finite(groups["real → nearest synthetic"])
+    rr = _finite(groups["real → nearest other real"])
+    zero = int(np.sum(syn == 0))
+    caption = ("If the synthetic line sits left of the other lines, synthetic records are closer to real people than "
+               "real people are to each other: a sign of copying.")
+    alt = (f"Step histograms of distances in {space_word}. Median distance from a real record to its nearest synthetic "
+           f"record {np.median(syn):.3g}, to its nearest other real record {np.median(rr):.3g}"
+           + (f", to its nearest holdout record {np.median(_finite(groups['real → nearest holdout'])):.3g}"
+              if "real → nearest holdout" in groups else "")
+           + f"; {zero:,} of {len(syn):,} real records have a synthetic record at distance 0.")
+    return distance_histogram(groups, title=title, x_title=f"distance in {space_word}", caption=caption, alt=alt,
+                              colours=colours)
+
+
+def normalised_distance_histogram(report, *, thresholds: Mapping[str, float] | None = None,
+                                  name: str | None = None) -> Figure:
+    """The review's normalised distance n(y) = (d_YZ − d_min)/(d_max − d_min) with CVP/DVP thresholds."""
+    title = f"{name + ': ' if name else ''}normalised distance of each real record to the synthetic data"
+    if report is None or getattr(report, "shared", None) is None:
+        return _empty(title, "This report carries no neighbour data.")
+    nb = _neighbours(report, "E", "real", "synthetic")
+    ext = report.shared.extremes("E", "real", "synthetic")
+    span = ext.d_max - ext.d_min
+    n_y = np.zeros_like(nb.d1) if span <= 0 else (nb.d1 - ext.d_min) / span
+    groups = {"real → synthetic": n_y}
+    colours = {"real → synthetic": ROLE_COLOURS["synthetic"]}
+    if report.data is not None and report.data.holdout is not None:
+        nh = _neighbours(report, "E", "real", "holdout")
+        eh = report.shared.extremes("E", "real", "holdout")
+        span_h = eh.d_max - eh.d_min
+        groups["real → holdout (fresh sample)"] = np.zeros_like(nh.d1) if span_h <= 0 else (nh.d1 - eh.d_min) / span_h
+        colours["real → holdout (fresh sample)"] = ROLE_COLOURS["holdout"]
+    thresholds = dict(thresholds or {"CVP threshold 0.2": 0.2, "DVP threshold 0.8": 0.8})
+    v = _finite(n_y)
+    caption = ("Records left of the 0.2 line have a synthetic look-alike unusually close (CVP counts them); records "
+               "right of the 0.8 line have none nearby (DVP counts them).")
+    alt = (f"Histogram of normalised distances for {len(v):,} real records: {np.mean(v <= 0.2):.1%} at or below 0.2, "
+           f"{np.mean(v >= 0.8):.1%} at or above 0.8, median {np.median(v):.3f}.")
+    fig = distance_histogram(groups, title=title, x_title="normalised distance n(y) (0 = closest pair, 1 = farthest)",
+                             caption=caption, alt=alt, markers=thresholds, colours=colours)
+    return fig
+
+
+def famd_map(report, *, max_points: int = MAX_POINTS, max_links: int = MAX_LINKS, seed: int = 0) -> Figure:
+    """Real and synthetic records on the first two FAMD axes, with links from a sample of real records to
+    their nearest synthetic record (nearest in the full projection Φk, as DCR and NNDR see it)."""
+    title = "Map of real and synthetic records (first two FAMD axes)"
+    if report is None or getattr(report, "shared", None) is None or report.data is None:
+        return _empty(title, "This report carries no prepared data.")
+    phi = report.shared.space("phi")
+    real = report.shared.encoded("phi", "real")
+    syn = report.shared.encoded("phi", "synthetic")
+    if _has_pass(report, "phi", "real", "synthetic"):
+        nb = report.shared.neighbours("phi", "real", "synthetic")
+        link_rows = _sample(len(real), max_links, seed + 1)
+        link_to = nb.i1[link_rows]
+        link_d = nb.d1[link_rows]
+    else:
+        from privcore.neighbors import nearest_two
+
+        link_rows = _sample(len(real), max_links, seed + 1)
+        nb, _ = nearest_two(real[link_rows], syn)
+        link_to, link_d = nb.i1, nb.d1
+
+    def xy(coords: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        x = coords[:, 0]
+        y = coords[:, 1] if coords.shape[1] > 1 else np.zeros(len(coords))
+        return x, y
+
+    total = float(phi.eigenvalues.sum() / max(phi.explained_inertia, 1e-300))
+    share = [float(e / total) if total > 0 else 0.0 for e in phi.eigenvalues[:2]]
+    fig = go.Figure()
+    ok = link_to >= 0
+    lx, ly = [], []
+    rx, ry = xy(real)
+    sx, sy = xy(syn)
+    for r, s in zip(link_rows[ok], link_to[ok]):
+        lx += [rx[r], sx[s], None]
+        ly += [ry[r], sy[s], None]
+    fig.add_trace(go.Scatter(x=lx, y=ly, mode="lines", name=f"link to nearest synthetic ({int(ok.sum())} sampled)",
+                             line={"color": ROLE_COLOURS["link"], "width": 1}, opacity=0.35, hoverinfo="skip"))
+    ri = _sample(len(real), max_points // 2, seed)
+    si = _sample(len(syn), max_points // 2, seed + 2)
+    fig.add_trace(go.Scattergl(x=rx[ri], y=ry[ri], mode="markers", name=f"real ({len(ri):,} of {len(real):,})",
+                               marker={"color": ROLE_COLOURS["real"], "symbol": "circle", "size": 6, "opacity": 0.6},
+                               customdata=ri, hovertemplate="real row %{customdata}<extra></extra>"))
+    fig.add_trace(go.Scattergl(x=sx[si], y=sy[si], mode="markers",
+                               name=f"synthetic ({len(si):,} of {len(syn):,})",
+                               marker={"color": ROLE_COLOURS["synthetic"], "symbol": "x", "size": 6, "opacity": 0.7},
+                               customdata=si, hovertemplate="synthetic row %{customdata}<extra></extra>"))
+    _layout(fig, title, f"FAMD axis 1 ({share[0]:.0%} of variation)" if share else "FAMD axis 1",
+            f"FAMD axis 2 ({share[1]:.0%} of variation)" if len(share) > 1 else "(one axis only)", height=480)
+    d = _finite(link_d)
+    caption = ("Each dot is a person (blue circles real, orange crosses synthetic) placed so that similar records sit "
+               "close together; short black links mean a synthetic record almost duplicates a real one.")
+    alt = (f"Scatter plot of {len(ri):,} real and {len(si):,} synthetic records on the first two FAMD axes "
+           f"(together {sum(share):.0%} of the variation). {int(ok.sum())} sampled real records are linked to their "
+           f"nearest synthetic record; median link length {np.median(d) if len(d) else float('nan'):.3g}, "
+           f"{int(np.sum(d == 0))} links of length 0 (exact copies in the projection).")
+    return Figure(fig, caption, alt, title)
+
+
+# --------------------------------------------------------------------------------------------------
+# reading metric details
+# --------------------------------------------------------------------------------------------------
+def _find(obj: Any, names: Sequence[str], depth: int = 0) -> Any:
+    """First value stored under one of ``names`` in nested mappings (breadth first)."""
+    if depth > 4 or not isinstance(obj, Mapping):
+        return None
+    for n in names:
+        if n in obj and obj[n] is not None:
+            return obj[n]
+    for value in obj.values():
+        if isinstance(value, Mapping):
+            found = _find(value, names, depth + 1)
+            if found is not None:
+                return found
+    return None
+
+
+def _rate(value: Any) -> tuple[float, float | None, float | None] | None:
+    """(value, low, high) from a SuccessRate, {"value", "error"}, {"rate", "interval"}, a pair or a float."""
+    if value is None:
+        return None
+    if hasattr(value, "value") and hasattr(value, "error"):
+        v, e = float(value.value), float(value.error)
+        return v, max(0.0, v - e), min(1.0, v + e)
+    if isinstance(value, Mapping):
+        v = value.get("value", value.get("rate", value.get("risk")))
+        if v is None:
+            return None
+        v = float(v)
+        if value.get("interval") is not None:
+            lo, hi = value["interval"]
+            return v, float(lo), float(hi)
+        e = value.get("error")
+        if e is None:
+            return v, None, None
+        return v, max(0.0, v - float(e)), min(1.0, v + float(e))
+    if isinstance(value, (list, tuple)) and len(value) == 2:
+        v, e = float(value[0]), float(value[1])
+        return v, max(0.0, v - e), min(1.0, v + e)
+    if isinstance(value, (int, float, np.floating, np.integer)):
+        return float(value), None, None
+    return None
+
+
+def attack_rates(details: Mapping[str, Any]) -> dict[str, tuple[float, float | None, float | None]]:
+    """Main, baseline and control success rates found in an attack metric's ``details``."""
+    out = {}
+    for label, names in (("main", ("main", "main_rate", "main_attack")),
+                         ("baseline", ("baseline", "baseline_rate", "baseline_attack")),
+                         ("control", ("control", "control_rate", "control_attack"))):
+        rate = _rate(_find(details, names))
+        if rate is not None and math.isfinite(rate[0]):
+            out[label] = rate
+    return out if "main" in out else {}
+
+
+def roc_data(details: Mapping[str, Any]) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], dict[str, float]]:
+    """ROC curves (label → (fpr, tpr)) and AUCs found in a membership metric's ``details``."""
+    curves: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    aucs: dict[str, float] = {}
+
+    def take(label: str, obj: Any) -> None:
+        if isinstance(obj, Mapping) and "fpr" in obj and "tpr" in obj:
+            curves[label] = (np.asarray(obj["fpr"], dtype=float), np.asarray(obj["tpr"], dtype=float))
+            auc = obj.get("auc", obj.get("roc_auc"))
+            if isinstance(auc, (int, float)):
+                aucs[label] = float(auc)
+            elif isinstance(auc, Mapping) and "value" in auc:
+                aucs[label] = float(auc["value"])
+
+    take("attack", details)
+    roc = _find(details, ("roc", "roc_curve", "curve", "curves"))
+    if isinstance(roc, Mapping):
+        if "fpr" in roc:
+            take("attack", roc)
+        else:
+            for label, value in roc.items():
+                take(str(label), value)
+    elif isinstance(roc, (list, tuple)):
+        if len(roc) >= 2 and not isinstance(roc[0], Mapping):
+            curves["attack"] = (np.asarray(roc[0], dtype=float), np.asarray(roc[1], dtype=float))
+        else:
+            for i, value in enumerate(roc):
+                take(str(value.get("label", f"curve {i + 1}")) if isinstance(value, Mapping) else f"curve {i + 1}",
+                     value)
+    if "attack" in curves and "attack" not in aucs:
+        auc = _find(details, ("auc", "roc_auc"))
+        rate = _rate(auc)
+        if rate is not None:
+            aucs["attack"] = rate[0]
+    return curves, aucs
+
+
+def _epsilon_series(details: Mapping[str, Any]) -> dict[str, dict[float, float]]:
+    found = _find(details, ("by_epsilon", "per_epsilon", "values_by_epsilon", "epsilon_values", "curve"))
+    series: dict[str, dict[float, float]] = {}
+
+    def numeric_mapping(m: Any) -> dict[float, float] | None:
+        if not isinstance(m, Mapping) or not m:
+            return None
+        out = {}
+        for k, v in m.items():
+            try:
+                key = float(k)
+            except (TypeError, ValueError):
+                return None
+            rate = _rate(v)
+            if rate is None:
+                return None
+            out[key] = rate[0]
+        return out
+
+    direct = numeric_mapping(found)
+    if direct:
+        series["value"] = direct
+    elif isinstance(found, Mapping):
+        for label, value in found.items():
+            m = numeric_mapping(value)
+            if m:
+                series[str(label)] = m
+    if not series:
+        eps = _find(details, ("epsilons", "epsilon", "eps"))
+        vals = _find(details, ("values", "idr", "rates"))
+        if isinstance(eps, (list, tuple, np.ndarray)) and isinstance(vals, (list, tuple, np.ndarray)) \
+                and len(eps) == len(vals):
+            series["value"] = {float(e): float(v) for e, v in zip(eps, vals)}
+    return series
+
+
+def _fold_list(details: Mapping[str, Any]) -> tuple[list[float], str] | None:
+    for key, label in (("fold_aucs", "ROC AUC"), ("aucs", "ROC AUC"), ("auc_per_fold", "ROC AUC"),
+                       ("recalls", "recall on real rows"), ("repeats", "recall on real rows"),
+                       ("scores", "score")):
+        value = _find(details, (key,))
+        if isinstance(value, (list, tuple, np.ndarray)) and len(value) and all(
+                isinstance(x, (int, float, np.floating)) for x in value):
+            return [float(x) for x in value], label
+    return None
+
+
+# --------------------------------------------------------------------------------------------------
+# the dispatcher
+# --------------------------------------------------------------------------------------------------
+def metric_figures(report, metric_id: str) -> list[Figure]:
+    """The explanatory figures of one metric, most telling first.
+
+    Reads only what the evaluation computed: the metric's ``per_record``, ``details``, interval and
+    baseline, and the report's shared neighbour passes (computed on first use when the metric itself
+    did not need them).
+    """
+    result = report[metric_id]
+    name = metric_name(metric_id)
+    if not result.applicable:
+        return [_empty(name, f"{name} is not applicable: {result.reason or 'no reason given'}")]
+    details = result.details or {}
+    figs: list[Figure] = []
+    base_pr = getattr(result.baseline_output, "per_record", None)
+    space = METRIC_SPACE.get(metric_id)
+    has_shared = getattr(report, "shared", None) is not None and report.data is not None
+
+    # attack-based: interval bars of main / baseline / control
+    rates = attack_rates(details)
+    if rates:
+        risk = None
+        if result.risk is not None and result.interval is not None:
+            risk = (result.risk, result.interval[0], result.interval[1])
+        figs.append(attack_intervals(rates, name=name, risk=risk))
+    # membership inference: ROC curve
+    curves, aucs = roc_data(details)
+    if curves:
+        figs.append(roc_curves(curves, name=name, aucs=aucs))
+    # SynQP: value per epsilon
+    series = _epsilon_series(details)
+    if series:
+        figs.append(epsilon_curve(series, name=name, threshold=0.09))
+    # classifiers: fold scores against chance
+    folds = _fold_list(details)
+    if folds is not None and metric_id in ("dmlp", "mir"):
+        figs.append(fold_scores(folds[0], name=name, label=folds[1], chance=0.5))
+    # distance metrics: the distances themselves
+    if has_shared and metric_id in ("cvp", "dvp", "nsnd"):
+        figs.append(normalised_distance_histogram(report, name=name))
+    if has_shared and space in ("E", "phi") and metric_id not in ("cvp", "dvp", "nsnd", "ims_test"):
+        if metric_id in ("dcr_test", "nndr_test") and report.data.holdout is not None:
+            figs.append(_proxy_histogram(report, metric_id, name))
+        else:
+            figs.append(distance_comparison(report, space, name=name))
+    # per-record risk distribution (the generic fallback, and useful for most metrics)
+    if result.per_record is not None and len(result.per_record):
+        figs.append(per_record_distribution(result.per_record, base_pr, name=name, unit=result.per_record_unit))
+    # the FAMD map for the projection metrics and as a general picture
+    if has_shared and (space == "phi" or metric_id in ("crp", "hitr", "cvp", "auth")):
+        figs.append(famd_map(report))
+    if not figs:
+        if result.risk is not None:
+            figs.append(_single_score(name, result))
+        else:
+            figs.append(_empty(name, f"{name} produced no data to draw."))
+    return figs
+
+
+def _proxy_histogram(report, metric_id: str, name: str) -> Figure:
+    """DCR/NNDR holdout tests: synthetic→real against holdout→real, with both 5th percentiles."""
+    zy = _neighbours(report, "E", "synthetic", "real")
+    hy = _neighbours(report, "E", "holdout", "real")
+    if metric_id == "nndr_test":
+        def ratio(nb):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                r = np.where(nb.d1 == 0, 0.0, nb.d1 / nb.d2)
+            return r
+        groups = {"synthetic → real": ratio(zy), "holdout → real": ratio(hy)}
+        x_title = "nearest / second-nearest distance ratio"
+    else:
+        groups = {"synthetic → real": zy.d1, "holdout → real": hy.d1}
+        x_title = "distance to the closest real record (E)"
+    p5 = {f"5th percentile, {k.split(' ')[0]}": float(np.quantile(_finite(v), 0.05)) for k, v in groups.items()}
+    caption = ("The test passes when synthetic records are not markedly closer to real ones than fresh real people are; "
+               "passing does not prove privacy (a copied rare value can hide in the tail).")
+    alt = (f"Histograms of {x_title} for synthetic→real and holdout→real; 5th percentiles: "
+           + ", ".join(f"{k} {v:.3g}" for k, v in p5.items()) + ".")
+    return distance_histogram(groups, title=f"{name}: synthetic versus fresh real records", x_title=x_title,
+                              caption=caption, alt=alt, markers=p5,
+                              colours={"synthetic → real": ROLE_COLOURS["synthetic"],
+                                       "holdout → real": ROLE_COLOURS["holdout"]})
+
+
+def _single_score(name: str, result) -> Figure:
+    rows = {"risk": (result.risk, *(result.interval or (None, None)))}
+    if result.baseline is not None:
+        rows["fresh-sample baseline"] = (result.baseline, None, None)
+    fig = go.Figure()
+    for i, (label, (v, lo, hi)) in enumerate(rows.items()):
+        fig.add_trace(go.Bar(y=[label], x=[v], orientation="h", marker={"color": PALETTE[i]}, name=label,
+                             error_x=None if lo is None else {"type": "data", "symmetric": False,
+                                                              "array": [hi - v], "arrayminus": [v - lo],
+                                                              "color": OKABE_ITO["black"]}))
+    _layout(fig, f"{name}: score", "risk", "", height=220)
+    fig.update_xaxes(range=[0, 1.02])
+    fig.update_layout(showlegend=False)
+    return Figure(fig, f"{name} reports one number for the whole table; the bar shows it on the 0–1 risk scale.",
+                  f"Bar chart: {name} risk {result.risk:.3f}" + (
+                      f", fresh-sample baseline {result.baseline:.3f}." if result.baseline is not None else "."),
+                  f"{name}: score")
+
+
+def scores_chart(reports: Mapping[str, Any], metric_ids: Sequence[str] | None = None) -> Figure:
+    """:func:`scores_overview` of several reports (synthetic table name → Report)."""
+    rows = []
+    for table, report in reports.items():
+        ids = metric_ids if metric_ids is not None else list(report)
+        for mid in ids:
+            if mid not in report:
+                continue
+            res = report[mid]
+            if not res.applicable or res.risk is None:
+                continue
+            rows.append({
+                "table": table, "metric": metric_name(mid), "risk": res.risk, "baseline": res.baseline,
+                "low": res.interval[0] if res.interval else None, "high": res.interval[1] if res.interval else None,
+            })
+    return scores_overview(rows)

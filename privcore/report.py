@@ -1,0 +1,669 @@
+"""Reading results for people: risk levels, the three questions, record flags, JSON and HTML exports.
+
+A :class:`privcore.Report` holds numbers. This module turns them into what the dashboard and the
+exported report say about them, in one place so that both say the same thing:
+
+* :func:`assess` — a metric's risk next to its reference (the fresh-sample baseline of metrics.md §5
+  when a holdout exists, otherwise the metric's chance level) and a :class:`Level` shown with a word,
+  an icon and a colour from the Okabe–Ito palette (never colour alone);
+* the three questions every metric answers: :func:`person_at_risk` (for one real record),
+  :func:`dataset_shareable` (against a threshold the user can set; :data:`DEFAULT_THRESHOLD` and
+  :data:`THRESHOLD_REASON`) and :func:`metric_applies` (its assumptions checked against the data);
+* :func:`record_flags` and :func:`disagreements` — which metrics flag which real records;
+* :func:`combined_json` and :func:`html_report` — the downloads. The HTML report is one self-contained
+  file: inline CSS, plotly.js embedded inline (never fetched from a CDN), no remote fonts.
+
+This module imports no Streamlit.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import html
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from privcore import figures as F
+from privcore import registry
+from privcore.figures import OKABE_ITO
+
+__all__ = [
+    "Level",
+    "LEVELS",
+    "LEVEL_BANDS",
+    "DEFAULT_THRESHOLD",
+    "THRESHOLD_REASON",
+    "REFERENCE_LEVEL",
+    "Assessment",
+    "Answer",
+    "Check",
+    "assess",
+    "default_threshold",
+    "person_at_risk",
+    "dataset_shareable",
+    "metric_applies",
+    "flag_rule",
+    "record_flags",
+    "disagreements",
+    "riskiest_record",
+    "combined_json",
+    "html_report",
+]
+
+
+# --------------------------------------------------------------------------------------------------
+# levels
+# --------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Level:
+    """A verdict shown with a word, an icon and a colour (never colour alone)."""
+
+    key: str
+    word: str
+    icon: str
+    colour: str
+    text_colour: str
+
+
+_GREY = "#E4E4E4"  # neutral background for "not applicable" / "unknown"; not a data colour
+
+LEVELS: dict[str, Level] = {
+    "low": Level("low", "Low", "✓", OKABE_ITO["blue"], "#FFFFFF"),
+    "moderate": Level("moderate", "Moderate", "⚠", OKABE_ITO["orange"], "#000000"),
+    "high": Level("high", "High", "✖", OKABE_ITO["vermillion"], "#000000"),
+    "na": Level("na", "Not applicable", "–", _GREY, "#000000"),
+}
+
+#: Risk above the reference: at most 0.05 → Low, at most 0.2 → Moderate, above → High.
+LEVEL_BANDS = (0.05, 0.2)
+
+#: Risk a perfect generator gets on metrics whose ideal is not 0 (same-size tables, no holdout given).
+REFERENCE_LEVEL: dict[str, float] = {
+    "dmlp": 0.5,  # ROC AUC of a classifier that cannot tell real from synthetic
+    "mir": 0.5,  # recall of a detector that cannot tell them apart
+    "nnaa": 0.5,  # 1 − NNAA; NNAA = 0.5 when real and synthetic are indistinguishable
+    "auth": 0.5,  # a real record's nearest neighbour is as likely synthetic as real
+    "idscore": 0.5,  # the same, in the weighted space
+    "mdcr": 0.5,  # synthetic records as close to real people as real people are to each other
+}
+
+#: Default "shareable" threshold on risk above the reference.
+DEFAULT_THRESHOLD = 0.1
+
+#: Per-metric defaults where the metric's source gives one.
+METRIC_THRESHOLDS: dict[str, float] = {"sd_idr": 0.09, "sd_mia": 0.09}
+
+THRESHOLD_REASON = (
+    "By default a table counts as shareable on a metric when its risk is at most 0.1 above the reference: an "
+    "attacker does at most 10 percentage points better with the synthetic data than with data about other people "
+    "from the same population (the holdout) or than chance. For SD-IDR and SD-MIA the default is the 0.09 the "
+    "SynQP authors use. These are starting points for a discussion with your data-protection officer, not legal "
+    "standards: lower them for sensitive data or wide releases."
+)
+
+
+def default_threshold(metric_id: str) -> float:
+    """The default shareability threshold of a metric."""
+    return METRIC_THRESHOLDS.get(metric_id, DEFAULT_THRESHOLD)
+
+
+def level_of(adjusted: float | None) -> Level:
+    """The level of a risk already measured against its reference."""
+    if adjusted is None or not math.isfinite(adjusted):
+        return LEVELS["na"]
+    if adjusted <= LEVEL_BANDS[0]:
+        return LEVELS["low"]
+    if adjusted <= LEVEL_BANDS[1]:
+        return LEVELS["moderate"]
+    return LEVELS["high"]
+
+
+@dataclass(frozen=True)
+class Assessment:
+    """One metric on one synthetic table, read against its reference."""
+
+    metric_id: str
+    name: str
+    family: str
+    applicable: bool
+    risk: float | None
+    reference: float
+    reference_label: str
+    adjusted: float | None
+    level: Level
+    baseline: float | None
+    excess: float | None
+    interval: tuple[float, float] | None
+    reason: str | None
+    warnings: tuple[str, ...] = ()
+
+
+def _info(metric_id: str):
+    try:
+        return registry.get(metric_id)
+    except KeyError:
+        return None
+
+
+def assess(metric_id: str, result) -> Assessment:
+    """Read ``result`` (a :class:`privcore.results.MetricResult`) against its reference.
+
+    The reference is the fresh-sample baseline when one was computed, otherwise the metric's chance level
+    (:data:`REFERENCE_LEVEL`), otherwise 0.
+    """
+    info = _info(metric_id)
+    name = info.name if info else metric_id
+    family = info.family if info else "Other"
+    if not result.applicable or result.risk is None:
+        return Assessment(metric_id, name, family, False, None, 0.0, "", None, LEVELS["na"], None, None, None,
+                          result.reason, tuple(result.warnings))
+    if result.baseline is not None and math.isfinite(result.baseline):
+        reference, label = float(result.baseline), "fresh-sample baseline (holdout in place of the synthetic data)"
+    elif metric_id in REFERENCE_LEVEL:
+        reference, label = REFERENCE_LEVEL[metric_id], "chance level of a perfect generator"
+    else:
+        reference, label = 0.0, "zero (no holdout given, so no fresh-sample baseline)" if (
+            info is None or info.baseline) else "zero"
+    adjusted = float(result.risk) - reference
+    return Assessment(
+        metric_id, name, family, True, float(result.risk), reference, label, adjusted, level_of(adjusted),
+        result.baseline, result.excess, None if result.interval is None else tuple(result.interval), None,
+        tuple(result.warnings),
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# the three questions
+# --------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Answer:
+    """An answer to one of the three questions, with word + icon + colour and an explanation."""
+
+    verdict: str  # "yes", "no", "caveats", "unknown"
+    word: str
+    icon: str
+    colour: str
+    text_colour: str
+    text: str
+    checks: tuple["Check", ...] = ()
+
+
+@dataclass(frozen=True)
+class Check:
+    """One assumption checked against the data: status ``ok``, ``warn`` or ``fail``."""
+
+    status: str
+    text: str
+
+
+def _answer(kind: str, word: str, text: str, checks=()) -> Answer:
+    style = {"good": LEVELS["low"], "caveat": LEVELS["moderate"], "bad": LEVELS["high"], "none": LEVELS["na"]}[kind]
+    verdict = {"good": "yes", "caveat": "caveats", "bad": "no", "none": "unknown"}[kind]
+    return Answer(verdict, word, style.icon, style.colour, style.text_colour, text, tuple(checks))
+
+
+def dataset_shareable(metric_id: str, result, threshold: float | None = None) -> Answer:
+    """Is the table shareable by this metric: risk above the reference against ``threshold``."""
+    threshold = default_threshold(metric_id) if threshold is None else float(threshold)
+    a = assess(metric_id, result)
+    if not a.applicable:
+        return _answer("none", "Cannot say", f"{a.name} could not be computed here: {a.reason or 'no reason given'}")
+    base = f"risk {a.risk:.3f} against the {a.reference_label} {a.reference:.3f}: {a.adjusted:+.3f}"
+    if a.adjusted > threshold:
+        return _answer("bad", "Not shareable", f"{base}, above your threshold of {threshold:g}.")
+    upper = None if a.interval is None else a.interval[1] - a.reference
+    if upper is not None and upper > threshold:
+        return _answer("caveat", "Uncertain", f"{base}, within your threshold of {threshold:g}, but the upper end of "
+                       f"the 95% interval ({a.interval[1]:.3f}) is not.")
+    return _answer("good", "Shareable by this metric", f"{base}, within your threshold of {threshold:g}. Other "
+                   "metrics may still disagree.")
+
+
+@dataclass(frozen=True)
+class FlagRule:
+    """When a per-record value counts as "flagged"."""
+
+    cutoff: float
+    strict: bool
+    text: str
+
+    def apply(self, values: np.ndarray) -> np.ndarray:
+        """Boolean flags; NaN values (not measured) stay False."""
+        values = np.asarray(values, dtype=float)
+        with np.errstate(invalid="ignore"):
+            return (values > self.cutoff) if self.strict else (values >= self.cutoff)
+
+
+def flag_rule(result) -> FlagRule | None:
+    """How a metric's per-record values turn into "this record is flagged".
+
+    Indicator metrics (values 0 or 1) flag the records at 1. Other metrics flag a record whose value is
+    above 99 % of the values measured with a fresh sample in place of the synthetic data (and above 0.5);
+    without a holdout, a value of at least 0.8.
+    """
+    if result.per_record is None or not result.applicable:
+        return None
+    values = np.asarray(result.per_record, dtype=float)
+    finite = values[np.isfinite(values)]
+    if len(finite) == 0:
+        return None
+    if np.all(np.isin(finite, (0.0, 1.0))):
+        return FlagRule(0.5, False, "flagged when its per-record value is 1")
+    base = getattr(result.baseline_output, "per_record", None)
+    if base is not None:
+        b = np.asarray(base, dtype=float)
+        b = b[np.isfinite(b)]
+        if len(b):
+            q = float(np.quantile(b, 0.99))
+            cutoff = max(0.5, q)
+            return FlagRule(cutoff, True, f"flagged when its per-record risk exceeds {cutoff:.3f}, which 99% of records "
+                            "stay under when a fresh sample stands in for the synthetic data")
+    return FlagRule(0.8, False, "flagged when its per-record risk is at least 0.8 (no holdout to calibrate against)")
+
+
+def _record_value(report, metric_id: str, row: int) -> tuple[float | None, str]:
+    """The per-record value of ``metric_id`` for real record ``row`` and how it was obtained."""
+    result = report[metric_id]
+    pr = result.per_record
+    if pr is None:
+        return None, "gives no per-record value"
+    pr = np.asarray(pr, dtype=float)
+    if result.per_record_unit == "synthetic":
+        space = F.METRIC_SPACE.get(metric_id, "phi")
+        shared = getattr(report, "shared", None)
+        if shared is None or len(pr) != len(report.data.synthetic):
+            return None, "is measured per synthetic record"
+        nb = shared.neighbours(space, "synthetic", "real")
+        mine = np.flatnonzero(nb.i1 == row)
+        if len(mine) == 0:
+            return 0.0, "no synthetic record has this person as its nearest real record"
+        return float(np.nanmax(pr[mine])), (f"the riskiest of the {len(mine)} synthetic record(s) whose nearest "
+                                            "real record is this person")
+    if row >= len(pr):
+        return None, "has no value for this record"
+    value = pr[row]
+    if not math.isfinite(value):
+        return None, "did not measure this record (for example, it was in a training fold)"
+    return float(value), "per-record value"
+
+
+def person_at_risk(report, metric_id: str, row: int) -> Answer:
+    """Is real record ``row`` at risk according to ``metric_id``? (From the metric's own per-record values.)"""
+    result = report[metric_id]
+    name = F.metric_name(metric_id)
+    if not result.applicable:
+        return _answer("none", "Cannot say", f"{name} is not applicable here.")
+    value, how = _record_value(report, metric_id, row)
+    if value is None:
+        return _answer("none", "No per-person answer", f"{name} {how}.")
+    rule = flag_rule(result) if result.per_record_unit != "synthetic" else FlagRule(0.5, True, "flagged above 0.5")
+    if rule is None:
+        return _answer("none", "No per-person answer", f"{name} gives no per-record values.")
+    flagged = bool(rule.apply(np.array([value]))[0])
+    text = f"{how}: {value:.3f}; {rule.text}."
+    return _answer("bad", "At risk", text) if flagged else _answer("good", "Not flagged", text)
+
+
+EXACT_MATCH = {"crp": "all", "zcap": "key", "gcap": "key", "ims_test": "all"}
+PROJECTION = {"nndr", "dcr", "hidr"}
+DISTANCE = {"cvp", "dvp", "auth", "idscore", "nsnd", "mdcr", "nnaa", "dcr_test", "nndr_test", "mia_distance",
+            "mia_calibrated", "mia_domias", "air"}
+
+
+def metric_applies(report, metric_id: str) -> Answer:
+    """Does this metric apply here? Its assumptions checked against the data, as a list of checks."""
+    result = report[metric_id]
+    info = _info(metric_id)
+    name = info.name if info else metric_id
+    checks: list[Check] = []
+    if not result.applicable:
+        checks.append(Check("fail", f"Not computed: {result.reason or 'no reason given'}"))
+        return _answer("bad", "Does not apply", f"{name} cannot run on this data.", checks)
+    data = report.data
+    schema = data.schema if data is not None else None
+    n_real = report.rows.get("real") or 0
+    n_syn = report.rows.get("synthetic") or 0
+    n_hold = report.rows.get("holdout")
+    # data size
+    if min(n_real, n_syn) < 100:
+        checks.append(Check("warn", f"Few rows ({n_real:,} real, {n_syn:,} synthetic): the score can change a lot from "
+                                    "one sample to the next."))
+    else:
+        checks.append(Check("ok", f"{n_real:,} real and {n_syn:,} synthetic rows: enough for a stable score."))
+    # exact-match metrics on continuous columns
+    if metric_id in EXACT_MATCH and schema is not None:
+        cols = schema.columns if EXACT_MATCH[metric_id] == "all" else schema.key_columns
+        continuous = [c for c in cols if schema.types.get(c) == "numerical"
+                      and data.real[c].nunique() > max(20, 0.05 * len(data.real))]
+        if continuous:
+            checks.append(Check("warn", f"Exact matching on continuous column(s) {', '.join(continuous)}: exact copies "
+                                        "are rare even for a leaky generator, so a low score here proves little."))
+        else:
+            checks.append(Check("ok", "No continuous column enters the exact matching."))
+    # pairing for HidR
+    if metric_id == "hidr" and data is not None and data.pair_index is not None:
+        missing = int(np.sum(np.asarray(data.pair_index) < 0))
+        if missing:
+            checks.append(Check("warn", f"{missing:,} synthetic rows have no real twin in the pairing."))
+        else:
+            checks.append(Check("ok", "Every synthetic row is paired with its real twin."))
+    # dimensionality
+    if metric_id in DISTANCE and getattr(report, "shared", None) is not None:
+        try:
+            dim = report.shared.space("E").dim
+        except Exception:  # pragma: no cover - a space that cannot be built is reported by the metric itself
+            dim = None
+        if dim is not None:
+            if dim > 50 or dim > n_real / 10:
+                checks.append(Check("warn", f"The encoded space has {dim} dimensions for {n_real:,} records: in high "
+                                            "dimensions nearest and farthest distances become alike."))
+            else:
+                checks.append(Check("ok", f"The encoded space has {dim} dimensions: distances are informative."))
+    if metric_id in PROJECTION and getattr(report, "shared", None) is not None:
+        phi = report.shared.space("phi")
+        share = float(phi.explained_inertia)
+        status = "warn" if share < 0.5 else "ok"
+        checks.append(Check(status, f"The {phi.n_components}-axis FAMD projection keeps {share:.0%} of the variation"
+                            + ("; records can look close on the kept axes and differ on the others." if status == "warn"
+                               else ".")))
+    # sensitive column dominated by one value
+    needs = info.needs if info else frozenset()
+    if ("sensitive" in needs or "categorical_sensitive" in needs) and schema is not None and schema.sensitive:
+        col = data.real[schema.sensitive]
+        if schema.types.get(schema.sensitive) != "numerical":
+            top = float(col.value_counts(normalize=True).iloc[0])
+            if top > 0.9:
+                checks.append(Check("warn", f"{top:.0%} of real people share the most common '{schema.sensitive}' value: "
+                                            "guessing it is right most of the time anyway; compare with the baseline."))
+            else:
+                checks.append(Check("ok", f"The most common '{schema.sensitive}' value covers {top:.0%} of people."))
+    # a baseline to compare with
+    if info is not None and info.baseline and family_needs_baseline(info):
+        if n_hold is None:
+            checks.append(Check("warn", "No holdout: the score cannot be compared with what a fresh sample of other "
+                                        "people would get."))
+        elif result.baseline is not None and result.risk is not None and result.baseline >= result.risk - 1e-12:
+            checks.append(Check("warn", "A fresh sample scores as high as the synthetic data: this metric says nothing "
+                                        "about the generator on this data."))
+        else:
+            checks.append(Check("ok", "Compared with a fresh sample of real people (the holdout)."))
+    if "holdout" in needs and n_hold is not None and n_real and n_hold < 0.5 * n_real:
+        checks.append(Check("warn", f"The holdout ({n_hold:,} rows) is much smaller than the real table ({n_real:,}): "
+                                    "the comparison is less reliable."))
+    if info is not None and info.uses_classifier and n_real < 500:
+        checks.append(Check("warn", "A classifier trained on fewer than 500 real rows gives a noisy score."))
+    worst = "fail" if any(c.status == "fail" for c in checks) else "warn" if any(c.status == "warn" for c in checks) \
+        else "ok"
+    if worst == "ok":
+        return _answer("good", "Applies", f"{name}'s assumptions hold on this data.", checks)
+    return _answer("caveat", "Applies with caveats", f"Read {name} with the caveats below.", checks)
+
+
+def family_needs_baseline(info) -> bool:
+    """Metrics of the review (§1–2) are calibrated against the holdout (metrics.md §5)."""
+    return info.family in ("Simulation-based", "Distance-based", "Classifier-based")
+
+
+# --------------------------------------------------------------------------------------------------
+# which records are flagged by which metrics
+# --------------------------------------------------------------------------------------------------
+def record_flags(report, metric_ids: Sequence[str] | None = None) -> pd.DataFrame:
+    """Real records × metrics: True where the metric flags the record (real-unit metrics only).
+
+    Metrics without per-record values on real records are left out; values a metric did not measure
+    are False.
+    """
+    n = len(report.data.real) if report.data is not None else report.rows.get("real", 0)
+    cols = {}
+    for mid in metric_ids if metric_ids is not None else list(report):
+        if mid not in report:
+            continue
+        res = report[mid]
+        if not res.applicable or res.per_record is None or res.per_record_unit != "real":
+            continue
+        pr = np.asarray(res.per_record, dtype=float)
+        if len(pr) != n:
+            continue
+        rule = flag_rule(res)
+        if rule is None:
+            continue
+        cols[F.metric_name(mid)] = rule.apply(pr)
+    return pd.DataFrame(cols, index=pd.RangeIndex(n, name="real row"))
+
+
+def disagreements(flags: pd.DataFrame, *, max_rows: int = 10) -> pd.DataFrame:
+    """Patterns of records flagged by some metrics and not others, with counts and example rows."""
+    if flags.shape[1] < 2:
+        return pd.DataFrame(columns=["flagged by", "not flagged by", "records", "example rows"])
+    some = flags.any(axis=1) & ~flags.all(axis=1)
+    sub = flags[some]
+    if sub.empty:
+        return pd.DataFrame(columns=["flagged by", "not flagged by", "records", "example rows"])
+    names = np.array(flags.columns)
+    keys = sub.apply(lambda r: tuple(bool(x) for x in r), axis=1)
+    rows = []
+    for pattern, idx in sub.groupby(keys).groups.items():
+        mask = np.array(pattern)
+        rows.append({
+            "flagged by": ", ".join(names[mask]),
+            "not flagged by": ", ".join(names[~mask]),
+            "records": len(idx),
+            "example rows": ", ".join(str(i) for i in list(idx)[:max_rows]),
+        })
+    return pd.DataFrame(rows).sort_values("records", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def riskiest_record(report, metric_ids: Sequence[str] | None = None) -> int:
+    """The real record flagged by the most metrics (ties: highest mean per-record risk, then lowest row)."""
+    flags = record_flags(report, metric_ids)
+    n = len(flags)
+    if n == 0:
+        return 0
+    count = flags.sum(axis=1).to_numpy(dtype=float) if flags.shape[1] else np.zeros(n)
+    risks = []
+    for mid in metric_ids if metric_ids is not None else list(report):
+        if mid in report:
+            res = report[mid]
+            if res.applicable and res.per_record is not None and res.per_record_unit == "real" \
+                    and len(res.per_record) == n:
+                risks.append(np.nan_to_num(np.asarray(res.per_record, dtype=float), nan=0.0))
+    mean = np.mean(risks, axis=0) if risks else np.zeros(n)
+    order = np.lexsort((np.arange(n), -mean, -count))
+    return int(order[0])
+
+
+# --------------------------------------------------------------------------------------------------
+# exports
+# --------------------------------------------------------------------------------------------------
+def combined_json(reports: Mapping[str, Any], *, indent: int | None = 2, settings: Mapping[str, Any] | None = None) -> str:
+    """One JSON document with every synthetic table's report (each in the product.md contract)."""
+    doc: dict[str, Any] = {"tables": {name: rep.to_dict() for name, rep in reports.items()}}
+    if settings:
+        doc["settings"] = json.loads(json.dumps(settings, default=str))
+    return json.dumps(doc, indent=indent, allow_nan=False)
+
+
+_CSS = """
+:root { --blue: #0072B2; --orange: #E69F00; --verm: #D55E00; --ink: #1b1b1b; }
+* { box-sizing: border-box; }
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
+       color: var(--ink); margin: 0 auto; max-width: 1100px; padding: 1.5rem; line-height: 1.45; }
+h1 { font-size: 1.7rem; margin-bottom: .2rem; } h2 { border-bottom: 2px solid #ddd; padding-bottom: .2rem;
+     margin-top: 2.2rem; } h3 { margin-bottom: .3rem; }
+.muted { color: #555; font-size: .92rem; }
+table { border-collapse: collapse; width: 100%; margin: .6rem 0 1rem; font-size: .92rem; }
+th, td { border: 1px solid #ccc; padding: .3rem .5rem; text-align: left; vertical-align: top; }
+th { background: #f3f3f3; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+.badge { display: inline-block; padding: .1rem .55rem; border-radius: .8rem; font-weight: 600; font-size: .85rem;
+         white-space: nowrap; }
+.card { border: 1px solid #ccc; border-radius: .5rem; padding: .8rem 1rem; margin: 1rem 0; }
+.card.na { background: #fafafa; }
+.warn { border-left: 4px solid var(--orange); background: #fff8e6; padding: .4rem .7rem; margin: .4rem 0; }
+.figure { margin: .8rem 0; } .caption { font-size: .9rem; color: #333; margin: .2rem 0; }
+details { margin: .3rem 0; } summary { cursor: pointer; }
+ol, ul { margin: .3rem 0 .3rem 1.2rem; padding: 0; }
+"""
+
+
+def _badge(word: str, icon: str, colour: str, text_colour: str) -> str:
+    return (f'<span class="badge" style="background:{colour};color:{text_colour}">'
+            f'<span aria-hidden="true">{html.escape(icon)}</span> {html.escape(word)}</span>')
+
+
+def _level_badge(level: Level) -> str:
+    return _badge(level.word, level.icon, level.colour, level.text_colour)
+
+
+def _answer_badge(answer: Answer) -> str:
+    return _badge(answer.word, answer.icon, answer.colour, answer.text_colour)
+
+
+def _num(x: float | None, digits: int = 3) -> str:
+    if x is None:
+        return "—"
+    try:
+        x = float(x)
+    except (TypeError, ValueError):
+        return "—"
+    return f"{x:.{digits}f}" if math.isfinite(x) else "—"
+
+
+class _FigureWriter:
+    """Embeds Plotly figures; plotly.js goes inline exactly once (the first figure)."""
+
+    def __init__(self):
+        self.first = True
+
+    def __call__(self, figure: F.Figure) -> str:
+        body = figure.fig.to_html(full_html=False, include_plotlyjs=self.first, include_mathjax=False,
+                                  config={"displaylogo": False, "responsive": True})
+        self.first = False
+        return (f'<figure class="figure" role="group" aria-label="{html.escape(figure.alt)}">{body}'
+                f'<figcaption class="caption">{html.escape(figure.caption)}</figcaption>'
+                f'<details><summary>Text description</summary><p>{html.escape(figure.alt)}</p></details></figure>')
+
+
+def _metric_section(report, metric_id: str, write_fig: _FigureWriter, threshold: float | None,
+                    include_figures: bool) -> str:
+    res = report[metric_id]
+    a = assess(metric_id, res)
+    info = _info(metric_id)
+    out = [f'<div class="card{"" if a.applicable else " na"}">',
+           f"<h3>{html.escape(a.name)} <span class=\"muted\">({html.escape(metric_id)}, {html.escape(a.family)})"
+           f"</span></h3>"]
+    if not a.applicable:
+        out.append(f"<p>{_level_badge(a.level)} {html.escape(a.reason or 'not computed')}</p></div>")
+        return "".join(out)
+    parts = [f"Risk <strong>{_num(a.risk)}</strong>"]
+    if res.interval is not None:
+        parts.append(f"95% interval {_num(res.interval[0])}–{_num(res.interval[1])}")
+    if a.baseline is not None:
+        parts.append(f"fresh-sample baseline {_num(a.baseline)}")
+        parts.append(f"excess risk {_num(a.excess)}")
+    if res.raw is not None:
+        parts.append(f"raw value {_num(res.raw)}")
+    out.append(f"<p>{_level_badge(a.level)} {' · '.join(parts)}</p>")
+    out.append(f'<p class="muted">Level measured against the {html.escape(a.reference_label)} '
+               f"({_num(a.reference)}).</p>")
+    share = dataset_shareable(metric_id, res, threshold)
+    applies = metric_applies(report, metric_id)
+    out.append(f"<p><strong>Is the dataset shareable?</strong> {_answer_badge(share)} {html.escape(share.text)}</p>")
+    out.append(f"<p><strong>Does this metric apply here?</strong> {_answer_badge(applies)} "
+               f"{html.escape(applies.text)}</p>")
+    if applies.checks:
+        marks = {"ok": "✓", "warn": "⚠", "fail": "✖"}
+        out.append("<ul>" + "".join(f"<li><span aria-hidden=\"true\">{marks[c.status]}</span> "
+                                    f"{html.escape(c.text)}</li>" for c in applies.checks) + "</ul>")
+    for w in res.warnings:
+        out.append(f'<div class="warn">⚠ {html.escape(w)}</div>')
+    if info is not None:
+        e = info.explanation
+        out.append("<details open><summary>What this score means</summary>")
+        out.append(f"<p><strong>High:</strong> {html.escape(e.high)}<br><strong>Low:</strong> {html.escape(e.low)}</p>")
+        out.append(f"<p><strong>The attack:</strong> {html.escape(e.attack)}</p>")
+        out.append("<ol>" + "".join(f"<li>{html.escape(s)}</li>" for s in e.steps) + "</ol>")
+        out.append(f"<p><strong>Blind spots:</strong> {html.escape(e.blind_spots)}</p>")
+        if e.note:
+            out.append(f"<p><strong>Note:</strong> {html.escape(e.note)}</p>")
+        out.append(f'<p class="muted">Reference: {html.escape(info.reference)}</p></details>')
+    if include_figures:
+        for fig in F.metric_figures(report, metric_id):
+            if fig.title.startswith("Map of real and synthetic"):
+                continue  # one map per table, drawn in the table's section
+            out.append(write_fig(fig))
+    out.append("</div>")
+    return "".join(out)
+
+
+def html_report(
+    reports: Mapping[str, Any],
+    *,
+    title: str = "Privacy report for synthetic data",
+    settings: Mapping[str, Any] | None = None,
+    threshold: float | None = None,
+    include_figures: bool = True,
+) -> str:
+    """A self-contained HTML report of one or more evaluations (synthetic table name → Report).
+
+    Inline CSS, plotly.js embedded once inline (``include_plotlyjs=True``), system fonts only: the file
+    opens offline and fetches nothing.
+    """
+    write_fig = _FigureWriter()
+    now = _dt.datetime.now().strftime("%Y-%m-%d %H:%M")
+    body = [f"<h1>{html.escape(title)}</h1>",
+            f'<p class="muted">Generated {now} by privcore. Risk runs from 0 (complete privacy) to 1 (no privacy). '
+            "Levels: " + ", ".join(f"{_level_badge(LEVELS[k])}" for k in ("low", "moderate", "high"))
+            + f" — risk at most {LEVEL_BANDS[0]:g}, at most {LEVEL_BANDS[1]:g}, or more above the reference.</p>",
+            f'<p class="muted">{html.escape(THRESHOLD_REASON)}</p>']
+    if settings:
+        body.append("<details><summary>Settings</summary><pre>"
+                    + html.escape(json.dumps(settings, indent=2, default=str)) + "</pre></details>")
+    # side-by-side table
+    ids = list(dict.fromkeys(mid for rep in reports.values() for mid in rep))
+    head = "".join(f"<th>{html.escape(name)}</th>" for name in reports)
+    rows = []
+    for mid in ids:
+        cells = []
+        for rep in reports.values():
+            if mid not in rep:
+                cells.append("<td>—</td>")
+                continue
+            a = assess(mid, rep[mid])
+            cells.append(f'<td class="num">{_level_badge(a.level)} {_num(a.risk)}'
+                         + (f"<br><span class=\"muted\">baseline {_num(a.baseline)}</span>" if a.baseline is not None
+                            else "") + "</td>")
+        rows.append(f"<tr><th>{html.escape(F.metric_name(mid))}</th>{''.join(cells)}</tr>")
+    body.append("<h2>All metrics side by side</h2>")
+    body.append(f"<table><thead><tr><th>Metric</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
+    if include_figures:
+        body.append(write_fig(F.scores_chart(reports)))
+    for name, rep in reports.items():
+        body.append(f"<h2>Synthetic table: {html.escape(name)}</h2>")
+        r = rep.rows
+        body.append(f"<p>Rows: {r.get('real')} real, {r.get('synthetic')} synthetic"
+                    + (f", {r.get('holdout')} holdout" if r.get("holdout") is not None else ", no holdout")
+                    + f". Computed in {rep.seconds:.1f} s.</p>")
+        for w in rep.warnings:
+            body.append(f'<div class="warn">⚠ {html.escape(w)}</div>')
+        if include_figures and rep.data is not None and rep.shared is not None:
+            body.append(write_fig(F.famd_map(rep, max_points=1000, max_links=100)))
+        by_family: dict[str, list[str]] = {}
+        for mid in rep:
+            info = _info(mid)
+            by_family.setdefault(info.family if info else "Other", []).append(mid)
+        for family in [*registry.FAMILIES, "Other"]:
+            if family not in by_family:
+                continue
+            body.append(f"<h3>{html.escape(family)} metrics</h3>")
+            for mid in by_family[family]:
+                body.append(_metric_section(rep, mid, write_fig, threshold, include_figures))
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>"
+            + "\n".join(body) + "</body></html>")
