@@ -44,6 +44,8 @@ __all__ = [
     "scores_chart",
     "narrowing",
     "rare_values",
+    "flag_counts",
+    "flag_overlap",
     "metric_figures",
     "metric_name",
     "attack_rates",
@@ -89,7 +91,7 @@ BINS = 40
 
 #: Which vector space each distance metric reads its neighbours from (metrics.md §2–3).
 METRIC_SPACE: dict[str, str] = {
-    "cvp": "E", "dvp": "E", "auth": "E", "nsnd": "E", "mdcr": "E", "nnaa": "E", "idscore": "E",
+    "cvp": "E", "dvp": "E", "auth": "E", "nsnd": "E", "mdcr": "E", "nnaa": "E", "idscore": "E_idscore",
     "nndr": "phi", "dcr": "phi", "hidr": "phi",
     "dcr_test": "E", "nndr_test": "E", "ims_test": "E", "mia_distance": "E", "mia_calibrated": "E",
 }
@@ -584,6 +586,57 @@ def rare_values(
     return Figure(fig, caption, alt, title)
 
 
+def flag_counts(flags) -> Figure:
+    """How many metrics flag each real record (``flags``: DataFrame, records × metrics, booleans)."""
+    title = "How many metrics flag each real person"
+    if flags is None or flags.shape[1] == 0 or len(flags) == 0:
+        return _empty(title, "No metric gives per-person flags.")
+    per_record = flags.sum(axis=1).to_numpy()
+    m = flags.shape[1]
+    counts = np.bincount(per_record, minlength=m + 1)
+    colours = [ROLE_COLOURS["real"] if k == 0 else OKABE_ITO["vermillion"] if k == m else OKABE_ITO["orange"]
+               for k in range(m + 1)]
+    fig = go.Figure(go.Bar(x=list(range(m + 1)), y=counts, marker={"color": colours},
+                           text=[f"{c:,}" for c in counts], textposition="outside",
+                           hovertemplate="flagged by %{x} metric(s): %{y:,} people<extra></extra>"))
+    _layout(fig, title, f"number of metrics (of {m}) that flag the person", "real people")
+    some = int(np.sum((per_record > 0) & (per_record < m)))
+    caption = ("People in the middle bars are flagged by some metrics and not by others: the metrics disagree about "
+               "them, so one score alone would give a partial picture.")
+    alt = (f"Bar chart over {len(flags):,} real people: {counts[0]:,} flagged by no metric, {counts[m]:,} by all {m}, "
+           f"{some:,} by some but not all.")
+    return Figure(fig, caption, alt, title)
+
+
+def flag_overlap(flags) -> Figure:
+    """Heatmap: records flagged by the row metric but not by the column metric."""
+    title = "Where metrics disagree: flagged by one, not by the other"
+    if flags is None or flags.shape[1] < 2:
+        return _empty(title, "At least two metrics with per-person flags are needed.")
+    f = flags.to_numpy(dtype=bool)
+    names = [str(c) for c in flags.columns]
+    short = [n.split("(")[-1].rstrip(")") if "(" in n else n for n in names]
+    matrix = (f[:, :, None] & ~f[:, None, :]).sum(axis=0)
+    fig = go.Figure(go.Heatmap(
+        z=matrix, x=short, y=short, text=matrix, texttemplate="%{text}",
+        colorscale=[[0.0, "#FFFFFF"], [1.0, OKABE_ITO["blue"]]], showscale=True,
+        hovertemplate="flagged by %{y}, not by %{x}: %{z:,} people<extra></extra>",
+        colorbar={"title": {"text": "people"}},
+    ))
+    _layout(fig, title, "…but not flagged by this metric", "flagged by this metric…",
+            height=max(360, 80 + 34 * len(names)))
+    fig.update_yaxes(autorange="reversed", showgrid=False)
+    fig.update_xaxes(showgrid=False, tickangle=-45)
+    off = matrix + matrix.T
+    np.fill_diagonal(off, -1)
+    i, j = np.unravel_index(int(np.argmax(off)), off.shape)
+    caption = ("Each cell counts real people the row's metric flags while the column's metric does not; dark cells "
+               "mark pairs of metrics that see different risks.")
+    alt = (f"Heatmap of {len(names)} metrics. The largest disagreement is between {names[i]} and {names[j]}: "
+           f"{matrix[i, j]:,} people flagged only by the first and {matrix[j, i]:,} only by the second.")
+    return Figure(fig, caption, alt, title)
+
+
 # --------------------------------------------------------------------------------------------------
 # builders that read a Report
 # --------------------------------------------------------------------------------------------------
@@ -735,7 +788,14 @@ def _find(obj: Any, names: Sequence[str], depth: int = 0) -> Any:
 
 def _rate(value: Any) -> tuple[float, float | None, float | None] | None:
     """(value, low, high) from a SuccessRate, {"value", "error"}, {"rate", "interval"}, a pair or a float."""
-    if value is None:
+    try:
+        return _rate_unchecked(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _rate_unchecked(value: Any) -> tuple[float, float | None, float | None] | None:
+    if value is None or isinstance(value, (bool, np.bool_)):
         return None
     if hasattr(value, "value") and hasattr(value, "error"):
         v, e = float(value.value), float(value.error)
@@ -760,14 +820,35 @@ def _rate(value: Any) -> tuple[float, float | None, float | None] | None:
     return None
 
 
+def _find_rate(obj: Any, names: Sequence[str], depth: int = 0) -> tuple[float, float | None, float | None] | None:
+    """First value under one of ``names`` (breadth first through nested mappings) that reads as a rate.
+
+    Attack details also store per-attack records under "main"/"control" (targets, guesses...); those do
+    not read as rates and are skipped.
+    """
+    if depth > 4 or not isinstance(obj, Mapping):
+        return None
+    for n in names:
+        if n in obj:
+            rate = _rate(obj[n])
+            if rate is not None and math.isfinite(rate[0]):
+                return rate
+    for value in obj.values():
+        if isinstance(value, Mapping):
+            found = _find_rate(value, names, depth + 1)
+            if found is not None:
+                return found
+    return None
+
+
 def attack_rates(details: Mapping[str, Any]) -> dict[str, tuple[float, float | None, float | None]]:
     """Main, baseline and control success rates found in an attack metric's ``details``."""
     out = {}
     for label, names in (("main", ("main", "main_rate", "main_attack")),
                          ("baseline", ("baseline", "baseline_rate", "baseline_attack")),
                          ("control", ("control", "control_rate", "control_attack"))):
-        rate = _rate(_find(details, names))
-        if rate is not None and math.isfinite(rate[0]):
+        rate = _find_rate(details, names)
+        if rate is not None:
             out[label] = rate
     return out if "main" in out else {}
 
@@ -787,6 +868,8 @@ def roc_data(details: Mapping[str, Any]) -> tuple[dict[str, tuple[np.ndarray, np
                 aucs[label] = float(auc["value"])
 
     take("attack", details)
+    if "roc_fpr" in details and "roc_tpr" in details and details["roc_fpr"] is not None:
+        curves["attack"] = (np.asarray(details["roc_fpr"], dtype=float), np.asarray(details["roc_tpr"], dtype=float))
     roc = _find(details, ("roc", "roc_curve", "curve", "curves"))
     if isinstance(roc, Mapping):
         if "fpr" in roc:
@@ -864,7 +947,8 @@ def metric_figures(report, metric_id: str) -> list[Figure]:
 
     Reads only what the evaluation computed: the metric's ``per_record``, ``details``, interval and
     baseline, and the report's shared neighbour passes (computed on first use when the metric itself
-    did not need them).
+    did not need them). A metric whose details are unknown here gets the distribution of its per-record
+    risks.
     """
     result = report[metric_id]
     name = metric_name(metric_id)
@@ -875,6 +959,7 @@ def metric_figures(report, metric_id: str) -> list[Figure]:
     base_pr = getattr(result.baseline_output, "per_record", None)
     space = METRIC_SPACE.get(metric_id)
     has_shared = getattr(report, "shared", None) is not None and report.data is not None
+    is_membership = "member_scores" in details and "nonmember_scores" in details
 
     # attack-based: interval bars of main / baseline / control
     rates = attack_rates(details)
@@ -883,10 +968,21 @@ def metric_figures(report, metric_id: str) -> list[Figure]:
         if result.risk is not None and result.interval is not None:
             risk = (result.risk, result.interval[0], result.interval[1])
         figs.append(attack_intervals(rates, name=name, risk=risk))
-    # membership inference: ROC curve
+    # membership inference: ROC curve and the attack scores of members and non-members
     curves, aucs = roc_data(details)
     if curves:
         figs.append(roc_curves(curves, name=name, aucs=aucs))
+    if is_membership:
+        figs.append(_membership_scores(details, name))
+    if "auc_interval" in details or "advantage_interval" in details:
+        rows = {}
+        for key, label in (("auc", "ROC AUC (0.5 = chance)"), ("advantage", "advantage max(TPR − FPR)"),
+                           ("tpr_at_0.01", "TPR at FPR 1%"), ("tpr_at_0.1", "TPR at FPR 10%")):
+            if details.get(key) is not None:
+                iv = details.get(f"{key}_interval")
+                rows[label] = (float(details[key]), *(iv if iv is not None else (None, None)))
+        if rows:
+            figs.append(attack_intervals(rows, name=name))
     # SynQP: value per epsilon
     series = _epsilon_series(details)
     if series:
@@ -897,17 +993,23 @@ def metric_figures(report, metric_id: str) -> list[Figure]:
         figs.append(fold_scores(folds[0], name=name, label=folds[1], chance=0.5))
     # distance metrics: the distances themselves
     if has_shared and metric_id in ("cvp", "dvp", "nsnd"):
-        figs.append(normalised_distance_histogram(report, name=name))
-    if has_shared and space in ("E", "phi") and metric_id not in ("cvp", "dvp", "nsnd", "ims_test"):
-        if metric_id in ("dcr_test", "nndr_test") and report.data.holdout is not None:
-            figs.append(_proxy_histogram(report, metric_id, name))
-        else:
-            figs.append(distance_comparison(report, space, name=name))
+        marks = {}
+        for mid, default, label in (("cvp", 0.2, "CVP"), ("dvp", 0.8, "DVP")):
+            t = (report[mid].params.get("threshold") if mid in report else None) or default
+            marks[f"{label} threshold {float(t):g}"] = float(t)
+        figs.append(normalised_distance_histogram(report, name=name, thresholds=marks))
+    if has_shared and metric_id in ("dcr_test", "nndr_test") and "synthetic_values" in details:
+        figs.append(_proxy_histogram(details, metric_id, name))
+    elif has_shared and metric_id == "ims_test":
+        figs.append(_ims_bars(details, name))
+    elif has_shared and space in ("E", "phi", "E_idscore") and metric_id not in (
+            "cvp", "dvp", "nsnd", "mia_distance", "mia_calibrated"):
+        figs.append(distance_comparison(report, space, name=name))
     # per-record risk distribution (the generic fallback, and useful for most metrics)
-    if result.per_record is not None and len(result.per_record):
+    if result.per_record is not None and len(result.per_record) and not is_membership:
         figs.append(per_record_distribution(result.per_record, base_pr, name=name, unit=result.per_record_unit))
-    # the FAMD map for the projection metrics and as a general picture
-    if has_shared and (space == "phi" or metric_id in ("crp", "hitr", "cvp", "auth")):
+    # the FAMD map for the projection metrics and the copy-detecting ones
+    if has_shared and (space == "phi" or metric_id in ("crp", "hitr", "cvp", "auth", "mia_distance")):
         figs.append(famd_map(report))
     if not figs:
         if result.risk is not None:
@@ -917,27 +1019,60 @@ def metric_figures(report, metric_id: str) -> list[Figure]:
     return figs
 
 
-def _proxy_histogram(report, metric_id: str, name: str) -> Figure:
-    """DCR/NNDR holdout tests: synthetic→real against holdout→real, with both 5th percentiles."""
-    zy = _neighbours(report, "E", "synthetic", "real")
-    hy = _neighbours(report, "E", "holdout", "real")
-    if metric_id == "nndr_test":
-        def ratio(nb):
-            with np.errstate(divide="ignore", invalid="ignore"):
-                r = np.where(nb.d1 == 0, 0.0, nb.d1 / nb.d2)
-            return r
-        groups = {"synthetic → real": ratio(zy), "holdout → real": ratio(hy)}
-        x_title = "nearest / second-nearest distance ratio"
-    else:
-        groups = {"synthetic → real": zy.d1, "holdout → real": hy.d1}
-        x_title = "distance to the closest real record (E)"
-    p5 = {f"5th percentile, {k.split(' ')[0]}": float(np.quantile(_finite(v), 0.05)) for k, v in groups.items()}
-    caption = ("The test passes when synthetic records are not markedly closer to real ones than fresh real people are; "
-               "passing does not prove privacy (a copied rare value can hide in the tail).")
-    alt = (f"Histograms of {x_title} for synthetic→real and holdout→real; 5th percentiles: "
-           + ", ".join(f"{k} {v:.3g}" for k, v in p5.items()) + ".")
+def _membership_scores(details: Mapping[str, Any], name: str) -> Figure:
+    members = _finite(details["member_scores"])
+    non = _finite(details["nonmember_scores"])
+    groups = {"members (training records)": members, "non-members (holdout)": non}
+    q99 = float(np.quantile(non, 0.99)) if len(non) else None
+    caption = ("The attacker scores each person; if training records (members) score higher than people who were "
+               "not in the training data, the attacker can tell who was in it.")
+    alt = (f"Histograms of {name} attack scores: {len(members):,} members (median {np.median(members):.3g}) and "
+           f"{len(non):,} non-members (median {np.median(non):.3g})"
+           + (f"; {np.mean(members > q99):.1%} of members score above the level only 1% of non-members exceed."
+              if q99 is not None else "."))
+    return distance_histogram(groups, title=f"{name}: attack scores of members and non-members",
+                              x_title="attack score (higher = judged more likely a member)", caption=caption, alt=alt,
+                              markers={"1% of non-members above": q99} if q99 is not None else None,
+                              colours={"members (training records)": ROLE_COLOURS["real"],
+                                       "non-members (holdout)": ROLE_COLOURS["holdout"]})
+
+
+def _ims_bars(details: Mapping[str, Any], name: str) -> Figure:
+    title = f"{name}: identical copies of real records"
+    syn, hold = details.get("ims_synthetic"), details.get("ims_holdout")
+    if syn is None or hold is None:
+        return _empty(title, f"{name} reported no shares.")
+    fig = go.Figure(go.Bar(x=["synthetic rows", "holdout rows (fresh real people)"], y=[syn, hold],
+                           marker={"color": [ROLE_COLOURS["synthetic"], ROLE_COLOURS["holdout"]],
+                                   "pattern": {"shape": ["", "/"]}},
+                           text=[_pct(float(syn)), _pct(float(hold))], textposition="outside"))
+    _layout(fig, title, "", "share identical to a real training record")
+    fig.update_yaxes(tickformat=".0%", range=[0, max(0.05, 1.25 * max(float(syn), float(hold)))])
+    caption = ("Some fresh real people match a training record exactly by coincidence; synthetic rows should not "
+               "match more often than that.")
+    alt = (f"Bar chart: {float(syn):.1%} of synthetic rows and {float(hold):.1%} of holdout rows are identical to a "
+           "real training record.")
+    return Figure(fig, caption, alt, title)
+
+
+def _proxy_histogram(details: Mapping[str, Any], metric_id: str, name: str) -> Figure:
+    """DCR/NNDR holdout tests: synthetic→real against holdout→real, with both percentiles."""
+    q = float(details.get("percentile", 5))
+    groups = {"synthetic → real": details["synthetic_values"], "holdout → real": details["holdout_values"]}
+    x_title = ("nearest / second-nearest distance ratio" if metric_id == "nndr_test"
+               else "distance to the closest real record (E)")
+    marks = {f"{q:g}th percentile, synthetic": details.get("p_synthetic"),
+             f"{q:g}th percentile, holdout": details.get("p_holdout")}
+    caption = ("The test passes when synthetic records are not markedly closer to real ones than fresh real people "
+               "are; passing does not prove privacy (a copied rare value can hide in the tail).")
+    alt = (f"Histograms of {x_title} for synthetic→real and holdout→real rows; {q:g}th percentiles "
+           + ", ".join(f"{k.split(', ')[1]} {_fmt(v)}" for k, v in marks.items())
+           + (f"; the test {'passes' if details.get('passes') else 'fails'}." if "passes" in details else ".")
+           + (f" {details['closer_to_real_share']:.1%} of synthetic rows are closer to the training table than to "
+              f"the holdout (about {details['closer_to_real_expected']:.0%} expected for a fresh sample)."
+              if "closer_to_real_share" in details and "closer_to_real_expected" in details else ""))
     return distance_histogram(groups, title=f"{name}: synthetic versus fresh real records", x_title=x_title,
-                              caption=caption, alt=alt, markers=p5,
+                              caption=caption, alt=alt, markers=marks,
                               colours={"synthetic → real": ROLE_COLOURS["synthetic"],
                                        "holdout → real": ROLE_COLOURS["holdout"]})
 

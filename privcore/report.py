@@ -51,6 +51,8 @@ __all__ = [
     "record_flags",
     "disagreements",
     "riskiest_record",
+    "worked_computation",
+    "nearest_records",
     "combined_json",
     "html_report",
 ]
@@ -242,7 +244,8 @@ class FlagRule:
 def flag_rule(result) -> FlagRule | None:
     """How a metric's per-record values turn into "this record is flagged".
 
-    Indicator metrics (values 0 or 1) flag the records at 1. Other metrics flag a record whose value is
+    Membership-inference metrics (per-record attack scores) flag a member scored above the 99th
+    percentile of the non-members' scores. Indicator metrics (values 0 or 1) flag the records at 1. Other metrics flag a record whose value is
     above 99 % of the values measured with a fresh sample in place of the synthetic data (and above 0.5);
     without a holdout, a value of at least 0.8.
     """
@@ -252,6 +255,14 @@ def flag_rule(result) -> FlagRule | None:
     finite = values[np.isfinite(values)]
     if len(finite) == 0:
         return None
+    details = result.details or {}
+    if "member_scores" in details and "nonmember_scores" in details:
+        non = np.asarray(details["nonmember_scores"], dtype=float)
+        non = non[np.isfinite(non)]
+        if len(non):
+            cutoff = float(np.quantile(non, 0.99))
+            return FlagRule(cutoff, True, "flagged when the attack scores this person above the level only 1% of "
+                            "non-members (holdout) exceed, so the attacker could accuse them while rarely being wrong")
     if np.all(np.isin(finite, (0.0, 1.0))):
         return FlagRule(0.5, False, "flagged when its per-record value is 1")
     base = getattr(result.baseline_output, "per_record", None)
@@ -475,6 +486,68 @@ def riskiest_record(report, metric_ids: Sequence[str] | None = None) -> int:
     mean = np.mean(risks, axis=0) if risks else np.zeros(n)
     order = np.lexsort((np.arange(n), -mean, -count))
     return int(order[0])
+
+
+def nearest_records(report, row: int, space: str = "E") -> pd.DataFrame:
+    """Real record ``row`` next to its nearest synthetic and nearest other real records in ``space``.
+
+    Read from the report's shared neighbour passes (the same ones the distance metrics used; computed
+    once on first use otherwise). Columns: the person, then each neighbour labelled with its row and
+    distance; rows: the analysed attributes.
+    """
+    data = report.data
+    nb_syn = report.shared.neighbours(space, "real", "synthetic")
+    nb_real = report.shared.neighbours(space, "real", "real")
+    cols = {f"real row {row} (this person)": data.real.iloc[row]}
+    for k in range(2):
+        j = int(nb_syn.index[row, k])
+        if j >= 0:
+            cols[f"synthetic row {j} (distance {nb_syn.distance[row, k]:.4g})"] = data.synthetic.iloc[j]
+    j = int(nb_real.index[row, 0])
+    if j >= 0:
+        cols[f"nearest other real row {j} (distance {nb_real.distance[row, 0]:.4g})"] = data.real.iloc[j]
+    return pd.DataFrame(cols).astype(str)
+
+
+def worked_computation(report, metric_id: str, row: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The numbers behind ``metric_id``'s value for real record ``row``, from the metric's own output.
+
+    Returns
+    -------
+    per_record : DataFrame
+        Every per-record quantity the metric computed (its ``per_record`` value and each per-real-record
+        array in ``details``: distances, pool sizes, hits...) at ``row``.
+    constants : DataFrame
+        The scalar quantities of the same computation (thresholds, d_min, d_max, medians...).
+    """
+    result = report[metric_id]
+    n = report.rows.get("real") or 0
+    items: list[tuple[str, str]] = []
+    constants: list[tuple[str, str]] = []
+    if result.per_record is not None and result.per_record_unit == "real" and len(result.per_record) == n:
+        items.append(("per-record value (feeds the score)", _plain(result.per_record[row])))
+    for key, value in (result.details or {}).items():
+        if isinstance(value, np.ndarray) and value.ndim >= 1 and len(value) == n and result.per_record_unit != "synthetic":
+            items.append((key, _plain(value[row])))
+        elif isinstance(value, (int, float, np.integer, np.floating, bool, np.bool_, str)):
+            constants.append((key, _plain(value)))
+    for key, value in (result.params or {}).items():
+        if isinstance(value, (int, float, np.integer, np.floating, str)) and not isinstance(value, bool):
+            constants.append((f"parameter {key}", _plain(value)))
+    if result.risk is not None:
+        constants.append(("score (risk)", _plain(result.risk)))
+    return (pd.DataFrame(items, columns=["quantity", "value for this record"]),
+            pd.DataFrame(constants, columns=["quantity", "value"]))
+
+
+def _plain(value: Any) -> str:
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (float, np.floating)):
+        return f"{float(value):.4g}" if math.isfinite(float(value)) else str(float(value))
+    if isinstance(value, np.ndarray):
+        return ", ".join(_plain(v) for v in value.ravel()[:6])
+    return str(value)
 
 
 # --------------------------------------------------------------------------------------------------

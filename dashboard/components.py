@@ -1,0 +1,230 @@
+"""Shared pieces of the Results and Learn pages: badges, score cards, explanations, figures, explorer.
+
+Everything here draws; nothing computes a metric. Levels, the three questions and the record flags come
+from :mod:`privcore.report`, figures from :mod:`privcore.figures`, so the dashboard and the exported HTML
+report say the same thing. A verdict is always a word and an icon as well as a colour.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Mapping
+
+import pandas as pd
+import streamlit as st
+
+from privcore import figures as F
+from privcore import registry
+from privcore import report as R
+
+#: Plotly options for every chart: no Plotly logo link, no "edit in Chart Studio" (nothing leaves the machine).
+PLOTLY_CONFIG = {"displaylogo": False, "showLink": False, "showSendToCloud": False, "showEditInChartStudio": False}
+
+
+def badge_html(word: str, icon: str, colour: str, text_colour: str) -> str:
+    """An inline badge: icon + word on a colour-blind-safe background."""
+    return (
+        f'<span style="display:inline-block;padding:0.1rem 0.6rem;border-radius:0.8rem;background:{colour};'
+        f'color:{text_colour};font-weight:600;font-size:0.9rem;white-space:nowrap">'
+        f'<span aria-hidden="true">{html.escape(icon)}</span> {html.escape(word)}</span>'
+    )
+
+
+def level_badge(level: R.Level, prefix: str = "") -> str:
+    return badge_html(f"{prefix}{level.word}", level.icon, level.colour, level.text_colour)
+
+
+def answer_badge(answer: R.Answer) -> str:
+    return badge_html(answer.word, answer.icon, answer.colour, answer.text_colour)
+
+
+def markdown_html(text: str) -> None:
+    st.markdown(text, unsafe_allow_html=True)
+
+
+def level_legend() -> None:
+    """One line explaining the three levels."""
+    lo, hi = R.LEVEL_BANDS
+    markdown_html(
+        " ".join(level_badge(R.LEVELS[k]) for k in ("low", "moderate", "high"))
+        + f"&nbsp; Risk above the reference (the fresh-sample baseline when a holdout exists, otherwise the "
+        f"metric's chance level or 0): at most {lo:g}, at most {hi:g}, or more. Risk runs from 0 (complete "
+        "privacy) to 1 (no privacy)."
+    )
+
+
+def show_figure(figure: F.Figure, key: str) -> None:
+    """A Plotly figure with its one-sentence caption and its text alternative."""
+    st.plotly_chart(figure.fig, key=key, alt=figure.alt, config=PLOTLY_CONFIG, theme=None)
+    st.caption(figure.caption)
+    with st.expander("Text description of this figure"):
+        st.write(figure.alt)
+
+
+def _fmt(x: float | None, digits: int = 3, sign: bool = False) -> str:
+    if x is None:
+        return "—"
+    return f"{x:+.{digits}f}" if sign else f"{x:.{digits}f}"
+
+
+def score_card(metric_id: str, result) -> None:
+    """A bordered card: name, level (word + icon + colour), risk, baseline, excess, interval, warnings."""
+    a = R.assess(metric_id, result)
+    with st.container(border=True):
+        st.markdown(f"**{a.name}**")
+        if not a.applicable:
+            markdown_html(level_badge(a.level))
+            st.caption(f"Not computed: {a.reason or 'no reason given'}")
+            return
+        markdown_html(f"{level_badge(a.level, 'Risk level: ')} &nbsp; <span style='font-size:1.5rem;"
+                      f"font-weight:700'>{a.risk:.3f}</span>")
+        lines = []
+        if a.baseline is not None:
+            lines.append(f"Fresh-sample baseline {_fmt(a.baseline)} · excess risk {_fmt(a.excess, sign=True)}")
+        elif metric_id in R.REFERENCE_LEVEL:
+            lines.append(f"Chance level {R.REFERENCE_LEVEL[metric_id]:g} (no holdout baseline)")
+        if result.interval is not None:
+            lines.append(f"95% interval {_fmt(result.interval[0])} – {_fmt(result.interval[1])}")
+        if lines:
+            st.caption(" · ".join(lines))
+        if result.warnings:
+            with st.expander(f"{len(result.warnings)} warning(s)", icon=":material/warning:"):
+                for w in result.warnings:
+                    st.write(w)
+
+
+def score_cards(report, columns: int = 3) -> None:
+    """Every metric's card, grouped by family in registry order."""
+    by_family: dict[str, list[str]] = {}
+    for mid in report:
+        try:
+            family = registry.get(mid).family
+        except KeyError:
+            family = "Other"
+        by_family.setdefault(family, []).append(mid)
+    for family in [*registry.FAMILIES, "Other"]:
+        ids = by_family.get(family)
+        if not ids:
+            continue
+        st.subheader(f"{family} metrics")
+        for start in range(0, len(ids), columns):
+            cols = st.columns(columns)
+            for col, mid in zip(cols, ids[start:start + columns]):
+                with col:
+                    score_card(mid, report[mid])
+
+
+def side_by_side(reports: Mapping[str, object]) -> pd.DataFrame:
+    """Metrics × synthetic tables: risk, level word and baseline, for a table view."""
+    ids = list(dict.fromkeys(mid for rep in reports.values() for mid in rep))
+    rows = []
+    for mid in ids:
+        row = {"metric": F.metric_name(mid)}
+        for name, rep in reports.items():
+            if mid not in rep:
+                continue
+            a = R.assess(mid, rep[mid])
+            row[f"{name}: risk"] = a.risk
+            row[f"{name}: level"] = f"{a.level.icon} {a.level.word}"
+            if a.baseline is not None:
+                row[f"{name}: baseline"] = a.baseline
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def explanation_panel(metric_id: str) -> None:
+    """"What this score means", the attack in numbered steps, blind spots and the note, verbatim."""
+    try:
+        info = registry.get(metric_id)
+    except KeyError:
+        st.info("No explanation is registered for this metric.")
+        return
+    e = info.explanation
+    st.markdown("#### What this score means")
+    st.markdown(f"**High:** {e.high}  \n**Low:** {e.low}")
+    st.markdown(f"**The attack it imitates.** {e.attack}")
+    st.markdown(f"**What the attacker is assumed to know.** {info.attacker_knows}")
+    st.markdown("\n".join(f"{i}. {step}" for i, step in enumerate(e.steps, start=1)))
+    st.markdown(f"**Blind spots.** {e.blind_spots}")
+    if e.note:
+        st.markdown(f"**Note.** {e.note}")
+    st.caption(f"Raw value: {info.raw_meaning} Reference: {info.reference}")
+
+
+def question(title: str, answer: R.Answer) -> None:
+    """One of the three questions, answered with word + icon + colour and the reasoning."""
+    with st.container(border=True):
+        st.markdown(f"**{title}**")
+        markdown_html(answer_badge(answer))
+        st.caption(answer.text)
+        marks = {"ok": "✓", "warn": "⚠", "fail": "✖"}
+        if answer.checks:
+            st.markdown("\n".join(f"- {marks[c.status]} {c.text}" for c in answer.checks))
+
+
+def three_questions(report, metric_id: str, row: int, threshold: float) -> None:
+    """Is this person at risk? Is the dataset shareable? Does this metric apply here?"""
+    cols = st.columns(3)
+    with cols[0]:
+        question(f"Is this person (real row {row}) at risk?", R.person_at_risk(report, metric_id, row))
+    with cols[1]:
+        question("Is the dataset shareable?", R.dataset_shareable(metric_id, report[metric_id], threshold))
+    with cols[2]:
+        question("Does this metric apply here?", R.metric_applies(report, metric_id))
+
+
+def record_flag_table(report, row: int) -> pd.DataFrame:
+    """For one real record: each per-person metric's value and whether it flags the record."""
+    rows = []
+    for mid in report:
+        res = report[mid]
+        if not res.applicable or res.per_record is None:
+            continue
+        answer = R.person_at_risk(report, mid, row)
+        if answer.verdict == "unknown":
+            continue
+        rows.append({"metric": F.metric_name(mid), "verdict": f"{answer.icon} {answer.word}", "how": answer.text})
+    return pd.DataFrame(rows)
+
+
+def disagreement_panel(report, key: str) -> None:
+    """Which metrics flag which records: counts, the overlap heatmap and the most common patterns."""
+    flags = R.record_flags(report)
+    if flags.shape[1] < 2:
+        st.info("At least two metrics with per-person values are needed to compare them.")
+        return
+    totals = flags.sum().sort_values(ascending=False)
+    st.markdown("People flagged by each metric: " + ", ".join(f"{name} **{int(n):,}**" for name, n in totals.items()))
+    show_figure(F.flag_counts(flags), key=f"{key}-counts")
+    show_figure(F.flag_overlap(flags), key=f"{key}-overlap")
+    patterns = R.disagreements(flags)
+    if patterns.empty:
+        st.success("Every metric agrees on every person.", icon=":material/check_circle:")
+    else:
+        st.markdown("**Most common disagreements** (people flagged by some metrics and not others)")
+        st.dataframe(patterns.head(15), hide_index=True, width="stretch")
+
+
+def worked_computation(report, metric_id: str, row: int) -> None:
+    """The metric's own numbers for one real record, and its nearest neighbours where distances matter."""
+    per_record, constants = R.worked_computation(report, metric_id, row)
+    res = report[metric_id]
+    if res.per_record_unit == "synthetic":
+        st.caption("This metric is computed per synthetic record; the explorer shows the synthetic records nearest "
+                   "to this person below.")
+    if not per_record.empty:
+        st.markdown(f"**This record's numbers in {F.metric_name(metric_id)}'s computation**")
+        st.dataframe(per_record, hide_index=True, width="stretch")
+    if not constants.empty:
+        with st.expander("Constants of the same computation"):
+            st.dataframe(constants, hide_index=True, width="stretch")
+    space = F.METRIC_SPACE.get(metric_id)
+    if space is not None and report.shared is not None:
+        label = {"E": "the encoded space E", "phi": "the FAMD projection Φk",
+                 "E_idscore": "IdScore's entropy-weighted space"}.get(space, space)
+        try:
+            table = R.nearest_records(report, row, space)
+        except KeyError:
+            return
+        st.markdown(f"**Nearest records in {label}** (the distances this metric compares)")
+        st.dataframe(table, width="stretch")

@@ -1,0 +1,136 @@
+"""Run the chosen metrics on every loaded synthetic table, with a progress bar, cached per session.
+
+Results live in ``st.session_state["results"][run_key]`` (see :mod:`dashboard.state`): the key is made
+of the tables' content hashes and every setting, so nothing is recomputed while nothing changed, and a
+change anywhere (a table, a column type, a metric, a parameter) gives a new key. Results stay in the
+session's memory only: never written to disk, never shared with another session. Only the most recent
+:data:`MAX_CACHED_RUNS` runs are kept, because a report holds its prepared tables and neighbour caches.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Callable, MutableMapping
+
+import streamlit as st
+
+from dashboard.state import Tables, run_key
+from privcore import evaluate
+from privcore.errors import InputError
+from privcore.results import Report
+
+LOGGER = logging.getLogger(__name__)
+
+#: Runs kept per session (each holds its prepared tables and neighbour caches).
+MAX_CACHED_RUNS = 3
+
+ProgressCallback = Callable[[float, str], None]
+
+
+def current_run_key(state: MutableMapping) -> str | None:
+    """The run key of the current data and settings, or None when something is missing."""
+    tables: Tables = state["tables"]
+    schema = state.get("schema")
+    metric_ids = list(state.get("selected_metrics") or [])
+    if not tables.ready or schema is None or not metric_ids:
+        return None
+    return run_key(tables, schema.to_dict(), metric_ids, dict(state.get("metric_params") or {}))
+
+
+def cached_results(state: MutableMapping) -> dict[str, Report] | None:
+    """Results for the current data and settings when they were computed in this session."""
+    key = current_run_key(state)
+    if key is None:
+        return None
+    return state["results"].get(key)
+
+
+def evaluate_all(state: MutableMapping, progress: ProgressCallback | None = None) -> dict[str, Report]:
+    """Evaluate every synthetic table against the real one (and the holdout); no caching.
+
+    ``progress(fraction, message)`` receives the overall fraction over all synthetic tables.
+
+    Raises
+    ------
+    privcore.errors.InputError
+        When the tables or the settings are unusable (the message says which file and column).
+    """
+    tables: Tables = state["tables"]
+    schema = state["schema"]
+    metric_ids = list(state["selected_metrics"])
+    params = dict(state.get("metric_params") or {})
+    holdout = tables.holdout.frame if tables.holdout is not None else None
+    names = list(tables.synthetic)
+    reports: dict[str, Report] = {}
+    for position, name in enumerate(names):
+        table = tables.synthetic[name]
+
+        def report_progress(fraction: float, message: str, _pos=position, _name=name) -> None:
+            if progress is not None:
+                overall = (_pos + min(max(fraction, 0.0), 1.0)) / len(names)
+                progress(overall, f"{_name} — {message}")
+
+        reports[name] = evaluate(
+            tables.real.frame,
+            table.frame,
+            schema,
+            metrics=metric_ids,
+            holdout=holdout,
+            seed=schema.seed,
+            progress=report_progress,
+            params=params,
+            names={
+                "real": tables.real.name,
+                "synthetic": name,
+                **({"holdout": tables.holdout.name} if tables.holdout is not None else {}),
+            },
+        )
+        for error in reports[name].errors:  # internal errors go to the log, users see a short reason
+            LOGGER.error("metric failed on %s: %s", name, error)
+    return reports
+
+
+def store(state: MutableMapping, key: str, reports: dict[str, Report]) -> None:
+    """Keep ``reports`` under ``key`` (dropping the oldest runs beyond :data:`MAX_CACHED_RUNS`)."""
+    results = state["results"]
+    results.pop(key, None)
+    results[key] = reports
+    while len(results) > MAX_CACHED_RUNS:
+        results.pop(next(iter(results)))
+    state["last_run_key"] = key
+
+
+def run(state: MutableMapping) -> dict[str, Report] | None:
+    """Run the evaluation behind the Results page's button: reuse cached results, else compute with an
+    ``st.progress`` bar. Input problems are shown as a friendly message (never a traceback)."""
+    key = current_run_key(state)
+    if key is None:
+        return None
+    if key in state["results"]:
+        state["last_run_key"] = key
+        return state["results"][key]
+    bar = st.progress(0.0, text="Starting…")
+
+    def update(fraction: float, message: str) -> None:
+        bar.progress(min(1.0, max(0.0, float(fraction))), text=message)
+
+    try:
+        reports = evaluate_all(state, update)
+    except InputError as exc:
+        bar.empty()
+        st.error(str(exc), icon=":material/error:")
+        return None
+    except MemoryError:
+        bar.empty()
+        st.error("The tables are too large for this machine's memory. Try a sample of the rows, or fewer "
+                 "metrics.", icon=":material/error:")
+        return None
+    except Exception:  # a bug must not show a traceback to users; it goes to the server log
+        LOGGER.exception("evaluation failed")
+        bar.empty()
+        st.error("The evaluation stopped because of an internal error. Please report it with your settings "
+                 "(the server log has the details).", icon=":material/error:")
+        return None
+    bar.empty()
+    store(state, key, reports)
+    return reports
