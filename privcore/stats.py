@@ -1,0 +1,478 @@
+"""Statistics core shared by every attack-based evaluation.
+
+The functions here turn counts of successful attacks into rates with uncertainty, and rates into
+risks. They follow Anonymeter (Giomi et al. 2023, PoPETs; ``anonymeter.stats.confidence``) exactly,
+so that the published reference values are reproduced to the last digit:
+
+* :func:`success_rate` -- Wilson-score centre and half-width of a Bernoulli success rate;
+* :func:`residual_risk` -- ``(main - control) / (1 - control)`` with first-order error propagation;
+* :func:`clip_risk` -- force a value and its symmetric error into ``[0, 1]``;
+* :class:`AttackResult` -- counts of the main, baseline and control attacks, their rates, the risk
+  and the warnings (for example when the main attack does not beat random guessing);
+* :func:`bootstrap_interval` -- seeded percentile bootstrap for statistics without a closed form
+  (membership-inference AUC, TPR at a fixed FPR, ...).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import numpy as np
+from scipy.stats import norm
+
+__all__ = [
+    "SuccessRate",
+    "Risk",
+    "AttackResult",
+    "BootstrapInterval",
+    "probit",
+    "success_rate",
+    "residual_risk",
+    "clip_risk",
+    "residual_risk_clipped",
+    "bootstrap_interval",
+    "BASELINE_WARNING",
+    "CONTROL_WARNING",
+]
+
+#: Warning shown when the main attack is not better than the baseline (random-guessing) attack.
+BASELINE_WARNING = (
+    "The main attack did not beat the baseline random-guessing attack (main success rate {main:.3f}, "
+    "baseline {baseline:.3f}), so these results cannot be trusted: the attacker learnt nothing from the "
+    "synthetic data that guessing does not give. Try more attacks, other auxiliary columns, or check the data."
+)
+
+#: Warning shown when the control attack always succeeds (the residual risk is then undefined).
+CONTROL_WARNING = (
+    "The control attack (against the holdout) succeeded every time, so the residual privacy risk "
+    "cannot be measured."
+)
+
+
+@dataclass(frozen=True)
+class SuccessRate:
+    """Estimate of an attack's success rate (or of a risk) with a symmetric error.
+
+    Parameters
+    ----------
+    value : float
+        Best estimate.
+    error : float
+        Half-width of the confidence interval at the confidence level it was computed for.
+    """
+
+    value: float
+    error: float
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """``(value - error, value + error)`` clipped to ``[0, 1]``."""
+        return clip_risk(self).interval
+
+    def to_risk(self) -> "Risk":
+        """The value and interval clipped to ``[0, 1]`` (see :func:`clip_risk`)."""
+        return clip_risk(self)
+
+    def __iter__(self):  # allows ``value, error = rate``
+        yield self.value
+        yield self.error
+
+
+@dataclass(frozen=True)
+class Risk:
+    """A privacy risk in ``[0, 1]`` with its (possibly asymmetric after clipping) interval.
+
+    Parameters
+    ----------
+    value : float
+        Point estimate, clipped to ``[0, 1]``.
+    interval : tuple of float
+        ``(low, high)``, each clipped to ``[0, 1]``.
+    """
+
+    value: float
+    interval: tuple[float, float]
+
+    def __iter__(self):  # allows ``value, (low, high) = risk``
+        yield self.value
+        yield self.interval
+
+
+def probit(confidence: float) -> float:
+    r"""Two-sided normal quantile for a confidence level.
+
+    .. math:: z = \Phi^{-1}\left(\tfrac{1 + c}{2}\right)
+
+    ``probit(0) == 0`` exactly, ``probit(0.95) ≈ 1.96``.
+    """
+    _check_confidence(confidence)
+    return float(norm.ppf(0.5 * (1.0 + confidence)))
+
+
+def _check_confidence(confidence: float) -> None:
+    if not (0.0 <= confidence < 1.0) or math.isnan(confidence):
+        raise ValueError(f"confidence must be in [0, 1), got {confidence!r}.")
+
+
+def success_rate(n_success: float, n_total: int, confidence: float = 0.95) -> SuccessRate:
+    r"""Wilson-score estimate of a Bernoulli success rate.
+
+    With :math:`k` successes out of :math:`n` attacks and :math:`z` = :func:`probit` of the
+    confidence level,
+
+    .. math::
+
+        \hat p = \frac{k + z^2/2}{n + z^2}, \qquad
+        \Delta = \frac{z}{n + z^2}\sqrt{\frac{k(n-k)}{n} + \frac{z^2}{4}} .
+
+    The centre is a weighted mean of :math:`k/n` and 1/2; with ``confidence=0`` (:math:`z = 0`)
+    it is exactly :math:`k/n` with zero error. The operations are those of Anonymeter's
+    ``success_rate``, so results agree bit for bit (e.g. 23 of 100 at 0.95 gives
+    ``0.23998824451588613 ± 0.08155558571285167``).
+
+    Parameters
+    ----------
+    n_success : float
+        Number of successful attacks, ``0 <= n_success <= n_total``. It may be fractional (the
+        size-corrected control count of singling out is).
+    n_total : int
+        Number of attacks, ``> 0``.
+    confidence : float, default 0.95
+        Confidence level of the error, in ``[0, 1)``.
+
+    Returns
+    -------
+    SuccessRate
+        ``value`` = :math:`\hat p`, ``error`` = :math:`\Delta`.
+
+    References
+    ----------
+    E. B. Wilson, "Probable inference, the law of succession, and statistical inference",
+    JASA 22, 209-212 (1927).
+    """
+    if n_total is None or n_total <= 0:
+        raise ValueError(f"n_total must be positive, got {n_total!r}.")
+    if not (0 <= n_success <= n_total):
+        raise ValueError(f"n_success must be between 0 and n_total={n_total}, got {n_success!r}.")
+    z = probit(confidence)
+
+    z_squared = z * z
+    n_success_var = n_success * (n_total - n_success) / n_total
+    denominator = n_total + z_squared
+
+    rate = (n_success + 0.5 * z_squared) / denominator
+    error = (z / denominator) * math.sqrt(n_success_var + 0.25 * z_squared)
+    return SuccessRate(value=float(rate), error=float(error))
+
+
+def residual_risk(main: SuccessRate, control: SuccessRate) -> SuccessRate:
+    r"""Excess success of the main attack over the control attack (not clipped).
+
+    .. math::
+
+        R = \frac{p_m - p_c}{1 - p_c}, \qquad
+        \Delta R = \sqrt{\left(\frac{\Delta p_m}{|1 - p_c|}\right)^2
+                        + \left(\frac{(p_m - 1)\,\Delta p_c}{(1 - p_c)^2}\right)^2}
+
+    (first-order propagation of the two independent errors, as Anonymeter's
+    ``residual_success``). :math:`R` is negative when the control records are easier to attack
+    than the training records; :func:`clip_risk` maps it to ``[0, 1]``.
+
+    Parameters
+    ----------
+    main : SuccessRate
+        Success rate of the attack on the training (real) records.
+    control : SuccessRate
+        Success rate of the same attack on the control (holdout) records.
+
+    Returns
+    -------
+    SuccessRate
+        The residual risk and its propagated error. If ``control.value == 1`` the residual is
+        undefined and both fields are NaN.
+    """
+    if control.value >= 1.0:
+        return SuccessRate(value=float("nan"), error=float("nan"))
+    residual = (main.value - control.value) / (1.0 - control.value)
+
+    der_wrt_main = 1 / abs(1 - control.value)
+    der_wrt_control = (main.value - 1) / (1 - control.value) ** 2
+
+    error = math.sqrt((main.error * der_wrt_main) ** 2 + (control.error * der_wrt_control) ** 2)
+    return SuccessRate(value=float(residual), error=float(error))
+
+
+def clip_risk(rate: SuccessRate) -> Risk:
+    r"""Clip a value and its symmetric interval to ``[0, 1]``.
+
+    .. math::
+
+        v' = \min(\max(v, 0), 1), \quad
+        [\,\min(\max(v - \Delta, 0), 1),\ \min(\max(v + \Delta, 0), 1)\,]
+
+    (Anonymeter's ``bind_value``). NaN stays NaN.
+    """
+
+    def _clip(x: float) -> float:
+        return x if math.isnan(x) else min(max(x, 0.0), 1.0)
+
+    return Risk(
+        value=_clip(rate.value),
+        interval=(_clip(rate.value - rate.error), _clip(rate.value + rate.error)),
+    )
+
+
+def residual_risk_clipped(main: SuccessRate, control: SuccessRate) -> Risk:
+    """:func:`residual_risk` followed by :func:`clip_risk`."""
+    return clip_risk(residual_risk(main, control))
+
+
+@dataclass(frozen=True)
+class AttackResult:
+    r"""Counts of an attack evaluation and everything derived from them.
+
+    An evaluation runs three attacks with the same budget: the *main* attack (synthetic data used
+    against the real training records), the *baseline* attack (an attacker who guesses at random,
+    without using the synthetic data) and, when a holdout is given, the *control* attack (the main
+    attack's procedure against holdout records that were not used for training).
+
+    Risk (:meth:`risk`):
+
+    * with a control: :math:`\mathrm{clip}\left(\frac{p_m - p_c}{1 - p_c}\right)` with its
+      propagated interval;
+    * without: the main attack's Wilson rate, clipped.
+
+    Parameters
+    ----------
+    n_main, n_main_total : float, int
+        Successes and attempts of the main attack.
+    n_baseline, n_baseline_total : float, int
+        Successes and attempts of the baseline attack.
+    n_control, n_control_total : float or None, int or None
+        Successes and attempts of the control attack (``None`` without a holdout).
+    confidence : float, default 0.95
+        Default confidence level for rates, risk and warnings.
+    """
+
+    n_main: float
+    n_main_total: int
+    n_baseline: float
+    n_baseline_total: int
+    n_control: float | None = None
+    n_control_total: int | None = None
+    confidence: float = 0.95
+
+    def __post_init__(self):
+        _check_confidence(self.confidence)
+        if (self.n_control is None) != (self.n_control_total is None):
+            raise ValueError("n_control and n_control_total must both be given or both be None.")
+
+    def _c(self, confidence: float | None) -> float:
+        return self.confidence if confidence is None else confidence
+
+    @property
+    def has_control(self) -> bool:
+        """Whether a control (holdout) attack was run."""
+        return self.n_control is not None
+
+    def main_rate(self, confidence: float | None = None) -> SuccessRate:
+        """Wilson rate of the main attack."""
+        return success_rate(self.n_main, self.n_main_total, self._c(confidence))
+
+    def baseline_rate(self, confidence: float | None = None) -> SuccessRate:
+        """Wilson rate of the baseline (random-guessing) attack."""
+        return success_rate(self.n_baseline, self.n_baseline_total, self._c(confidence))
+
+    def control_rate(self, confidence: float | None = None) -> SuccessRate | None:
+        """Wilson rate of the control attack, or ``None`` without a holdout."""
+        if not self.has_control:
+            return None
+        return success_rate(self.n_control, self.n_control_total, self._c(confidence))
+
+    def residual(self, confidence: float | None = None) -> SuccessRate | None:
+        """Unclipped residual risk (:func:`residual_risk`), or ``None`` without a holdout."""
+        if not self.has_control:
+            return None
+        return residual_risk(self.main_rate(confidence), self.control_rate(confidence))
+
+    def risk(self, confidence: float | None = None, baseline: bool = False) -> Risk:
+        """Privacy risk in ``[0, 1]`` with its interval.
+
+        Parameters
+        ----------
+        confidence : float, optional
+            Confidence level; defaults to the one the result was created with.
+        baseline : bool, default False
+            Return the baseline attack's rate (clipped) instead.
+        """
+        if baseline:
+            return clip_risk(self.baseline_rate(confidence))
+        if not self.has_control:
+            return clip_risk(self.main_rate(confidence))
+        return clip_risk(self.residual(confidence))
+
+    def warnings(self, confidence: float | None = None) -> list[str]:
+        """Plain-language warnings about the validity of the result."""
+        out = []
+        main, base = self.main_rate(confidence), self.baseline_rate(confidence)
+        if base.value >= main.value:
+            out.append(BASELINE_WARNING.format(main=main.value, baseline=base.value))
+        control = self.control_rate(confidence)
+        if control is not None and control.value >= 1.0:
+            out.append(CONTROL_WARNING)
+        return out
+
+    def to_dict(self, confidence: float | None = None) -> dict:
+        """Counts, rates (value, error), residual and risk as plain Python values."""
+        c = self._c(confidence)
+
+        def _rate(r: SuccessRate | None):
+            return None if r is None else {"value": r.value, "error": r.error}
+
+        risk = self.risk(c)
+        return {
+            "confidence": c,
+            "n_main": self.n_main,
+            "n_main_total": self.n_main_total,
+            "n_baseline": self.n_baseline,
+            "n_baseline_total": self.n_baseline_total,
+            "n_control": self.n_control,
+            "n_control_total": self.n_control_total,
+            "main": _rate(self.main_rate(c)),
+            "baseline": _rate(self.baseline_rate(c)),
+            "control": _rate(self.control_rate(c)),
+            "residual": _rate(self.residual(c)),
+            "risk": risk.value,
+            "interval": list(risk.interval),
+            "warnings": self.warnings(c),
+        }
+
+
+@dataclass(frozen=True)
+class BootstrapInterval:
+    """Result of :func:`bootstrap_interval`.
+
+    Parameters
+    ----------
+    value : float
+        The statistic on the original data.
+    interval : tuple of float
+        Percentile interval ``(low, high)``.
+    confidence : float
+        Confidence level of the interval.
+    n_boot : int
+        Number of bootstrap replicates drawn.
+    n_failed : int
+        Replicates whose statistic was NaN (e.g. a resample with one class only); they are left
+        out of the percentiles.
+    samples : numpy.ndarray
+        The replicate values (for plots).
+    """
+
+    value: float
+    interval: tuple[float, float]
+    confidence: float
+    n_boot: int
+    n_failed: int = 0
+    samples: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False, compare=False)
+
+
+def bootstrap_interval(
+    statistic: Callable[..., float | np.ndarray],
+    *arrays: Sequence | np.ndarray,
+    n_boot: int = 1000,
+    seed: int | None = 0,
+    confidence: float = 0.95,
+    vectorized: bool = False,
+    strata: Sequence | np.ndarray | None = None,
+    max_chunk_elements: int = 4_000_000,
+) -> BootstrapInterval:
+    r"""Seeded percentile-bootstrap interval of a statistic of one or more paired arrays.
+
+    Each replicate draws :math:`n` row positions with replacement (within each stratum when
+    ``strata`` is given, which keeps group sizes fixed -- use it with the member/non-member
+    labels of a membership-inference attack) and applies the *same* positions to every array.
+    The interval is
+
+    .. math:: \left[\,q_{(1-c)/2}(\theta^*),\ q_{(1+c)/2}(\theta^*)\,\right]
+
+    of the replicate values :math:`\theta^*` (linear interpolation between order statistics).
+
+    Parameters
+    ----------
+    statistic : callable
+        ``statistic(*arrays) -> float``. With ``vectorized=True`` it receives arrays with an extra
+        leading axis of replicates (shape ``(b, n, ...)``) and must return ``b`` values; this is
+        much faster for statistics that numpy can batch (means, rank-based AUC, ...).
+    *arrays : array-like
+        One or more arrays of equal length ``n`` along the first axis.
+    n_boot : int, default 1000
+        Number of replicates.
+    seed : int or None, default 0
+        Seed of the resampling; equal seeds give equal intervals (in either mode).
+    confidence : float, default 0.95
+        Coverage of the interval.
+    vectorized : bool, default False
+        See ``statistic``.
+    strata : array-like, optional
+        Group label of each row; rows are resampled within their group.
+    max_chunk_elements : int
+        Upper bound on ``replicates x n`` indices held in memory at once.
+
+    Returns
+    -------
+    BootstrapInterval
+    """
+    if not arrays:
+        raise ValueError("bootstrap_interval needs at least one array.")
+    _check_confidence(confidence)
+    if n_boot < 1:
+        raise ValueError(f"n_boot must be positive, got {n_boot!r}.")
+    arrs = [np.asarray(a) for a in arrays]
+    n = arrs[0].shape[0]
+    if n == 0 or any(a.shape[0] != n for a in arrs):
+        raise ValueError("bootstrap_interval needs non-empty arrays of equal length.")
+
+    value = float(statistic(*(a[None, ...] for a in arrs))[0]) if vectorized else float(statistic(*arrs))
+
+    if strata is None:
+        groups = [np.arange(n)]
+    else:
+        strata_arr = np.asarray(strata)
+        if strata_arr.shape[0] != n:
+            raise ValueError("strata must have the same length as the arrays.")
+        _, inverse = np.unique(strata_arr, return_inverse=True)
+        groups = [np.flatnonzero(inverse == g) for g in range(inverse.max() + 1)]
+
+    rng = np.random.default_rng(seed)
+    chunk = max(1, min(n_boot, max_chunk_elements // max(n, 1)))
+    samples = np.empty(n_boot, dtype=float)
+    done = 0
+    while done < n_boot:
+        b = min(chunk, n_boot - done)
+        idx = np.concatenate([g[rng.integers(0, g.size, size=(b, g.size))] for g in groups], axis=1)
+        if vectorized:
+            vals = np.asarray(statistic(*(a[idx] for a in arrs)), dtype=float).reshape(-1)
+            if vals.shape[0] != b:
+                raise ValueError("A vectorized statistic must return one value per replicate.")
+            samples[done : done + b] = vals
+        else:
+            for j in range(b):
+                samples[done + j] = float(statistic(*(a[idx[j]] for a in arrs)))
+        done += b
+
+    ok = samples[~np.isnan(samples)]
+    if ok.size == 0:
+        low = high = float("nan")
+    else:
+        low, high = (float(x) for x in np.quantile(ok, [(1 - confidence) / 2, (1 + confidence) / 2]))
+    return BootstrapInterval(
+        value=value,
+        interval=(low, high),
+        confidence=confidence,
+        n_boot=n_boot,
+        n_failed=int(n_boot - ok.size),
+        samples=samples,
+    )

@@ -1,0 +1,262 @@
+"""Tests of privcore.stats: Wilson rates, residual risk, clipping, AttackResult, bootstrap.
+
+The reference values are the ones published in issue 5 (they are Anonymeter's own test values).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from privcore.stats import (
+    BASELINE_WARNING,
+    CONTROL_WARNING,
+    AttackResult,
+    Risk,
+    SuccessRate,
+    bootstrap_interval,
+    clip_risk,
+    probit,
+    residual_risk,
+    residual_risk_clipped,
+    success_rate,
+)
+
+# --------------------------------------------------------------------------- published values
+
+
+def test_probit():
+    assert round(probit(0.95), 2) == 1.96
+    assert probit(0) == 0.0
+
+
+@pytest.mark.parametrize(
+    "n_success, expected_rate, expected_error",
+    [(850, 0.849, 0.022), (0, 0.002, 0.002), (1000, 0.998, 0.002)],
+)
+def test_success_rate_published_1000(n_success, expected_rate, expected_error):
+    rate = success_rate(n_success, 1000, confidence=0.95)
+    assert round(rate.value, 3) == expected_rate
+    assert round(rate.error, 3) == expected_error
+
+
+def test_success_rate_published_23_of_100_exact():
+    rate = success_rate(23, 100, 0.95)
+    assert rate.value == 0.23998824451588613
+    assert rate.error == 0.08155558571285167
+
+
+def test_success_rate_published_100_of_100_at_068_exact():
+    rate = success_rate(100, 100, confidence=0.68)
+    assert rate.value == 0.9951036894831882
+    assert rate.error == 0.004896310516811869
+
+
+def test_success_rate_more_anonymeter_values():
+    # Anonymeter's test_evaluation_results_confidence (main and baseline rates)
+    assert tuple(success_rate(100, 100, 0.95)) == (0.9815032508965071, 0.01849674910349284)
+    assert tuple(success_rate(0, 100, 0.95)) == (0.01849674910349284, 0.01849674910349284)
+    assert tuple(success_rate(0, 100, 0.68)) == (0.0048963105168118685, 0.004896310516811869)
+    assert tuple(success_rate(11, 100, 0.95)) == (0.1244274643007244, 0.06188550073007873)
+
+
+def test_residual_risk_published():
+    res = residual_risk(SuccessRate(0.9, 0.02), SuccessRate(0.85, 0.02))
+    assert round(res.value, 3) == 0.333
+    assert round(res.error, 2) == 0.16
+    res0 = residual_risk(SuccessRate(0.9, 0.0), SuccessRate(0.8, 0.0))
+    assert round(res0.value, 3) == 0.5 and res0.error == 0.0
+
+
+@pytest.mark.parametrize("k, n", [(0, 1), (3, 10), (23, 100), (100, 100), (850, 1000), (7, 13)])
+def test_confidence_zero_is_exactly_k_over_n(k, n):
+    rate = success_rate(k, n, confidence=0)
+    assert rate.value == k / n
+    assert rate.error == 0.0
+
+
+# --------------------------------------------------------------------------- clipping, residual edge cases
+
+
+@pytest.mark.parametrize(
+    "value, error, expected",
+    [(0.1, 0.3, (0.1, 0.0, 0.4)), (1.1, 0.5, (1.0, 0.6, 1.0)), (-0.1, 0.2, (0.0, 0.0, 0.1))],
+)
+def test_clip_risk(value, error, expected):
+    risk = clip_risk(SuccessRate(value, error))
+    np.testing.assert_allclose([risk.value, *risk.interval], expected)
+
+
+def test_residual_negative_is_clipped_to_zero():
+    res = residual_risk(SuccessRate(0.2, 0.05), SuccessRate(0.4, 0.05))
+    assert res.value < 0
+    clipped = residual_risk_clipped(SuccessRate(0.2, 0.05), SuccessRate(0.4, 0.05))
+    assert clipped.value == 0.0 and clipped.interval[0] == 0.0
+
+
+def test_residual_with_perfect_control_is_nan():
+    res = residual_risk(SuccessRate(1.0, 0.0), SuccessRate(1.0, 0.0))
+    assert math.isnan(res.value) and math.isnan(res.error)
+
+
+@pytest.mark.parametrize("confidence", [-0.1, 1.0, 1.2, float("nan")])
+def test_bad_confidence_raises(confidence):
+    with pytest.raises(ValueError):
+        success_rate(1, 10, confidence)
+
+
+@pytest.mark.parametrize("k, n", [(-1, 10), (11, 10), (0, 0)])
+def test_bad_counts_raise(k, n):
+    with pytest.raises(ValueError):
+        success_rate(k, n)
+
+
+# --------------------------------------------------------------------------- AttackResult
+
+
+def test_attack_result_without_control_is_main_rate():
+    res = AttackResult(n_main=23, n_main_total=100, n_baseline=11, n_baseline_total=100)
+    assert res.control_rate() is None and res.residual() is None
+    risk = res.risk()
+    main = success_rate(23, 100)
+    assert risk.value == main.value
+    assert risk.interval == (main.value - main.error, main.value + main.error)
+    assert res.risk(baseline=True).value == success_rate(11, 100).value
+    assert res.warnings() == []
+    # confidence 0: the risk is exactly k/n with a degenerate interval
+    assert res.risk(confidence=0) == Risk(0.23, (0.23, 0.23))
+
+
+def test_attack_result_with_control_is_clipped_residual():
+    res = AttackResult(90, 100, 5, 100, n_control=50, n_control_total=100, confidence=0.95)
+    expected = residual_risk(success_rate(90, 100), success_rate(50, 100))
+    assert res.residual() == expected
+    risk = res.risk()
+    assert risk.value == pytest.approx(expected.value)
+    assert risk.interval[0] <= risk.value <= risk.interval[1] <= 1.0
+    d = res.to_dict()
+    assert d["risk"] == risk.value and d["control"]["value"] == success_rate(50, 100).value
+
+
+def test_attack_result_warns_when_main_does_not_beat_baseline():
+    res = AttackResult(49, 100, 50, 100)
+    warnings = res.warnings()
+    assert len(warnings) == 1
+    assert warnings[0].startswith(BASELINE_WARNING.split("(")[0])
+    assert "cannot be trusted" in warnings[0]
+
+
+def test_attack_result_warns_when_control_always_succeeds():
+    res = AttackResult(49, 100, 0, 100, n_control=100, n_control_total=100, confidence=0)
+    assert CONTROL_WARNING in res.warnings()
+    assert math.isnan(res.risk().value)
+
+
+def test_attack_result_validation():
+    with pytest.raises(ValueError):
+        AttackResult(1, 10, 0, 10, confidence=1.2)
+    with pytest.raises(ValueError):
+        AttackResult(1, 10, 0, 10, n_control=3)
+
+
+# --------------------------------------------------------------------------- bootstrap
+
+
+def test_bootstrap_is_seeded_and_vectorised_matches_loop():
+    x = np.random.default_rng(1).normal(size=300)
+    a = bootstrap_interval(np.mean, x, n_boot=400, seed=3)
+    b = bootstrap_interval(np.mean, x, n_boot=400, seed=3)
+    v = bootstrap_interval(lambda arr: arr.mean(axis=-1), x, n_boot=400, seed=3, vectorized=True)
+    assert a.interval == b.interval == v.interval
+    assert a.value == pytest.approx(x.mean())
+    assert a.interval[0] < x.mean() < a.interval[1]
+    c = bootstrap_interval(np.mean, x, n_boot=400, seed=4)
+    assert c.interval != a.interval
+    # roughly the normal-theory interval of a mean
+    se = x.std(ddof=1) / np.sqrt(x.size)
+    assert a.interval[1] - a.interval[0] == pytest.approx(2 * 1.96 * se, rel=0.25)
+
+
+def test_bootstrap_chunking_does_not_change_result():
+    x = np.arange(50.0)
+    a = bootstrap_interval(lambda arr: arr.mean(axis=-1), x, n_boot=200, seed=0, vectorized=True)
+    b = bootstrap_interval(lambda arr: arr.mean(axis=-1), x, n_boot=200, seed=0, vectorized=True,
+                           max_chunk_elements=50 * 7)
+    assert a.interval == b.interval
+
+
+def test_bootstrap_strata_keep_group_sizes_and_pairing():
+    labels = np.array([1] * 30 + [0] * 70)
+    scores = labels + np.random.default_rng(0).normal(scale=0.1, size=100)
+
+    def n_members(s, y):
+        return float(y.sum())
+
+    res = bootstrap_interval(n_members, scores, labels, n_boot=50, seed=0, strata=labels)
+    assert res.interval == (30.0, 30.0)
+
+    def separation(s, y):  # arrays are resampled with the same positions
+        return float(s[y == 1].min() - s[y == 0].max())
+
+    res = bootstrap_interval(separation, scores, labels, n_boot=50, seed=0, strata=labels)
+    assert res.interval[0] > 0
+
+
+def test_bootstrap_nan_replicates_are_counted():
+    y = np.array([0, 1])
+
+    def needs_both(arr):
+        return float(arr.mean()) if 0 < arr.sum() < arr.size else float("nan")
+
+    res = bootstrap_interval(needs_both, y, n_boot=200, seed=0)
+    assert 0 < res.n_failed < 200
+    assert res.interval == (0.5, 0.5)
+
+
+def test_bootstrap_validation():
+    with pytest.raises(ValueError):
+        bootstrap_interval(np.mean)
+    with pytest.raises(ValueError):
+        bootstrap_interval(lambda a, b: 0.0, np.ones(3), np.ones(4))
+    with pytest.raises(ValueError):
+        bootstrap_interval(np.mean, np.ones(3), n_boot=0)
+
+
+# --------------------------------------------------------------------------- properties
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    n=st.integers(min_value=1, max_value=100_000),
+    frac=st.floats(min_value=0, max_value=1),
+    confidence=st.floats(min_value=0, max_value=0.999),
+)
+def test_wilson_rate_properties(n, frac, confidence):
+    k = round(frac * n)
+    rate = success_rate(k, n, confidence)
+    assert 0.0 <= rate.value <= 1.0
+    assert rate.error >= 0.0
+    low, high = rate.interval
+    assert low <= rate.value <= high
+    # the Wilson interval itself never leaves [0, 1]
+    assert rate.value - rate.error >= -1e-12 and rate.value + rate.error <= 1 + 1e-12
+    if confidence == 0:
+        assert rate.value == k / n
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    n=st.integers(min_value=1, max_value=5000),
+    f_main=st.floats(min_value=0, max_value=1),
+    f_control=st.floats(min_value=0, max_value=1),
+    confidence=st.floats(min_value=0.01, max_value=0.99),
+)
+def test_clipped_residual_properties(n, f_main, f_control, confidence):
+    res = AttackResult(round(f_main * n), n, 0, n, round(f_control * n), n, confidence)
+    risk = res.risk()
+    assert 0.0 <= risk.value <= 1.0
+    assert 0.0 <= risk.interval[0] <= risk.value <= risk.interval[1] <= 1.0
