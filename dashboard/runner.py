@@ -10,6 +10,7 @@ session's memory only: never written to disk, never shared with another session.
 from __future__ import annotations
 
 import logging
+import threading
 from typing import Callable, MutableMapping
 
 import streamlit as st
@@ -110,9 +111,13 @@ def run(state: MutableMapping) -> dict[str, Report] | None:
         state["last_run_key"] = key
         return state["results"][key]
     bar = st.progress(0.0, text="Starting…")
+    script_thread = threading.current_thread()
 
     def update(fraction: float, message: str) -> None:
-        bar.progress(min(1.0, max(0.0, float(fraction))), text=message)
+        # The neighbour engine reports from its worker threads, which have no Streamlit session: only the
+        # script's own thread may touch the bar (the next report from it shows the progress made).
+        if threading.current_thread() is script_thread:
+            bar.progress(min(1.0, max(0.0, float(fraction))), text=message)
 
     try:
         reports = evaluate_all(state, update)

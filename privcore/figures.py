@@ -43,7 +43,9 @@ __all__ = [
     "scores_overview",
     "scores_chart",
     "narrowing",
+    "narrowing_steps",
     "rare_values",
+    "rare_values_copied",
     "flag_counts",
     "flag_overlap",
     "metric_figures",
@@ -300,24 +302,34 @@ def per_record_distribution(
                f"({_pct(shares[1])})." if b is not None else ".")
         )
         return Figure(fig, caption, alt, title)
-    groups = {"synthetic data": v}
-    colours = {"synthetic data": ROLE_COLOURS["synthetic"]}
+    lo = min(0.0, float(v.min()) if b is None else float(min(v.min(), b.min())))
+    hi = max(1.0, float(v.max()) if b is None else float(max(v.max(), b.max())))
+    edges = np.linspace(lo, hi, 11)
+    labels = [f"{edges[i]:.1f}–{edges[i + 1]:.1f}" for i in range(10)]
+    fig = go.Figure()
+    series = [("synthetic data", v, ROLE_COLOURS["synthetic"], "")]
     if b is not None:
-        groups["fresh sample (holdout)"] = b
-        colours["fresh sample (holdout)"] = ROLE_COLOURS["holdout"]
-    markers = {"flag cut-off": cutoff} if cutoff is not None else None
-    lo = min(0.0, float(v.min()))
-    hi = max(1.0, float(v.max()))
-    fig_obj = distance_histogram(
-        groups, title=title, x_title=f"per-record risk ({unit_word})", markers=markers, colours=colours,
-        caption=(f"How {name}'s risk is spread over {unit_word}: mass to the right means many records at high risk"
-                 + ("; compare it with the line for a fresh sample of other real people." if b is not None else ".")),
-        alt=(f"Histogram of {name}'s per-record risk for {len(v):,} {unit_word}: mean {v.mean():.3f}, "
-             f"90th percentile {np.quantile(v, 0.9):.3f}, maximum {v.max():.3f}"
-             + (f"; fresh-sample baseline mean {b.mean():.3f}." if b is not None else ".")),
-    )
-    fig_obj.fig.update_xaxes(range=[lo - 0.02, hi + 0.02])
-    return fig_obj
+        series.append(("fresh sample (holdout)", b, ROLE_COLOURS["holdout"], "/"))
+    for label, values, colour, pattern in series:
+        shares = _shares(values, edges)
+        fig.add_trace(go.Bar(x=labels, y=shares, name=f"{label} (n={len(values):,})",
+                             marker={"color": colour, "pattern": {"shape": pattern}},
+                             hovertemplate="risk %{x}: %{y:.1%}<extra>" + label + "</extra>"))
+    if cutoff is not None:
+        k = int(np.clip(np.searchsorted(edges, cutoff, side="right") - 1, 0, 9))
+        fig.add_annotation(x=labels[k], y=1.0, yref="paper", text=f"flag cut-off {cutoff:.2f}", showarrow=False,
+                           yanchor="bottom")
+    _layout(fig, title, f"per-record risk ({unit_word})", f"share of {unit_word}")
+    fig.update_layout(barmode="group")
+    fig.update_yaxes(tickformat=".0%")
+    caption = (f"How {name}'s risk is spread over {unit_word}: tall bars on the right mean many records at high risk"
+               + ("; compare them with the hatched bars for a fresh sample of other real people." if b is not None
+                  else "."))
+    alt = (f"Bar chart of {name}'s per-record risk for {len(v):,} {unit_word} in ten bins: mean {v.mean():.3f}, "
+           f"90th percentile {np.quantile(v, 0.9):.3f}, maximum {v.max():.3f}"
+           + (f"; fresh-sample baseline mean {b.mean():.3f}, 90th percentile {np.quantile(b, 0.9):.3f}." if b is not None
+              else "."))
+    return Figure(fig, caption, alt, title)
 
 
 def attack_intervals(
@@ -382,13 +394,19 @@ def roc_curves(
     *,
     name: str = "membership inference",
     aucs: Mapping[str, float] | None = None,
+    log_x: bool = False,
 ) -> Figure:
-    """ROC curves (true-positive rate against false-positive rate) with the chance diagonal."""
+    """ROC curves (true-positive rate against false-positive rate) with the chance diagonal.
+
+    With ``log_x`` the false-positive axis is logarithmic (from 0.1 %), which shows what the attack
+    achieves while hardly ever accusing a non-member, where leaks of a few records show up.
+    """
     title = f"{name}: ROC curve"
     if not curves:
         return _empty(title, f"{name} reported no ROC curve.")
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="chance (a coin flip)",
+    diagonal = np.logspace(-3, 0, 50) if log_x else np.array([0.0, 1.0])
+    fig.add_trace(go.Scatter(x=diagonal, y=diagonal, mode="lines", name="chance (a coin flip)",
                              line={"color": ROLE_COLOURS["chance"], "dash": "dot", "width": 1.5}))
     parts = []
     for i, (label, (fpr, tpr)) in enumerate(curves.items()):
@@ -407,7 +425,10 @@ def roc_curves(
         parts.append(text)
     _layout(fig, title, "false-positive rate (non-members wrongly accused)",
             "true-positive rate (members caught)", height=420)
-    fig.update_xaxes(range=[0, 1])
+    if log_x:
+        fig.update_xaxes(type="log", range=[-3, 0])
+    else:
+        fig.update_xaxes(range=[0, 1])
     fig.update_yaxes(range=[0, 1.02])
     caption = ("A curve hugging the dotted diagonal means the attacker cannot tell who was in the training data; "
                "a curve bulging to the top left means it can.")
@@ -429,8 +450,8 @@ def epsilon_curve(
     fig = go.Figure()
     parts = []
     for i, (label, values) in enumerate(series.items()):
-        eps = sorted(float(e) for e in values)
-        ys = [float(values[e]) if e in values else float(values[str(e)]) for e in _keys_like(values, eps)]
+        pairs = sorted((float(k), float(v)) for k, v in values.items())
+        eps, ys = [p[0] for p in pairs], [p[1] for p in pairs]
         fig.add_trace(go.Scatter(x=eps, y=ys, mode="lines+markers", name=label,
                                  line={"color": PALETTE[i % len(PALETTE)], "dash": DASHES[i % len(DASHES)]},
                                  marker={"symbol": SYMBOLS[i % len(SYMBOLS)], "size": 9}))
@@ -444,19 +465,6 @@ def epsilon_curve(
     alt = f"Line chart of {name} against ε. " + "; ".join(parts) + (
         f". Threshold {threshold:g}." if threshold is not None else ".")
     return Figure(fig, caption, alt, title)
-
-
-def _keys_like(values: Mapping, eps: list[float]) -> list:
-    out = []
-    for e in eps:
-        for k in values:
-            try:
-                if float(k) == e:
-                    out.append(k)
-                    break
-            except (TypeError, ValueError):
-                continue
-    return out
 
 
 def fold_scores(
@@ -553,6 +561,58 @@ def narrowing(steps: Sequence[tuple[str, int]], *, title: str = "How knowing mor
                "that person is singled out.")
     alt = "Bar chart, log scale: " + "; ".join(f"{l}: {c:,} people" for l, c in zip(labels, counts)) + "."
     return Figure(fig, caption, alt, title)
+
+
+def narrowing_steps(real, columns: Sequence[str], row: int | None = None) -> tuple[int, list[tuple[str, int]]]:
+    """How many real records match a person as an attacker learns ``columns`` one after the other.
+
+    When ``row`` is None, picks the first record that becomes unique at the latest possible step (so the
+    example needs several ordinary facts, not one exotic value). Returns the row and the steps
+    (label, number of matching real records), starting with everyone.
+    """
+    import pandas as pd  # local: figures otherwise needs only numpy and plotly
+
+    frame = real[list(columns)].astype(str)
+    codes = np.zeros(len(frame), dtype=np.int64)
+    counts_per_step = []
+    for col in columns:
+        codes = pd.factorize(pd.Series(codes).astype(str) + "|" + frame[col].to_numpy())[0]
+        counts_per_step.append(np.bincount(codes)[codes])
+    if row is None:
+        unique_at = np.full(len(frame), len(columns) + 1)
+        for step, counts in reversed(list(enumerate(counts_per_step))):
+            unique_at[counts == 1] = step
+        finite = unique_at[unique_at <= len(columns) - 1]
+        target = int(finite.max()) if len(finite) else len(columns) - 1
+        candidates = np.flatnonzero(unique_at == target)
+        row = int(candidates[0]) if len(candidates) else 0
+    steps = [("nothing (everyone)", len(frame))]
+    for col, counts in zip(columns, counts_per_step):
+        steps.append((f"+ {col} = {real[col].iloc[row]}", int(counts[row])))
+    return row, steps
+
+
+def rare_values_copied(real, synthetic, columns: Sequence[str], max_count: int = 1):
+    """Values held by at most ``max_count`` real people, per column, and whether the synthetic table has them.
+
+    Returns a DataFrame with ``column``, ``value``, ``real people``, ``synthetic rows``, ``real row``
+    (the first real record holding the value).
+    """
+    import pandas as pd
+
+    rows = []
+    for col in columns:
+        counts = real[col].value_counts(dropna=False)
+        rare = counts[counts <= max_count]
+        if rare.empty:
+            continue
+        syn_counts = synthetic[col].value_counts(dropna=False)
+        for value, n in rare.items():
+            where = np.flatnonzero((real[col] == value).to_numpy())
+            rows.append({"column": col, "value": value, "real people": int(n),
+                         "synthetic rows": int(syn_counts.get(value, 0)),
+                         "real row": int(where[0]) if len(where) else -1})
+    return pd.DataFrame(rows, columns=["column", "value", "real people", "synthetic rows", "real row"])
 
 
 def rare_values(
@@ -892,7 +952,25 @@ def roc_data(details: Mapping[str, Any]) -> tuple[dict[str, tuple[np.ndarray, np
     return curves, aucs
 
 
+#: Labels of SynQP's per-ε curves (``details`` keys of privcore.metrics.synqp).
+EPSILON_SERIES = {
+    "sd_idr": "SD-IDR: synthetic vs training records",
+    "sd_mia": "SD-MIA: excess over a fresh sample",
+    "idr_real": "IDR of the training records",
+    "idr_holdout": "IDR of the holdout (fresh sample)",
+}
+
+
 def _epsilon_series(details: Mapping[str, Any]) -> dict[str, dict[float, float]]:
+    eps = details.get("epsilons")
+    if isinstance(eps, (list, tuple, np.ndarray)) and len(eps):
+        out = {}
+        for key, label in EPSILON_SERIES.items():
+            values = details.get(key)
+            if isinstance(values, (list, tuple, np.ndarray)) and len(values) == len(eps):
+                out[label] = {float(e): float(v) for e, v in zip(eps, values)}
+        if out:
+            return out
     found = _find(details, ("by_epsilon", "per_epsilon", "values_by_epsilon", "epsilon_values", "curve"))
     series: dict[str, dict[float, float]] = {}
 
@@ -929,7 +1007,7 @@ def _epsilon_series(details: Mapping[str, Any]) -> dict[str, dict[float, float]]
 
 
 def _fold_list(details: Mapping[str, Any]) -> tuple[list[float], str] | None:
-    for key, label in (("fold_aucs", "ROC AUC"), ("aucs", "ROC AUC"), ("auc_per_fold", "ROC AUC"),
+    for key, label in (("fold_auc", "ROC AUC"), ("fold_aucs", "ROC AUC"), ("aucs", "ROC AUC"), ("auc_per_fold", "ROC AUC"),
                        ("recalls", "recall on real rows"), ("repeats", "recall on real rows"),
                        ("scores", "score")):
         value = _find(details, (key,))
@@ -986,7 +1064,8 @@ def metric_figures(report, metric_id: str) -> list[Figure]:
     # SynQP: value per epsilon
     series = _epsilon_series(details)
     if series:
-        figs.append(epsilon_curve(series, name=name, threshold=0.09))
+        threshold = details.get("threshold", 0.09)
+        figs.append(epsilon_curve(series, name=name, threshold=float(threshold) if threshold is not None else None))
     # classifiers: fold scores against chance
     folds = _fold_list(details)
     if folds is not None and metric_id in ("dmlp", "mir"):

@@ -228,26 +228,38 @@ def dataset_shareable(metric_id: str, result, threshold: float | None = None) ->
 
 @dataclass(frozen=True)
 class FlagRule:
-    """When a per-record value counts as "flagged"."""
+    """When a per-record value counts as "flagged".
+
+    A value is flagged when it reaches ``cutoff`` (exceeds it when ``strict``) and, when ``baseline``
+    holds the same records' values with a fresh sample in place of the synthetic data, is also higher
+    than that: the synthetic data must put the person at more risk than data about other people would.
+    """
 
     cutoff: float
     strict: bool
     text: str
+    baseline: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def apply(self, values: np.ndarray) -> np.ndarray:
-        """Boolean flags; NaN values (not measured) stay False."""
+        """Boolean flags for every record; NaN values (not measured) stay False."""
         values = np.asarray(values, dtype=float)
         with np.errstate(invalid="ignore"):
-            return (values > self.cutoff) if self.strict else (values >= self.cutoff)
+            flagged = (values > self.cutoff) if self.strict else (values >= self.cutoff)
+            if self.baseline is not None and len(self.baseline) == len(values):
+                base = np.nan_to_num(np.asarray(self.baseline, dtype=float), nan=-np.inf)
+                flagged &= values > base + 1e-12
+        return flagged
 
 
 def flag_rule(result) -> FlagRule | None:
     """How a metric's per-record values turn into "this record is flagged".
 
     Membership-inference metrics (per-record attack scores) flag a member scored above the 99th
-    percentile of the non-members' scores. Indicator metrics (values 0 or 1) flag the records at 1. Other metrics flag a record whose value is
-    above 99 % of the values measured with a fresh sample in place of the synthetic data (and above 0.5);
-    without a holdout, a value of at least 0.8.
+    percentile of the non-members' scores: the attacker could accuse them while rarely being wrong.
+    Indicator metrics flag a value of 1 (the person's own fresh-sample value is reported alongside, not
+    used: an exact copy must stay flagged even where a fresh sample happens to flag too). Continuous
+    per-record risks are flagged from the 95th percentile of the baseline values (at least 0.5) when
+    they also exceed the person's own baseline value; without a baseline, from 0.8.
     """
     if result.per_record is None or not result.applicable:
         return None
@@ -263,18 +275,20 @@ def flag_rule(result) -> FlagRule | None:
             cutoff = float(np.quantile(non, 0.99))
             return FlagRule(cutoff, True, "flagged when the attack scores this person above the level only 1% of "
                             "non-members (holdout) exceed, so the attacker could accuse them while rarely being wrong")
-    if np.all(np.isin(finite, (0.0, 1.0))):
-        return FlagRule(0.5, False, "flagged when its per-record value is 1")
+    if result.per_record_unit == "synthetic":
+        return FlagRule(0.8, False, "flagged when that synthetic record's risk is at least 0.8")
+    indicator = bool(np.all(np.isin(finite, (0.0, 1.0))))
     base = getattr(result.baseline_output, "per_record", None)
-    if base is not None:
-        b = np.asarray(base, dtype=float)
-        b = b[np.isfinite(b)]
-        if len(b):
-            q = float(np.quantile(b, 0.99))
-            cutoff = max(0.5, q)
-            return FlagRule(cutoff, True, f"flagged when its per-record risk exceeds {cutoff:.3f}, which 99% of records "
-                            "stay under when a fresh sample stands in for the synthetic data")
-    return FlagRule(0.8, False, "flagged when its per-record risk is at least 0.8 (no holdout to calibrate against)")
+    if indicator:
+        return FlagRule(0.5, False, "flagged when its per-record value is 1")
+    if base is not None and len(base) == len(values):
+        base = np.asarray(base, dtype=float)
+        finite_base = base[np.isfinite(base)]
+        cutoff = max(0.5, float(np.quantile(finite_base, 0.95))) if len(finite_base) else 0.5
+        return FlagRule(cutoff, False, f"flagged when its per-record risk is at least {cutoff:.3f} (a level only 5% of "
+                        "people reach with a fresh sample of other real people in place of the synthetic data) and "
+                        "higher than this person's own value with that fresh sample", base)
+    return FlagRule(0.8, False, "flagged when its per-record risk is at least 0.8 (no holdout to compare with)")
 
 
 def _record_value(report, metric_id: str, row: int) -> tuple[float | None, str]:
@@ -312,11 +326,16 @@ def person_at_risk(report, metric_id: str, row: int) -> Answer:
     value, how = _record_value(report, metric_id, row)
     if value is None:
         return _answer("none", "No per-person answer", f"{name} {how}.")
-    rule = flag_rule(result) if result.per_record_unit != "synthetic" else FlagRule(0.5, True, "flagged above 0.5")
+    rule = flag_rule(result)
     if rule is None:
         return _answer("none", "No per-person answer", f"{name} gives no per-record values.")
-    flagged = bool(rule.apply(np.array([value]))[0])
-    text = f"{how}: {value:.3f}; {rule.text}."
+    flagged = bool(rule.apply(np.array([value]))[0]) if result.per_record_unit == "synthetic" \
+        else bool(rule.apply(np.asarray(result.per_record, dtype=float))[row])
+    text = f"{how}: {value:.3f}"
+    base = getattr(result.baseline_output, "per_record", None)
+    if base is not None and result.per_record_unit != "synthetic" and row < len(base):
+        text += f" (with a fresh sample of other people instead: {float(base[row]):.3f})"
+    text += f"; {rule.text}."
     return _answer("bad", "At risk", text) if flagged else _answer("good", "Not flagged", text)
 
 
@@ -349,11 +368,13 @@ def metric_applies(report, metric_id: str) -> Answer:
     # exact-match metrics on continuous columns
     if metric_id in EXACT_MATCH and schema is not None:
         cols = schema.columns if EXACT_MATCH[metric_id] == "all" else schema.key_columns
-        continuous = [c for c in cols if schema.types.get(c) == "numerical"
-                      and data.real[c].nunique() > max(20, 0.05 * len(data.real))]
+        continuous = {c: int(data.real[c].nunique()) for c in cols if schema.types.get(c) == "numerical"
+                      and data.real[c].nunique() > 20}
         if continuous:
-            checks.append(Check("warn", f"Exact matching on continuous column(s) {', '.join(continuous)}: exact copies "
-                                        "are rare even for a leaky generator, so a low score here proves little."))
+            listed = ", ".join(f"{c} ({k} distinct values)" for c, k in continuous.items())
+            checks.append(Check("warn", f"Exact matching on numerical column(s) with many values: {listed}. Exact "
+                                        "copies are rare even for a leaky generator, so a low score proves little; "
+                                        "HitR and the distance metrics allow a tolerance."))
         else:
             checks.append(Check("ok", "No continuous column enters the exact matching."))
     # pairing for HidR
@@ -528,9 +549,9 @@ def worked_computation(report, metric_id: str, row: int) -> tuple[pd.DataFrame, 
         items.append(("per-record value (feeds the score)", _plain(result.per_record[row])))
     for key, value in (result.details or {}).items():
         if isinstance(value, np.ndarray) and value.ndim >= 1 and len(value) == n and result.per_record_unit != "synthetic":
-            items.append((key, _plain(value[row])))
+            items.append((key.replace("_", " "), _plain(value[row])))
         elif isinstance(value, (int, float, np.integer, np.floating, bool, np.bool_, str)):
-            constants.append((key, _plain(value)))
+            constants.append((key.replace("_", " "), _plain(value)))
     for key, value in (result.params or {}).items():
         if isinstance(value, (int, float, np.integer, np.floating, str)) and not isinstance(value, bool):
             constants.append((f"parameter {key}", _plain(value)))
