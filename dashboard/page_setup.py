@@ -13,8 +13,16 @@ RESULTS_PAGE = "pages/4_Results.py"
 LEARN_PAGE = "pages/5_Learn.py"
 
 
-def setup_page(title: str, icon: str = ":material/shield:") -> None:
+#: The browser-tab icon. An emoji, because Streamlit's front end turns an emoji into an inline SVG,
+#: whereas a ":material/…:" page icon makes the browser fetch the favicon from fonts.gstatic.com,
+#: a request leaving the machine (product.md: no remote fonts or icons).
+PAGE_ICON = "🛡️"
+
+
+def setup_page(title: str, icon: str = PAGE_ICON) -> None:
     """Configure the page, create missing session-state keys and draw the sidebar summary."""
+    if icon.startswith(":material"):
+        icon = PAGE_ICON  # see PAGE_ICON: a Material favicon is downloaded from Google
     st.set_page_config(page_title=f"{title} · Synthetic data privacy", page_icon=icon, layout="wide")
     init_state(st.session_state)
     _sidebar_summary(st.session_state["tables"])

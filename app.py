@@ -1,0 +1,81 @@
+"""Home page: what the dashboard does, and the two ways to start (demo data or your own upload).
+
+Run with ``streamlit run app.py``. Works with nothing loaded; every other page lives in ``pages/``.
+"""
+
+import streamlit as st
+
+from dashboard import data_io
+from dashboard.page_setup import DATA_PAGE, LEARN_PAGE, RESULTS_PAGE, setup_page, CONFIGURE_PAGE
+
+setup_page("Home")
+
+st.title("How private is your synthetic data?")
+st.markdown(
+    "Synthetic data is meant to look like a real table without revealing the people in it. This "
+    "dashboard checks that promise: you give it the **real table** a generator learnt from and one or "
+    "more **synthetic tables** it produced, and it measures how much the synthetic records give away "
+    "about real people, with a plain explanation of every score."
+)
+
+who = st.columns(3)
+who[0].markdown(
+    "**Data custodians** deciding whether a synthetic table may leave the building get scores, "
+    "their reasoning and an exportable report."
+)
+who[1].markdown(
+    "**Researchers** comparing generators or privacy measures see several synthetic tables and "
+    "every metric side by side."
+)
+who[2].markdown(
+    "**Learners** start from a built-in demo and see what each attack does to one person's record."
+)
+
+st.subheader("Start")
+start = st.columns(2)
+with start[0]:
+    st.markdown(
+        "**Try it on demo data.** A sample of the public UCI Adult census table, a synthetic copy "
+        "with a little noise added, and a holdout of people the generator never saw."
+    )
+    if st.button("Start with demo data", type="primary", icon=":material/play_arrow:", key="start_demo"):
+        data_io.load_demo(st.session_state, data_io.DEFAULT_DEMO)
+        st.switch_page(RESULTS_PAGE)
+with start[1]:
+    st.markdown(
+        "**Use your own tables.** CSV, TSV, Parquet or Excel: the real table, one or more synthetic "
+        "tables and, if you have one, a holdout table."
+    )
+    st.page_link(DATA_PAGE, label="Upload your data", icon=":material/upload_file:")
+
+tables = st.session_state["tables"]
+if tables.ready:
+    st.info(
+        f"Data is already loaded ({tables.real.name} and {len(tables.synthetic)} synthetic "
+        "table(s)); you can review the settings or go straight to the results.",
+        icon=":material/info:",
+    )
+    st.page_link(CONFIGURE_PAGE, label="Review column types and roles", icon=":material/tune:")
+
+st.subheader("What the scores can and cannot tell you")
+st.markdown(
+    "- Each score imitates one kind of attacker (someone who looks for copied records, links records "
+    "to people, or guesses a sensitive value) and says how often that attacker would succeed. "
+    "A risk of 0 means the attack learns nothing; 1 means it always succeeds.\n"
+    "- A low score means **this** attack failed on **this** data, not that the data is safe: other "
+    "attacks, or an attacker who knows more, may still succeed. Metrics often disagree, and the "
+    "dashboard shows where.\n"
+    "- Scores are estimates from samples. With a **holdout table** (real people who were not used to "
+    "train the generator) the dashboard can compare against the risk that any similar data carries, "
+    "which makes the scores much easier to interpret.\n"
+    "- No score proves legal anonymity. Use them as evidence for a decision, together with how the "
+    "data will be shared and who could access it."
+)
+st.page_link(LEARN_PAGE, label="Learn how the attacks work, step by step", icon=":material/school:")
+
+st.subheader("Your data stays here")
+st.markdown(
+    "Uploaded tables are held only in the memory of this browser session. They are never written to "
+    "disk, never shared with other sessions, and never sent anywhere; closing the tab discards them. "
+    "The dashboard sends no usage statistics and loads no fonts or scripts from the internet."
+)

@@ -1,0 +1,134 @@
+"""Data page: upload the real, synthetic and holdout tables, or load a built-in demo scenario.
+
+Uploader values vanish when the user changes page, so every parsed table is copied into
+``st.session_state["tables"]`` (with its content hash) by :mod:`dashboard.data_io`.
+"""
+
+import streamlit as st
+
+from dashboard import data_io
+from dashboard.page_setup import CONFIGURE_PAGE, setup_page
+from privcore.io import MAX_UPLOAD_MB
+
+setup_page("Data")
+state = st.session_state
+
+st.title("Data")
+st.markdown(
+    "The **real table** is the data the generator learnt from. A **synthetic table** is what the "
+    "generator produced; load several to compare them. A **holdout table** is optional: real records "
+    "from the same population that the generator never saw. With it, the dashboard can run "
+    "membership attacks and show how much risk any similar data would carry anyway."
+)
+
+
+def _uploader(role: str, label: str, help_text: str, multiple: bool = False) -> None:
+    """One uploader, its new files parsed into session state, and its errors right below it."""
+    value = st.file_uploader(label, type=data_io.UPLOAD_TYPES, accept_multiple_files=multiple,
+                             key=f"upload_{role}", help=help_text)
+    files = value if multiple else [value]
+    if data_io.process_uploads(state, role, files):
+        st.rerun()  # so the sidebar summary, drawn before the uploaders, shows the new table
+    for _filename, message in data_io.upload_errors(state, files):
+        st.error(message, icon=":material/error:")
+
+
+upload_tab, demo_tab = st.tabs(["Upload your tables", "Use a built-in demo"])
+with upload_tab:
+    st.caption("CSV or TSV (delimiter and text encoding are detected), Parquet, or Excel (.xlsx), "
+               f"up to {MAX_UPLOAD_MB} MB each. Files stay in this session's memory and are never "
+               "written to disk.")
+    _uploader("real", "Real table", "The table the synthetic data was generated from.")
+    _uploader("synthetic", "Synthetic tables (one or more)",
+              "Each file becomes one synthetic table, named after the file; you can rename it below.",
+              multiple=True)
+    _uploader("holdout", "Holdout table (optional)",
+              "Real records from the same source that were not used to train the generator.")
+
+with demo_tab:
+    scenarios = data_io.scenario_choices()
+    choice = st.selectbox("Demo scenario", list(scenarios), key="demo_choice",
+                          index=list(scenarios).index(data_io.DEFAULT_DEMO),
+                          format_func=lambda name: scenarios[name].title)
+    st.markdown(scenarios[choice].description)
+    st.caption(f"Lesson: {scenarios[choice].lesson}")
+    st.button("Load this demo", icon=":material/dataset:", key="load_demo",
+              on_click=data_io.load_demo, args=(state, choice),
+              help="Replaces any loaded tables with the demo's real, synthetic and holdout tables "
+                   "and its column settings.")
+    if state.get("demo"):
+        st.success(f"Demo loaded: **{scenarios[state['demo']].title}**. Census data from UCI Adult "
+                   "(Becker & Kohavi 1996, CC BY 4.0).", icon=":material/check_circle:")
+
+tables = state["tables"]
+problems = data_io.fit_problems(tables)
+st.header("Loaded tables")
+if tables.real is None and not tables.synthetic and tables.holdout is None:
+    st.write("Nothing loaded yet.")
+elif tables.real is None:
+    st.info("Load the real table too: the other tables are checked against it.", icon=":material/info:")
+
+
+def _rename(old: str) -> None:
+    error = data_io.rename_synthetic(state, old, state[f"rename::{old}"])
+    if error:
+        state[f"rename::{old}"] = old  # put the old name back in the box
+        state["rename_error"] = error
+
+
+def _show_table(role: str, table, key: str) -> None:
+    """Name, size, fit problems, preview and missing values of one loaded table; remove button."""
+    frame = table.frame
+    with st.container(border=True):
+        head = st.columns([4, 1], vertical_alignment="center")
+        head[0].markdown(f"**{role.capitalize()} table: {table.name}** · {len(frame):,} rows × "
+                         f"{frame.shape[1]} columns")
+        head[1].button("Remove", key=f"remove::{key}", icon=":material/delete:",
+                       on_click=data_io.remove_table, args=(state, role, table.name))
+        if role == "synthetic":
+            # Seeded through session state rather than value=, which would clash with _rename's reset.
+            state.setdefault(f"rename::{table.name}", table.name)
+            st.text_input("Name shown in results", key=f"rename::{table.name}",
+                          on_change=_rename, args=(table.name,))
+        for problem in problems:
+            if (problem.role, problem.name) != (role, table.name):
+                continue
+            st.error(problem.message, icon=":material/error:")
+            if problem.missing or problem.extra:
+                st.dataframe(data_io.mismatch_frame(problem, data_io.describe("real", tables.real.name)),
+                             hide_index=True)
+        with st.expander("Preview and missing values"):
+            st.caption("First 10 rows")
+            st.dataframe(frame.head(10), hide_index=True)
+            missing = data_io.missing_summary(frame)
+            if missing["missing values"].sum() == 0:
+                st.caption("No missing values.")
+            else:
+                st.caption("Missing values per column")
+                st.dataframe(missing, hide_index=True)
+
+
+if tables.real is not None:
+    _show_table("real", tables.real, "real")
+if state.get("rename_error"):
+    st.warning(state.pop("rename_error"), icon=":material/warning:")
+for name, table in list(tables.synthetic.items()):
+    _show_table("synthetic", table, f"synthetic::{name}")
+if tables.holdout is not None:
+    _show_table("holdout", tables.holdout, "holdout")
+
+if tables.real is not None and (tables.synthetic or tables.holdout is not None):
+    if problems:
+        st.warning(f"{len(problems)} problem(s) with how the tables fit together are shown above, "
+                   "next to the table concerned. Fix the files and upload them again.",
+                   icon=":material/warning:")
+    else:
+        st.success("Every table has the same columns as the real table, and each column holds the "
+                   "same kind of values (numbers or text) in every table.",
+                   icon=":material/check_circle:")
+
+if tables.ready:
+    st.page_link(CONFIGURE_PAGE, label="Next: check column types and roles",
+                 icon=":material/arrow_forward:")
+elif tables.real is not None or tables.synthetic:
+    st.info("Load a real table and at least one synthetic table to continue.", icon=":material/info:")

@@ -1,0 +1,80 @@
+"""Configure page: inferred types, edits through the editor's session state, inline SchemaErrors."""
+
+from .conftest import CONFIGURE, DATA, assert_no_exception, open_page, seed_session, texts
+
+
+def _edit(at, edits):
+    # AppTest cannot type into a data_editor; a keyed editor is seeded through its edit state.
+    at.session_state["column_editor"] = {"edited_rows": edits, "added_rows": [], "deleted_rows": []}
+    return at.run()
+
+
+def test_deep_link_without_data_points_to_the_data_page():
+    at = open_page(CONFIGURE).run()
+    assert_no_exception(at)
+    assert "Data page" in texts(at.info)
+    assert [link.value for link in at.page_link] == ["Go to the Data page"]
+
+
+def test_inferred_types_and_notes_are_shown():
+    at = open_page(CONFIGURE)
+    seed_session(at)
+    at.run()
+    assert_no_exception(at)
+    shown = at.data_editor[0].value.set_index("column")
+    assert shown["type"].to_dict() == {"age": "numerical", "sex": "binary", "job": "categorical",
+                                       "income": "binary"}
+    assert shown["analyse"].all()
+    assert at.selectbox(key="cfg_sensitive").value == "income"
+    assert at.multiselect(key="cfg_key").value == ["age", "sex", "job"]  # analysed, not sensitive
+    assert at.session_state["schema"].sensitive == "income"
+    assert "Settings are valid" in texts(at.success)
+
+
+def test_editing_a_type_changes_the_schema():
+    at = open_page(CONFIGURE)
+    seed_session(at)
+    at.run()
+    _edit(at, {0: {"type": "categorical"}, 1: {"analyse": False}})
+    assert_no_exception(at)
+    schema = at.session_state["schema"]
+    assert schema.types == {"age": "categorical", "job": "categorical", "income": "binary"}
+    assert at.multiselect(key="cfg_key").value == ["age", "job"]  # the default key follows
+
+
+def test_declaring_a_text_column_numerical_shows_the_schema_error():
+    at = open_page(CONFIGURE)
+    seed_session(at)
+    at.run()
+    _edit(at, {2: {"type": "numerical"}})
+    assert_no_exception(at)
+    assert "Column 'job' is declared numerical" in texts(at.error)
+    assert at.session_state["schema"] is None  # never an invalid schema for the later pages
+
+
+def test_roles_persist_across_pages_and_conflicts_are_explained():
+    at = open_page(CONFIGURE)
+    seed_session(at)
+    at.run()
+    at.multiselect(key="cfg_key").set_value(["age", "job"]).run()
+    at.selectbox(key="cfg_sensitive").set_value("job").run()
+    assert "'job' is both a key and the sensitive column" in texts(at.error)
+    at.multiselect(key="cfg_key").set_value(["age"]).run()
+    at.number_input(key="cfg_seed").set_value(7).run()
+    at.switch_page(DATA).run()
+    at.switch_page(CONFIGURE).run()
+    assert_no_exception(at)
+    schema = at.session_state["schema"]
+    assert (schema.sensitive, schema.key, schema.seed) == ("job", ["age"], 7)
+    assert at.selectbox(key="cfg_sensitive").value == "job"
+
+
+def test_row_pairing_needs_equal_row_counts():
+    at = open_page(CONFIGURE)
+    tables = seed_session(at)
+    synth = tables.synthetic["synth"]
+    tables.synthetic["synth"] = type(synth).from_frame("synth", synth.frame.head(30))
+    at.run()
+    at.selectbox(key="cfg_pairing").set_value("Same row order").run()
+    assert_no_exception(at)
+    assert "Pairing by row order needs equal row counts" in texts(at.error)

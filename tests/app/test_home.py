@@ -1,0 +1,31 @@
+"""Home page: works with nothing loaded, and "Start with demo data" loads the default scenario."""
+
+from privcore import registry
+
+from .conftest import assert_no_exception, open_page, texts
+
+
+def test_home_renders_without_data():
+    at = open_page().run()
+    assert_no_exception(at)
+    assert "synthetic" in at.title[0].value.lower()
+    assert at.button(key="start_demo").label == "Start with demo data"
+    assert "Upload your data" in [link.value for link in at.page_link]
+    body = texts(at.markdown)
+    assert "never written to disk" in body  # the privacy note of the tool itself
+    assert "not that the data is safe" in body  # and the honest note on what scores show
+
+
+def test_demo_button_loads_the_default_scenario():
+    at = open_page().run()
+    at.button(key="start_demo").click().run()
+    assert_no_exception(at)
+    state = at.session_state
+    tables = state["tables"]
+    assert state["demo"] == "noisy_copy"
+    assert tables.ready and tables.holdout is not None
+    assert len(tables.real.content_hash) == 16
+    schema = state["schema"]
+    assert schema.sensitive == "income" and schema.types["age"] == "numerical"
+    assert "income" not in schema.key_columns
+    assert state["selected_metrics"] == registry.presets()["quick"]
