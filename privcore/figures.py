@@ -235,13 +235,16 @@ def distance_histogram(
             )
         )
         medians.append(f"{label}: median {np.median(values):.3g}")
+    top = max((float(tr.y.max()) for tr in fig.data if len(tr.y)), default=1.0)
     for j, (label, x) in enumerate((markers or {}).items()):
         if x is None or not math.isfinite(float(x)):
             continue
-        fig.add_vline(x=float(x), line={"color": OKABE_ITO["black"], "dash": DASHES[(j + 1) % len(DASHES)],
-                                        "width": 1.5})
-        fig.add_annotation(x=float(x), y=1.0, yref="paper", text=label, showarrow=False, yanchor="bottom",
-                           xanchor="left", font={"size": 11})
+        # A vertical line drawn as a trace, so its label sits in the legend (annotations would collide).
+        fig.add_trace(go.Scatter(x=[float(x), float(x)], y=[0.0, top * 1.05], mode="lines",
+                                 name=f"{label}: {float(x):.3g}",
+                                 line={"color": OKABE_ITO["black"], "dash": DASHES[(j + 1) % len(DASHES)],
+                                       "width": 1.5},
+                                 hovertemplate=f"{label}: {float(x):.3g}<extra></extra>"))
     _layout(fig, title, x_title, "share of records")
     fig.update_yaxes(tickformat=".0%")
     if caption is None:
@@ -639,8 +642,8 @@ def rare_values(
                          marker={"color": ROLE_COLOURS["synthetic"], "pattern": {"shape": "/"}}))
     _layout(fig, title, "column", "number of distinct values")
     fig.update_layout(barmode="group")
-    caption = ("Values that only one or two real people have are fingerprints: every orange bar counts such "
-               "fingerprints that the synthetic table hands to an attacker.")
+    caption = ("Values that very few real people have are fingerprints: each orange bar counts such fingerprints "
+               "that the synthetic table hands to an attacker.")
     alt = "Grouped bar chart. " + "; ".join(
         f"{r['column']}: {r['rare']} rare values, {r['copied']} copied" for r in rows) + "."
     return Figure(fig, caption, alt, title)
@@ -1170,7 +1173,7 @@ def _single_score(name: str, result) -> Figure:
     fig.update_xaxes(range=[0, 1.02])
     fig.update_layout(showlegend=False)
     return Figure(fig, f"{name} reports one number for the whole table; the bar shows it on the 0–1 risk scale.",
-                  f"Bar chart: {name} risk {result.risk:.3f}" + (
+                  f"Horizontal bar chart on the 0 to 1 risk scale: {name} risk {result.risk:.3f}" + (
                       f", fresh-sample baseline {result.baseline:.3f}." if result.baseline is not None else "."),
                   f"{name}: score")
 
