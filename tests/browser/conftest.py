@@ -194,6 +194,9 @@ def browser():
         if in_ci():
             pytest.fail(f"CI=true but playwright cannot be imported: {exc}", pytrace=False)
         pytest.skip(f"playwright is not installed: {exc}")
+    if not os.environ.get("PYTEST_XDIST_WORKER"):  # with xdist, workers would delete each other's
+        for old in SCREENSHOTS.glob("*.png"):
+            old.unlink(missing_ok=True)
     with sync_playwright() as p:
         chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
@@ -311,7 +314,7 @@ def nav_link(page, name: str):
         links = page.locator(selector)
         for i in range(links.count()):
             link = links.nth(i)
-            if href.search(link.get_attribute("href") or "") and link.is_visible():
+            if href.search(link.evaluate("a => a.href") or "") and link.is_visible():
                 return link
     raise AssertionError(f"no visible link to the {name} page")
 

@@ -51,7 +51,7 @@ def test_deep_link_on_fresh_server(fresh_server, page, guard, name):
         text = main.inner_text()
         assert re.search(r"Data page", text), f"no guidance towards the Data page on {name}:\n{text}"
         links = main.locator("[data-testid=stPageLink] a")
-        hrefs = [links.nth(i).get_attribute("href") or "" for i in range(links.count())]
+        hrefs = links.evaluate_all("links => links.map(a => a.href)")  # resolved, absolute URLs
         assert any(re.search(r"/Data/?$", h) for h in hrefs), f"no link to the Data page on {name}: {hrefs}"
 
     guard.assert_local()
