@@ -1,0 +1,56 @@
+"""Learn page: works without data (pointing to the Data page) and renders every lesson."""
+
+from __future__ import annotations
+
+import pytest
+
+from .conftest import assert_no_exception, open_page, texts
+
+LEARN = "pages/5_Learn.py"
+TIMEOUT = 120
+
+
+@pytest.fixture(scope="module")
+def learn():
+    at = open_page(LEARN).run(timeout=TIMEOUT)
+    assert_no_exception(at)
+    return at
+
+
+def test_deep_link_without_data_points_to_the_data_page_and_still_teaches(learn):
+    assert "Data page" in texts(learn.info)
+    assert "Go to the Data page" in [link.value for link in learn.page_link]
+    assert learn.get("plotly_chart")  # the first lesson renders without any upload
+
+
+def test_every_lesson_has_text_a_figure_and_a_takeaway(learn):
+    lessons = learn.radio(key="learn_lesson").options
+    assert len(lessons) >= 3
+    headers = []
+    for lesson in lessons:
+        learn.radio(key="learn_lesson").set_value(lesson).run(timeout=TIMEOUT)
+        assert_no_exception(learn)
+        charts = learn.get("plotly_chart")
+        assert len(charts) == 1 and charts[0].proto.alt
+        assert "Takeaway." in texts(learn.success)
+        headers.append(texts(learn.header))
+    assert any("exact copy" in h for h in headers)
+    assert any("singling out" in h.lower() for h in headers)
+
+
+def test_lesson_results_are_cached_in_the_session(learn):
+    cache = learn.session_state["learn_cache"]
+    assert cache and all(len(key) == 2 for key in cache)
+    before = dict(cache)
+    learn.radio(key="learn_lesson").set_value(learn.radio(key="learn_lesson").options[1]).run(timeout=TIMEOUT)
+    assert all(learn.session_state["learn_cache"][key] is value for key, value in before.items())
+
+
+def test_resampler_lesson_shows_rare_values_and_singling_out(learn):
+    lesson = next(o for o in learn.radio(key="learn_lesson").options if o.startswith("3"))
+    learn.radio(key="learn_lesson").set_value(lesson).run(timeout=TIMEOUT)
+    assert_no_exception(learn)
+    body = texts(learn.markdown)
+    assert "values that exactly one real person has reappear" in body
+    assert "singling-out attack wrote" in body or "singling-out metric" in texts(learn.info).lower() \
+        or "not available" in texts(learn.info)

@@ -1,0 +1,120 @@
+"""Results page: guards, the run button, score cards and charts, cached results, every metric's detail."""
+
+from __future__ import annotations
+
+import pytest
+
+from dashboard.state import LoadedTable, Tables
+from privcore import Schema, registry
+from privcore.demo import load_scenario
+
+from .conftest import assert_no_exception, open_page, texts
+
+RESULTS = "pages/4_Results.py"
+RUN_TIMEOUT = 120
+
+
+def seed_demo(at, *, metrics=None, holdout=True):
+    """Session state as the Data, Configure and Metrics pages leave it, with the noisy-copy demo."""
+    demo = load_scenario("noisy_copy", n=300)
+    at.session_state["tables"] = Tables(
+        real=LoadedTable.from_frame("real", demo.real),
+        synthetic={"noisy": LoadedTable.from_frame("noisy", demo.synthetic)},
+        holdout=LoadedTable.from_frame("holdout", demo.holdout) if holdout else None,
+    )
+    at.session_state["schema"] = Schema(types=demo.types, key=demo.key, sensitive=demo.sensitive)
+    at.session_state["selected_metrics"] = registry.presets()["quick"] if metrics is None else metrics
+    return at
+
+
+@pytest.fixture(scope="module")
+def ran():
+    """The page after clicking Run once (shared by the tests that only read it)."""
+    at = seed_demo(open_page(RESULTS)).run()
+    assert_no_exception(at)
+    at.button(key="run_evaluation").click().run(timeout=RUN_TIMEOUT)
+    return at
+
+
+def test_deep_link_without_data_points_to_the_data_page():
+    at = open_page(RESULTS).run()
+    assert_no_exception(at)
+    assert "Data page" in texts(at.info)
+    assert [link.value for link in at.page_link] == ["Go to the Data page"]
+    assert not at.button
+
+
+def test_without_a_schema_points_to_the_configure_page():
+    at = seed_demo(open_page(RESULTS))
+    at.session_state["schema"] = None
+    at.run()
+    assert_no_exception(at)
+    assert [link.value for link in at.page_link] == ["Go to the Configure page"]
+
+
+def test_nothing_runs_until_the_button_is_pressed():
+    at = seed_demo(open_page(RESULTS)).run()
+    assert_no_exception(at)
+    assert not at.button(key="run_evaluation").disabled
+    assert "Run evaluation" in texts(at.info)
+    assert not at.get("plotly_chart") and not at.session_state["results"]
+
+
+def test_run_is_disabled_without_metrics():
+    at = seed_demo(open_page(RESULTS), metrics=[]).run()
+    assert_no_exception(at)
+    assert at.button(key="run_evaluation").disabled
+    assert "No metric is selected" in texts(at.warning)
+    assert "Choose metrics" in [link.value for link in at.page_link]
+
+
+def test_run_produces_score_cards_charts_and_downloads(ran):
+    assert_no_exception(ran)
+    assert not ran.error
+    results = ran.session_state["results"]
+    assert len(results) == 1
+    key = ran.session_state["last_run_key"]
+    reports = results[key]
+    assert list(reports) == ["noisy"]
+    report = reports["noisy"]
+    assert set(report) == set(registry.presets()["quick"])
+    body = texts(ran.markdown)
+    for metric_id, result in report.items():
+        assert f"**{registry.get(metric_id).name}**" in body  # one card per metric
+        if result.risk is not None:
+            assert f"{result.risk:.3f}" in body
+    assert "Risk level:" in body and "Not applicable" in body  # HidR without pairing
+    assert "Simulation-based metrics" in texts(ran.subheader)
+    assert [t.label for t in ran.tabs] == ["Score cards", "Side by side", "Metric in detail", "Record explorer",
+                                           "Downloads"]
+    charts = ran.get("plotly_chart")
+    assert len(charts) >= 4  # overview, the first metric's figures, the disagreement panel
+    assert all(chart.proto.alt for chart in charts), "every chart has alt text"
+    assert "Is this person" in body and "Is the dataset shareable?" in body and "Does this metric apply here?" in body
+    assert "Metrics disagree" in body
+    labels = [b.label for b in ran.get("download_button")]
+    assert "JSON for “noisy”" in labels and "Self-contained HTML report" in labels
+
+
+def test_results_are_cached_per_session(ran):
+    key = ran.session_state["last_run_key"]
+    before = ran.session_state["results"][key]
+    ran.button(key="run_evaluation").click().run(timeout=RUN_TIMEOUT)
+    assert_no_exception(ran)
+    assert ran.session_state["results"][key] is before  # reused, not recomputed
+
+
+def test_every_metric_detail_renders(ran):
+    key = ran.session_state["last_run_key"]
+    report = ran.session_state["results"][key]["noisy"]
+    for metric_id in report:
+        ran.selectbox(key=f"metric::{key}::noisy").set_value(metric_id).run(timeout=RUN_TIMEOUT)
+        assert_no_exception(ran)
+        assert ran.selectbox(key=f"metric::{key}::noisy").value == metric_id
+        assert ran.get("plotly_chart")
+        if report[metric_id].applicable:
+            assert "Worked computation for real row" in texts(ran.markdown)
+    row = ran.number_input(key=f"record::{key}::noisy")
+    row.set_value(0).run(timeout=RUN_TIMEOUT)
+    assert_no_exception(ran)
+    assert "real row 0" in texts(ran.markdown).lower() or "Real row 0" in texts(ran.markdown)
