@@ -1,0 +1,322 @@
+"""Tests of the membership-inference attacks (privcore.metrics.membership; metrics.md §3).
+
+Hand-worked AUC/advantage examples (E coordinates are x / 10 for a numerical column whose real values
+span 0..10), the vectorised bootstrap statistics against sklearn, the chunked KDE against scipy and a
+hand-computed kernel sum, DOMIAS scores recomputed from the formula, seeded sampling, properties, and the
+issue's demo assertion.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.stats import gaussian_kde
+from sklearn.metrics import roc_auc_score, roc_curve
+
+from privcore import evaluate, registry
+from privcore.demo import load_scenario
+from privcore.metrics.membership import (
+    attack_summary,
+    kde_logpdf,
+    membership_sets,
+    roc_statistics_batch,
+    snap_ties,
+)
+from privcore.schema import Schema
+
+IDS = ["mia_distance", "mia_calibrated", "mia_domias"]
+FAST = {mid: {"n_boot": 50} for mid in IDS}
+
+
+def col(values):
+    return pd.DataFrame({"x": [float(v) for v in values]})
+
+
+def run(real, synthetic, holdout, metrics=IDS, params=None, seed=0, types=None):
+    types = types or {c: "numerical" for c in real.columns}
+    merged = {mid: dict(FAST.get(mid, {})) for mid in IDS}
+    for mid, p in (params or {}).items():
+        merged[mid].update(p)
+    return evaluate(real, synthetic, Schema(dict(types)), metrics=metrics, holdout=holdout, seed=seed,
+                    params=merged, strict=True)
+
+
+REAL, SYN, HOLD = col([0, 4, 8, 10]), col([0.5, 4, 9]), col([2, 6, 7, 10])
+
+
+# ------------------------------------------------------------------------------------------------
+# Hand-worked examples
+# ------------------------------------------------------------------------------------------------
+
+
+def test_mia_distance_by_hand():
+    # d(x, Z) in E, Z = {.05, .4, .9}:
+    #   members  0 → .05, 4 → 0, 8 → .1, 10 → .1      scores −d = [−.05, 0, −.1, −.1]
+    #   non      2 → .15, 6 → .2, 7 → .2, 10 → .1     scores      [−.15, −.2, −.2, −.1]
+    # AUC over 16 pairs: −.05 beats all 4; 0 beats all 4; each −.1 beats 3 and ties 1 (½) → 3.5 each.
+    #   (4 + 4 + 7)/16 = 15/16.
+    # ROC from the top: 0 → (fpr 0, tpr .25); −.05 → (0, .5); −.1 → (.25, 1); −.15 → (.5, 1); −.2 → (1, 1).
+    #   advantage = max(tpr − fpr) = .75; TPR at FPR ≤ 1 % and ≤ 10 % = .5.
+    res = run(REAL, SYN, HOLD, "mia_distance")["mia_distance"]
+    assert res.raw == pytest.approx(15 / 16)
+    assert res.risk == pytest.approx(0.75)
+    assert res.details["tpr_at_0.01"] == 0.5 and res.details["tpr_at_0.1"] == 0.5
+    np.testing.assert_allclose(res.per_record, [-0.05, 0.0, -0.1, -0.1], atol=1e-12)
+    np.testing.assert_allclose(res.details["roc_fpr"], [0, 0, 0, 0.25, 0.5, 1.0])
+    np.testing.assert_allclose(res.details["roc_tpr"], [0, 0.25, 0.5, 1.0, 1.0, 1.0])
+    low, high = res.interval
+    assert 0.0 <= low <= high <= 1.0
+    assert res.details["auc_interval"][0] <= res.details["auc_interval"][1]
+
+
+def test_mia_calibrated_by_hand_with_user_reference():
+    # R = {1, 5, 9.5} (user table, so no random split; |Y| = |H| so nobody is sampled).
+    # d(x, R):  members 0 → .1, 4 → .1, 8 → .15, 10 → .05;  non 2 → .1, 6 → .1, 7 → .2, 10 → .05.
+    # scores d(x,R) − d(x,Z): members [.05, .1, .05, −.05]; non [−.05, −.1, 0, −.05].
+    #   .1 − .05 and .15 − .1 differ in the last bit only: the 1e-12·d_max tie rule makes them equal.
+    # AUC: each .05 beats all 4 (8); .1 beats 4; −.05 ties two (1), beats −.1 (1), loses to 0 → 14/16.
+    # ROC: .1 → (0, .25); .05 → (0, .75); 0 → (.25, .75); −.05 → (.75, 1); −.1 → (1, 1). advantage .75.
+    params = {"mia_calibrated": {"reference": col([1, 5, 9.5])}}
+    res = run(REAL, SYN, HOLD, "mia_calibrated", params=params)["mia_calibrated"]
+    assert res.raw == pytest.approx(14 / 16)
+    assert res.risk == pytest.approx(0.75)
+    np.testing.assert_allclose(res.per_record, [0.05, 0.1, 0.05, -0.05], atol=1e-12)
+    np.testing.assert_allclose(np.sort(res.details["nonmember_scores"]), [-0.1, -0.05, -0.05, 0.0], atol=1e-12)
+    assert res.details["reference"].startswith("user reference table (3 rows)")
+    assert res.params["reference"].startswith("user reference")  # the table itself is not echoed
+
+
+def test_attack_summary_by_hand_and_against_sklearn():
+    # members [3, 2, 2], non-members [2, 1, 0, 2]: pairs 12; 3 beats 4; each 2 beats 2, ties 2 → 3 each.
+    # AUC = (4 + 3 + 3)/12 = 10/12. ROC: 3 → (0, 1/3); 2 → (2/4, 1); 1 → (3/4, 1); 0 → (1, 1).
+    # advantage = max(1/3, 1 − 1/2) = .5; TPR at FPR ≤ .1 = 1/3.
+    s = attack_summary(np.array([3.0, 2, 2]), np.array([2.0, 1, 0, 2]), n_boot=0)
+    assert s["auc"] == pytest.approx(10 / 12)
+    assert s["advantage"] == pytest.approx(0.5)
+    assert s["tpr_at_0.1"] == pytest.approx(1 / 3)
+    assert s["auc_interval"] is None
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_batch_statistics_agree_with_sklearn(seed):
+    rng = np.random.default_rng(seed)
+    scores = rng.integers(0, 6, 60).astype(float)  # many ties
+    labels = rng.integers(0, 2, 60)
+    labels[:2] = [0, 1]
+    _, ranks = np.unique(scores, return_inverse=True)
+    batch = roc_statistics_batch(ranks[None], labels[None], int(ranks.max()) + 1)
+    fpr, tpr, _ = roc_curve(labels, scores, drop_intermediate=False)
+    assert batch["auc"][0] == pytest.approx(roc_auc_score(labels, scores), abs=1e-12)
+    assert batch["advantage"][0] == pytest.approx(max(0.0, (tpr - fpr).max()), abs=1e-12)
+    for target in (0.01, 0.1):
+        assert batch[f"tpr_at_{target:g}"][0] == pytest.approx(tpr[fpr <= target].max(), abs=1e-12)
+    summary = attack_summary(scores[labels == 1], scores[labels == 0], n_boot=0)
+    assert summary["auc"] == pytest.approx(batch["auc"][0], abs=1e-12)
+
+
+def test_bootstrap_is_seeded_and_brackets_the_estimate():
+    rng = np.random.default_rng(0)
+    members, non = rng.normal(0.5, 1, 200), rng.normal(0, 1, 200)
+    a = attack_summary(members, non, n_boot=300, seed=3)
+    b = attack_summary(members, non, n_boot=300, seed=3)
+    c = attack_summary(members, non, n_boot=300, seed=4)
+    assert a["advantage_interval"] == b["advantage_interval"] and a["auc_interval"] == b["auc_interval"]
+    assert a["auc_interval"] != c["auc_interval"]
+    assert a["auc_interval"][0] < a["auc"] < a["auc_interval"][1]
+    assert a["advantage_interval"][0] < a["advantage"] < a["advantage_interval"][1]
+    assert a["tpr_at_0.1_interval"][0] <= a["tpr_at_0.1_interval"][1]
+
+
+def test_snap_ties_chains_within_tolerance():
+    # 1 and 1 + 1e-15 tie; 2 stays apart.
+    assert snap_ties(np.array([1 + 1e-15, 2.0, 1.0]), 1e-12).tolist() == [1.0, 2.0, 1.0]
+    assert snap_ties(np.array([1 + 1e-15, 1.0]), 0.0).tolist() == [1 + 1e-15, 1.0]
+
+
+def test_roc_curve_is_downsampled_for_the_dashboard():
+    rng = np.random.default_rng(1)
+    s = attack_summary(rng.normal(size=2000), rng.normal(size=2000), n_boot=0)
+    assert len(s["roc_fpr"]) <= 500 and len(s["roc_fpr"]) == len(s["roc_tpr"])
+    assert s["roc_fpr"][0] == 0 and s["roc_fpr"][-1] == 1 and np.all(np.diff(s["roc_fpr"]) >= 0)
+    assert np.max(s["roc_tpr"] - s["roc_fpr"]) == pytest.approx(s["advantage"])
+
+
+# ------------------------------------------------------------------------------------------------
+# KDE and DOMIAS
+# ------------------------------------------------------------------------------------------------
+
+
+def test_kde_logpdf_by_hand_in_one_dimension():
+    # data [0, 1, 3]: mean 4/3, sample variance (16 + 1 + 25)/9 / 2 = 7/3; Scott factor 3^(−1/5);
+    # bandwidth² h² = 7/3 · 3^(−2/5). p(x) = (1/3) Σ_i exp(−(x − x_i)²/(2h²)) / sqrt(2π h²).
+    h2 = 7 / 3 * 3 ** (-2 / 5)
+    data = np.array([[0.0], [1.0], [3.0]])
+    for x in (-1.0, 0.5, 2.0, 40.0):
+        expected = sum(math.exp(-((x - xi) ** 2) / (2 * h2)) for xi in (0, 1, 3)) / (3 * math.sqrt(2 * math.pi * h2))
+        got = kde_logpdf(data, np.array([[x]]))[0]
+        if expected > 0:
+            assert got == pytest.approx(math.log(expected), rel=1e-12)
+        else:  # far away the density underflows, the log-sum-exp does not
+            assert np.isfinite(got)
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 2**22])
+def test_kde_logpdf_matches_scipy_in_chunks(chunk):
+    rng = np.random.default_rng(2)
+    data = rng.normal(size=(50, 3)) @ np.array([[1, 0.5, 0], [0, 1, 0.2], [0, 0, 0.3]])
+    query = rng.normal(size=(40, 3)) * 2
+    np.testing.assert_allclose(kde_logpdf(data, query, chunk), gaussian_kde(data.T).logpdf(query.T), rtol=1e-10)
+
+
+def test_domias_scores_follow_the_formula():
+    # One numerical column: Φ1 is an affine image of x, and a full-covariance Gaussian KDE is affine
+    # invariant, so log p_Z(x) − log p_R(x) can be recomputed with scipy directly on x.
+    rng = np.random.default_rng(5)
+    real = col(np.round(rng.normal(0, 1, 12), 2))
+    syn = col(np.round(rng.normal(0.3, 1, 15), 2))
+    hold = col(np.round(rng.normal(0, 1, 12), 2))
+    ref = col(np.round(rng.normal(0, 1.2, 10), 2))
+    res = run(real, syn, hold, "mia_domias", params={"mia_domias": {"reference": ref}})["mia_domias"]
+    expected = lambda x: gaussian_kde(syn["x"]).logpdf(x) - gaussian_kde(ref["x"]).logpdf(x)  # noqa: E731
+    np.testing.assert_allclose(res.per_record, expected(real["x"].to_numpy()), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(res.details["nonmember_scores"], expected(hold["x"].to_numpy()), rtol=1e-9, atol=1e-9)
+    labels = np.r_[np.ones(12), np.zeros(12)]
+    scores = np.r_[expected(real["x"].to_numpy()), expected(hold["x"].to_numpy())]
+    assert res.raw == pytest.approx(roc_auc_score(labels, scores), abs=1e-12)
+    assert res.details["dimensions"] == [0]
+
+
+def test_domias_skips_degenerate_coordinates():
+    # Z copies one real row 8 times: no spread for a density in Z → not applicable, with a reason.
+    types = {"x": "numerical", "y": "numerical"}
+    rng = np.random.default_rng(0)
+    real = pd.DataFrame({"x": rng.normal(size=10), "y": rng.normal(size=10)})
+    syn = pd.concat([real.iloc[[0]]] * 8, ignore_index=True)
+    report = run(real, syn, real + 0.1, "mia_domias", types=types)
+    assert not report["mia_domias"].applicable and "vary too little" in report["mia_domias"].reason
+
+
+# ------------------------------------------------------------------------------------------------
+# Sampling
+# ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n_real,n_hold,split", [(10, 10, False), (10, 4, False), (3, 9, False), (10, 10, True),
+                                                 (3, 11, True), (20, 7, True)])
+def test_membership_sets(n_real, n_hold, split):
+    s = membership_sets(n_real, n_hold, seed=7, split_holdout=split)
+    pool = n_hold // 2 if split else n_hold  # holdout rows available as non-members
+    assert len(s.members) == len(s.nonmembers) == min(n_real, pool)
+    assert len(set(s.members)) == len(s.members) and s.members.max() < n_real
+    if split:
+        assert len(s.reference) == n_hold - n_hold // 2
+        assert not set(s.reference) & set(s.nonmembers)
+    again = membership_sets(n_real, n_hold, seed=7, split_holdout=split)
+    assert np.array_equal(s.members, again.members) and np.array_equal(s.nonmembers, again.nonmembers)
+    assert bool(s.warnings) == (n_real != pool)  # a warning exactly when one side was sampled down
+
+
+def test_calibrated_split_is_seeded():
+    rng = np.random.default_rng(0)
+    real, syn, hold = col(rng.normal(size=20)), col(rng.normal(size=20)), col(rng.normal(size=20))
+    a = run(real, syn, hold, "mia_calibrated", seed=1)["mia_calibrated"]
+    b = run(real, syn, hold, "mia_calibrated", seed=1)["mia_calibrated"]
+    c = run(real, syn, hold, "mia_calibrated", seed=2)["mia_calibrated"]
+    assert np.array_equal(a.details["reference_positions"], b.details["reference_positions"])
+    assert a.raw == b.raw and a.interval == b.interval
+    assert not np.array_equal(a.details["reference_positions"], c.details["reference_positions"])
+    assert a.details["n_members"] == 10 and any("training rows" in w for w in a.warnings)
+
+
+@pytest.mark.parametrize("params", [{"n_boot": -1}, {"n_boot": 2.5}, {"confidence": 1.0}, {"reference": "x.csv"}])
+def test_bad_parameters_are_input_errors(params):
+    from privcore.errors import InputError
+
+    with pytest.raises(InputError):
+        run(REAL, SYN, HOLD, "mia_calibrated", params={"mia_calibrated": params})
+
+
+def test_registry_metadata():
+    for mid in IDS:
+        info = registry.get(mid)
+        assert info.baseline is False and info.needs == frozenset({"holdout"})
+        assert info.interval_kind == "bootstrap" and info.per_record_unit == "real"
+        assert "DCR-Delusion" in info.explanation.blind_spots or mid == "mia_domias"
+
+
+def test_not_applicable_without_holdout_and_shared_passes():
+    report = evaluate(REAL, SYN, Schema({"x": "numerical"}), metrics=IDS, strict=True)
+    assert all(not report[m].applicable for m in IDS)
+    report = run(REAL, SYN, HOLD, IDS + ["dcr_test"])
+    assert len(report.shared.passes) == len(set(report.shared.passes))
+
+
+# ------------------------------------------------------------------------------------------------
+# Properties
+# ------------------------------------------------------------------------------------------------
+
+
+TYPES = {"a": "numerical", "b": "numerical", "c": "categorical", "s": "binary"}
+
+
+def mixed(rng, n):
+    return pd.DataFrame({
+        "a": rng.integers(0, 8, n).astype(float),
+        "b": np.round(rng.normal(0, 1, n), 2),
+        "c": rng.choice(list("pqr"), n),
+        "s": rng.choice(["y", "n"], n),
+    })
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), n=st.integers(8, 20), m=st.integers(8, 20), h=st.integers(8, 20))
+def test_properties(seed, n, m, h):
+    rng = np.random.default_rng(seed)
+    real, syn, hold = mixed(rng, n), mixed(rng, m), mixed(rng, h)
+    report = run(real, syn, hold, types=TYPES, seed=seed % 100)
+    again = run(real, syn, hold, types=TYPES, seed=seed % 100)
+    for mid in IDS:
+        res = report[mid]
+        if not res.applicable:  # DOMIAS on degenerate tiny tables
+            continue
+        assert 0.0 <= res.risk <= 1.0 and 0.0 <= res.raw <= 1.0
+        assert res.interval[0] <= res.interval[1]
+        assert (res.risk, res.raw, res.interval) == (again[mid].risk, again[mid].raw, again[mid].interval)
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), n=st.integers(4, 15))
+def test_distance_attack_ignores_real_row_order_and_catches_copies(seed, n):
+    rng = np.random.default_rng(seed)
+    real, hold = mixed(rng, n), mixed(rng, n)
+    hold["b"] += 10.0  # no holdout row equals a real row
+    shuffled = real.sample(frac=1, random_state=seed % 1000).reset_index(drop=True)
+    for syn in (real, shuffled):  # an exact copy, same order or shuffled: every member at distance 0
+        res = run(real, syn, hold, "mia_distance", types=TYPES)["mia_distance"]
+        assert res.raw == 1.0 and res.risk == 1.0
+    syn = mixed(rng, n)
+    a = run(real, syn, hold, "mia_distance", types=TYPES)["mia_distance"]
+    b = run(shuffled, syn, hold, "mia_distance", types=TYPES)["mia_distance"]
+    assert a.raw == pytest.approx(b.raw, abs=1e-12) and a.risk == pytest.approx(b.risk, abs=1e-12)
+
+
+# ------------------------------------------------------------------------------------------------
+# The issue's demo assertion
+# ------------------------------------------------------------------------------------------------
+
+
+def test_demo_exact_copy_is_caught_and_column_resampler_is_not():
+    aucs = {}
+    for name in ("exact_copy", "column_resampler"):
+        d = load_scenario(name, n=1000)
+        schema = Schema(types=d.types, key=d.key, sensitive=d.sensitive)
+        report = evaluate(d.real, d.synthetic, schema, metrics="mia_distance", holdout=d.holdout, strict=True,
+                          params={"mia_distance": {"n_boot": 100}})
+        aucs[name] = report["mia_distance"].raw
+    assert aucs["exact_copy"] > 0.95
+    assert abs(aucs["column_resampler"] - 0.5) < 0.05
