@@ -106,7 +106,8 @@ class SharedComputation:
             self.passes.append(key)
             self._neighbours[key] = result
             if extremes is not None:
-                self._extremes[(space, *sorted((query, reference)))] = extremes
+                # The first pass between two tables fixes d_min/d_max; the reverse pass must not change them.
+                self._extremes.setdefault((space, *sorted((query, reference))), extremes)
         return self._neighbours[key]
 
     def extremes(self, space: str, a: str, b: str) -> PairExtremes:

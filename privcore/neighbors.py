@@ -234,3 +234,135 @@ def _exact_distances(query, reference, query_rows, reference_rows, chunk_element
         diff = query[query_rows[s : s + batch]] - reference[reference_rows[s : s + batch]]
         out[s : s + batch] = np.sqrt(np.einsum("ij,ij->i", diff, diff))
     return out
+
+
+@dataclass(frozen=True)
+class WithinPairs:
+    """Every reference row within a per-query radius, in compressed sparse row (CSR) layout.
+
+    The reference rows of query row *i* are ``indices[indptr[i]:indptr[i + 1]]`` (ascending), at exact
+    Euclidean distances ``distance[indptr[i]:indptr[i + 1]]``.
+    """
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    distance: np.ndarray
+
+    @property
+    def counts(self) -> np.ndarray:
+        """Number of reference rows within the radius of each query row."""
+        return np.diff(self.indptr)
+
+    def rows(self) -> np.ndarray:
+        """The query row of each pair (expanded ``indptr``)."""
+        return np.repeat(np.arange(len(self.indptr) - 1), self.counts)
+
+
+def all_within(
+    query: np.ndarray,
+    reference: np.ndarray,
+    radius: np.ndarray | float,
+    *,
+    chunk_elements: int = DEFAULT_CHUNK_ELEMENTS,
+    workers: int | None = None,
+    progress: ProgressCallback | None = None,
+    label: str = "",
+) -> WithinPairs:
+    """Every reference row at exact Euclidean distance ≤ ``radius[i]`` of each query row *i*.
+
+    Used where a metric pools *all* tied nearest rows (AIR's guesses: ``radius = d1 + 1e-12·d_max``
+    with ``d1`` from :func:`nearest_two`). Candidates come from the same chunked matrix product as
+    :func:`nearest_two`, widened by its rounding-error bound, and are then recomputed exactly as
+    ``sqrt(Σ (q − r)²)`` and compared with the radius, so no pair within the radius is missed and
+    identical rows are at distance exactly 0. At most one ``chunk × |reference|`` block of distances is
+    held per worker; the returned pairs themselves are as many as there are rows within the radii.
+
+    Parameters
+    ----------
+    query : numpy.ndarray
+        Shape (n, d) float64.
+    reference : numpy.ndarray
+        Shape (m, d) float64.
+    radius : numpy.ndarray or float
+        Shape (n,) (or a scalar for every row); ``inf`` takes every reference row, a negative radius none.
+    chunk_elements : int
+        Upper bound on distances held at once per worker.
+    workers : int, optional
+        Threads working on chunks (default: the number of CPUs, at most 4).
+    progress : callable, optional
+        ``progress(fraction_done, message)``.
+    label : str
+        Shown in progress messages.
+
+    Returns
+    -------
+    WithinPairs
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> pairs = all_within(np.array([[0.0], [2.0]]), np.array([[1.0], [3.0], [1.0]]), np.array([1.0, 0.5]))
+    >>> pairs.indptr.tolist(), pairs.indices.tolist(), pairs.distance.tolist()
+    ([0, 2, 2], [0, 2], [1.0, 1.0])
+    """
+    query = np.ascontiguousarray(query, dtype=np.float64)
+    reference = np.ascontiguousarray(reference, dtype=np.float64)
+    n, m = len(query), len(reference)
+    if query.shape[1] != reference.shape[1]:
+        raise ValueError("query and reference must have the same number of columns")
+    radius = np.broadcast_to(np.asarray(radius, dtype=np.float64), (n,))
+    if n == 0 or m == 0:
+        return WithinPairs(np.zeros(n + 1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
+
+    half_ref_norm = 0.5 * np.einsum("ij,ij->i", reference, reference)
+    query_norm = np.einsum("ij,ij->i", query, query)
+    unit = np.finfo(np.float64).eps
+    error_scale = 4.0 * (query.shape[1] + 4) * unit
+    max_half_ref = float(half_ref_norm.max())
+    rows_per_chunk = max(1, min(n, chunk_elements // max(m, 1)))
+    starts = list(range(0, n, rows_per_chunk))
+    workers = workers or min(4, os.cpu_count() or 1)
+    done = [0]
+
+    def run(start: int):
+        stop = min(n, start + rows_per_chunk)
+        result = _chunk_within(
+            query, reference, half_ref_norm, query_norm, radius, start, stop, error_scale, max_half_ref,
+            chunk_elements,
+        )
+        done[0] += stop - start
+        if progress is not None:
+            progress(done[0] / n, f"neighbours within radius {label}".strip())
+        return result
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        if workers > 1 and len(starts) > 1:
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                results = list(pool.map(run, starts))
+        else:
+            results = [run(s) for s in starts]
+    rows = np.concatenate([r[0] for r in results])
+    indices = np.concatenate([r[1] for r in results])
+    distance = np.concatenate([r[2] for r in results])
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
+    return WithinPairs(indptr, indices, distance)
+
+
+def _chunk_within(
+    query, reference, half_ref_norm, query_norm, radius, start, stop, error_scale, max_half_ref, chunk_elements
+):
+    """Pairs (global query row, reference row, exact distance) within the radius, for query rows [start, stop)."""
+    r = radius[start:stop]
+    finite = np.where(np.isfinite(r), r, 0.0)
+    # Squared distance = |q|² + 2·score with score = |r|²/2 − q·r: a candidate has score ≤ threshold.
+    threshold = 0.5 * (np.where(r >= 0, finite * finite, -np.inf) - query_norm[start:stop])
+    tolerance = 2.0 * error_scale * (query_norm[start:stop] + max_half_ref * 2.0 + finite * finite + 1e-300)
+    threshold = np.where(np.isposinf(r), np.inf, threshold + tolerance)
+    block = query[start:stop] @ reference.T
+    np.subtract(half_ref_norm, block, out=block)
+    cand_rows, cand_cols = np.nonzero(block <= threshold[:, None])
+    del block
+    exact = _exact_distances(query, reference, start + cand_rows, cand_cols, chunk_elements)
+    keep = exact <= r[cand_rows]
+    return start + cand_rows[keep], cand_cols[keep], exact[keep]

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from privcore.encoding import EuclideanSpace
-from privcore.neighbors import nearest_two
+from privcore.neighbors import all_within, nearest_two
 from privcore.schema import Schema
 
 CHUNK_SIZES = [1, 7, 64, 10_000, 2**22]
@@ -135,3 +135,53 @@ def test_random_grids_with_many_ties(n, m, d, levels, chunk, seed):
         dist, idx, _ = brute_force(y, y, exclude_self=True)
         np.testing.assert_array_equal(nb.distance, dist)
         np.testing.assert_array_equal(nb.index, idx)
+
+
+def brute_within(query, reference, radius):
+    diff = query[:, None, :] - reference[None, :, :]
+    dist = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
+    return [np.flatnonzero(dist[i] <= radius[i]) for i in range(len(query))], dist
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(1, 25),
+    m=st.integers(1, 25),
+    d=st.integers(0, 4),
+    levels=st.integers(1, 4),
+    chunk=st.sampled_from([1, 3, 50, 4096]),
+    seed=st.integers(0, 10_000),
+)
+def test_all_within_matches_brute_force_on_grids(n, m, d, levels, chunk, seed):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, levels, (n, d)).astype(float) / max(levels - 1, 1)
+    z = rng.integers(0, levels, (m, d)).astype(float) / max(levels - 1, 1)
+    nb, ext = nearest_two(y, z, with_extremes=True)
+    # AIR's use: every row tied with the nearest (within 1e-12·d_max), here on grids full of exact ties.
+    radius = nb.d1 + 1e-12 * ext.d_max
+    pairs = all_within(y, z, radius, chunk_elements=chunk)
+    expected, dist = brute_within(y, z, radius)
+    assert pairs.indptr.tolist() == np.cumsum([0] + [len(e) for e in expected]).tolist()
+    np.testing.assert_array_equal(pairs.indices, np.concatenate(expected))
+    np.testing.assert_allclose(pairs.distance, dist[pairs.rows(), pairs.indices], rtol=1e-14, atol=0)
+    # A wider radius for some rows, none for others.
+    radius = rng.choice([-1.0, 0.0, 0.5, 1.0, np.inf], n)
+    pairs = all_within(y, z, radius, chunk_elements=chunk)
+    expected, _ = brute_within(y, z, radius)
+    np.testing.assert_array_equal(pairs.indices, np.concatenate(expected))
+    assert pairs.counts.tolist() == [len(e) for e in expected]
+
+
+def test_all_within_is_exact_for_identical_rows_with_large_values():
+    # The matrix product alone is off by ~1e-5 here; the exact refinement finds the copy at distance 0.
+    y = np.array([[1e6 + 0.1, 3e5], [2.0, 1.0]])
+    z = np.array([[1e6 + 0.1, 3e5], [1e6 + 0.1, 3e5 + 1e-9], [2.0, 1.0]])
+    pairs = all_within(y, z, np.array([0.0, 0.0]))
+    assert pairs.indices.tolist() == [0, 2] and pairs.distance.tolist() == [0.0, 0.0]
+
+
+def test_all_within_with_empty_tables():
+    pairs = all_within(np.zeros((3, 2)), np.zeros((0, 2)), 1.0)
+    assert pairs.indptr.tolist() == [0, 0, 0, 0] and len(pairs.indices) == 0
+    pairs = all_within(np.zeros((0, 2)), np.zeros((4, 2)), 1.0)
+    assert pairs.indptr.tolist() == [0]
