@@ -228,3 +228,38 @@ def worked_computation(report, metric_id: str, row: int) -> None:
             return
         st.markdown(f"**Nearest records in {label}** (the distances this metric compares)")
         st.dataframe(table, width="stretch")
+
+
+def attack_details(report, metric_id: str, limit: int = 10) -> None:
+    """What an attack actually did, from its own details: the singling-out descriptions that worked, the
+    inference guesses, the links made."""
+    result = report[metric_id]
+    if not result.applicable:
+        return
+    details = result.details or {}
+    if "queries" in details:
+        worked = [q for q in details["queries"] if q.get("real_success")]
+        st.markdown(f"**Descriptions written from the synthetic data that fit exactly one real person** "
+                    f"({len(worked)} of {len(details['queries'])})")
+        if worked:
+            st.dataframe(
+                pd.DataFrame([{"description": q["query"], "singles out real row": q.get("real_row"),
+                               "also fits exactly one holdout person": q.get("control_success")}
+                              for q in worked[:limit]]),
+                hide_index=True, width="stretch")
+        return
+    main = details.get("attack_main")
+    if isinstance(main, dict) and "guesses" in main:
+        st.markdown(f"**The attacker's guesses of '{details.get('secret', 'the secret')}'** (first {limit} attacks "
+                    "on training records)")
+        st.dataframe(pd.DataFrame({
+            "real row": main["targets"][:limit], "true value": main["secrets"][:limit],
+            "guess from the nearest synthetic record": main["guesses"][:limit],
+            "right": main["success"][:limit]}), hide_index=True, width="stretch")
+    elif isinstance(main, dict) and "linked" in main:
+        aux = details.get("aux_cols") or [[], []]
+        st.markdown(f"**Linking attempts** (first {limit}): the attacker knows {', '.join(map(str, aux[0]))} from one "
+                    f"source and {', '.join(map(str, aux[1]))} from another")
+        st.dataframe(pd.DataFrame({
+            "real row": main["targets"][:limit], "linked correctly": main["linked"][:limit]}),
+            hide_index=True, width="stretch")

@@ -58,66 +58,75 @@ row = int(st.number_input(
     help="Starts at the person flagged by the most metrics. Used by the metric detail and the record explorer.",
 ))
 
-cards, compare, detail, records, downloads = st.tabs(
-    ["Score cards", "Side by side", "Metric in detail", "Record explorer", "Downloads"])
+# Stateful tabs: the active tab survives reruns, and only its content is computed.
+TABS = ["Score cards", "Side by side", "Metric in detail", "Record explorer", "Downloads"]
+cards, compare, detail, records, downloads = st.tabs(TABS, key="results_tab", on_change="rerun")
 
-with cards:
-    C.level_legend()
-    for warning in report.warnings:
-        st.warning(warning, icon=":material/warning:")
-    C.score_cards(report)
+if cards.open:
+    with cards:
+        C.level_legend()
+        for warning in report.warnings:
+            st.warning(warning, icon=":material/warning:")
+        C.score_cards(report)
 
-with compare:
-    st.dataframe(C.side_by_side(reports), hide_index=True, width="stretch")
-    C.show_figure(F.scores_chart(reports), key=f"overview::{key}")
+if compare.open:
+    with compare:
+        st.dataframe(C.side_by_side(reports), hide_index=True, width="stretch")
+        C.show_figure(F.scores_chart(reports), key=f"overview::{key}")
 
-with detail:
-    metric = st.selectbox("Metric", list(report), format_func=F.metric_name, key=f"metric::{key}::{name}")
-    C.score_card(metric, report[metric])
-    for i, figure in enumerate(F.metric_figures(report, metric)):
-        C.show_figure(figure, key=f"fig::{key}::{name}::{metric}::{i}")
-    C.explanation_panel(metric)
-    st.markdown("#### Three questions")
-    threshold = st.number_input(
-        "Shareability threshold: the most risk above the reference you accept", min_value=0.0, max_value=1.0,
-        value=R.default_threshold(metric), step=0.01, key=f"threshold::{metric}", help=R.THRESHOLD_REASON,
-    )
-    st.caption(f"Default {R.default_threshold(metric):g}. {R.THRESHOLD_REASON}")
-    C.three_questions(report, metric, row, threshold)
-    if report[metric].applicable:
-        st.markdown(f"#### Worked computation for real row {row}")
-        C.worked_computation(report, metric, row)
+if detail.open:
+    with detail:
+        metric = st.selectbox("Metric", list(report), format_func=F.metric_name, key=f"metric::{key}::{name}")
+        C.score_card(metric, report[metric])
+        for i, figure in enumerate(F.metric_figures(report, metric)):
+            C.show_figure(figure, key=f"fig::{key}::{name}::{metric}::{i}")
+        C.attack_details(report, metric)
+        C.explanation_panel(metric)
+        st.markdown("#### Three questions")
+        threshold = st.number_input(
+            "Shareability threshold: the most risk above the reference you accept", min_value=0.0, max_value=1.0,
+            value=R.default_threshold(metric), step=0.01, key=f"threshold::{metric}", help=R.THRESHOLD_REASON,
+        )
+        st.caption(f"Default {R.default_threshold(metric):g}. {R.THRESHOLD_REASON}")
+        C.three_questions(report, metric, row, threshold)
+        if report[metric].applicable:
+            st.markdown(f"#### Worked computation for real row {row}")
+            C.worked_computation(report, metric, row)
 
-with records:
-    st.markdown(f"#### Real row {row}")
-    st.dataframe(report.data.real.iloc[[row]], width="stretch")
-    st.markdown("**Nearest synthetic records** (in the encoded space E, from the shared neighbour search)")
-    st.dataframe(R.nearest_records(report, row, "E"), width="stretch")
-    st.markdown("**Which metrics flag this person**")
-    flags = C.record_flag_table(report, row)
-    if flags.empty:
-        st.info("None of the metrics that ran gives a per-person value.")
-    else:
-        st.dataframe(flags, hide_index=True, width="stretch")
-    st.markdown("#### Metrics disagree")
-    C.disagreement_panel(report, key=f"disagree::{key}::{name}")
+if records.open:
+    with records:
+        st.markdown(f"#### Real row {row}")
+        st.dataframe(report.data.real.iloc[[row]], width="stretch")
+        st.markdown("**Nearest synthetic records** (in the encoded space E, from the shared neighbour search)")
+        st.dataframe(R.nearest_records(report, row, "E"), width="stretch")
+        st.markdown("**Which metrics flag this person**")
+        flags = C.record_flag_table(report, row)
+        if flags.empty:
+            st.info("None of the metrics that ran gives a per-person value.")
+        else:
+            st.dataframe(flags, hide_index=True, width="stretch")
+        st.markdown("#### Metrics disagree")
+        C.disagreement_panel(report, key=f"disagree::{key}::{name}")
 
-with downloads:
-    st.markdown("Everything stays on this machine: the files are built in memory when you click.")
-    settings = {"schema": schema.to_dict(), "metrics": metric_ids, "metric_params": state.get("metric_params") or {},
-                "tables": {"real": tables.real.name, "synthetic": list(reports),
-                           "holdout": tables.holdout.name if tables.holdout is not None else None}}
-    for table_name, rep in reports.items():
-        slug = re.sub(r"[^A-Za-z0-9_-]+", "-", table_name).strip("-") or "synthetic"
-        st.download_button(f"JSON for “{table_name}”", data=rep.to_json(), file_name=f"privacy-{slug}.json",
-                           mime="application/json", icon=":material/download:", on_click="ignore",
-                           key=f"json::{key}::{table_name}")
-    if len(reports) > 1:
-        st.download_button("JSON for all tables", data=R.combined_json(reports, settings=settings),
-                           file_name="privacy-all-tables.json", mime="application/json",
-                           icon=":material/download:", on_click="ignore", key=f"json-all::{key}")
-    st.download_button(
-        "Self-contained HTML report", data=lambda: R.html_report(reports, settings=settings).encode("utf-8"),
-        file_name="privacy-report.html", mime="text/html", icon=":material/description:", on_click="ignore",
-        key=f"html::{key}", help="One file with every score, explanation and figure; opens offline.",
-    )
+if downloads.open:
+    with downloads:
+        st.markdown("Everything stays on this machine: the files are built in memory when you click.")
+        settings = {"schema": schema.to_dict(), "metrics": metric_ids,
+                    "metric_params": state.get("metric_params") or {},
+                    "tables": {"real": tables.real.name, "synthetic": list(reports),
+                               "holdout": tables.holdout.name if tables.holdout is not None else None}}
+        for table_name, rep in reports.items():
+            slug = re.sub(r"[^A-Za-z0-9_-]+", "-", table_name).strip("-") or "synthetic"
+            st.download_button(f"JSON for “{table_name}”", data=rep.to_json(), file_name=f"privacy-{slug}.json",
+                               mime="application/json", icon=":material/download:", on_click="ignore",
+                               key=f"json::{key}::{table_name}")
+        if len(reports) > 1:
+            st.download_button("JSON for all tables", data=R.combined_json(reports, settings=settings),
+                               file_name="privacy-all-tables.json", mime="application/json",
+                               icon=":material/download:", on_click="ignore", key=f"json-all::{key}")
+        st.download_button(
+            "Self-contained HTML report",
+            data=lambda: R.html_report(reports, settings=settings).encode("utf-8"),
+            file_name="privacy-report.html", mime="text/html", icon=":material/description:", on_click="ignore",
+            key=f"html::{key}", help="One file with every score, explanation and figure; opens offline.",
+        )

@@ -68,6 +68,12 @@ def test_run_is_disabled_without_metrics():
     assert "Choose metrics" in [link.value for link in at.page_link]
 
 
+def show_tab(at, label: str):
+    """Switch the Results page's stateful tabs (only the open tab's content is computed)."""
+    at.session_state["results_tab"] = label
+    return at.run(timeout=RUN_TIMEOUT)
+
+
 def test_run_produces_score_cards_charts_and_downloads(ran):
     assert_no_exception(ran)
     assert not ran.error
@@ -78,6 +84,9 @@ def test_run_produces_score_cards_charts_and_downloads(ran):
     assert list(reports) == ["noisy"]
     report = reports["noisy"]
     assert set(report) == set(registry.presets()["quick"])
+    assert [t.label for t in ran.tabs] == ["Score cards", "Side by side", "Metric in detail", "Record explorer",
+                                           "Downloads"]
+    show_tab(ran, "Score cards")
     body = texts(ran.markdown)
     for metric_id, result in report.items():
         assert f"**{registry.get(metric_id).name}**" in body  # one card per metric
@@ -85,13 +94,27 @@ def test_run_produces_score_cards_charts_and_downloads(ran):
             assert f"{result.risk:.3f}" in body
     assert "Risk level:" in body and "Not applicable" in body  # HidR without pairing
     assert "Simulation-based metrics" in texts(ran.subheader)
-    assert [t.label for t in ran.tabs] == ["Score cards", "Side by side", "Metric in detail", "Record explorer",
-                                           "Downloads"]
+
+    show_tab(ran, "Side by side")
+    assert_no_exception(ran)
     charts = ran.get("plotly_chart")
-    assert len(charts) >= 4  # overview, the first metric's figures, the disagreement panel
-    assert all(chart.proto.alt for chart in charts), "every chart has alt text"
+    assert len(charts) == 1 and charts[0].proto.alt
+    assert len(ran.dataframe[0].value) == len(report)
+
+    show_tab(ran, "Metric in detail")
+    assert_no_exception(ran)
+    body = texts(ran.markdown)
     assert "Is this person" in body and "Is the dataset shareable?" in body and "Does this metric apply here?" in body
-    assert "Metrics disagree" in body
+    assert "What this score means" in body
+    assert ran.get("plotly_chart") and all(c.proto.alt for c in ran.get("plotly_chart"))
+
+    show_tab(ran, "Record explorer")
+    assert_no_exception(ran)
+    assert "Metrics disagree" in texts(ran.markdown)
+    assert len(ran.get("plotly_chart")) == 2  # flag counts and the overlap heatmap
+
+    show_tab(ran, "Downloads")
+    assert_no_exception(ran)
     labels = [b.label for b in ran.get("download_button")]
     assert "JSON for “noisy”" in labels and "Self-contained HTML report" in labels
 
@@ -107,6 +130,7 @@ def test_results_are_cached_per_session(ran):
 def test_every_metric_detail_renders(ran):
     key = ran.session_state["last_run_key"]
     report = ran.session_state["results"][key]["noisy"]
+    show_tab(ran, "Metric in detail")
     for metric_id in report:
         ran.selectbox(key=f"metric::{key}::noisy").set_value(metric_id).run(timeout=RUN_TIMEOUT)
         assert_no_exception(ran)
@@ -114,7 +138,32 @@ def test_every_metric_detail_renders(ran):
         assert ran.get("plotly_chart")
         if report[metric_id].applicable:
             assert "Worked computation for real row" in texts(ran.markdown)
-    row = ran.number_input(key=f"record::{key}::noisy")
-    row.set_value(0).run(timeout=RUN_TIMEOUT)
+    ran.number_input(key=f"record::{key}::noisy").set_value(0).run(timeout=RUN_TIMEOUT)
     assert_no_exception(ran)
-    assert "real row 0" in texts(ran.markdown).lower() or "Real row 0" in texts(ran.markdown)
+    assert "Worked computation for real row 0" in texts(ran.markdown)
+    show_tab(ran, "Record explorer")
+    assert "Real row 0" in texts(ran.markdown)
+
+
+def test_two_synthetic_tables_and_attack_metrics():
+    attacks = ["crp", "singling_out_univariate", "linkability", "inference", "mia_distance", "sd_idr", "dcr_test"]
+    at = seed_demo(open_page(RESULTS), metrics=[m for m in attacks if m in registry.metric_ids()])
+    other = load_scenario("column_resampler", n=300)
+    tables = at.session_state["tables"]
+    tables.synthetic["resampled"] = LoadedTable.from_frame("resampled", other.synthetic)
+    at.run()
+    at.button(key="run_evaluation").click().run(timeout=RUN_TIMEOUT)
+    assert_no_exception(at)
+    key = at.session_state["last_run_key"]
+    assert list(at.session_state["results"][key]) == ["noisy", "resampled"]
+    show_tab(at, "Side by side")
+    frame = at.dataframe[0].value
+    assert {"noisy: risk", "resampled: risk"} <= set(frame.columns)
+    show_tab(at, "Metric in detail")
+    at.selectbox(key=f"table::{key}").set_value("resampled").run(timeout=RUN_TIMEOUT)
+    for metric_id in at.session_state["results"][key]["resampled"]:
+        at.selectbox(key=f"metric::{key}::resampled").set_value(metric_id).run(timeout=RUN_TIMEOUT)
+        assert_no_exception(at)
+        assert at.get("plotly_chart")
+    show_tab(at, "Downloads")
+    assert "JSON for all tables" in [b.label for b in at.get("download_button")]
