@@ -70,15 +70,120 @@ def test_linkability_k_larger_than_synthetic_is_capped():
     assert any("exceeds" in w for w in out.warnings)
 
 
-def test_linkability_baseline_rate():
-    # random sets of k among 4 synthetic rows intersect with probability 1/4 (k=1) and 5/6 (k=2)
+def test_linkability_baseline_rate_without_ties():
+    # no ties: sets of exactly k among 4 synthetic rows meet with probability 1/4 (k=1) and 5/6 (k=2)
+    rng = np.random.default_rng(42)
+    real = pd.DataFrame({"c0": rng.uniform(0, 3, size=400), "c1": rng.uniform(0, 3, size=400)})
+    syn = pd.DataFrame({"c0": [0.0, 1.0, 2.0, 3.0], "c1": [3.0, 0.0, 2.0, 1.0]})
+    types = {"c0": "numerical", "c1": "numerical"}
+    for k, expected in [(1, 0.25), (2, 5 / 6)]:
+        out = linkability(real, syn, column_types=types, aux_cols=("c0", "c1"), n_neighbors=k, n_attacks=400)
+        assert set(out.details["main"]["n_neighbors_0"]) == set(out.details["main"]["n_neighbors_1"]) == {k}
+        assert out.baseline.value == pytest.approx(expected, abs=0.06)
+        assert out.details["baseline"]["mean_set_sizes"] == [k, k]
+
+
+def test_linkability_pools_ties_and_baseline_uses_the_same_set_sizes():
     rng = np.random.default_rng(42)
     real = pd.DataFrame(rng.choice(["a", "b"], size=(400, 2)), columns=["c0", "c1"])
     syn = pd.DataFrame([["a", "a"], ["b", "b"], ["a", "a"], ["a", "a"]], columns=["c0", "c1"])
     types = {"c0": "categorical", "c1": "categorical"}
-    for k, expected in [(1, 0.25), (2, 5 / 6)]:
-        out = linkability(real, syn, column_types=types, aux_cols=("c0", "c1"), n_neighbors=k, n_attacks=400)
-        assert out.baseline.value == pytest.approx(expected, abs=0.06)
+    out = linkability(real, syn, column_types=types, aux_cols=("c0", "c1"), n_attacks=400, confidence=0)
+    main = out.details["main"]
+    t = real.loc[main["targets"]]
+    # "a" ties with synthetic rows 0, 2 and 3, "b" matches row 1 alone: the sets pool every tie
+    assert main["n_neighbors_0"] == np.where(t["c0"] == "a", 3, 1).tolist()
+    assert main["n_neighbors_1"] == np.where(t["c1"] == "a", 3, 1).tolist()
+    # linked exactly when both halves agree: (a, a) through rows 0/2/3, (b, b) through row 1
+    assert main["linked"] == (t["c0"] == t["c1"]).tolist()
+    assert all(sorted(main["links"][lab]) == ([0, 2, 3] if t.loc[lab, "c0"] == "a" else [1])
+               for lab in main["links"])
+    # baseline: random sets of sizes (a, b) among 4 meet with probability 1/4 (1, 1), 3/4 (3, 1) or
+    # (1, 3) and 1 (3, 3), so 11/16 on average over uniform halves
+    assert out.baseline.value == pytest.approx(11 / 16, abs=0.07)
+    out2 = linkability(real, syn, column_types=types, aux_cols=("c0", "c1"), n_neighbors=2, n_attacks=400)
+    # k = 2: "a" pools rows 0, 2, 3 (two of them are the 2 nearest, the third ties); "b" pools all four
+    assert set(out2.details["main"]["n_neighbors_0"]) == {3, 4} and out2.main.value > 0.99
+
+
+def test_linkability_copy_with_coarse_halves_links_every_target():
+    """Halves shared by many people: an exact copy still links every target through its own record."""
+    rng = np.random.default_rng(11)
+    real = pd.DataFrame({c: rng.choice(list("abc"), size=300) for c in ("p", "q", "r", "s")})
+    real["x"] = rng.integers(0, 4, size=300)
+    types = {"p": "categorical", "q": "categorical", "r": "categorical", "s": "categorical", "x": "numerical"}
+    out = linkability(real, real.copy(), column_types=types, aux_cols=(["p", "q"], ["r", "s", "x"]),
+                      n_attacks=300, confidence=0)
+    assert out.main.value == 1.0
+    main = out.details["main"]
+    assert np.mean(np.array(main["n_neighbors_0"]) > 1) > 0.9  # almost every first half is shared
+    assert all(target in syn for target, syn in main["links"].items())  # each links through its own copy
+
+
+def _brute_links(halves, k, tol_scale=1e-12):
+    dists = []
+    for q_num, q_cat, c_num, c_cat in halves:
+        both = np.vstack([q_num, c_num])
+        r = both.max(axis=0) - both.min(axis=0) if q_num.shape[1] else np.ones(0)
+        r[~(r > 0)] = 1.0
+        d = (np.abs(q_num[:, None, :] - c_num[None, :, :]) / r).sum(-1)
+        d = d + (q_cat[:, None, :] != c_cat[None, :, :]).sum(-1)
+        p = q_num.shape[1] + q_cat.shape[1]
+        member = d <= np.sort(d, axis=1)[:, k - 1 : k] + tol_scale * p
+        dists.append((d, member))
+    return dists
+
+
+@pytest.mark.parametrize("k", [1, 2, 5])
+def test_pooled_links_matches_brute_force(k):
+    from privcore.metrics.attacks.linkability import pooled_links
+
+    rng = np.random.default_rng(k)
+    m, n = 53, 211
+
+    def half(n_num, n_cat, rows):
+        return rng.integers(0, 3, size=(rows, n_num)).astype(float), rng.integers(0, 2, size=(rows, n_cat))
+
+    halves = [(*half(1, 1, m), *half(1, 1, n)), (*half(0, 2, m), *half(0, 2, n))]
+    res = pooled_links(halves, k, np.random.default_rng(0), max_stored=4, chunk_elements=500)
+    (d0, m0), (d1, m1) = _brute_links(halves, k)
+    np.testing.assert_array_equal(res["sizes"], np.column_stack([m0.sum(1), m1.sum(1)]))
+    np.testing.assert_array_equal(res["n_common"], (m0 & m1).sum(1))
+    np.testing.assert_array_equal(res["linked"], (m0 & m1).any(1))
+    np.testing.assert_allclose(res["kth"], np.column_stack([np.sort(d0, 1)[:, k - 1], np.sort(d1, 1)[:, k - 1]]))
+    s = max(4, k)
+    for i in range(m):
+        for name, d, member in (("neighbors_0", d0, m0), ("neighbors_1", d1, m1), ("common", d0 + d1, m0 & m1)):
+            row = res[name][i]
+            kept = row[row >= 0]
+            assert kept.size == min(s, member[i].sum())  # capped, never padded while members remain
+            assert member[i, kept].all() and len(set(kept.tolist())) == kept.size
+            assert np.all(np.diff(d[i, kept]) >= -1e-9)  # nearest first
+            if kept.size < member[i].sum():  # the ones left out are no closer than the last one kept
+                assert d[i, member[i]].max() >= d[i, kept[-1]] - 1e-9
+        kept0 = res["neighbors_0"][i] >= 0
+        np.testing.assert_allclose(res["distances_0"][i][kept0], d0[i, res["neighbors_0"][i][kept0]])
+    # equal seeds give equal orders; the chunk size changes nothing
+    again = pooled_links(halves, k, np.random.default_rng(0), max_stored=4, chunk_elements=10**6)
+    for key in res:
+        np.testing.assert_array_equal(res[key], again[key])
+
+
+def test_linkability_large_tie_sets_are_counted_but_stored_capped():
+    real = pd.DataFrame({"a": ["x"] * 5 + ["y"], "b": ["u"] * 5 + ["v"]})
+    syn = pd.DataFrame({"a": ["x"] * 200 + ["y"], "b": ["u"] * 200 + ["v"]})
+    types = {"a": "categorical", "b": "categorical"}
+    out = linkability(real, syn, column_types=types, aux_cols=("a", "b"), n_attacks=6, confidence=0)
+    main = out.details["main"]
+    assert out.main.value == 1.0
+    for i, target in enumerate(main["targets"]):
+        expected = 200 if target < 5 else 1
+        assert main["n_neighbors_0"][i] == main["n_neighbors_1"][i] == main["n_common"][i] == expected
+        assert len(main["neighbors_0"][i]) == len(main["links"][target]) == min(expected, 10)
+        assert len(main["distances_0"][i]) == len(main["neighbors_0"][i])
+    # the 200 tied rows are stored in a seeded random order, not by position
+    first = [main["neighbors_0"][i] for i, t in enumerate(main["targets"]) if t < 5][0]
+    assert first != sorted(first)
 
 
 def test_linkability_copy_links_unique_records_and_control_does_not():
@@ -442,6 +547,8 @@ def test_registered_metadata():
         assert 2 <= len(info.explanation.steps) <= 4
         assert info.explanation.high and info.explanation.low and info.explanation.blind_spots
     assert "0.05·|secret|" in registry.get("inference").explanation.note
+    note = registry.get("linkability").explanation.note
+    assert "pooled" in note and "Anonymeter breaks such ties by sort order" in note
     assert registry.get("inference").needs == frozenset({"sensitive"})
 
 
@@ -464,7 +571,7 @@ def demo_reports():
 
 def test_registered_attacks_on_demo_scenarios(demo_reports):
     copy = demo_reports["exact_copy"]
-    for mid in ("singling_out_univariate", "singling_out_multivariate", "inference"):
+    for mid in ATTACK_IDS:  # linkability too, now that ties are pooled (0.993 at n = 300)
         assert copy[mid].risk > 0.9, mid
     for mid in ATTACK_IDS:
         res = copy[mid]

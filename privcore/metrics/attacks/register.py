@@ -304,19 +304,23 @@ register(
             steps=(
                 "Pick up to 500 real training records and split each into the two column sets.",
                 "For each half, find the k closest synthetic records (k = 1 by default; distance: numerical "
-                "differences scaled by the column's range plus 1 for each differing category).",
-                "The record is linked when the two groups of k share a synthetic record; the same is done for holdout "
-                "records (control), and a baseline attacker picks the k synthetic records at random.",
+                "differences scaled by the column's range plus 1 for each differing category), together with every "
+                "synthetic record exactly as close as the k-th.",
+                "The record is linked when the two groups share a synthetic record; the same is done for holdout "
+                "records (control), and a baseline attacker picks groups of the same sizes at random.",
                 _RISK_STEP,
             ),
             high="Synthetic records reconnect the separate pieces of real training people much more often than "
             "those of people outside the training data: the synthetic rows carry real individuals' combinations.",
             low="The synthetic table links training people's pieces no more often than anyone else's.",
-            blind_spots="The result depends on how the columns are split: if one half alone does not pin a person "
-            "down (many people share it), even an exact copy links few records; a success means the two halves "
-            "meet at a synthetic record, not that the attacker knows it is right." + _NO_HOLDOUT,
+            blind_spots="The result depends on how the columns are split: if each half alone is shared by many "
+            "people, holdout records link almost as often as training records and the residual risk stays low "
+            "even for a copy; a success means the two halves meet at a synthetic record, not that the attacker "
+            "knows it is right." + _NO_HOLDOUT,
             note="Choice: without a user-chosen split, the key columns are dealt alternately into the two sets "
-            "(1st, 3rd, 5th… and 2nd, 4th…); equally close synthetic records are chosen between at random (seeded).",
+            "(1st, 3rd, 5th… and 2nd, 4th…). Choice: synthetic records tied with the k-th closest are pooled "
+            "into each half's group, so the attacker links the halves through any record consistent with both "
+            "(Anonymeter breaks such ties by sort order, which makes even an exact copy miss many links).",
         ),
         compute=compute_linkability,
         default_params={"n_attacks": 500, "n_neighbors": 1, "aux_cols": None},
