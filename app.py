@@ -3,12 +3,32 @@
 Run with ``streamlit run app.py``. Works with nothing loaded; every other page lives in ``pages/``.
 """
 
+import sys
+
 import streamlit as st
 
 from dashboard import data_io
 from dashboard.page_setup import DATA_PAGE, LEARN_PAGE, RESULTS_PAGE, setup_page, CONFIGURE_PAGE
 
 setup_page("Home")
+
+
+def _demo_requested(argv: list[str]) -> str | None:
+    """The scenario named by ``streamlit run app.py -- --demo [NAME]``, or None."""
+    if "--demo" not in argv:
+        return None
+    position = argv.index("--demo")
+    following = argv[position + 1] if position + 1 < len(argv) else ""
+    return following if following and not following.startswith("-") else data_io.DEFAULT_DEMO
+
+
+# The README's first command starts the server with --demo: each new session opens with the demo loaded.
+_requested = _demo_requested(sys.argv[1:])
+if _requested and not st.session_state.get("demo_autoloaded"):
+    st.session_state["demo_autoloaded"] = True
+    if not st.session_state["tables"].ready:
+        data_io.load_demo(st.session_state, _requested)
+        st.rerun()  # redraw the sidebar summary with the loaded tables
 
 st.title("How private is your synthetic data?")
 st.markdown(

@@ -29,3 +29,18 @@ def test_demo_button_loads_the_default_scenario():
     assert schema.sensitive == "income" and schema.types["age"] == "numerical"
     assert "income" not in schema.key_columns
     assert state["selected_metrics"] == registry.presets()["quick"]
+
+
+def test_demo_flag_on_the_command_line_opens_with_the_demo_loaded(monkeypatch):
+    # `streamlit run app.py -- --demo` (the README's first command) passes ["--demo"] to the script.
+    monkeypatch.setattr("sys.argv", ["app.py", "--demo"])
+    at = open_page().run()
+    assert_no_exception(at)
+    assert at.session_state["demo"] == "noisy_copy" and at.session_state["tables"].ready
+
+
+def test_demo_flag_with_a_scenario_name(monkeypatch):
+    monkeypatch.setattr("sys.argv", ["app.py", "--demo", "rare_leak"])
+    at = open_page().run()
+    assert_no_exception(at)
+    assert at.session_state["demo"] == "rare_leak"
