@@ -18,6 +18,7 @@ This module imports no Streamlit.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -158,6 +159,32 @@ def _sample(n: int, k: int, seed: int = 0) -> np.ndarray:
     if n <= k:
         return np.arange(n)
     return np.sort(np.random.default_rng(seed).choice(n, size=k, replace=False))
+
+
+#: Short labels for axes and tables where the full names do not fit.
+SHORT_NAMES = {
+    "singling_out_univariate": "Singling out (1 column)",
+    "singling_out_multivariate": "Singling out (several)",
+    "linkability": "Linkability",
+    "inference": "Inference",
+    "dcr_test": "DCR test",
+    "nndr_test": "NNDR test",
+    "ims_test": "IMS test",
+    "mia_distance": "MIA distance",
+    "mia_calibrated": "MIA calibrated",
+    "mia_domias": "MIA DOMIAS",
+    "sd_idr": "SD-IDR",
+    "sd_mia": "SD-MIA",
+}
+
+
+def short_name(metric_id: str) -> str:
+    """A short label: the acronym of the registered name ("CRP"), or :data:`SHORT_NAMES`, or the id."""
+    if metric_id in SHORT_NAMES:
+        return SHORT_NAMES[metric_id]
+    name = metric_name(metric_id)
+    match = re.search(r"\(([^(),]{1,12})\)\s*$", name)
+    return match.group(1) if match else metric_id
 
 
 def metric_name(metric_id: str) -> str:
@@ -340,6 +367,9 @@ def attack_intervals(
     *,
     name: str = "attack",
     risk: tuple[float, float, float] | None = None,
+    title: str | None = None,
+    caption: str | None = None,
+    x_title: str = "success rate",
 ) -> Figure:
     """Success rates of the main, baseline and control attacks with their 95 % intervals.
 
@@ -350,7 +380,7 @@ def attack_intervals(
     risk : tuple, optional
         (value, low, high) of the resulting risk, drawn as a separate row.
     """
-    title = f"{name}: attack success with 95% intervals"
+    title = title or f"{name}: attack success with 95% intervals"
     rows = dict(rates)
     if risk is not None:
         rows = {**rows, "risk (main vs control)": risk}
@@ -380,14 +410,15 @@ def attack_intervals(
                 hovertemplate=f"{label}: {value:.3f} [{low:.3f}, {high:.3f}]<extra></extra>",
             )
         )
-    _layout(fig, title, "success rate", "", height=120 + 60 * len(rows))
+    _layout(fig, title, x_title, "", height=120 + 60 * len(rows))
     fig.update_xaxes(range=[-0.02, 1.02], tickformat=".0%")
     fig.update_yaxes(autorange="reversed")
     fig.update_layout(showlegend=False)
     parts = [f"{label} {v[0]:.3f} (95% interval {(v[1] if v[1] is not None else v[0]):.3f} to "
              f"{(v[2] if v[2] is not None else v[0]):.3f})" for label, v in rows.items()]
-    caption = ("The attack matters only if the main attack (synthetic data against training records) clearly beats "
-               "both random guessing and the same attack against people who were not in the training data.")
+    caption = caption or ("The attack matters only if the main attack (synthetic data against training records) "
+                          "clearly beats both random guessing and the same attack against people who were not in the "
+                          "training data.")
     alt = f"Dot plot with interval bars for {name}: " + "; ".join(parts) + "."
     return Figure(fig, caption, alt, title)
 
@@ -460,8 +491,11 @@ def epsilon_curve(
                                  marker={"symbol": SYMBOLS[i % len(SYMBOLS)], "size": 9}))
         parts.append(f"{label}: " + ", ".join(f"ε={e:g} → {y:.3f}" for e, y in zip(eps, ys)))
     if threshold is not None:
-        fig.add_hline(y=threshold, line={"color": ROLE_COLOURS["threshold"], "dash": "dash"},
-                      annotation_text=f"threshold {threshold:g}", annotation_position="top left")
+        all_eps = [float(k) for values in series.values() for k in values]
+        fig.add_trace(go.Scatter(x=[min(all_eps), max(all_eps)], y=[threshold, threshold], mode="lines",
+                                 name=f"threshold {threshold:g}",
+                                 line={"color": ROLE_COLOURS["threshold"], "dash": "dash", "width": 1.5}))
+    fig.update_layout(showlegend=True)
     _layout(fig, title, "ε (summed difference allowed on numerical keys)", "disclosure rate")
     caption = ("Each point is the share of records an attacker could match when numbers may differ by up to ε; "
                "points above the dashed line exceed the threshold the SynQP authors use.")
@@ -485,8 +519,10 @@ def fold_scores(
     fig = go.Figure(go.Bar(x=[f"fold {i + 1}" for i in range(len(s))], y=s, marker={"color": ROLE_COLOURS["synthetic"]},
                            text=[f"{x:.3f}" for x in s], textposition="outside", name=label))
     if chance is not None:
-        fig.add_hline(y=chance, line={"color": ROLE_COLOURS["chance"], "dash": "dash"},
-                      annotation_text=f"chance {chance:g}", annotation_position="bottom right")
+        fig.add_trace(go.Scatter(x=["fold 1", f"fold {len(s)}"], y=[chance, chance], mode="lines",
+                                 name=f"chance {chance:g}",
+                                 line={"color": ROLE_COLOURS["chance"], "dash": "dash", "width": 1.5}))
+    fig.update_layout(showlegend=True)
     _layout(fig, title, "", label)
     fig.update_yaxes(range=[0, 1.05])
     caption = (f"Each bar is the classifier's {label} on data it did not train on; bars near the dashed chance line "
@@ -678,7 +714,7 @@ def flag_overlap(flags) -> Figure:
         return _empty(title, "At least two metrics with per-person flags are needed.")
     f = flags.to_numpy(dtype=bool)
     names = [str(c) for c in flags.columns]
-    short = [n.split("(")[-1].rstrip(")") if "(" in n else n for n in names]
+    short = names
     matrix = (f[:, :, None] & ~f[:, None, :]).sum(axis=0)
     fig = go.Figure(go.Heatmap(
         z=matrix, x=short, y=short, text=matrix, texttemplate="%{text}",
@@ -687,7 +723,7 @@ def flag_overlap(flags) -> Figure:
         colorbar={"title": {"text": "people"}},
     ))
     _layout(fig, title, "…but not flagged by this metric", "flagged by this metric…",
-            height=max(360, 80 + 34 * len(names)))
+            height=max(380, 200 + 36 * len(names)))
     fig.update_yaxes(autorange="reversed", showgrid=False)
     fig.update_xaxes(showgrid=False, tickangle=-45)
     off = matrix + matrix.T
@@ -1063,7 +1099,11 @@ def metric_figures(report, metric_id: str) -> list[Figure]:
                 iv = details.get(f"{key}_interval")
                 rows[label] = (float(details[key]), *(iv if iv is not None else (None, None)))
         if rows:
-            figs.append(attack_intervals(rows, name=name))
+            figs.append(attack_intervals(
+                rows, name=name, title=f"{name}: attack statistics with 95% bootstrap intervals", x_title="value",
+                caption="An AUC near 0.5 and an advantage near 0 mean the attacker does no better than a coin flip; "
+                        "TPR at FPR 1% is the share of training members caught while wrongly accusing only 1 in 100 "
+                        "non-members."))
     # SynQP: value per epsilon
     series = _epsilon_series(details)
     if series:

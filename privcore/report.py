@@ -447,6 +447,8 @@ def family_needs_baseline(info) -> bool:
 def record_flags(report, metric_ids: Sequence[str] | None = None) -> pd.DataFrame:
     """Real records × metrics: True where the metric flags the record (real-unit metrics only).
 
+    Columns are the metrics' short names (:func:`privcore.figures.short_name`).
+
     Metrics without per-record values on real records are left out; values a metric did not measure
     are False.
     """
@@ -464,7 +466,7 @@ def record_flags(report, metric_ids: Sequence[str] | None = None) -> pd.DataFram
         rule = flag_rule(res)
         if rule is None:
             continue
-        cols[F.metric_name(mid)] = rule.apply(pr)
+        cols[F.short_name(mid)] = rule.apply(pr)
     return pd.DataFrame(cols, index=pd.RangeIndex(n, name="real row"))
 
 

@@ -97,7 +97,7 @@ def test_record_flags_and_disagreements(copy, fresh):
     flags = R.record_flags(copy)
     assert len(flags) == copy.rows["real"]
     assert flags.dtypes.map(lambda d: d == bool).all()
-    assert flags[R.F.metric_name("crp")].sum() == int(copy["crp"].per_record.sum())
+    assert flags[R.F.short_name("crp")].sum() == int(copy["crp"].per_record.sum())
     patterns = R.disagreements(R.record_flags(fresh))
     some = R.record_flags(fresh)
     mixed = (some.any(axis=1) & ~some.all(axis=1)).sum()
