@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from conftest import PAGE_PATHS, assert_clean, missing_page_xfail, open_app, screenshot
+from browser_support import PAGE_PATHS, assert_clean, missing_page_xfail, open_app, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 

@@ -14,7 +14,7 @@ import re
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from conftest import (RUN_TIMEOUT, assert_clean, button, go_to, missing_page_xfail, open_app, screenshot,
+from browser_support import (RUN_TIMEOUT, assert_clean, button, go_to, missing_page_xfail, open_app, screenshot,
                       wait_idle)
 from privcore import registry
 from privcore.demo import load_scenario
@@ -67,12 +67,47 @@ def assert_no_error_alert(page) -> None:
 
 
 def open_tab(page, name: str) -> None:
-    page.get_by_role("tab", name=name).click()
-    page.wait_for_timeout(200)
+    """Select a tab of the Results page (stateful tabs: selecting one reruns the page) and wait."""
+    tab = page.get_by_role("tab", name=name)
+    tab.click()
+    page.wait_for_function("el => el.getAttribute('aria-selected') === 'true'", arg=tab.element_handle())
+    wait_idle(page)
+    assert_clean(page)
 
 
-def run_and_download(page, test_name: str) -> dict:
-    """On the Results page: run, wait for the score cards, download and parse the JSON of the first table."""
+def download(page, label) -> tuple[str, bytes]:
+    """Click the download button whose text matches ``label``; the file's suggested name and bytes."""
+    target = page.locator("[data-testid=stDownloadButton] button").filter(has_text=label).first
+    target.wait_for(state="visible")
+    with page.expect_download() as info:
+        target.click()
+    file = info.value
+    assert file.failure() is None, file.failure()
+    with open(file.path(), "rb") as f:
+        return file.suggested_filename, f.read()
+
+
+#: Elements of an HTML page that make a browser fetch a URL.
+FETCHING = re.compile(r"<(?:script|img|iframe|link|source|video|audio)\b[^>]*?\b(?:src|href)\s*=\s*[\"']?"
+                      r"((?:https?:)?//[^\"'\s>]+)", re.I)
+
+
+def check_self_contained(html: str) -> None:
+    """The HTML report loads nothing from another machine (scripts, styles, images, fonts)."""
+    assert "<html" in html.lower()
+    remote = [u for u in FETCHING.findall(html) if "127.0.0.1" not in u]
+    remote += re.findall(r"@import\s+url\(\s*[\"']?(https?://[^)\"']+)", html)
+    remote += re.findall(r"url\(\s*[\"']?(https?://[^)\"']+\.(?:woff2?|ttf|otf))", html)
+    assert not remote, f"the HTML report fetches remote resources: {remote[:10]}"
+
+
+def run_and_download(page, test_name: str, tour: bool = True, html: bool = False) -> dict:
+    """On the Results page: run, wait for the score cards, visit the tabs and download the JSON.
+
+    Returns the parsed JSON of the first synthetic table. With ``tour``, every tab is opened (with a
+    screenshot) and must show its content; with ``html``, the HTML report is downloaded and checked
+    to be self-contained.
+    """
     main = page.locator("[data-testid=stMain]")
     run = button(page, re.compile(r"Run evaluation", re.I))
     assert run.is_enabled(), "the run button is disabled"
@@ -82,20 +117,30 @@ def run_and_download(page, test_name: str) -> dict:
     wait_idle(page, timeout=RUN_TIMEOUT)
     assert_clean(page)
     assert_no_error_alert(page)
-    screenshot(page, f"{test_name}-5-results")
-    assert page.locator("[data-testid=stPlotlyChart]").count() >= 1, "no Plotly figure on the Results page"
+    screenshot(page, f"{test_name}-5-results-score-cards")
+
+    if tour:
+        open_tab(page, "Side by side")
+        main.locator("[data-testid=stPlotlyChart]").first.wait_for()
+        assert main.locator("[data-testid=stDataFrame]").count() >= 1, "no side-by-side table"
+        screenshot(page, f"{test_name}-6-results-side-by-side")
+        open_tab(page, "Metric in detail")
+        main.get_by_text("What this score means").first.wait_for()
+        main.get_by_text("Three questions").first.wait_for()
+        screenshot(page, f"{test_name}-7-results-metric-detail")
+        open_tab(page, "Record explorer")
+        main.get_by_text("Metrics disagree").first.wait_for()
+        screenshot(page, f"{test_name}-8-results-record-explorer")
 
     open_tab(page, "Downloads")
-    json_button = page.locator("[data-testid=stDownloadButton] button").filter(
-        has_text=re.compile(r"^\s*(download\s*)?JSON for “", re.I)).first
-    json_button.wait_for(state="visible")
-    with page.expect_download() as info:
-        json_button.click()
-    download = info.value
-    assert download.failure() is None, download.failure()
-    assert download.suggested_filename.endswith(".json")
-    with open(download.path(), encoding="utf-8") as f:
-        doc = json.load(f)
+    name, data = download(page, re.compile(r"JSON for “"))
+    assert name.endswith(".json"), name
+    doc = json.loads(data.decode("utf-8"))
+    if html:
+        name, data = download(page, re.compile(r"HTML report", re.I))
+        assert name.endswith(".html"), name
+        check_self_contained(data.decode("utf-8"))
+    screenshot(page, f"{test_name}-9-results-downloads")
     open_tab(page, "Score cards")
     return doc
 
@@ -189,7 +234,7 @@ def test_whole_flow_on_uploaded_csvs(server, page, guard, csv_files):
     go_to(page, "Results")
     assert_clean(page)
     screenshot(page, f"{name}-4-results-before-run")
-    doc = run_and_download(page, name)
+    doc = run_and_download(page, name, html=True)
     applicable = check_contract(doc, {"real": N_UPLOAD, "synthetic": N_UPLOAD, "holdout": N_UPLOAD}, QUICK)
     check_cards_match(page, doc, applicable)
     assert_clean(page)
@@ -250,9 +295,25 @@ def test_demo_picker_on_data_page_exact_copy(server, page, guard):
     assert_clean(page)
     go_to(page, "Results")
     assert_clean(page)
-    doc = run_and_download(page, name)
+    doc = run_and_download(page, name, tour=False)
     applicable = check_contract(
         doc, {"real": len(scenario.real), "synthetic": len(scenario.synthetic),
               "holdout": len(scenario.holdout)}, QUICK)
     assert max(doc["metrics"][m]["risk"] for m in applicable) >= 0.9, "an exact copy should score high"
+    guard.assert_local()
+
+
+def test_server_started_with_demo_flag(demo_server, page, guard):
+    """``streamlit run app.py -- --demo``: a session opened on the home page has the demo loaded."""
+    open_app(page, demo_server, "Home")
+    assert_clean(page)
+    summary = sidebar(page)
+    summary.get_by_text("Demo scenario").wait_for()
+    assert "Holdout:" in summary.inner_text()
+    go_to(page, "Results")
+    assert_clean(page)
+    run = button(page, re.compile(r"Run evaluation", re.I))
+    run.wait_for()
+    assert run.is_enabled(), "with the demo loaded, the quick preset should be chosen and runnable"
+    screenshot(page, "demo-flag-results-before-run")
     guard.assert_local()
