@@ -193,6 +193,8 @@ def disagreement_panel(report, key: str) -> None:
     if flags.shape[1] < 2:
         st.info("At least two metrics with per-person values are needed to compare them.")
         return
+    st.caption("A person counts as flagged by a metric when its own per-person value says so (the rule is shown for "
+               "each metric in the table above). The attacks test a sample of people, so they cannot flag the others.")
     totals = flags.sum().sort_values(ascending=False)
     st.markdown("People flagged by each metric: " + ", ".join(f"{name} **{int(n):,}**" for name, n in totals.items()))
     show_figure(F.flag_counts(flags), key=f"{key}-counts")
