@@ -6,6 +6,7 @@ import importlib
 _MODULES = (
     "privcore.metrics.simulation",
     "privcore.metrics.distance",
+    "privcore.metrics.projected",
     "privcore.metrics.classifier",
     "privcore.metrics.attacks.register",
     "privcore.metrics.proxy",
