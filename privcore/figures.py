@@ -752,7 +752,8 @@ def _neighbours(report, space: str, query: str, reference: str):
 def distance_comparison(report, space: str = "E", *, name: str | None = None) -> Figure:
     """Distances from each real record to its nearest synthetic record, against its nearest other real
     record (and its nearest holdout record), from the report's shared neighbour passes."""
-    space_word = "the FAMD projection" if space == "phi" else "the encoded space E"
+    space_word = {"phi": "the FAMD projection", "E_idscore": "IdScore's entropy-weighted space"}.get(
+        space, "the encoded space E")
     title = f"{name + ': ' if name else ''}how close synthetic records come to real people"
     if report is None or getattr(report, "shared", None) is None:
         return _empty(title, "This report carries no neighbour data.")

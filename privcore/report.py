@@ -313,7 +313,7 @@ def _record_value(report, metric_id: str, row: int) -> tuple[float | None, str]:
         return None, "has no value for this record"
     value = pr[row]
     if not math.isfinite(value):
-        return None, "did not measure this record (for example, it was in a training fold)"
+        return None, "did not measure this record (it was not among the records attacked or tested)"
     return float(value), "per-record value"
 
 
@@ -427,6 +427,15 @@ def metric_applies(report, metric_id: str) -> Answer:
     if "holdout" in needs and n_hold is not None and n_real and n_hold < 0.5 * n_real:
         checks.append(Check("warn", f"The holdout ({n_hold:,} rows) is much smaller than the real table ({n_real:,}): "
                                     "the comparison is less reliable."))
+    if info is not None and info.family == "Attack-based":
+        if result.interval is not None and result.interval[1] - result.interval[0] > 0.2:
+            checks.append(Check("warn", f"Wide 95% interval ({result.interval[0]:.2f} to {result.interval[1]:.2f}): too "
+                                        "few attacks to pin the risk down; more rows or attacks would narrow it."))
+        if n_hold is None:
+            checks.append(Check("warn", "No holdout: without the control attack the risk is the main attack's success "
+                                        "rate, which includes what any data about similar people would reveal."))
+        else:
+            checks.append(Check("ok", "Measured against the control attack on the holdout (residual risk)."))
     if info is not None and info.uses_classifier and n_real < 500:
         checks.append(Check("warn", "A classifier trained on fewer than 500 real rows gives a noisy score."))
     worst = "fail" if any(c.status == "fail" for c in checks) else "warn" if any(c.status == "warn" for c in checks) \
