@@ -260,3 +260,5 @@ def assert_clean(page) -> None:
     text = page.locator("body").inner_text()
     assert "Traceback" not in text, f"traceback text on the page:\n{text[:3000]}"
     assert page.locator("[data-testid=stApp]").count() == 1
+    errors = getattr(page, "page_errors", [])
+    assert not errors, f"uncaught JavaScript error(s) in the page: {errors[:5]}"

@@ -167,7 +167,9 @@ def check_contract(doc: dict, rows: dict, allowed: set[str]) -> list[str]:
 
 def check_cards_match(page, doc: dict, applicable: list[str]) -> None:
     """Every applicable metric's risk in the JSON is on a score card (3 decimals)."""
-    cards = page.locator("[data-testid=stTabPanel]").first.inner_text()
+    panel = page.locator("[data-testid=stTabPanel]").filter(has_text="Risk level:").first
+    panel.wait_for()
+    cards = panel.inner_text()
     for mid in applicable:
         shown = f"{doc['metrics'][mid]['risk']:.3f}"
         assert shown in cards, f"risk {shown} of {mid} is not on the score cards"
@@ -238,6 +240,46 @@ def test_whole_flow_on_uploaded_csvs(server, page, guard, csv_files):
     applicable = check_contract(doc, {"real": N_UPLOAD, "synthetic": N_UPLOAD, "holdout": N_UPLOAD}, QUICK)
     check_cards_match(page, doc, applicable)
     assert_clean(page)
+    guard.assert_local()
+
+
+def test_bad_uploads_are_explained(server, page, guard, csv_files, tmp_path):
+    """A file that is not a table, and a synthetic table missing a column: friendly messages, no traceback."""
+    paths, _ = csv_files
+    broken = tmp_path / "broken.xlsx"
+    broken.write_bytes(b"\x00\x01 this is not a workbook \xff\xfe" * 20)
+    short = tmp_path / "short_synthetic.csv"
+    frame = load_scenario("noisy_copy", n=50).synthetic.drop(columns=["occupation"])
+    frame.to_csv(short, index=False)
+
+    open_app(page, server, "Data")
+    uploader(page, "Real table").set_input_files(broken)
+    alert = page.locator("[data-testid=stAlertContentError]").filter(has_text="broken.xlsx")
+    alert.first.wait_for()
+    wait_idle(page)
+    assert_clean(page)
+    assert "Nothing loaded yet." in sidebar(page).inner_text()
+
+    uploader(page, "Real table").set_input_files(paths["real"])
+    sidebar(page).get_by_text("real_people.csv").wait_for()
+    wait_idle(page)
+    uploader(page, "Synthetic tables").set_input_files(short)
+    sidebar(page).get_by_text(re.compile(r"Synthetic: short_synthetic")).wait_for()
+    wait_idle(page)
+    mismatch = page.locator("[data-testid=stAlertContentError]").filter(has_text="occupation")
+    mismatch.first.wait_for()
+    assert_clean(page)
+    screenshot(page, "bad-uploads-data")
+
+    # Going on anyway: the Configure page must explain the problem rather than fail.
+    go_to(page, "Configure")
+    assert_clean(page)
+    page.locator("[data-testid=stAlertContentError]").filter(has_text="occupation").first.wait_for()
+    screenshot(page, "bad-uploads-configure")
+    for name in ("Metrics", "Results"):  # no valid settings: both point back to the Configure page
+        go_to(page, name)
+        assert_clean(page)
+        assert "Configure page" in page.locator("[data-testid=stMain]").inner_text()
     guard.assert_local()
 
 
