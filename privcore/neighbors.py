@@ -26,6 +26,9 @@ from threadpoolctl import threadpool_limits
 
 #: Distances held at once per worker: 2**22 float64 = 32 MiB.
 DEFAULT_CHUNK_ELEMENTS = 2**22
+#: Up to this many columns a k-d tree finds candidates faster than matrix products (e.g. Φk, k ≤ 5).
+TREE_MAX_DIM = 8
+TREE_MIN_ROWS = 256
 
 ProgressCallback = Callable[[float, str], None]
 
@@ -85,6 +88,7 @@ def nearest_two(
     workers: int | None = None,
     progress: ProgressCallback | None = None,
     label: str = "",
+    method: str = "auto",
 ) -> tuple[Neighbours, PairExtremes | None]:
     """Exact nearest and second-nearest reference rows for every query row.
 
@@ -107,6 +111,10 @@ def nearest_two(
         ``progress(fraction_done, message)``.
     label : str
         Shown in progress messages.
+    method : {"auto", "matrix", "tree"}
+        ``"matrix"``: chunked matrix products (any dimension). ``"tree"``: a k-d tree proposes the
+        candidates (fast in few dimensions, such as the FAMD projection). ``"auto"`` picks the tree for at
+        most ``TREE_MAX_DIM`` columns. Both refine candidates exactly and return identical results.
 
     Returns
     -------
@@ -130,6 +138,13 @@ def nearest_two(
     index = np.full((n, 2), -1, dtype=np.int64)
     if n == 0 or m == 0:
         return Neighbours(distance, index), (PairExtremes(np.nan, np.nan) if with_extremes else None)
+    if method == "auto":
+        method = "tree" if query.shape[1] <= TREE_MAX_DIM and m > TREE_MIN_ROWS else "matrix"
+    if method == "tree":
+        return _tree_top_two(query, reference, exclude_self, with_extremes, chunk_elements, workers, progress,
+                             label)
+    if method != "matrix":
+        raise ValueError("method must be 'auto', 'matrix' or 'tree'")
 
     half_ref_norm = 0.5 * np.einsum("ij,ij->i", reference, reference)
     query_norm = np.einsum("ij,ij->i", query, query)
@@ -140,7 +155,6 @@ def nearest_two(
     rows_per_chunk = max(1, min(n, chunk_elements // max(m, 1)))
     starts = list(range(0, n, rows_per_chunk))
     workers = workers or min(4, os.cpu_count() or 1)
-    done = [0]
 
     def run(start: int):
         stop = min(n, start + rows_per_chunk)
@@ -148,19 +162,11 @@ def nearest_two(
             query, reference, half_ref_norm, query_norm, start, stop, exclude_self, with_extremes,
             error_scale, max_half_ref, chunk_elements,
         )
-        done[0] += stop - start
-        if progress is not None:
-            progress(done[0] / n, f"nearest neighbours {label}".strip())
         return start, stop, result
 
+    results = _run_chunks(run, starts, workers, progress, n, lambda r: r[1] - r[0],
+                          f"nearest neighbours {label}".strip())
     extremes = []
-    # Threads share the chunk list; BLAS is limited to one thread each so cores are not oversubscribed.
-    with threadpool_limits(limits=1, user_api="blas"):
-        if workers > 1 and len(starts) > 1:
-            with ThreadPoolExecutor(max_workers=workers) as pool:
-                results = list(pool.map(run, starts))
-        else:
-            results = [run(s) for s in starts]
     for start, stop, (dist, idx, chunk_extremes) in results:
         distance[start:stop] = dist
         index[start:stop] = idx
@@ -208,22 +214,121 @@ def _chunk_top_two(
         cand_rows, cand_cols = rows, first
     del block
     exact = _exact_distances(query, reference, start + cand_rows, cand_cols, chunk_elements)
+    dist, idx = _select_two(cand_rows, cand_cols, exact, stop - start)
+    if chunk_extremes is not None:
+        # (smallest distance in the chunk, approximate largest squared distance, its query row, its reference row)
+        chunk_extremes = (float(dist[:, 0].min()), chunk_extremes[1], chunk_extremes[2], chunk_extremes[3])
+    return dist, idx, chunk_extremes
+
+
+def _select_two(cand_rows, cand_cols, exact, n_rows):
+    """Nearest and second-nearest among exact candidate distances; lowest index first among equal ones."""
     order = np.lexsort((cand_cols, exact, cand_rows))
     cand_rows, cand_cols, exact = cand_rows[order], cand_cols[order], exact[order]
-    group_start = np.flatnonzero(np.r_[True, cand_rows[1:] != cand_rows[:-1]])
+    group_start = np.flatnonzero(np.r_[True, cand_rows[1:] != cand_rows[:-1]]) if len(cand_rows) else cand_rows
     group_size = np.diff(np.r_[group_start, len(cand_rows)])
-    dist = np.full((stop - start, 2), np.inf)
-    idx = np.full((stop - start, 2), -1, dtype=np.int64)
+    dist = np.full((n_rows, 2), np.inf)
+    idx = np.full((n_rows, 2), -1, dtype=np.int64)
     owner = cand_rows[group_start]
     dist[owner, 0] = exact[group_start]
     idx[owner, 0] = cand_cols[group_start]
     has_second = group_size >= 2
     dist[owner[has_second], 1] = exact[group_start[has_second] + 1]
     idx[owner[has_second], 1] = cand_cols[group_start[has_second] + 1]
-    if chunk_extremes is not None:
-        # (smallest distance in the chunk, approximate largest squared distance, its query row, its reference row)
-        chunk_extremes = (float(dist[:, 0].min()), chunk_extremes[1], chunk_extremes[2], chunk_extremes[3])
-    return dist, idx, chunk_extremes
+    return dist, idx
+
+
+def _run_chunks(run, starts, workers, progress, total, size_of, message):
+    """Run ``run(start)`` for every chunk on worker threads; report progress from the calling thread only
+    (callers such as Streamlit may only update their page from their own thread)."""
+    results, done = [], 0
+    # BLAS is limited to one thread per worker so the cores are not oversubscribed.
+    with threadpool_limits(limits=1, user_api="blas"):
+        if workers > 1 and len(starts) > 1:
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                for result in pool.map(run, starts):
+                    results.append(result)
+                    done += size_of(result)
+                    if progress is not None:
+                        progress(done / total, message)
+        else:
+            for start in starts:
+                results.append(run(start))
+                done += size_of(results[-1])
+                if progress is not None:
+                    progress(done / total, message)
+    return results
+
+
+def _tree_top_two(query, reference, exclude_self, with_extremes, chunk_elements, workers, progress, label):
+    """``nearest_two`` for few columns: a k-d tree proposes candidates, which are then refined exactly.
+
+    The tree's k-th distance (k = 2, or 3 when the query row itself is in the reference) bounds the true
+    second-nearest distance; every reference row within that radius (widened by 1e-9 relative, far more
+    than the tree's rounding) is a candidate, so exact ties and the lowest-index rule come out exactly as
+    in the matrix path.
+    """
+    from scipy.spatial import cKDTree
+
+    n, m = len(query), len(reference)
+    threads = workers or min(4, os.cpu_count() or 1)
+    tree = cKDTree(reference)
+    k = min(3 if exclude_self else 2, m)
+    tree_dist, _ = tree.query(query, k=k, workers=threads)
+    tree_dist = tree_dist.reshape(n, -1)
+    radius = tree_dist[:, -1] * (1 + 1e-9) + 1e-300
+    counts = tree.query_ball_point(query, radius, return_length=True, workers=threads)
+    # Batches of query rows whose candidate lists together stay within the memory bound.
+    budget = max(1, chunk_elements // 4)
+    cumulative = np.cumsum(counts)
+    distance = np.full((n, 2), np.inf)
+    index = np.full((n, 2), -1, dtype=np.int64)
+    start = 0
+    while start < n:
+        limit = (cumulative[start - 1] if start else 0) + budget
+        stop = max(start + 1, int(np.searchsorted(cumulative, limit, side="right")))
+        lists = tree.query_ball_point(query[start:stop], radius[start:stop], workers=threads)
+        sizes = np.fromiter((len(c) for c in lists), dtype=np.int64, count=len(lists))
+        cand_rows = np.repeat(np.arange(stop - start), sizes)
+        cand_cols = np.concatenate([np.asarray(c, dtype=np.int64) for c in lists]) if sizes.sum() else cand_rows
+        if exclude_self:
+            keep = cand_cols != start + cand_rows
+            cand_rows, cand_cols = cand_rows[keep], cand_cols[keep]
+        exact = _exact_distances(query, reference, start + cand_rows, cand_cols, chunk_elements)
+        distance[start:stop], index[start:stop] = _select_two(cand_rows, cand_cols, exact, stop - start)
+        if progress is not None:
+            progress(stop / n, f"nearest neighbours {label}".strip())
+        start = stop
+    extremes = None
+    if with_extremes:
+        d_min = float(distance[:, 0].min())
+        extremes = PairExtremes(d_min=d_min, d_max=max(_farthest_pair_distance(query, reference, chunk_elements), d_min))
+    return Neighbours(distance, index), extremes
+
+
+def _farthest_pair_distance(query, reference, chunk_elements) -> float:
+    """Largest distance over all query × reference pairs, exactly.
+
+    The farthest pair joins a vertex of each set's convex hull, so only hull vertices are compared (with
+    exact differences). Flat or tiny sets, where the hull is undefined, fall back to all points.
+    """
+    def extreme_points(points):
+        if len(points) > 4 * (points.shape[1] + 1):
+            try:
+                from scipy.spatial import ConvexHull
+
+                return points[ConvexHull(points).vertices]
+            except Exception:  # degenerate (flat) point sets: Qhull cannot build a full-dimensional hull
+                pass
+        return np.unique(points, axis=0)
+
+    a, b = extreme_points(query), extreme_points(reference)
+    best = 0.0
+    rows = max(1, chunk_elements // max(len(b) * max(a.shape[1], 1), 1))
+    for s in range(0, len(a), rows):
+        diff = a[s : s + rows, None, :] - b[None, :, :]
+        best = max(best, float(np.sqrt(np.einsum("ijk,ijk->ij", diff, diff).max())))
+    return best
 
 
 def _exact_distances(query, reference, query_rows, reference_rows, chunk_elements) -> np.ndarray:
@@ -322,25 +427,16 @@ def all_within(
     rows_per_chunk = max(1, min(n, chunk_elements // max(m, 1)))
     starts = list(range(0, n, rows_per_chunk))
     workers = workers or min(4, os.cpu_count() or 1)
-    done = [0]
 
     def run(start: int):
         stop = min(n, start + rows_per_chunk)
-        result = _chunk_within(
+        return stop - start, _chunk_within(
             query, reference, half_ref_norm, query_norm, radius, start, stop, error_scale, max_half_ref,
             chunk_elements,
         )
-        done[0] += stop - start
-        if progress is not None:
-            progress(done[0] / n, f"neighbours within radius {label}".strip())
-        return result
 
-    with threadpool_limits(limits=1, user_api="blas"):
-        if workers > 1 and len(starts) > 1:
-            with ThreadPoolExecutor(max_workers=workers) as pool:
-                results = list(pool.map(run, starts))
-        else:
-            results = [run(s) for s in starts]
+    results = [r for _, r in _run_chunks(run, starts, workers, progress, n, lambda r: r[0],
+                                         f"neighbours within radius {label}".strip())]
     rows = np.concatenate([r[0] for r in results])
     indices = np.concatenate([r[1] for r in results])
     distance = np.concatenate([r[2] for r in results])

@@ -13,6 +13,7 @@ from privcore.neighbors import all_within, nearest_two
 from privcore.schema import Schema
 
 CHUNK_SIZES = [1, 7, 64, 10_000, 2**22]
+METHODS = ["matrix", "tree"]
 
 
 def brute_force(query, reference, exclude_self=False):
@@ -51,15 +52,16 @@ SCHEMA = Schema({"age": "numerical", "income": "numerical", "city": "categorical
                  "constant": "numerical"})
 
 
+@pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("chunk", CHUNK_SIZES)
-def test_real_to_synthetic_matches_brute_force(chunk):
+def test_real_to_synthetic_matches_brute_force(chunk, method):
     rng = np.random.default_rng(1)
     real, synth = mixed_table(rng, 60), mixed_table(rng, 45)
     synth.iloc[:5] = real.iloc[:5].to_numpy()  # exact copies across tables
     space = EuclideanSpace(real, [synth], SCHEMA)
     assert "constant" in space.dropped_constant
     y, z = space.transform(real), space.transform(synth)
-    nb, ext = nearest_two(y, z, with_extremes=True, chunk_elements=chunk)
+    nb, ext = nearest_two(y, z, with_extremes=True, chunk_elements=chunk, method=method)
     dist, idx, (dmin, dmax) = brute_force(y, z)
     np.testing.assert_array_equal(nb.distance, dist)
     np.testing.assert_array_equal(nb.index, idx)
@@ -67,13 +69,14 @@ def test_real_to_synthetic_matches_brute_force(chunk):
     assert ext.d_max == pytest.approx(dmax, rel=1e-14)
 
 
+@pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("chunk", CHUNK_SIZES)
-def test_self_exclusion_is_by_position_not_value(chunk):
+def test_self_exclusion_is_by_position_not_value(chunk, method):
     rng = np.random.default_rng(2)
     real = mixed_table(rng, 50)
     space = EuclideanSpace(real, [], SCHEMA)
     y = space.transform(real)
-    nb, _ = nearest_two(y, y, exclude_self=True, chunk_elements=chunk)
+    nb, _ = nearest_two(y, y, exclude_self=True, chunk_elements=chunk, method=method)
     dist, idx, _ = brute_force(y, y, exclude_self=True)
     np.testing.assert_array_equal(nb.distance, dist)
     np.testing.assert_array_equal(nb.index, idx)
@@ -119,19 +122,20 @@ def test_progress_reaches_one():
     levels=st.integers(1, 4),
     chunk=st.sampled_from([1, 3, 50, 4096]),
     seed=st.integers(0, 10_000),
+    method=st.sampled_from(METHODS),
 )
-def test_random_grids_with_many_ties(n, m, d, levels, chunk, seed):
+def test_random_grids_with_many_ties(n, m, d, levels, chunk, seed, method):
     rng = np.random.default_rng(seed)
     # Values on a small grid: exact duplicates and equal distances are the norm, not the exception.
     y = rng.integers(0, levels, (n, d)).astype(float) / max(levels - 1, 1)
     z = rng.integers(0, levels, (m, d)).astype(float) / max(levels - 1, 1)
-    nb, ext = nearest_two(y, z, with_extremes=True, chunk_elements=chunk)
+    nb, ext = nearest_two(y, z, with_extremes=True, chunk_elements=chunk, method=method)
     dist, idx, (dmin, dmax) = brute_force(y, z)
     np.testing.assert_array_equal(nb.distance, dist)
     np.testing.assert_array_equal(nb.index, idx)
     assert ext.d_min == dmin and ext.d_max == pytest.approx(dmax, abs=1e-15)
     if n >= 2:
-        nb, _ = nearest_two(y, y, exclude_self=True, chunk_elements=chunk)
+        nb, _ = nearest_two(y, y, exclude_self=True, chunk_elements=chunk, method=method)
         dist, idx, _ = brute_force(y, y, exclude_self=True)
         np.testing.assert_array_equal(nb.distance, dist)
         np.testing.assert_array_equal(nb.index, idx)
@@ -185,3 +189,29 @@ def test_all_within_with_empty_tables():
     assert pairs.indptr.tolist() == [0, 0, 0, 0] and len(pairs.indices) == 0
     pairs = all_within(np.zeros((0, 2)), np.zeros((4, 2)), 1.0)
     assert pairs.indptr.tolist() == [0]
+
+
+@pytest.mark.parametrize("dims", [2, 5])
+def test_tree_and_matrix_agree_on_continuous_data_with_copies(dims):
+    rng = np.random.default_rng(dims)
+    y = rng.normal(size=(3000, dims))
+    z = np.vstack([y[:300], rng.normal(size=(2000, dims))])
+    for exclude, (q, r) in ((False, (y, z)), (True, (y, y))):
+        a, ea = nearest_two(q, r, exclude_self=exclude, with_extremes=not exclude, method="matrix")
+        b, eb = nearest_two(q, r, exclude_self=exclude, with_extremes=not exclude, method="tree")
+        np.testing.assert_array_equal(a.distance, b.distance)
+        np.testing.assert_array_equal(a.index, b.index)
+        if not exclude:
+            assert ea.d_min == eb.d_min and eb.d_max == pytest.approx(ea.d_max, rel=1e-14)
+
+
+def test_progress_is_reported_from_the_calling_thread_only():
+    import threading
+
+    caller = threading.get_ident()
+    threads = set()
+    rng = np.random.default_rng(5)
+    for method in METHODS:
+        nearest_two(rng.random((400, 3)), rng.random((300, 3)), chunk_elements=3000, workers=2, method=method,
+                    progress=lambda f, m: threads.add(threading.get_ident()))
+    assert threads == {caller}
