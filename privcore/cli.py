@@ -35,6 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--real", help="real (training) table: CSV, Parquet or Excel")
     ev.add_argument("--synthetic", help="synthetic table")
     ev.add_argument("--holdout", help="optional holdout: real records not used for training")
+    ev.add_argument("--reference", help="optional reference table of real people outside training and holdout "
+                    "(calibrates the mia_calibrated and mia_domias attacks)")
     ev.add_argument("--demo", metavar="NAME", help="use a built-in demo scenario instead of files")
     ev.add_argument("--numerical", help="comma-separated numerical columns (others are inferred)")
     ev.add_argument("--categorical", help="comma-separated categorical columns")
@@ -128,7 +130,7 @@ def _load_inputs(args):
 
 def _evaluate(args) -> int:
     from privcore.evaluate import evaluate
-    from privcore.io import validate_tables
+    from privcore.io import load_table, validate_tables
     from privcore.schema import infer_schema
 
     real, synthetic, holdout, overrides, demo_key, demo_sensitive, names = _load_inputs(args)
@@ -155,9 +157,14 @@ def _evaluate(args) -> int:
         missing=args.missing,
         seed=args.seed,
     )
+    params = {}
+    if args.reference:
+        reference = load_table(args.reference)
+        validate_tables(real, {Path(args.reference).name: reference}, names={"real": names.get("real", "real")})
+        params = {"mia_calibrated": {"reference": reference}, "mia_domias": {"reference": reference}}
     progress = None if args.quiet or not sys.stderr.isatty() else _print_progress
     report = evaluate(real, synthetic, schema, metrics=args.metrics, holdout=holdout, seed=args.seed,
-                      progress=progress, names=names)
+                      progress=progress, names=names, params=params)
     if progress is not None:
         print(file=sys.stderr)
     text = report.to_json()

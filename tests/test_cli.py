@@ -83,3 +83,15 @@ def test_demo_subcommand_lists_and_writes(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert len(pd.read_csv(tmp_path / "real.csv")) == 200
     assert set(p.name for p in tmp_path.iterdir()) == {"real.csv", "synthetic.csv", "holdout.csv"}
+
+
+def test_reference_table_calibrates_membership_attacks(tmp_path):
+    assert run_cli("demo", "exact_copy", "--out", str(tmp_path), "--rows", "300").returncode == 0
+    pd.read_csv(tmp_path / "holdout.csv").iloc[:150].to_csv(tmp_path / "reference.csv", index=False)
+    proc = run_cli("evaluate", "--real", "real.csv", "--synthetic", "synthetic.csv", "--holdout", "holdout.csv",
+                   "--reference", "reference.csv", "--sensitive", "income", "--metrics", "mia_calibrated",
+                   cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    entry = json.loads(proc.stdout)["metrics"]["mia_calibrated"]
+    assert entry["params"]["reference"] == "user reference table (150 rows)"
+    assert entry["risk"] > 0.5  # an exact copy is exposed
