@@ -146,12 +146,7 @@ def nearest_two(
     if method != "matrix":
         raise ValueError("method must be 'auto', 'matrix' or 'tree'")
 
-    half_ref_norm = 0.5 * np.einsum("ij,ij->i", reference, reference)
-    query_norm = np.einsum("ij,ij->i", query, query)
-    # Bound on the rounding error of |q|²/2 + |r|²/2 − q·r (Higham, dot products: d·u per term), doubled.
-    unit = np.finfo(np.float64).eps
-    error_scale = 4.0 * (query.shape[1] + 4) * unit
-    max_half_ref = float(half_ref_norm.max())
+    half_ref_norm, query_norm, error_scale, max_half_ref = _norms_and_error_scale(query, reference)
     rows_per_chunk = max(1, min(n, chunk_elements // max(m, 1)))
     starts = list(range(0, n, rows_per_chunk))
     workers = workers or min(4, os.cpu_count() or 1)
@@ -181,6 +176,15 @@ def nearest_two(
         d_max = float(np.sqrt(np.sum((query[qi] - reference[rj]) ** 2)))
         pair_extremes = PairExtremes(d_min=d_min, d_max=max(d_max, d_min))
     return Neighbours(distance, index), pair_extremes
+
+
+def _norms_and_error_scale(query, reference):
+    """Squared norms for the matrix-product shortcut and the scale of its rounding error."""
+    half_ref_norm = 0.5 * np.einsum("ij,ij->i", reference, reference)
+    query_norm = np.einsum("ij,ij->i", query, query)
+    # Bound on the rounding error of |q|²/2 + |r|²/2 − q·r (Higham, dot products: d·u per term), doubled.
+    error_scale = 4.0 * (query.shape[1] + 4) * np.finfo(np.float64).eps
+    return half_ref_norm, query_norm, error_scale, float(half_ref_norm.max())
 
 
 def _chunk_top_two(
@@ -419,11 +423,7 @@ def all_within(
     if n == 0 or m == 0:
         return WithinPairs(np.zeros(n + 1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
 
-    half_ref_norm = 0.5 * np.einsum("ij,ij->i", reference, reference)
-    query_norm = np.einsum("ij,ij->i", query, query)
-    unit = np.finfo(np.float64).eps
-    error_scale = 4.0 * (query.shape[1] + 4) * unit
-    max_half_ref = float(half_ref_norm.max())
+    half_ref_norm, query_norm, error_scale, max_half_ref = _norms_and_error_scale(query, reference)
     rows_per_chunk = max(1, min(n, chunk_elements // max(m, 1)))
     starts = list(range(0, n, rows_per_chunk))
     workers = workers or min(4, os.cpu_count() or 1)
