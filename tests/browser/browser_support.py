@@ -38,7 +38,6 @@ ALLOWED_SCHEMES = {"data", "blob", "about"}
 MAX_SHOT_HEIGHT = 12_000  # px: screenshots of very long pages are cut here
 
 IDLE = "[data-testid=stApp][data-test-script-state=notRunning]"
-RUNNING = "[data-testid=stApp][data-test-script-state=running]"
 
 #: URL path of each page: Streamlit strips the ``N_`` prefix of ``pages/N_Name.py`` files.
 PAGE_PATHS = {

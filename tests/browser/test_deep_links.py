@@ -25,7 +25,7 @@ EXPECTED_TEXT = {
     "Configure": None,
     "Metrics": None,
     "Results": None,
-    "Learn": None,
+    "Learn": "Learn",
 }
 
 
@@ -40,6 +40,8 @@ def test_deep_link_on_fresh_server(fresh_server, page, guard, name):
     assert_clean(page)
     # The app really is on the requested page (not silently on the home page).
     assert page.url.rstrip("/") == fresh_server.page_url(name).rstrip("/")
+    # The requested page's script ran: its set_page_config title names it.
+    assert name in page.title(), f"browser tab title {page.title()!r} does not name {name}"
     main = page.locator("[data-testid=stMain]")
     if EXPECTED_TEXT[name]:
         assert EXPECTED_TEXT[name] in main.inner_text()

@@ -14,8 +14,8 @@ import re
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from browser_support import (RUN_TIMEOUT, assert_clean, button, go_to, missing_page_xfail, open_app, screenshot,
-                      wait_idle)
+from browser_support import (RUN_TIMEOUT, assert_clean, button, go_to, missing_page_xfail, open_app,
+                             screenshot, wait_idle)
 from privcore import registry
 from privcore.demo import load_scenario
 
@@ -243,6 +243,7 @@ def test_whole_flow_on_uploaded_csvs(server, page, guard, csv_files):
     guard.assert_local()
 
 
+@missing_page_xfail("Results")
 def test_bad_uploads_are_explained(server, page, guard, csv_files, tmp_path):
     """A file that is not a table, and a synthetic table missing a column: friendly messages, no traceback."""
     paths, _ = csv_files
@@ -303,8 +304,8 @@ def test_whole_flow_on_demo_from_home(server, page, guard):
         doc, {"real": len(demo.real), "synthetic": len(demo.synthetic), "holdout": len(demo.holdout)}, QUICK)
     # The demo has a holdout: the score cards must show the baseline and the excess risk.
     assert any(doc["metrics"][m]["baseline"] is not None for m in applicable), "no baseline with a holdout"
-    assert "Fresh-sample baseline" in page.locator("[data-testid=stMain]").inner_text()
     check_cards_match(page, doc, applicable)
+    assert "Fresh-sample baseline" in page.locator("[data-testid=stMain]").inner_text()
 
     # The settings the demo chose are on the Configure and Metrics pages of the same session.
     go_to(page, "Configure")
@@ -345,6 +346,7 @@ def test_demo_picker_on_data_page_exact_copy(server, page, guard):
     guard.assert_local()
 
 
+@missing_page_xfail("Results")
 def test_server_started_with_demo_flag(demo_server, page, guard):
     """``streamlit run app.py -- --demo``: a session opened on the home page has the demo loaded."""
     open_app(page, demo_server, "Home")
