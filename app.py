@@ -22,7 +22,8 @@ def _demo_requested(argv: list[str]) -> str | None:
     return following if following and not following.startswith("-") else data_io.DEFAULT_DEMO
 
 
-# The README's first command starts the server with --demo: each new session opens with the demo loaded.
+# The README's first command starts the server with --demo: each new session that opens on the home page
+# starts with the demo loaded (a deep link to another page still shows how to load data).
 _requested = _demo_requested(sys.argv[1:])
 if _requested and not st.session_state.get("demo_autoloaded"):
     st.session_state["demo_autoloaded"] = True

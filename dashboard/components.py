@@ -13,6 +13,7 @@ from typing import Mapping
 import pandas as pd
 import streamlit as st
 
+from dashboard.data_io import without_cli_flags
 from privcore import figures as F
 from privcore import registry
 from privcore import report as R
@@ -74,7 +75,7 @@ def score_card(metric_id: str, result) -> None:
         st.markdown(f"**{a.name}**")
         if not a.applicable:
             markdown_html(level_badge(a.level))
-            st.caption(f"Not computed: {a.reason or 'no reason given'}")
+            st.caption(f"Not computed: {without_cli_flags(a.reason) if a.reason else 'no reason given'}")
             return
         markdown_html(f"{level_badge(a.level, 'Risk level: ')} &nbsp; <span style='font-size:1.5rem;"
                       f"font-weight:700'>{a.risk:.3f}</span>")
