@@ -114,8 +114,8 @@ def run(state: MutableMapping) -> dict[str, Report] | None:
     script_thread = threading.current_thread()
 
     def update(fraction: float, message: str) -> None:
-        # The neighbour engine reports from its worker threads, which have no Streamlit session: only the
-        # script's own thread may touch the bar (the next report from it shows the progress made).
+        # Only the script's own thread has a Streamlit session. privcore reports progress from the calling
+        # thread, so this is a guard against a future callback from a worker thread, not a filter.
         if threading.current_thread() is script_thread:
             bar.progress(min(1.0, max(0.0, float(fraction))), text=message)
 
