@@ -109,6 +109,7 @@ draft["seed"] = int(options[1].number_input(
 
 schema = data_io.schema_from_draft(draft)
 problem = data_io.validate_schema(schema, tables)
+shown_in_sidebar = getattr(state.get("schema"), "sensitive", "(no schema)")
 if problem:
     state["schema"] = None
     st.error(problem, icon=":material/error:")
@@ -118,3 +119,7 @@ else:
                f"{len(schema.key_columns)}, sensitive column: {schema.sensitive or 'none'}.",
                icon=":material/check_circle:")
     st.page_link(METRICS_PAGE, label="Next: choose metrics", icon=":material/arrow_forward:")
+
+# The sidebar was drawn before this run changed the schema: redraw once so it never shows stale settings.
+if getattr(state.get("schema"), "sensitive", "(no schema)") != shown_in_sidebar:
+    st.rerun()

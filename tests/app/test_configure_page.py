@@ -78,3 +78,12 @@ def test_row_pairing_needs_equal_row_counts():
     at.selectbox(key="cfg_pairing").set_value("Same row order").run()
     assert_no_exception(at)
     assert "Pairing by row order needs equal row counts" in texts(at.error)
+
+
+def test_sidebar_shows_the_sensitive_column_just_chosen():
+    at = open_page(CONFIGURE)
+    seed_session(at)
+    at.run()
+    at.selectbox(key="cfg_sensitive").set_value("job").run()
+    assert_no_exception(at)
+    assert "Sensitive column: **job**" in texts(at.sidebar.markdown)
