@@ -13,7 +13,11 @@ import pandas as pd
 import scipy.linalg
 
 from privcore.prepare import MISSING
+from privcore.results import NotApplicable
 from privcore.schema import BINARY, NUMERICAL, Schema
+
+#: Largest encoded table (rows × coordinates × 8 bytes) the distance spaces may build: 2 GiB.
+MAX_ENCODED_BYTES = 2 * 1024**3
 
 
 @dataclass(frozen=True)
@@ -77,6 +81,14 @@ class EuclideanSpace:
         self.columns = columns
         self.blocks = blocks
         self.dim = width
+        largest_table = max([len(real), *(len(df) for df in others)])
+        if largest_table * width * 8 > MAX_ENCODED_BYTES and self._categorical:
+            column, levels = max(self._categorical, key=lambda item: len(item[1]))
+            raise NotApplicable(
+                f"the distance space would need {largest_table * width * 8 / 1024**3:.1f} GB because column "
+                f"'{column}' has {len(levels):,} categories (one coordinate each); if it is an identifier or free "
+                "text, leave it out of the analysis on the Configure page, or declare it numerical if it is a number."
+            )
 
     def transform(self, df: pd.DataFrame) -> np.ndarray:
         """Encode a prepared table as a C-contiguous float64 array of shape (len(df), dim)."""
@@ -142,6 +154,13 @@ class FAMDProjection:
         self._mean = num.mean(axis=0)
         self._std = num.std(axis=0)
         n_categories = sum(len(levels) for _, levels, _ in self._levels)
+        if len(real) * (len(self._numerical) + n_categories) * 8 > MAX_ENCODED_BYTES:
+            column, levels, _ = max(self._levels, key=lambda item: len(item[1]))
+            raise NotApplicable(
+                f"the FAMD projection would need more than {MAX_ENCODED_BYTES / 1024**3:.0f} GB because column "
+                f"'{column}' has {len(levels):,} categories; if it is an identifier or free text, leave it out of "
+                "the analysis on the Configure page."
+            )
         rank = len(self._numerical) + n_categories - len(self._categorical)
         self.rank = rank
         default_k = min(5, rank)

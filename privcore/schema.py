@@ -28,10 +28,15 @@ FEW_INTEGER_VALUES = 10
 
 @dataclass(frozen=True)
 class ColumnGuess:
-    """An inferred column type with the reason a user may want to change it."""
+    """An inferred column type with the reason a user may want to change it.
+
+    ``identifier`` marks a text column with a distinct value in (nearly) every row: a record id or free
+    text, which no attacker model uses as a quasi-identifier and which would blow up the one-hot space.
+    """
 
     type: str
     note: str = ""
+    identifier: bool = False
 
 
 @dataclass
@@ -287,10 +292,14 @@ def guess_column_type(series: pd.Series) -> ColumnGuess:
     if distinct == 2:
         return ColumnGuess(BINARY, "")
     if pd.api.types.is_bool_dtype(series) or not pd.api.types.is_numeric_dtype(series):
-        note = ""
         if distinct > 0.5 * len(values) and distinct > 20:
-            note = f"{distinct} distinct values in {len(values)} rows: looks like an identifier; consider excluding it"
-        return ColumnGuess(CATEGORICAL, note)
+            return ColumnGuess(
+                CATEGORICAL,
+                f"{distinct} distinct values in {len(values)} rows: looks like an identifier or free text, so it "
+                "is left out of the analysis by default; tick it only if it is a genuine category",
+                identifier=True,
+            )
+        return ColumnGuess(CATEGORICAL, "")
     numeric = values.astype(float)
     integral = bool(np.all(np.mod(numeric, 1) == 0))
     if integral and distinct <= FEW_INTEGER_VALUES:
@@ -322,7 +331,8 @@ def infer_schema(
     overrides : mapping, optional
         Column → type chosen by the user; wins over inference.
     exclude : iterable of str
-        Columns to leave out of the analysis.
+        Columns to leave out of the analysis. Text columns that look like identifiers (a distinct value in
+        most rows) are left out too unless they are overridden, the sensitive column or a key column.
 
     Returns
     -------
@@ -343,9 +353,15 @@ def infer_schema(
             raise SchemaError(
                 f"Column '{col}' was given type '{kind}'; choose numerical, categorical or binary.", column=col
             )
-    types = {
-        col: overrides.get(col) or guess_column_type(real[col]).type for col in real.columns if col not in excluded
-    }
+    types = {}
+    for col in real.columns:
+        if col in excluded:
+            continue
+        guess = guess_column_type(real[col])
+        if col in overrides:
+            types[col] = overrides[col]
+        elif not guess.identifier or col == sensitive or (key is not None and col in key):
+            types[col] = guess.type
     return Schema(
         types=types,
         key=None if key is None else list(key),

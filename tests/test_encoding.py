@@ -275,3 +275,18 @@ def test_binary_with_missing_values_is_one_hot_in_e():
     space = EuclideanSpace(data.real, [data.synthetic], schema)
     # levels sorted: "(missing)", "no", "yes"
     np.testing.assert_array_equal(space.transform(data.real)[:, 1:], np.array([[0, 1, 0], [1, 0, 0], [0, 0, 1]]))
+
+
+def test_a_huge_one_hot_space_is_refused_with_the_column_to_blame(monkeypatch):
+    import privcore.encoding as encoding
+    from privcore import evaluate
+    from privcore.schema import Schema as _Schema
+
+    monkeypatch.setattr(encoding, "MAX_ENCODED_BYTES", 10_000)
+    real = pd.DataFrame({"id": [f"p{i}" for i in range(200)], "a": np.arange(200.0) % 13})
+    report = evaluate(real, real.copy(), _Schema({"id": "categorical", "a": "numerical"}),
+                      metrics="crp,cvp,dcr", strict=True)
+    assert report["crp"].applicable  # exact matching needs no distance space
+    for metric in ("cvp", "dcr"):
+        assert not report[metric].applicable
+        assert "'id' has 200 categories" in report[metric].reason

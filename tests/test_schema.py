@@ -135,3 +135,12 @@ def test_pairing_by_id_column():
     data = prepare(real, synth, infer_schema(real, pairing="pid"))
     assert data.pair_index.tolist() == [2, -1, 0]
     assert "pid" not in data.real.columns
+
+
+def test_identifier_like_text_columns_are_left_out_by_default():
+    real = pd.DataFrame({"patient": [f"p{i:03d}" for i in range(60)], "age": np.arange(60.0) % 7 + 20,
+                         "dx": ["a", "b", "c"] * 20})
+    assert guess_column_type(real["patient"]).identifier
+    assert "patient" not in infer_schema(real).types
+    assert infer_schema(real, overrides={"patient": "categorical"}).types["patient"] == "categorical"
+    assert "left out of the analysis by default" in column_notes(real)["patient"]
