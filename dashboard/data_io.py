@@ -10,11 +10,20 @@ Session-state keys used here besides the contract of :mod:`dashboard.state`:
   on the Configure page (or the inferred/demo one set when data is loaded).
 - ``upload_log`` — uploaded file id → outcome, so that a file still sitting in an uploader is parsed
   once, and a table the user removed is not added back on the next rerun.
+- ``reference`` — the optional reference table (:class:`LoadedTable` or None): real records of the same
+  population that were neither used for training nor are in the holdout. While it fits the real table,
+  :func:`sync_reference` puts it into ``metric_params`` as the ``reference`` parameter of
+  :data:`REFERENCE_METRICS`, as a :func:`privcore.cli.labelled_frame` whose ``str()`` names the table and
+  its content hash: the results cache key (``json.dumps(..., default=str)``) then changes with the
+  content, and no exported settings or report print the table's rows.
+- ``metric_param_draft`` — Metrics page widget key → the value the user last gave it (valid or not), so
+  that a parameter widget shows the same value after a visit to another page.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import PurePath
@@ -24,6 +33,7 @@ from typing import Any, Iterable, MutableMapping
 import pandas as pd
 
 from privcore import registry
+from privcore.cli import labelled_frame
 from privcore.demo import list_scenarios, load_scenario
 from privcore.errors import ColumnMismatchError, InputError
 from privcore.evaluate import unmet_need
@@ -39,7 +49,10 @@ logger = logging.getLogger(__name__)
 UPLOAD_TYPES = ["csv", "tsv", "txt", "gz", "parquet", "pq", "xlsx", "xlsm", "xls"]
 
 DEFAULT_DEMO = "noisy_copy"
-ROLES = ("real", "synthetic", "holdout")
+ROLES = ("real", "synthetic", "holdout", "reference")
+
+#: Metrics that take the reference table as their ``reference`` parameter.
+REFERENCE_METRICS = ("mia_calibrated", "mia_domias")
 
 GENERIC_READ_ERROR = (
     "Something unexpected went wrong while reading {name}, and the file was not loaded. Check that "
@@ -126,7 +139,7 @@ def process_uploads(state: MutableMapping, role: str, files: Iterable[Any]) -> b
     ----------
     state : mapping
         The session state (``tables``, ``schema``, ``schema_draft``, ``demo``, ``upload_log``).
-    role : {"real", "synthetic", "holdout"}
+    role : {"real", "synthetic", "holdout", "reference"}
         Which uploader the files come from.
     files : iterable of UploadedFile
         The uploader's current value (None entries are ignored).
@@ -140,7 +153,8 @@ def process_uploads(state: MutableMapping, role: str, files: Iterable[Any]) -> b
     -----
     A real or holdout upload replaces the previous table of that role; synthetic uploads are added,
     named after the file stem. Loading a demo and then uploading a file removes the demo tables
-    first, so the two are never mixed silently.
+    first, so the two are never mixed silently. A reference table is checked against the real table
+    (demo or not) and only stored when it fits: it replaces the previous one.
     """
     log: dict[str, UploadOutcome] = state.setdefault("upload_log", {})
     changed = False
@@ -154,6 +168,14 @@ def process_uploads(state: MutableMapping, role: str, files: Iterable[Any]) -> b
         outcome = UploadOutcome(role=role, filename=file.name, error=error)
         log[file_id] = outcome
         if frame is None:
+            continue
+        if role == "reference":
+            table = LoadedTable.from_frame(file.name, frame)
+            outcome.error = reference_problem(state["tables"], table)
+            if outcome.error is None:
+                set_reference(state, table)
+                outcome.table_name = file.name
+                changed = True
             continue
         if state.get("demo"):
             clear_tables(state)
@@ -199,18 +221,23 @@ def set_real(state: MutableMapping, table: LoadedTable) -> None:
     if not state.get("selected_metrics"):
         # The Results page runs what is selected; without a visit to the Metrics page, run "quick".
         state["selected_metrics"] = list(registry.presets()["quick"])
+    sync_reference(state)  # a reference that does not fit the new real table is no longer passed on
 
 
 def clear_tables(state: MutableMapping) -> None:
-    """Forget every loaded table and everything derived from it (schema, draft, demo marker)."""
+    """Forget every loaded table (the reference too) and everything derived from it."""
     state["tables"] = Tables()
     state["schema"] = None
     state["schema_draft"] = None
     state["demo"] = None
+    set_reference(state, None)
 
 
 def remove_table(state: MutableMapping, role: str, name: str | None = None) -> None:
-    """Remove the real or holdout table, or the synthetic table called ``name``."""
+    """Remove the real, holdout or reference table, or the synthetic table called ``name``."""
+    if role == "reference":
+        set_reference(state, None)
+        return
     tables: Tables = state["tables"]
     if role == "real":
         tables.real = None
@@ -222,6 +249,7 @@ def remove_table(state: MutableMapping, role: str, name: str | None = None) -> N
         tables.synthetic.pop(name, None)
     if tables.real is None and not tables.synthetic and tables.holdout is None:
         state["demo"] = None
+    sync_reference(state)
 
 
 def rename_synthetic(state: MutableMapping, old: str, new: str) -> str | None:
@@ -267,6 +295,7 @@ def load_demo(state: MutableMapping, name: str = DEFAULT_DEMO) -> None:
     )
     state["schema_draft"] = None
     state["demo"] = name
+    set_reference(state, None)  # the demo replaces everything loaded
     if not state.get("selected_metrics"):
         state["selected_metrics"] = list(registry.presets()["quick"])
 
@@ -343,6 +372,72 @@ def fit_problems(tables: Tables) -> list[FitProblem]:
         role, table = described.get(exc.file, ("real", tables.real))
         problems.append(FitProblem(role, table.name, sentence(str(exc))))
     return problems
+
+
+# ------------------------------------------------------------------------------- reference table
+
+
+def reference_problem(tables: Tables, reference: LoadedTable) -> str | None:
+    """Why ``reference`` cannot serve as the reference table of ``tables`` (None when it fits).
+
+    It must have the real table's columns, no empty column, and numbers or text in the same columns.
+    """
+    if tables.real is None:
+        return (f"The reference table {reference.name} is checked against the real table: load the real "
+                "table first, then upload the reference table again.")
+    problem = reference_fit_problem(tables, reference)
+    return None if problem is None else problem.message
+
+
+def reference_fit_problem(tables: Tables, reference: LoadedTable) -> FitProblem | None:
+    """The first way ``reference`` does not fit the real table (with the mismatched columns), or None."""
+    if tables.real is None:
+        return None
+    real_name, name = describe("real", tables.real.name), describe("reference", reference.name)
+    try:
+        check_same_columns(tables.real.frame, reference.frame, real_name, name)
+    except ColumnMismatchError as exc:
+        return FitProblem("reference", reference.name, sentence(str(exc)), list(exc.missing), list(exc.extra))
+    try:
+        check_no_all_missing(reference.frame, name)
+        check_column_kinds_agree({real_name: tables.real.frame, name: reference.frame})
+    except InputError as exc:
+        return FitProblem("reference", reference.name, sentence(str(exc)))
+    return None
+
+
+def set_reference(state: MutableMapping, table: LoadedTable | None) -> None:
+    """Store (or, with None, remove) the reference table and update ``metric_params`` accordingly."""
+    state["reference"] = table
+    sync_reference(state)
+
+
+def sync_reference(state: MutableMapping) -> None:
+    """Pass the reference table to :data:`REFERENCE_METRICS` through ``metric_params`` while it fits.
+
+    Without a reference table, or when it no longer fits the real table (which was replaced), the
+    ``reference`` entries are removed and the attacks fall back to half of the holdout. Other
+    parameters in ``metric_params`` are left alone.
+    """
+    reference: LoadedTable | None = state.get("reference")
+    tables: Tables | None = state.get("tables")
+    usable = (reference is not None and tables is not None and tables.real is not None
+              and reference_fit_problem(tables, reference) is None)
+    params: dict = state.setdefault("metric_params", {})
+    for metric_id in REFERENCE_METRICS:
+        own = dict(params.get(metric_id) or {})
+        current = own.get("reference")
+        if usable:
+            label = (f"reference table {reference.name!r} ({len(reference.frame)} rows, content "
+                     f"{reference.content_hash})")
+            if str(current) != label:  # a new view only when the table changed
+                own["reference"] = labelled_frame(reference.frame, label)
+        else:
+            own.pop("reference", None)
+        if own:
+            params[metric_id] = own
+        else:
+            params.pop(metric_id, None)
 
 
 def mismatch_frame(problem: FitProblem, real_name: str) -> pd.DataFrame:
@@ -540,3 +635,265 @@ def without_cli_flags(reason: str) -> str:
     """
     reason = re.sub(r",?\s*--[a-z][a-z-]*", "", reason)
     return re.sub(r"\s*\(\s*\)", "", reason)
+
+
+# ------------------------------------------------------------------------------- metric parameters
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """How the Metrics page asks for one metric parameter.
+
+    ``kind`` is ``"int"`` or ``"float"`` (a number input with ``min_value``/``max_value``/``step``),
+    ``"aux_pair"`` (linkability's two auxiliary column sets), ``"columns"`` (a column list) or
+    ``"epsilons"`` (comma-separated numbers ≥ 0). ``help`` says what the parameter does; the
+    page appends its default.
+    """
+
+    name: str
+    label: str
+    kind: str
+    help: str
+    min_value: float | None = None
+    max_value: float | None = None
+    step: float | None = None
+    format: str | None = None
+
+
+def _n_attacks(what: str) -> ParamSpec:
+    return ParamSpec("n_attacks", "Number of attacks", "int",
+                     f"How many {what} the attacker tries; more give a narrower interval but take longer.",
+                     1, 100_000, 50)
+
+
+_N_BOOT = ParamSpec("n_boot", "Bootstrap replicates", "int",
+                    "Resamples behind the confidence intervals of the AUC, TPR and advantage; 0 skips the "
+                    "intervals (faster).", 0, 20_000, 100)
+_CONFIDENCE = ParamSpec("confidence", "Confidence level", "float",
+                        "Coverage of the bootstrap intervals (0.95 = 95 % intervals).", 0.5, 0.999, 0.005,
+                        "%.3f")
+_PERCENTILE = ParamSpec("percentile", "Percentile", "float",
+                        "Which percentile of the distances is compared between synthetic and holdout rows "
+                        "(5 = the closest 5 % of rows).", 0.0, 100.0, 0.5, "%.1f")
+_EPSILONS = ParamSpec("epsilons", "Budgets ε", "epsilons",
+                      "Comma-separated numbers ≥ 0: a real and a synthetic record match when their "
+                      "categorical key values are equal and their numerical key values differ by at most ε "
+                      "in total (in the columns' own units); the score is the one at the smallest non-zero ε.")
+
+#: Metric id → its parameters as the Metrics page shows them (the ``reference`` table is set on the Data page).
+PARAM_SPECS: dict[str, tuple[ParamSpec, ...]] = {
+    "air": (ParamSpec("tolerance", "Relative tolerance", "float",
+                      "A guessed numerical sensitive value counts as correct when it is within this share of "
+                      "the true value (0.1 = within 10 %); unused for a categorical sensitive column.",
+                      0.0, 1.0, 0.01),),
+    "cvp": (ParamSpec("threshold", "Closeness threshold", "float",
+                      "A real record counts as at risk when its closest synthetic record lies within this "
+                      "share of the range of closest distances (0 = the closest, 1 = the farthest).",
+                      0.0, 1.0, 0.01),),
+    "dvp": (ParamSpec("threshold", "Distance threshold", "float",
+                      "A real record counts as safe when its closest synthetic record lies at least this "
+                      "share of the range of closest distances away (0 = the closest, 1 = the farthest).",
+                      0.0, 1.0, 0.01),),
+    "nnaa": (ParamSpec("repeats", "Repeats", "int",
+                       "When the tables differ in size, how many random subsets of the larger one (each of "
+                       "the smaller one's size) the accuracy is averaged over.", 1, 1000, 1),),
+    "singling_out_univariate": (_n_attacks("one-column predicates"),),
+    "singling_out_multivariate": (
+        _n_attacks("predicates"),
+        ParamSpec("n_cols", "Columns per predicate", "int",
+                  "How many attributes each predicate combines.", 1, 50, 1),
+        ParamSpec("max_attempts", "Maximum attempts", "int",
+                  "At most this many synthetic records are tried when looking for predicates, so the "
+                  "attack stops on coarse data.", 1_000, 100_000_000, 10_000),
+    ),
+    "linkability": (
+        _n_attacks("real records"),
+        ParamSpec("n_neighbors", "Neighbours k", "int",
+                  "How many nearest synthetic records each half of a record is matched to; a larger k "
+                  "links more easily.", 1, 100, 1),
+        ParamSpec("aux_cols", "Auxiliary column sets", "aux_pair",
+                  "The columns of the attacker's two tables (two disjoint, non-empty sets)."),
+    ),
+    "inference": (
+        _n_attacks("real records"),
+        ParamSpec("aux_cols", "Columns the attacker knows", "columns",
+                  "The attributes the attacker knows about each person and uses to find the closest "
+                  "synthetic record."),
+        ParamSpec("tolerance", "Relative tolerance", "float",
+                  "A guessed numerical sensitive value counts as correct when it is within this share of "
+                  "the true value (0.05 = within 5 %); unused for a categorical sensitive column.",
+                  0.0, 1.0, 0.01),
+    ),
+    "dcr_test": (_PERCENTILE,),
+    "nndr_test": (_PERCENTILE,),
+    "mia_distance": (_N_BOOT, _CONFIDENCE),
+    "mia_calibrated": (_N_BOOT, _CONFIDENCE),
+    "mia_domias": (
+        _N_BOOT, _CONFIDENCE,
+        ParamSpec("dims", "Projection dimensions", "int",
+                  "How many coordinates of the low-dimensional projection the density estimates use.", 1, 20, 1),
+        ParamSpec("kde_max_points", "Density estimate rows", "int",
+                  "At most this many rows (a seeded sample) fit each density estimate; 0 = every row (slow "
+                  "on large tables).", 0, 1_000_000, 1_000),
+    ),
+    "sd_idr": (_EPSILONS,),
+    "sd_mia": (_EPSILONS,),
+}
+
+
+def param_specs(metric_id: str) -> tuple[ParamSpec, ...]:
+    """The parameters the Metrics page shows for ``metric_id`` (those the metric actually declares)."""
+    declared = registry.get(metric_id).default_params
+    return tuple(spec for spec in PARAM_SPECS.get(metric_id, ()) if spec.name in declared)
+
+
+def param_default(metric_id: str, spec: ParamSpec, schema: Schema) -> Any:
+    """The value the metric uses when not overridden, as the widget shows it.
+
+    ``aux_cols`` defaults to None in the registry, meaning "derived from the key": the key columns
+    dealt alternately into two sets (linkability) or the key columns except the sensitive one
+    (inference).
+    """
+    default = registry.get(metric_id).default_params[spec.name]
+    if spec.kind == "aux_pair" and default is None:
+        from privcore.metrics.attacks.register import default_aux_split
+
+        return [list(part) for part in default_aux_split(schema.key_columns)]
+    if spec.kind == "columns" and default is None:
+        return [c for c in schema.key_columns if c != schema.sensitive]
+    if spec.kind == "epsilons":
+        return [float(e) for e in default]
+    return default
+
+
+def param_options(spec: ParamSpec, schema: Schema) -> list[str]:
+    """The columns a column parameter can take: analysed columns (but the sensitive one for inference)."""
+    if spec.kind == "columns":
+        return [c for c in schema.columns if c != schema.sensitive]
+    return list(schema.columns)
+
+
+def format_epsilons(values: Iterable[float]) -> str:
+    """``[0.0, 1.0, 2.5]`` → ``"0, 1, 2.5"``."""
+    return ", ".join(f"{float(v):g}" for v in values)
+
+
+def describe_value(spec: ParamSpec, value: Any) -> str:
+    """A parameter value as the page prints it."""
+    if spec.kind == "aux_pair":
+        return "; ".join(f"table {i + 1}: {', '.join(part) or '(none)'}" for i, part in enumerate(value))
+    if spec.kind == "columns":
+        return ", ".join(value) or "(none)"
+    if spec.kind == "epsilons":
+        return format_epsilons(value)
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def check_param(spec: ParamSpec, value: Any, schema: Schema) -> tuple[Any, str | None]:
+    """Validate a widget's value; returns (the value to store, None) or (None, a user-facing message).
+
+    Examples
+    --------
+    >>> schema = Schema({"a": "numerical", "b": "categorical"})
+    >>> check_param(PARAM_SPECS["sd_idr"][0], "3, 0, 1", schema)
+    ([0.0, 1.0, 3.0], None)
+    >>> check_param(PARAM_SPECS["linkability"][2], [["a"], ["a", "b"]], schema)[1]
+    'The two auxiliary column sets must not share a column; a is in both.'
+    """
+    options = param_options(spec, schema)
+    if spec.kind in ("int", "float"):
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            return None, f"{spec.label} must be a number."
+        if not math.isfinite(number) or isinstance(value, bool):
+            return None, f"{spec.label} must be a number."
+        if spec.kind == "int" and not number.is_integer():
+            return None, f"{spec.label} must be a whole number."
+        low, high = spec.min_value, spec.max_value
+        if (low is not None and number < low) or (high is not None and number > high):
+            return None, f"{spec.label} must be between {low:g} and {high:g}."
+        return (int(number) if spec.kind == "int" else number), None
+    if spec.kind == "epsilons":
+        parts = [p.strip() for p in str(value or "").replace(";", ",").split(",") if p.strip()]
+        numbers = []
+        for part in parts:
+            try:
+                number = float(part)
+            except ValueError:
+                return None, f"{part!r} is not a number: give budgets as numbers separated by commas, e.g. 0, 1, 2, 3."
+            if not math.isfinite(number) or number < 0:
+                return None, f"Every budget ε must be a number ≥ 0; {part!r} is not."
+            numbers.append(number)
+        if not numbers:
+            return None, "Give at least one budget ε, e.g. 0, 1, 2, 3."
+        return sorted(set(numbers)), None
+    if spec.kind == "columns":
+        chosen = [c for c in options if c in set(value or ())]
+        if not chosen:
+            return None, "Choose at least one column the attacker knows."
+        return chosen, None
+    if spec.kind == "aux_pair":
+        first, second = ([c for c in options if c in set(part or ())] for part in value)
+        if not first or not second:
+            return None, "Each of the attacker's two tables needs at least one column."
+        shared = [c for c in first if c in second]
+        if shared:
+            return None, (f"The two auxiliary column sets must not share a column; {', '.join(shared)} "
+                          f"{'is' if len(shared) == 1 else 'are'} in both.")
+        return [first, second], None
+    raise ValueError(f"unknown parameter kind {spec.kind!r}")
+
+
+def _same(spec: ParamSpec, a: Any, b: Any) -> bool:
+    if spec.kind in ("int", "float"):
+        return a is not None and b is not None and math.isclose(float(a), float(b), rel_tol=1e-12, abs_tol=1e-12)
+    if spec.kind == "aux_pair":
+        return a is not None and b is not None and [set(p) for p in a] == [set(p) for p in b]
+    if spec.kind in ("columns", "epsilons"):
+        return a is not None and b is not None and set(a) == set(b)
+    return a == b
+
+
+def current_param(state: MutableMapping, metric_id: str, spec: ParamSpec, schema: Schema) -> Any:
+    """The value the next run uses: the stored override, else the default."""
+    own = (state.get("metric_params") or {}).get(metric_id) or {}
+    return own[spec.name] if spec.name in own else param_default(metric_id, spec, schema)
+
+
+def set_param(state: MutableMapping, metric_id: str, spec: ParamSpec, value: Any, schema: Schema) -> str | None:
+    """Check ``value`` and store it in ``metric_params`` if it differs from the default.
+
+    Returns the user-facing problem (nothing is stored then), or None. A value equal to the default
+    removes the override, so that a default derived from the key keeps following the key.
+    """
+    clean, problem = check_param(spec, value, schema)
+    if problem is not None:
+        return problem
+    params: dict = state.setdefault("metric_params", {})
+    own = dict(params.get(metric_id) or {})
+    if _same(spec, clean, param_default(metric_id, spec, schema)):
+        own.pop(spec.name, None)
+    else:
+        own[spec.name] = clean
+    if own:
+        params[metric_id] = own
+    else:
+        params.pop(metric_id, None)
+    return None
+
+
+def reset_params(state: MutableMapping, metric_id: str, widget_keys: Iterable[str] = ()) -> None:
+    """Drop the overrides of ``metric_id``'s page parameters (the reference table stays) and forget the
+    widgets' drafts, so that they show the defaults again."""
+    params: dict = state.setdefault("metric_params", {})
+    own = {k: v for k, v in (params.get(metric_id) or {}).items()
+           if k not in {spec.name for spec in param_specs(metric_id)}}
+    if own:
+        params[metric_id] = own
+    else:
+        params.pop(metric_id, None)
+    draft = state.setdefault("metric_param_draft", {})
+    for key in widget_keys:
+        draft.pop(key, None)
+        state.pop(key, None)

@@ -1,7 +1,9 @@
-"""Data page: upload the real, synthetic and holdout tables, or load a built-in demo scenario.
+"""Data page: upload the real, synthetic, holdout and reference tables, or load a built-in demo scenario.
 
 Uploader values vanish when the user changes page, so every parsed table is copied into
-``st.session_state["tables"]`` (with its content hash) by :mod:`dashboard.data_io`.
+``st.session_state["tables"]`` (with its content hash) by :mod:`dashboard.data_io`; the optional
+reference table goes to ``st.session_state["reference"]`` and, while it fits the real table, into the
+``reference`` parameter of the membership attacks that use one (``metric_params``).
 """
 
 import streamlit as st
@@ -12,6 +14,7 @@ from privcore.io import MAX_UPLOAD_MB
 
 setup_page("Data")
 state = st.session_state
+state.setdefault("reference", None)
 
 st.title("Data")
 st.markdown(
@@ -22,10 +25,10 @@ st.markdown(
 )
 
 
-def _uploader(role: str, label: str, help_text: str, multiple: bool = False) -> None:
+def _uploader(role: str, label: str, help_text: str, multiple: bool = False, disabled: bool = False) -> None:
     """One uploader, its new files parsed into session state, and its errors right below it."""
     value = st.file_uploader(label, type=data_io.UPLOAD_TYPES, accept_multiple_files=multiple,
-                             key=f"upload_{role}", help=help_text)
+                             key=f"upload_{role}", help=help_text, disabled=disabled)
     files = value if multiple else [value]
     if data_io.process_uploads(state, role, files):
         st.rerun()  # so the sidebar summary, drawn before the uploaders, shows the new table
@@ -44,6 +47,13 @@ with upload_tab:
               multiple=True)
     _uploader("holdout", "Holdout table (optional)",
               "Real records from the same source that were not used to train the generator.")
+    _uploader("reference", "Reference table (optional)",
+              "Real records of the same population that were neither used to train the generator nor are "
+              "in the holdout. Checked against the real table, so load that first.",
+              disabled=state["tables"].real is None and state.get("reference") is None)
+    st.caption("A **reference table** holds other real people (not in the training data, not in the "
+               "holdout); the calibrated and DOMIAS membership attacks compare with it instead of with "
+               "half of the holdout.")
 
 with demo_tab:
     scenarios = data_io.scenario_choices()
@@ -61,9 +71,14 @@ with demo_tab:
                    "(Becker & Kohavi 1996, CC BY 4.0).", icon=":material/check_circle:")
 
 tables = state["tables"]
+reference = state.get("reference")
 problems = data_io.fit_problems(tables)
+if reference is not None and (problem := data_io.reference_fit_problem(tables, reference)) is not None:
+    problem.message += (" The reference table is not used until it fits: the membership attacks use half of "
+                        "the holdout instead.")
+    problems.append(problem)
 st.header("Loaded tables")
-if tables.real is None and not tables.synthetic and tables.holdout is None:
+if tables.real is None and not tables.synthetic and tables.holdout is None and reference is None:
     st.write("Nothing loaded yet.")
 elif tables.real is None:
     st.info("Load the real table too: the other tables are checked against it.", icon=":material/info:")
@@ -116,8 +131,10 @@ for name, table in list(tables.synthetic.items()):
     _show_table("synthetic", table, f"synthetic::{name}")
 if tables.holdout is not None:
     _show_table("holdout", tables.holdout, "holdout")
+if reference is not None:
+    _show_table("reference", reference, "reference")
 
-if tables.real is not None and (tables.synthetic or tables.holdout is not None):
+if tables.real is not None and (tables.synthetic or tables.holdout is not None or reference is not None):
     if problems:
         st.warning(f"{len(problems)} problem(s) with how the tables fit together are shown above, "
                    "next to the table concerned. Fix the files and upload them again.",

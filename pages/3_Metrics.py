@@ -1,7 +1,11 @@
-"""Metrics page: every registered metric by family, whether it can run on the loaded data, presets.
+"""Metrics page: every registered metric by family, whether it can run on the loaded data, presets,
+and the parameters of the selected metrics.
 
 The choice is stored as metric ids in ``st.session_state["selected_metrics"]`` (default: the quick
-preset); the Results page runs them.
+preset); the Results page runs them. Parameter values that differ from a metric's default are stored
+in ``st.session_state["metric_params"][metric_id]`` (see :mod:`dashboard.data_io`, "metric
+parameters"); what the user typed, valid or not, is kept in ``metric_param_draft`` because widget values
+are forgotten when the user leaves the page.
 """
 
 import streamlit as st
@@ -44,6 +48,93 @@ FAMILY_HELP = {
 
 def _box(metric_id: str) -> str:
     return f"metric::{metric_id}"
+
+
+def _param_key(metric_id: str, name: str, part: int | None = None) -> str:
+    return f"param::{metric_id}::{name}" + ("" if part is None else f"::{part}")
+
+
+def _widget_keys(metric_id: str) -> list[str]:
+    keys = []
+    for spec in data_io.param_specs(metric_id):
+        parts = (0, 1) if spec.kind == "aux_pair" else (None,)
+        keys += [_param_key(metric_id, spec.name, part) for part in parts]
+    return keys
+
+
+def _remember(key: str) -> None:
+    """on_change of a parameter widget: keep what the user gave, for when they come back to the page."""
+    state.setdefault("metric_param_draft", {})[key] = state[key]
+
+
+def _seed(key: str, value) -> None:
+    """Show the user's last value (the draft), else ``value``: the stored override or the default."""
+    state[key] = state.setdefault("metric_param_draft", {}).get(key, value)
+
+
+def _reset(metric_id: str) -> None:
+    data_io.reset_params(state, metric_id, _widget_keys(metric_id))
+
+
+def _parameters(info) -> None:
+    """The "Parameters" expander of one selected metric: a widget per parameter, checked and stored."""
+    specs = data_io.param_specs(info.id)
+    with st.expander("Parameters", icon=":material/tune:"):
+        for spec in specs:
+            current = data_io.current_param(state, info.id, spec, schema)
+            default = data_io.param_default(info.id, spec, schema)
+            help_text = f"{spec.help} Default: {data_io.describe_value(spec, default)}."
+            key = _param_key(info.id, spec.name)
+            if spec.kind in ("int", "float"):
+                cast = int if spec.kind == "int" else float
+                _seed(key, cast(min(max(current, spec.min_value), spec.max_value)))
+                value = st.number_input(
+                    spec.label, min_value=cast(spec.min_value), max_value=cast(spec.max_value),
+                    step=cast(spec.step), format=spec.format, key=key, help=help_text,
+                    on_change=_remember, args=(key,))
+            elif spec.kind == "epsilons":
+                _seed(key, data_io.format_epsilons(current))
+                value = st.text_input(spec.label, key=key, help=help_text, on_change=_remember, args=(key,),
+                                      placeholder="0, 1, 2, 3")
+            elif spec.kind == "columns":
+                options = data_io.param_options(spec, schema)
+                _seed(key, list(current))
+                state[key] = [c for c in state[key] if c in options]  # columns no longer analysed drop out
+                value = st.multiselect(spec.label, options, key=key, help=help_text, on_change=_remember,
+                                       args=(key,))
+            else:  # aux_pair: the attacker's two tables
+                options = data_io.param_options(spec, schema)
+                st.markdown(f"**{spec.label}**: the attacker holds two tables about the same people, "
+                            "with these columns; they share no identifier and no column.")
+                value = []
+                halves = st.columns(2)
+                for part, column in enumerate(halves):
+                    part_key = _param_key(info.id, spec.name, part)
+                    _seed(part_key, list(current[part]) if len(current) > part else [])
+                    state[part_key] = [c for c in state[part_key] if c in options]
+                    value.append(column.multiselect(
+                        f"Table {part + 1}", options, key=part_key, help=help_text, on_change=_remember,
+                        args=(part_key,)))
+            problem = data_io.set_param(state, info.id, spec, value, schema)
+            if problem:
+                in_use = data_io.current_param(state, info.id, spec, schema)
+                st.error(f"{problem} This value is not used: until it is fixed, {info.id} runs with "
+                         f"{data_io.describe_value(spec, in_use)}.", icon=":material/error:")
+        if info.id in data_io.REFERENCE_METRICS:
+            reference = (state.get("metric_params", {}).get(info.id) or {}).get("reference")
+            if reference is not None:
+                name = getattr(state.get("reference"), "name", "you uploaded")
+                st.caption(f"Reference set: the reference table **{name}** ({len(reference):,} rows) from "
+                           "the Data page.")
+            else:
+                st.caption("Reference set: half of the holdout, drawn at random. Upload a reference table "
+                           "(real people in neither the training data nor the holdout) on the Data page to "
+                           "use it instead.")
+        changed = [spec.label for spec in specs if spec.name in (state["metric_params"].get(info.id) or {})]
+        st.caption(f"Changed from the default: {', '.join(changed)}." if changed else "All defaults.")
+        st.button("Reset to defaults", key=f"param_reset::{info.id}", on_click=_reset, args=(info.id,),
+                  icon=":material/restart_alt:", disabled=not changed and not any(
+                      k in state.get("metric_param_draft", {}) for k in _widget_keys(info.id)))
 
 
 def _apply_preset(name: str | None) -> None:
@@ -99,6 +190,8 @@ for family in registry.FAMILIES:
             else:
                 lines.append(f":material/block: **Cannot run here:** this metric {reason}")
             st.markdown("  \n".join(lines))
+            if reason is None and state.get(_box(info.id)) and data_io.param_specs(info.id):
+                _parameters(info)
 
 state["selected_metrics"] = [info.id for info in metrics if state.get(_box(info.id))]
 chosen = state["selected_metrics"]

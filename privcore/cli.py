@@ -1,6 +1,9 @@
 """Command line: ``python -m privcore evaluate|metrics|demo`` (product.md "Python API and command line").
 
 Exit codes: 0 success, 2 bad input (one line on stderr naming the file and column), 1 internal error.
+
+``evaluate --param ID.NAME=VALUE`` (repeatable) sets a metric parameter; VALUE is read as JSON when it
+parses (``0.1``, ``[["age", "sex"], ["race"]]``) and as plain text otherwise.
 """
 
 from __future__ import annotations
@@ -9,9 +12,14 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Iterable, Sequence
+
+import pandas as pd
 
 from privcore.errors import InputError
+
+#: Metric parameters that hold a table: set with ``--reference`` (or the dashboard's Data page), never ``--param``.
+TABLE_PARAMS = frozenset({"reference"})
 
 EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -47,6 +55,10 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--pairing", help="'row' (same row order) or an id column present in both tables")
     ev.add_argument("--missing", choices=("drop", "impute"), default="drop", help="missing numerical values")
     ev.add_argument("--metrics", default="all", help="'all', a preset name, or comma-separated metric ids")
+    ev.add_argument("--param", action="append", default=[], metavar="ID.NAME=VALUE",
+                    help="set a metric parameter, e.g. cvp.threshold=0.1 or "
+                    "'linkability.aux_cols=[[\"age\",\"sex\"],[\"race\"]]'; VALUE is read as JSON when it "
+                    "parses, else as text; repeatable ('python -m privcore metrics' lists the parameters)")
     ev.add_argument("--seed", type=int, default=0)
     ev.add_argument("--json", metavar="OUT.json", help="write the JSON report here (default: stdout)")
     ev.add_argument("--html", metavar="OUT.html", help="also write a self-contained HTML report")
@@ -85,8 +97,84 @@ def _list_metrics() -> int:
 
     for info in registry.all_metrics():
         needs = f" [needs {', '.join(sorted(info.needs))}]" if info.needs else ""
-        print(f"{info.id:28s} {info.summary}{needs}")
+        settable = {k: v for k, v in info.default_params.items() if k not in TABLE_PARAMS}
+        params = (" [parameters: " + ", ".join(f"{k}={json.dumps(v)}" for k, v in settable.items()) + "]"
+                  if settable else "")
+        print(f"{info.id:28s} {info.summary}{needs}{params}")
     return EXIT_OK
+
+
+def _param_value(text: str, default: Any) -> Any:
+    """VALUE of ``--param``: JSON when it parses, else the text; a whole number for an integer parameter."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text
+    if (isinstance(default, int) and not isinstance(default, bool) and isinstance(value, float)
+            and value.is_integer()):
+        return int(value)  # 1e3 for n_attacks
+    return value
+
+
+def parse_params(items: Iterable[str]) -> dict[str, dict[str, Any]]:
+    """``--param ID.NAME=VALUE`` items as metric id → {name: value} (later items win).
+
+    Raises
+    ------
+    InputError
+        For an item that is not ``ID.NAME=VALUE``, an unknown metric id or an unknown parameter name;
+        the message lists the valid ids or names.
+
+    Examples
+    --------
+    >>> parse_params(["cvp.threshold=0.1", 'linkability.aux_cols=[["age"], ["sex"]]'])
+    {'cvp': {'threshold': 0.1}, 'linkability': {'aux_cols': [['age'], ['sex']]}}
+    """
+    from privcore import registry
+
+    ids = registry.metric_ids()
+    out: dict[str, dict[str, Any]] = {}
+    for item in items:
+        target, equals, text = item.partition("=")
+        metric_id, dot, name = target.strip().partition(".")
+        metric_id, name = metric_id.strip(), name.strip()
+        if not equals or not dot or not metric_id or not name:
+            raise InputError(f"--param {item!r} is not of the form ID.NAME=VALUE (for example cvp.threshold=0.1).")
+        if metric_id not in ids:
+            raise InputError(f"--param {item!r}: unknown metric id {metric_id!r}; valid ids: {', '.join(ids)}.")
+        defaults = registry.get(metric_id).default_params
+        settable = [n for n in defaults if n not in TABLE_PARAMS]
+        if name in TABLE_PARAMS and name in defaults:
+            raise InputError(f"--param {item!r}: give the {name} table as a file with --{name} FILE.")
+        if name not in settable:
+            valid = f"valid names: {', '.join(settable)}" if settable else "it has no parameters"
+            raise InputError(f"--param {item!r}: metric {metric_id!r} has no parameter {name!r}; {valid}.")
+        out.setdefault(metric_id, {})[name] = _param_value(text, defaults[name])
+    return out
+
+
+def labelled_frame(frame: pd.DataFrame, label: str) -> pd.DataFrame:
+    """``frame`` (not copied) as a DataFrame whose ``str()`` and ``repr()`` are ``label``.
+
+    A table given as a metric parameter (the membership attacks' ``reference``) reaches JSON through
+    ``str``: in a report's ``params`` when the metric cannot run, in the dashboard's cache key and its
+    exported settings. A plain frame would print some of its rows there; this prints ``label``, which
+    should name the table and its content hash (so that a cache key changes with the content).
+    """
+    labelled = _LabelledFrame(frame)
+    labelled._label = label
+    return labelled
+
+
+class _LabelledFrame(pd.DataFrame):
+    """See :func:`labelled_frame`. pandas operations on it return plain DataFrames."""
+
+    _metadata = ["_label"]
+
+    def __repr__(self) -> str:
+        return getattr(self, "_label", "table")
+
+    __str__ = __repr__
 
 
 def _demo(args) -> int:
@@ -129,10 +217,11 @@ def _load_inputs(args):
 
 
 def _evaluate(args) -> int:
-    from privcore.evaluate import evaluate
+    from privcore.evaluate import evaluate, resolve_metric_ids
     from privcore.io import load_table, validate_tables
     from privcore.schema import infer_schema
 
+    params = parse_params(args.param)  # bad ids and names fail before any file is read
     real, synthetic, holdout, overrides, demo_key, demo_sensitive, names = _load_inputs(args)
     validate_tables(
         real,
@@ -157,11 +246,17 @@ def _evaluate(args) -> int:
         missing=args.missing,
         seed=args.seed,
     )
-    params = {}
     if args.reference:
+        reference_name = Path(args.reference).name
         reference = load_table(args.reference)
-        validate_tables(real, {Path(args.reference).name: reference}, names={"real": names.get("real", "real")})
-        params = {"mia_calibrated": {"reference": reference}, "mia_domias": {"reference": reference}}
+        validate_tables(real, {reference_name: reference}, names={"real": names.get("real", "real")})
+        reference = labelled_frame(reference, f"reference table {reference_name} ({len(reference)} rows)")
+        for metric_id in ("mia_calibrated", "mia_domias"):
+            params.setdefault(metric_id, {})["reference"] = reference
+    unused = sorted(set(parse_params(args.param)) - set(resolve_metric_ids(args.metrics)))
+    if unused:
+        print(f"note: --param for {', '.join(unused)} has no effect: not among the metrics evaluated (--metrics).",
+              file=sys.stderr)
     progress = None if args.quiet or not sys.stderr.isatty() else _print_progress
     report = evaluate(real, synthetic, schema, metrics=args.metrics, holdout=holdout, seed=args.seed,
                       progress=progress, names=names, params=params)

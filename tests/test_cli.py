@@ -95,3 +95,56 @@ def test_reference_table_calibrates_membership_attacks(tmp_path):
     entry = json.loads(proc.stdout)["metrics"]["mia_calibrated"]
     assert entry["params"]["reference"] == "user reference table (150 rows)"
     assert entry["risk"] > 0.5  # an exact copy is exposed
+
+
+def test_param_changes_a_metrics_parameters_and_risk(tmp_path):
+    assert run_cli("demo", "noisy_copy", "--out", str(tmp_path), "--rows", "300").returncode == 0
+    files = ["--real", "real.csv", "--synthetic", "synthetic.csv", "--metrics", "cvp,linkability"]
+    default = run_cli("evaluate", *files, cwd=tmp_path)
+    changed = run_cli("evaluate", *files, "--param", "cvp.threshold=0.1", "--param",
+                      'linkability.aux_cols=[["age", "sex"], ["race"]]', "--param", "linkability.n_attacks=50",
+                      cwd=tmp_path)
+    assert default.returncode == 0 and changed.returncode == 0, (default.stderr, changed.stderr)
+    before, after = (json.loads(p.stdout)["metrics"] for p in (default, changed))
+    assert before["cvp"]["params"]["threshold"] == 0.2 and after["cvp"]["params"]["threshold"] == 0.1
+    assert after["cvp"]["risk"] < before["cvp"]["risk"]  # fewer records count as close
+    assert after["linkability"]["params"]["aux_cols"] == [["age", "sex"], ["race"]]
+    assert after["linkability"]["params"]["n_attacks"] == 50
+
+
+@pytest.mark.parametrize(
+    "param, fragments",
+    [
+        ("nope.threshold=0.1", ["unknown metric id 'nope'", "cvp", "linkability"]),
+        ("cvp.tresh=0.1", ["has no parameter 'tresh'", "valid names: threshold"]),
+        ("crp.x=1", ["'crp' has no parameter 'x'", "no parameters"]),
+        ("cvp.threshold", ["ID.NAME=VALUE"]),
+        ("mia_domias.reference=r.csv", ["--reference"]),
+        ("cvp.threshold=2", ["threshold must be a number between 0 and 1"]),
+    ],
+)
+def test_bad_param_exits_2_with_one_line(param, fragments):
+    proc = run_cli("evaluate", "--demo", "exact_copy", "--metrics", "cvp", "--param", param)
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error:")
+    assert all(fragment in lines[0] for fragment in fragments), lines[0]
+    assert proc.stdout == "" and "Traceback" not in proc.stderr
+
+
+def test_param_values_are_json_or_text():
+    from privcore.cli import parse_params
+
+    assert parse_params(["nnaa.repeats=3", "nnaa.repeats=1e1", "sd_idr.epsilons=[0, 0.5]",
+                         "inference.aux_cols=age"]) == {
+        "nnaa": {"repeats": 10}, "sd_idr": {"epsilons": [0, 0.5]}, "inference": {"aux_cols": "age"}}
+
+
+def test_reference_without_holdout_does_not_print_its_rows(tmp_path):
+    assert run_cli("demo", "noisy_copy", "--out", str(tmp_path), "--rows", "200").returncode == 0
+    proc = run_cli("evaluate", "--real", "real.csv", "--synthetic", "synthetic.csv", "--reference", "holdout.csv",
+                   "--metrics", "mia_domias", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    entry = json.loads(proc.stdout)["metrics"]["mia_domias"]
+    assert not entry["applicable"]  # no holdout
+    assert entry["params"]["reference"] == "reference table holdout.csv (200 rows)"

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from dashboard import data_io
-from dashboard.state import content_hash
+from dashboard.state import LoadedTable, Tables, content_hash, run_key
 from privcore.io import load_table
 from .conftest import DATA, assert_no_exception, csv_bytes, open_page, people, texts
 
@@ -19,7 +19,8 @@ def _upload(at, role, files):
 def test_without_data_the_page_says_nothing_is_loaded():
     at = open_page(DATA).run()
     assert_no_exception(at)
-    assert len(at.file_uploader) == 3
+    assert len(at.file_uploader) == 4
+    assert at.file_uploader(key="upload_reference").disabled  # checked against the real table: load it first
     assert "Nothing loaded yet." in texts(at.markdown)
 
 
@@ -158,3 +159,75 @@ def test_uploading_after_a_demo_starts_afresh():
     assert at.session_state["demo"] is None
     assert tables.real.name == "mine.csv" and not tables.synthetic and tables.holdout is None
     assert "age" in at.session_state["schema"].types  # inferred from the new real table
+
+
+# ------------------------------------------------------------------------------------------ reference
+
+
+def test_reference_upload_is_stored_and_passed_to_the_membership_attacks():
+    at = open_page(DATA).run()
+    _upload(at, "real", ("real.csv", csv_bytes(people(40, 1)), "text/csv"))
+    _upload(at, "synthetic", [("gen.csv", csv_bytes(people(40, 2)), "text/csv")])
+    _upload(at, "reference", ("others.csv", csv_bytes(people(30, 7)), "text/csv"))
+    assert_no_exception(at)
+    assert not at.error
+    reference = at.session_state["reference"]
+    assert isinstance(reference, LoadedTable) and reference.name == "others.csv"
+    assert reference.frame.shape == (30, 4)
+    assert reference.content_hash == content_hash(load_table(csv_bytes(people(30, 7)), "others.csv"))
+    assert "Reference table: others.csv" in texts(at.markdown)
+    params = at.session_state["metric_params"]
+    assert set(params) == set(data_io.REFERENCE_METRICS)
+    for metric_id in data_io.REFERENCE_METRICS:
+        passed = params[metric_id]["reference"]
+        pd.testing.assert_frame_equal(pd.DataFrame(passed), reference.frame)
+        assert reference.content_hash in str(passed) and "nurse" not in str(passed)  # no rows in keys/exports
+
+    # replacing it changes the results cache key; removing it restores the default reference
+    tables = at.session_state["tables"]
+    before = run_key(tables, {}, ["mia_domias"], dict(params))
+    _upload(at, "reference", ("others2.csv", csv_bytes(people(30, 8)), "text/csv"))
+    assert at.session_state["reference"].name == "others2.csv"
+    assert run_key(tables, {}, ["mia_domias"], dict(at.session_state["metric_params"])) != before
+    at.button(key="remove::reference").click().run()
+    assert at.session_state["reference"] is None
+    assert at.session_state["metric_params"] == {}
+    at.run()  # the file still in the uploader does not come back
+    assert at.session_state["reference"] is None
+    assert_no_exception(at)
+
+
+def test_a_reference_with_other_columns_is_rejected_with_a_message():
+    at = open_page(DATA).run()
+    _upload(at, "real", ("real.csv", csv_bytes(people(40, 1)), "text/csv"))
+    _upload(at, "reference", ("ref.csv", csv_bytes(people(30, 7).drop(columns="job")), "text/csv"))
+    assert_no_exception(at)
+    assert at.session_state["reference"] is None
+    assert "metric_params" not in at.session_state or at.session_state["metric_params"] == {}
+    message = texts(at.error)
+    assert "ref.csv" in message and "does not have the same columns" in message and "'job'" in message
+
+
+def test_a_reference_that_no_longer_fits_a_new_real_table_is_not_used():
+    state = {"tables": Tables(), "schema": None, "metric_params": {"mia_domias": {"dims": 3}}}
+    data_io.set_real(state, LoadedTable.from_frame("real.csv", people(20, 1)))
+    data_io.set_reference(state, LoadedTable.from_frame("ref.csv", people(20, 5)))
+    assert set(state["metric_params"]["mia_domias"]) == {"dims", "reference"}
+    data_io.set_real(state, LoadedTable.from_frame("other.csv", people(20, 1).drop(columns="job")))
+    assert state["metric_params"] == {"mia_domias": {"dims": 3}}  # other parameters stay
+    assert "does not have the same columns" in data_io.reference_fit_problem(state["tables"],
+                                                                             state["reference"]).message
+    data_io.load_demo(state, "exact_copy")  # a demo replaces everything, the reference too
+    assert state["reference"] is None
+
+
+def test_the_page_says_when_the_reference_no_longer_fits():
+    at = open_page(DATA).run()
+    _upload(at, "real", ("real.csv", csv_bytes(people(40, 1)), "text/csv"))
+    _upload(at, "reference", ("ref.csv", csv_bytes(people(30, 7)), "text/csv"))
+    _upload(at, "real", ("narrow.csv", csv_bytes(people(40, 1).drop(columns="sex")), "text/csv"))
+    assert_no_exception(at)
+    assert at.session_state["reference"].name == "ref.csv"  # kept, so that a fitting real table revives it
+    assert "not used until it fits" in texts(at.error)
+    assert "reference" not in (at.session_state["metric_params"].get("mia_calibrated") or {})
+    assert "problem(s) with how the tables fit together" in texts(at.warning)

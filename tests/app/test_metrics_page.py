@@ -1,11 +1,14 @@
-"""Metrics page: families, presets, and why a metric cannot run on the loaded data."""
+"""Metrics page: families, presets, why a metric cannot run on the loaded data, metric parameters."""
 
 import pytest
 
 from dashboard import data_io
-from privcore import registry
+from dashboard.state import LoadedTable
+from privcore import evaluate, registry
 from privcore.registry import Explanation, MetricInfo
-from .conftest import METRICS, assert_no_exception, open_page, seed_session, texts
+from .conftest import CONFIGURE, METRICS, assert_no_exception, open_page, people, seed_session, texts
+
+RESULTS = "pages/4_Results.py"
 
 FAKE = "test_needs_holdout"
 
@@ -53,7 +56,7 @@ def test_without_a_schema_points_to_the_configure_page():
 def test_every_metric_is_listed_by_family_and_quick_is_the_default():
     at = _open()
     assert_no_exception(at)
-    families = [e.label for e in at.expander]
+    families = [e.label for e in at.expander if e.label != "Parameters"]
     assert families == [f for f in registry.FAMILIES if any(m.family == f for m in registry.all_metrics())]
     boxes = {box.key for box in at.checkbox}
     assert boxes == {f"metric::{m.id}" for m in registry.all_metrics()}
@@ -91,3 +94,122 @@ def test_a_metric_needing_a_holdout_says_why_it_cannot_run(holdout_metric):
     entry = next(m.value for m in with_holdout.markdown if holdout_metric.summary in m.value)
     assert "Can run" in entry
     assert not with_holdout.checkbox(key=f"metric::{FAKE}").disabled
+
+
+# ------------------------------------------------------------------------------------------ parameters
+
+
+def _everything():
+    """The page with a holdout and every metric that can run selected (so every parameter is shown)."""
+    at = _open(holdout=True)
+    at.button(key="preset::everything").click().run()
+    assert_no_exception(at)
+    return at
+
+
+def test_each_selected_metric_with_parameters_has_a_parameters_expander():
+    at = _open()  # the quick preset: air, cvp, dvp and nnaa have parameters
+    quick_with_params = [m for m in at.session_state["selected_metrics"] if data_io.param_specs(m)]
+    assert quick_with_params and "cvp" in quick_with_params
+    assert sum(e.label == "Parameters" for e in at.expander) == len(quick_with_params)
+    box = at.number_input(key="param::cvp::threshold")
+    assert box.value == pytest.approx(0.2) and "Default: 0.2" in box.help
+    assert box.min == 0 and box.max == 1
+    at.checkbox(key="metric::cvp").uncheck().run()
+    assert not any(n.key == "param::cvp::threshold" for n in at.number_input)
+
+
+def test_setting_a_parameter_stores_only_the_override():
+    at = _everything()
+    assert at.session_state["metric_params"] == {}  # untouched widgets store nothing
+    at.number_input(key="param::cvp::threshold").set_value(0.1).run()
+    at.number_input(key="param::linkability::n_neighbors").set_value(3).run()
+    assert_no_exception(at)
+    assert at.session_state["metric_params"] == {"cvp": {"threshold": 0.1}, "linkability": {"n_neighbors": 3}}
+    assert "Changed from the default: Closeness threshold." in texts(at.caption)
+    at.number_input(key="param::linkability::n_neighbors").set_value(1).run()  # back to the default
+    assert at.session_state["metric_params"] == {"cvp": {"threshold": 0.1}}
+    at.multiselect(key="param::inference::aux_cols").set_value(["age"]).run()
+    at.text_input(key="param::sd_idr::epsilons").set_value("3, 0.5, 0").run()
+    assert at.session_state["metric_params"]["inference"] == {"aux_cols": ["age"]}
+    assert at.session_state["metric_params"]["sd_idr"] == {"epsilons": [0.0, 0.5, 3.0]}
+    assert not at.error
+
+
+def test_an_invalid_linkability_split_shows_a_message_and_is_not_stored():
+    at = _everything()
+    first, second = (at.multiselect(key=f"param::linkability::aux_cols::{i}") for i in (0, 1))
+    assert first.value and second.value  # the default split of the key columns
+    second.set_value(first.value + ["income"]).run()
+    assert "must not share a column" in texts(at.error)
+    assert "linkability" not in at.session_state["metric_params"]
+    at.multiselect(key="param::linkability::aux_cols::1").set_value([]).run()
+    assert "needs at least one column" in texts(at.error)
+    assert "linkability" not in at.session_state["metric_params"]
+    at.multiselect(key="param::linkability::aux_cols::0").set_value(["age", "sex"]).run()
+    at.multiselect(key="param::linkability::aux_cols::1").set_value(["job"]).run()
+    assert not at.error
+    assert at.session_state["metric_params"]["linkability"] == {"aux_cols": [["age", "sex"], ["job"]]}
+
+
+def test_invalid_budgets_and_an_empty_inference_set_are_explained_and_not_stored():
+    at = _everything()
+    at.text_input(key="param::sd_mia::epsilons").set_value("0, -1").run()
+    assert "must be a number ≥ 0" in texts(at.error) and "runs with 0, 1, 2, 3" in texts(at.error)
+    at.text_input(key="param::sd_mia::epsilons").set_value("one").run()
+    assert "is not a number" in texts(at.error)
+    at.multiselect(key="param::inference::aux_cols").set_value([]).run()
+    assert "at least one column" in texts(at.error)
+    assert at.session_state["metric_params"] == {}
+
+
+def test_values_survive_a_visit_to_another_page_and_reset_restores_the_defaults():
+    at = _everything()
+    at.number_input(key="param::mia_domias::dims").set_value(3).run()
+    at.multiselect(key="param::linkability::aux_cols::1").set_value([]).run()  # invalid: kept as typed
+    # as the Data page leaves it after a reference upload
+    plain = {"tables": at.session_state["tables"], "metric_params": dict(at.session_state["metric_params"])}
+    data_io.set_reference(plain, LoadedTable.from_frame("ref.csv", people(30, seed=9)))
+    at.session_state["reference"] = plain["reference"]
+    at.session_state["metric_params"] = plain["metric_params"]
+    at.switch_page(CONFIGURE)
+    at.run()
+    # In a browser session Streamlit forgets the values of widgets that were not drawn in a run.
+    for key in ("param::mia_domias::dims", "param::linkability::aux_cols::1"):
+        if key in at.session_state:
+            del at.session_state[key]
+    at.switch_page(METRICS)
+    at.run()
+    assert_no_exception(at)
+    assert at.number_input(key="param::mia_domias::dims").value == 3
+    assert at.multiselect(key="param::linkability::aux_cols::1").value == []
+    assert "needs at least one column" in texts(at.error)
+    assert "Reference set: the reference table **ref.csv**" in texts(at.caption)
+    at.button(key="param_reset::mia_domias").click().run()
+    at.button(key="param_reset::linkability").click().run()
+    assert at.number_input(key="param::mia_domias::dims").value == 5
+    assert at.multiselect(key="param::linkability::aux_cols::1").value  # the default split again
+    assert not at.error
+    # the reference table (set on the Data page) is not a page parameter: reset keeps it
+    assert set(at.session_state["metric_params"]) == {"mia_calibrated", "mia_domias"}
+    assert set(at.session_state["metric_params"]["mia_domias"]) == {"reference"}
+
+
+def test_a_parameter_set_on_the_page_reaches_evaluate():
+    at = _open()
+    at.button(key="preset::clear").click().run()
+    at.checkbox(key="metric::cvp").check().run()
+    at.number_input(key="param::cvp::threshold").set_value(0.5).run()
+    assert at.session_state["selected_metrics"] == ["cvp"]
+    at.switch_page(RESULTS)
+    at.run()
+    at.button(key="run_evaluation").click().run(timeout=120)
+    assert_no_exception(at)
+    state = at.session_state
+    report = state["results"][state["last_run_key"]]["synth"]
+    assert report["cvp"].params["threshold"] == 0.5
+    tables, schema = state["tables"], state["schema"]
+    expected = evaluate(tables.real.frame, tables.synthetic["synth"].frame, schema, metrics=["cvp"],
+                        params={"cvp": {"threshold": 0.5}})["cvp"].risk
+    default = evaluate(tables.real.frame, tables.synthetic["synth"].frame, schema, metrics=["cvp"])["cvp"].risk
+    assert report["cvp"].risk == pytest.approx(expected) and expected != pytest.approx(default)
