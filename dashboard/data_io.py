@@ -13,9 +13,8 @@ Session-state keys used here besides the contract of :mod:`dashboard.state`:
 - ``reference`` — the optional reference table (:class:`LoadedTable` or None): real records of the same
   population that were neither used for training nor are in the holdout. While it fits the real table,
   :func:`sync_reference` puts it into ``metric_params`` as the ``reference`` parameter of
-  :data:`REFERENCE_METRICS`, as a :func:`privcore.cli.labelled_frame` whose ``str()`` names the table and
-  its content hash: the results cache key (``json.dumps(..., default=str)``) then changes with the
-  content, and no exported settings or report print the table's rows.
+  :data:`REFERENCE_METRICS`; the results cache key counts it by its content hash
+  (:func:`dashboard.state.run_key`) and reports describe it without printing its rows.
 - ``metric_param_draft`` — Metrics page widget key → the value the user last gave it (valid or not), so
   that a parameter widget shows the same value after a visit to another page.
 """
@@ -33,7 +32,6 @@ from typing import Any, Iterable, MutableMapping
 import pandas as pd
 
 from privcore import registry
-from privcore.cli import labelled_frame
 from privcore.demo import list_scenarios, load_scenario
 from privcore.errors import ColumnMismatchError, InputError
 from privcore.evaluate import unmet_need
@@ -428,10 +426,8 @@ def sync_reference(state: MutableMapping) -> None:
         own = dict(params.get(metric_id) or {})
         current = own.get("reference")
         if usable:
-            label = (f"reference table {reference.name!r} ({len(reference.frame)} rows, content "
-                     f"{reference.content_hash})")
-            if str(current) != label:  # a new view only when the table changed
-                own["reference"] = labelled_frame(reference.frame, label)
+            if current is not reference.frame:  # the run key hashes the frame's content (state.run_key)
+                own["reference"] = reference.frame
         else:
             own.pop("reference", None)
         if own:

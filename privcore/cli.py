@@ -153,30 +153,6 @@ def parse_params(items: Iterable[str]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def labelled_frame(frame: pd.DataFrame, label: str) -> pd.DataFrame:
-    """``frame`` (not copied) as a DataFrame whose ``str()`` and ``repr()`` are ``label``.
-
-    A table given as a metric parameter (the membership attacks' ``reference``) reaches JSON through
-    ``str``: in a report's ``params`` when the metric cannot run, in the dashboard's cache key and its
-    exported settings. A plain frame would print some of its rows there; this prints ``label``, which
-    should name the table and its content hash (so that a cache key changes with the content).
-    """
-    labelled = _LabelledFrame(frame)
-    labelled._label = label
-    return labelled
-
-
-class _LabelledFrame(pd.DataFrame):
-    """See :func:`labelled_frame`. pandas operations on it return plain DataFrames."""
-
-    _metadata = ["_label"]
-
-    def __repr__(self) -> str:
-        return getattr(self, "_label", "table")
-
-    __str__ = __repr__
-
-
 def _demo(args) -> int:
     from privcore import demo
 
@@ -250,7 +226,6 @@ def _evaluate(args) -> int:
         reference_name = Path(args.reference).name
         reference = load_table(args.reference)
         validate_tables(real, {reference_name: reference}, names={"real": names.get("real", "real")})
-        reference = labelled_frame(reference, f"reference table {reference_name} ({len(reference)} rows)")
         for metric_id in ("mia_calibrated", "mia_domias"):
             params.setdefault(metric_id, {})["reference"] = reference
     unused = sorted(set(parse_params(args.param)) - set(resolve_metric_ids(args.metrics)))

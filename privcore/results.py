@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping
 
 import numpy as np
+import pandas as pd
 
 
 class NotApplicable(Exception):
@@ -143,6 +144,8 @@ def _jsonable(value: Any) -> Any:
         return [_jsonable(v) for v in value]
     if isinstance(value, np.ndarray):
         return [_jsonable(v) for v in value.tolist()]
+    if isinstance(value, pd.DataFrame):  # a table given as a parameter: describe it, never print its rows
+        return f"table of {len(value)} rows × {value.shape[1]} columns"
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     if isinstance(value, (int, np.integer)):

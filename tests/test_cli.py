@@ -147,4 +147,4 @@ def test_reference_without_holdout_does_not_print_its_rows(tmp_path):
     assert proc.returncode == 0, proc.stderr
     entry = json.loads(proc.stdout)["metrics"]["mia_domias"]
     assert not entry["applicable"]  # no holdout
-    assert entry["params"]["reference"] == "reference table holdout.csv (200 rows)"
+    assert entry["params"]["reference"] == "table of 200 rows × 14 columns"  # described, rows never printed
