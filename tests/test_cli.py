@@ -148,3 +148,13 @@ def test_reference_without_holdout_does_not_print_its_rows(tmp_path):
     entry = json.loads(proc.stdout)["metrics"]["mia_domias"]
     assert not entry["applicable"]  # no holdout
     assert entry["params"]["reference"] == "table of 200 rows × 14 columns"  # described, rows never printed
+
+
+def test_html_report_is_written_and_self_contained(tmp_path):
+    out = tmp_path / "report.html"
+    proc = run_cli("evaluate", "--demo", "rare_leak", "--metrics", "crp,cvp", "--html", str(out), "--json",
+                   str(tmp_path / "r.json"))
+    assert proc.returncode == 0, proc.stderr
+    text = out.read_text(encoding="utf-8")
+    assert "Common Row Proportion" in text and "Close Value Probability" in text
+    assert '<script src="http' not in text and '<link href="http' not in text  # nothing fetched from outside
