@@ -63,6 +63,7 @@ def evaluate_all(state: MutableMapping, progress: ProgressCallback | None = None
     holdout = tables.holdout.frame if tables.holdout is not None else None
     names = list(tables.synthetic)
     reports: dict[str, Report] = {}
+    reuse: dict = {}  # real→real and holdout passes, computed once for all synthetic tables
     for position, name in enumerate(names):
         table = tables.synthetic[name]
 
@@ -80,6 +81,7 @@ def evaluate_all(state: MutableMapping, progress: ProgressCallback | None = None
             seed=schema.seed,
             progress=report_progress,
             params=params,
+            reuse=reuse,
             names={
                 "real": tables.real.name,
                 "synthetic": name,

@@ -50,6 +50,9 @@ class SharedComputation:
         Memory bound of the neighbour engine.
     progress : callable, optional
         ``progress(fraction, message)`` for neighbour passes.
+    reuse : dict, optional
+        Kept by the caller between evaluations on the same real table, holdout and schema (see
+        :func:`privcore.evaluate`): passes not involving the synthetic table are stored and taken from it.
     """
 
     def __init__(
@@ -59,8 +62,13 @@ class SharedComputation:
         famd_components: int | None = None,
         chunk_elements: int = DEFAULT_CHUNK_ELEMENTS,
         progress: Callable[[float, str], None] | None = None,
+        reuse: dict | None = None,
     ):
         self.data = data
+        # Passes that do not involve the synthetic table (real→real, and with a holdout most of the §5
+        # baseline) are the same for every synthetic table compared against the same real table: when the
+        # caller keeps ``reuse`` between evaluations, they are computed once for all of them.
+        self._reuse = reuse
         self.chunk_elements = chunk_elements
         self.progress = progress
         self._factories: dict[str, SpaceFactory] = dict(STANDARD_SPACES)
@@ -91,6 +99,12 @@ class SharedComputation:
         """Nearest two ``reference`` rows of each ``query`` row in ``space`` (self excluded by position
         when both roles are the same table). Computed once per evaluation."""
         key = (space, query, reference)
+        shareable = self._reuse is not None and "synthetic" not in (query, reference)
+        if shareable and key not in self._neighbours and key in self._reuse.setdefault("neighbours", {}):
+            self._neighbours[key] = self._reuse["neighbours"][key]
+            extremes_key = (space, *sorted((query, reference)))
+            if extremes_key in self._reuse.setdefault("extremes", {}):
+                self._extremes.setdefault(extremes_key, self._reuse["extremes"][extremes_key])
         if key not in self._neighbours:
             with_extremes = query != reference
             fraction_base = self.progress
@@ -108,6 +122,11 @@ class SharedComputation:
             if extremes is not None:
                 # The first pass between two tables fixes d_min/d_max; the reverse pass must not change them.
                 self._extremes.setdefault((space, *sorted((query, reference))), extremes)
+            if shareable:
+                self._reuse["neighbours"][key] = result
+                extremes_key = (space, *sorted((query, reference)))
+                if extremes_key in self._extremes:
+                    self._reuse.setdefault("extremes", {}).setdefault(extremes_key, self._extremes[extremes_key])
         return self._neighbours[key]
 
     def extremes(self, space: str, a: str, b: str) -> PairExtremes:

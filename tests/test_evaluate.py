@@ -123,3 +123,27 @@ def test_same_seed_same_result(demo, demo_schema):
     b = evaluate(demo.real, demo.synthetic, demo_schema, metrics=ids, holdout=demo.holdout, seed=3, strict=True)
     for mid in ids:
         assert a[mid].risk == b[mid].risk and a[mid].baseline == b[mid].baseline
+
+
+def test_reuse_shares_passes_not_involving_the_synthetic_table(demo, demo_schema):
+    ids = ["cvp", "auth", "idscore", "dcr", "nndr", "nnaa"]
+    other = load_scenario("gaussian_copula", n=300).synthetic
+    reuse = {}
+    first = evaluate(demo.real, demo.synthetic, demo_schema, metrics=ids, holdout=demo.holdout, strict=True,
+                     reuse=reuse)
+    second = evaluate(demo.real, other, demo_schema, metrics=ids, holdout=demo.holdout, strict=True, reuse=reuse)
+    alone = evaluate(demo.real, other, demo_schema, metrics=ids, holdout=demo.holdout, strict=True)
+    assert ("E", "real", "real") in first.shared.passes
+    assert all("synthetic" in p for p in second.shared.passes), second.shared.passes
+    assert len(second.shared.passes) < len(alone.shared.passes)
+    for mid in ids:
+        assert second[mid].risk == pytest.approx(alone[mid].risk, abs=1e-12)
+        assert second[mid].baseline == pytest.approx(alone[mid].baseline, abs=1e-12)
+
+
+def test_reuse_empties_itself_for_another_real_table(demo, demo_schema):
+    reuse = {}
+    evaluate(demo.real, demo.synthetic, demo_schema, metrics="auth", strict=True, reuse=reuse)
+    changed = demo.real.iloc[::-1].reset_index(drop=True)
+    again = evaluate(changed, demo.synthetic, demo_schema, metrics="auth", strict=True, reuse=reuse)
+    assert ("E", "real", "real") in again.shared.passes
