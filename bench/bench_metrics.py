@@ -6,6 +6,7 @@ Parts (each in its own process, so peak memory is its own):
 - ``naive``: the same run's time for a naive implementation of CVP, Auth and DCR-in-E (full
   ``scipy.spatial.distance.cdist`` matrices, numpy reductions) against privcore's shared pass, as a ratio.
 - ``large``: the distance metrics at 100,000 × 100,000 rows; seconds and peak memory (target < 4 GB).
+- ``compare``: three synthetic tables against one real table and holdout, with and without ``reuse``.
 
 Usage: ``python bench/bench_metrics.py [--parts review,naive,large] [--rows 10000] [--large-rows 100000]``.
 Writes ``bench/results/metrics.json``.
@@ -111,6 +112,32 @@ def _large(rows: int, queue) -> None:
     })
 
 
+def _compare(rows: int, queue) -> None:
+    """Three synthetic tables against one real table and holdout (the dashboard's side-by-side case),
+    the 15 review metrics without classifiers, with and without ``reuse`` of the shared passes."""
+    from _adult import adult_schema
+    import numpy as np
+
+    from privcore import evaluate, registry
+    from privcore.demo import ADULT_TYPES, generate, load_adult
+
+    adult = load_adult()
+    order = np.random.default_rng(0).permutation(len(adult))
+    real = adult.iloc[order[:rows]].reset_index(drop=True)
+    holdout = adult.iloc[order[rows : 2 * rows]].reset_index(drop=True)
+    tables = {g: generate(g, real, types=dict(ADULT_TYPES), seed=0)
+              for g in ("noisy_copy", "column_resampler", "gaussian_copula")}
+    ids = [m for m in registry.REVIEW_METRICS if m not in CLASSIFIERS and m != "hidr"]
+    timings = {}
+    for label, reuse in (("separate", None), ("reuse", {})):
+        started = time.perf_counter()
+        for synthetic in tables.values():
+            evaluate(real, synthetic, adult_schema(), metrics=ids, holdout=holdout, strict=True, reuse=reuse)
+        timings[label] = round(time.perf_counter() - started, 2)
+    queue.put({"rows": rows, "tables": 3, "metrics": len(ids), "with_holdout": True, "seconds": timings,
+               "speedup": round(timings["separate"] / timings["reuse"], 2)})
+
+
 def _run(target, rows):
     ctx = mp.get_context("spawn")
     queue = ctx.Queue()
@@ -123,7 +150,7 @@ def _run(target, rows):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--parts", default="review,naive,large")
+    parser.add_argument("--parts", default="review,naive,large,compare")
     parser.add_argument("--rows", type=int, default=10_000)
     parser.add_argument("--large-rows", type=int, default=100_000)
     args = parser.parse_args()
@@ -131,7 +158,7 @@ def main() -> None:
     out_path = Path(__file__).resolve().parent / "results" / "metrics.json"
     summary = json.loads(out_path.read_text()) if out_path.exists() else {}
     for part, target, rows in (("review", _review, args.rows), ("naive", _naive, args.rows),
-                               ("large", _large, args.large_rows)):
+                               ("large", _large, args.large_rows), ("compare", _compare, args.rows)):
         if part in parts:
             summary[part] = _run(target, rows)
             print(json.dumps({part: summary[part]}, indent=2), flush=True)
