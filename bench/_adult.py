@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from privcore.demo import ADULT_TYPES, SENSITIVE, generate, load_adult
 from privcore.schema import Schema

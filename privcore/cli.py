@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-import pandas as pd
 
 from privcore.errors import InputError
 

@@ -8,7 +8,7 @@ checks a (possibly user-edited) schema against the tables with specific, user-fa
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping
 
 import numpy as np

@@ -11,7 +11,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privcore import demo
 from privcore.demo import (
     ADULT_TYPES,
     SCENARIOS,
