@@ -35,7 +35,8 @@ def current_run_key(state: MutableMapping) -> str | None:
     metric_ids = list(state.get("selected_metrics") or [])
     if not tables.ready or schema is None or not metric_ids:
         return None
-    return run_key(tables, schema.to_dict(), metric_ids, dict(state.get("metric_params") or {}))
+    settings = {**schema.to_dict(), "famd_components": state.get("famd_components")}
+    return run_key(tables, settings, metric_ids, dict(state.get("metric_params") or {}))
 
 
 def cached_results(state: MutableMapping) -> dict[str, Report] | None:
@@ -82,6 +83,7 @@ def evaluate_all(state: MutableMapping, progress: ProgressCallback | None = None
             progress=report_progress,
             params=params,
             reuse=reuse,
+            famd_components=state.get("famd_components"),
             names={
                 "real": tables.real.name,
                 "synthetic": name,

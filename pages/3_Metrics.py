@@ -193,6 +193,18 @@ for family in registry.FAMILIES:
             if reason is None and state.get(_box(info.id)) and data_io.param_specs(info.id):
                 _parameters(info)
 
+with st.expander("Shared setting: the FAMD projection", icon=":material/scatter_plot:"):
+    st.markdown(
+        "DCR, NNDR and HidR measure distances after projecting every record onto the first *k* axes of a "
+        "factor analysis of mixed data (FAMD) fitted on the real table. By default *k* = min(5, r), where r "
+        "is the number of numerical columns plus categories minus categorical columns; the review leaves *k* "
+        "open and PrivEval uses 2. Fewer axes blur records together, more axes keep more detail."
+    )
+    state.setdefault("famd_components", None)
+    chosen_k = st.number_input("Number of FAMD axes k (0 = default)", min_value=0, max_value=50, step=1,
+                               value=int(state["famd_components"] or 0), key="famd_k_input")
+    state["famd_components"] = int(chosen_k) or None
+
 state["selected_metrics"] = [info.id for info in metrics if state.get(_box(info.id))]
 chosen = state["selected_metrics"]
 if chosen:

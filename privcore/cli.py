@@ -59,6 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "'linkability.aux_cols=[[\"age\",\"sex\"],[\"race\"]]'; VALUE is read as JSON when it "
                     "parses, else as text; repeatable ('python -m privcore metrics' lists the parameters)")
     ev.add_argument("--seed", type=int, default=0)
+    ev.add_argument("--famd-components", type=int, metavar="K",
+                    help="axes of the FAMD projection used by dcr, nndr, hidr (default min(5, r))")
     ev.add_argument("--json", metavar="OUT.json", help="write the JSON report here (default: stdout)")
     ev.add_argument("--html", metavar="OUT.html", help="also write a self-contained HTML report")
     ev.add_argument("--quiet", action="store_true", help="no progress on stderr")
@@ -233,7 +235,7 @@ def _evaluate(args) -> int:
               file=sys.stderr)
     progress = None if args.quiet or not sys.stderr.isatty() else _print_progress
     report = evaluate(real, synthetic, schema, metrics=args.metrics, holdout=holdout, seed=args.seed,
-                      progress=progress, names=names, params=params)
+                      progress=progress, names=names, params=params, famd_components=args.famd_components)
     if progress is not None:
         print(file=sys.stderr)
     text = report.to_json()

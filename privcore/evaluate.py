@@ -140,6 +140,9 @@ def evaluate(
     schema = schema if schema is not None else infer_schema(real)
     seed = schema.seed if seed is None else int(seed)
     ids = resolve_metric_ids(metrics)
+    if famd_components is not None and int(famd_components) < 1:
+        raise InputError(f"The number of FAMD axes must be at least 1 (got {famd_components}); leave it unset for "
+                         "the default min(5, r).")
     data = prepare(real, synthetic, schema, holdout, names=dict(names or {}))
     report_warnings = list(data.warnings)
     if reuse is not None:

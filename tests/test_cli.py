@@ -158,3 +158,11 @@ def test_html_report_is_written_and_self_contained(tmp_path):
     text = out.read_text(encoding="utf-8")
     assert "Common Row Proportion" in text and "Close Value Probability" in text
     assert '<script src="http' not in text and '<link href="http' not in text  # nothing fetched from outside
+
+
+def test_famd_components_flag(tmp_path):
+    proc = run_cli("evaluate", "--demo", "noisy_copy", "--metrics", "dcr", "--famd-components", "2")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["metrics"]["dcr"]["params"]["k"] == 2
+    bad = run_cli("evaluate", "--demo", "noisy_copy", "--metrics", "dcr", "--famd-components", "0")
+    assert bad.returncode == 2 and "at least 1" in bad.stderr

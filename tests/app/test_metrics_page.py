@@ -213,3 +213,16 @@ def test_a_parameter_set_on_the_page_reaches_evaluate():
                         params={"cvp": {"threshold": 0.5}})["cvp"].risk
     default = evaluate(tables.real.frame, tables.synthetic["synth"].frame, schema, metrics=["cvp"])["cvp"].risk
     assert report["cvp"].risk == pytest.approx(expected) and expected != pytest.approx(default)
+
+
+def test_famd_axes_setting_reaches_the_run_key():
+    from dashboard import runner
+
+    at = open_page(METRICS)
+    seed_session(at)
+    at.run()
+    before = runner.current_run_key(at.session_state)
+    at.number_input(key="famd_k_input").set_value(2).run()
+    assert_no_exception(at)
+    assert at.session_state["famd_components"] == 2
+    assert runner.current_run_key(at.session_state) != before
