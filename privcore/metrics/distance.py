@@ -25,6 +25,7 @@ import pandas as pd
 from privcore.context import MetricContext
 from privcore.encoding import EuclideanSpace
 from privcore.errors import InputError
+from privcore.metrics._exact_match import joint_tuple_ids
 from privcore.neighbors import Neighbours, PairExtremes, nearest_two
 from privcore.registry import Explanation, MetricInfo, register
 from privcore.results import MetricOutput, NotApplicable
@@ -587,20 +588,6 @@ def compute_nnaa(ctx: MetricContext) -> MetricOutput:
 # --------------------------------------------------------------------------------------------------
 
 
-def _joint_groups(real: pd.DataFrame, synthetic: pd.DataFrame, columns: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Ids of the categorical value tuples, shared by both tables (equal tuple ⇔ equal id)."""
-    n = len(real)
-    codes = np.zeros(n + len(synthetic), dtype=np.int64)
-    for col in columns:
-        values = pd.concat([real[col], synthetic[col]], ignore_index=True)
-        # A missing value is a category of its own (metrics.md §0), never the −1 sentinel.
-        column_codes, uniques = pd.factorize(values, use_na_sentinel=False)
-        # Re-densify after each column so the combined code never overflows.
-        codes, _ = pd.factorize(codes * len(uniques) + column_codes)
-        codes = codes.astype(np.int64)
-    return codes[:n], codes[n:]
-
-
 @dataclass
 class _SweepPlan:
     """Candidate synthetic rows of each real row: ``order[starts[i, k]:stops[i, k]]`` for every k."""
@@ -695,10 +682,9 @@ def hit_counts(
     n = len(real)
     exact = [c for c, tolerance in zip(numerical, h) if tolerance == 0]
     boxed = {c: float(tolerance) for c, tolerance in zip(numerical, h) if tolerance > 0}
-    group_r, group_s = _joint_groups(real, synthetic, list(categorical) + exact)
+    (group_r, group_s), n_groups = joint_tuple_ids([real, synthetic], list(categorical) + exact)
     if not boxed:
-        size = max(int(group_r.max(initial=-1)), int(group_s.max(initial=-1))) + 1
-        return np.bincount(group_s, minlength=size)[group_r]
+        return np.bincount(group_s, minlength=n_groups)[group_r]
     y = {c: real[c].to_numpy(dtype=np.float64) for c in boxed}
     z = {c: synthetic[c].to_numpy(dtype=np.float64) for c in boxed}
     plan, ranked = _best_plan(group_r, group_s, y, z, boxed)

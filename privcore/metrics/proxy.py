@@ -18,6 +18,7 @@ import pandas as pd
 
 from privcore.context import MetricContext
 from privcore.errors import InputError
+from privcore.metrics._exact_match import joint_tuple_ids
 from privcore.neighbors import Neighbours
 from privcore.registry import Explanation, MetricInfo, register
 from privcore.results import MetricOutput, NotApplicable
@@ -90,9 +91,8 @@ def identical_match(query: pd.DataFrame, real: pd.DataFrame, columns: list[str])
     Exact equality of the prepared values (numbers as float64, categories as strings), so a column that is
     constant in the real table still counts, unlike in the distance space E.
     """
-    distinct_real = real[columns].drop_duplicates().assign(_identical=True)
-    flagged = query[columns].merge(distinct_real, on=columns, how="left")["_identical"]
-    return flagged.notna().to_numpy()
+    (query_id, real_id), _ = joint_tuple_ids([query, real], columns)
+    return np.isin(query_id, real_id)
 
 
 def _test_risk(ratio: float) -> float:

@@ -25,6 +25,7 @@ import pandas as pd
 
 from privcore.context import MetricContext
 from privcore.errors import InputError
+from privcore.metrics._exact_match import first_positions, joint_tuple_ids, tuple_ids, value_codes
 from privcore.neighbors import DEFAULT_CHUNK_ELEMENTS, all_within
 from privcore.registry import NEEDS_REASONS, Explanation, MetricInfo, register
 from privcore.results import MetricOutput, NotApplicable
@@ -59,9 +60,7 @@ def compute_zcap(ctx: MetricContext) -> MetricOutput:
     [0.6667, 0.3333, 0.0]
     """
     keys, sensitive = _keys_and_sensitive(ctx)
-    real_codes, syn_codes = _codes(ctx.real, ctx.synthetic, keys)
-    key_id, n_keys = _tuple_ids(np.vstack([real_codes, syn_codes]))
-    real_key, syn_key = key_id[: len(ctx.real)], key_id[len(ctx.real) :]
+    (real_key, syn_key), n_keys = joint_tuple_ids([ctx.real, ctx.synthetic], keys)
     syn_rank, lo, hi, n_ranks = _sensitive_ranks(ctx.real[sensitive].to_numpy(), ctx.synthetic[sensitive].to_numpy())
     counter = _GroupRankCounter(syn_key, syn_rank, n_keys, n_ranks)
     pool = counter.group_size[real_key]
@@ -123,8 +122,8 @@ def compute_gcap(ctx: MetricContext) -> MetricOutput:
     """
     keys, sensitive = _keys_and_sensitive(ctx)
     n_real = len(ctx.real)
-    real_codes, syn_codes = _codes(ctx.real, ctx.synthetic, keys)
-    key_id, n_keys = _tuple_ids(np.vstack([real_codes, syn_codes]))
+    real_codes, syn_codes = value_codes([ctx.real, ctx.synthetic], keys)
+    key_id, n_keys = tuple_ids(np.vstack([real_codes, syn_codes]))
     real_key, syn_key = key_id[:n_real], key_id[n_real:]
     syn_rank, lo, hi, n_ranks = _sensitive_ranks(ctx.real[sensitive].to_numpy(), ctx.synthetic[sensitive].to_numpy())
     counter = _GroupRankCounter(syn_key, syn_rank, n_keys, n_ranks)
@@ -142,8 +141,8 @@ def compute_gcap(ctx: MetricContext) -> MetricOutput:
         syn_tuples, syn_first = np.unique(syn_key, return_index=True)
         ref_codes = syn_codes[syn_first]
         # One query per distinct (unmatched tuple, sensitive range).
-        q_id, n_q = _tuple_ids(np.column_stack([tuple_of_row, lo[rows], hi[rows]]))
-        q_first = _first_positions(q_id, n_q)
+        q_id, n_q = tuple_ids(np.column_stack([tuple_of_row, lo[rows], hi[rows]]))
+        q_first = first_positions(q_id, n_q)
         q_tuple, q_lo, q_hi = tuple_of_row[q_first], lo[rows][q_first], hi[rows][q_first]
         tuple_pool, tuple_distance, q_correct = _hamming_pool_counts(
             query_codes, ref_codes, syn_tuples, counter, q_tuple, q_lo, q_hi,
@@ -227,8 +226,8 @@ def compute_air(ctx: MetricContext) -> MetricOutput:
     real_s, syn_s = ctx.real[sensitive].to_numpy(), ctx.synthetic[sensitive].to_numpy()
     syn_rank, lo, hi, n_ranks = _sensitive_ranks(real_s, syn_s, tolerance if numerical else None)
     counter = _GroupRankCounter(syn_point, syn_rank, len(syn_first), n_ranks)
-    q_id, n_q = _tuple_ids(np.column_stack([real_point, lo, hi]))
-    q_first = _first_positions(q_id, n_q)
+    q_id, n_q = tuple_ids(np.column_stack([real_point, lo, hi]))
+    q_first = first_positions(q_id, n_q)
     point_pool, q_correct = _pooled_counts(
         owner, group, len(real_first), counter, real_point[q_first], lo[q_first], hi[q_first],
         ctx.shared.chunk_elements,
@@ -242,12 +241,11 @@ def compute_air(ctx: MetricContext) -> MetricOutput:
     f1 = np.divide(2.0 * tp, denominator, out=np.zeros(len(tp)), where=denominator > 0)
 
     # Entropy weights over distinct full real tuples.
-    full_codes, _ = _codes(ctx.real, ctx.real.iloc[:0], ctx.schema.columns)
-    tuple_id, n_tuples = _tuple_ids(full_codes)
+    (tuple_id,), n_tuples = joint_tuple_ids([ctx.real], ctx.schema.columns)
     p = np.bincount(tuple_id, minlength=n_tuples) / len(tuple_id)
     plogp = -p * np.log(p)
     entropy = float(plogp.sum())
-    tuple_f1 = f1[_first_positions(tuple_id, n_tuples)]
+    tuple_f1 = f1[first_positions(tuple_id, n_tuples)]
     if entropy > 0:
         weight = plogp / entropy
         risk = float(np.dot(weight, tuple_f1))
@@ -304,9 +302,7 @@ def compute_crp(ctx: MetricContext) -> MetricOutput:
     """
     columns = ctx.schema.columns
     n_real = len(ctx.real)
-    real_codes, syn_codes = _codes(ctx.real, ctx.synthetic, columns)
-    row_id, _ = _tuple_ids(np.vstack([real_codes, syn_codes]))
-    real_id, syn_id = row_id[:n_real], row_id[n_real:]
+    (real_id, syn_id), _ = joint_tuple_ids([ctx.real, ctx.synthetic], columns)
     copied = np.intersect1d(syn_id, real_id)  # distinct synthetic rows equal to some real row
     per_record = np.isin(real_id, syn_id).astype(float)
     risk = len(copied) / (n_real + 1e-8)
@@ -351,47 +347,13 @@ def _keys_and_sensitive(ctx: MetricContext, categorical: bool = True) -> tuple[l
     return keys, sensitive
 
 
-def _codes(first: pd.DataFrame, second: pd.DataFrame, columns: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Integer code of every value, column by column, over the union of two tables (equal ⇔ same code)."""
-    n = len(first)
-    out = np.empty((n + len(second), len(columns)), dtype=np.int64)
-    for j, col in enumerate(columns):
-        values = np.concatenate([first[col].to_numpy(), second[col].to_numpy()])
-        if values.dtype.kind == "f":
-            values = values + 0.0  # -0.0 and 0.0 are the same value
-        out[:, j] = pd.factorize(values)[0]
-    return out[:n], out[n:]
-
-
-def _tuple_ids(codes: np.ndarray) -> tuple[np.ndarray, int]:
-    """Dense id of each row of non-negative integer codes (equal rows ⇔ equal ids) and the number of ids."""
-    ids = np.zeros(len(codes), dtype=np.int64)
-    n_ids = 1
-    for j in range(codes.shape[1]):
-        width = int(codes[:, j].max()) + 1 if len(codes) else 1
-        if n_ids * width >= 2**62:
-            ids, uniques = pd.factorize(ids)
-            n_ids = len(uniques)
-        ids = ids * width + codes[:, j]
-        n_ids *= width
-    ids, uniques = pd.factorize(ids)
-    return ids.astype(np.int64), len(uniques)
-
-
-def _first_positions(ids: np.ndarray, n_ids: int) -> np.ndarray:
-    """Position of the first row of each id ``0..n_ids-1``."""
-    first = np.full(n_ids, len(ids), dtype=np.int64)
-    np.minimum.at(first, ids, np.arange(len(ids)))
-    return first
-
-
 def _distinct_rows(encoded: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For each row the id of its distinct encoded point, and the first row of each point."""
     if encoded.shape[1] == 0:  # every key attribute constant in Y: one point
         return np.zeros(len(encoded), dtype=np.int64), np.zeros(min(1, len(encoded)), dtype=np.int64)
     codes = np.column_stack([pd.factorize(encoded[:, j] + 0.0)[0] for j in range(encoded.shape[1])])
-    point, n_points = _tuple_ids(codes)
-    return point, _first_positions(point, n_points)
+    point, n_points = tuple_ids(codes)
+    return point, first_positions(point, n_points)
 
 
 def _sensitive_ranks(

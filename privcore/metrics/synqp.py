@@ -25,6 +25,7 @@ import pandas as pd
 
 from privcore.context import MetricContext
 from privcore.errors import InputError
+from privcore.metrics._exact_match import first_positions, joint_tuple_ids
 from privcore.registry import Explanation, MetricInfo, register
 from privcore.results import MetricOutput, NotApplicable
 from privcore.schema import NUMERICAL
@@ -70,9 +71,8 @@ class DisclosureCurve:
 
 def _distinct_tuples(df: pd.DataFrame, columns: list[str]) -> tuple[np.ndarray, pd.DataFrame]:
     """Tuple id of each row and the distinct tuples (row ``i`` of the result is tuple id ``i``)."""
-    ids = df.groupby(columns, sort=False, dropna=False).ngroup().to_numpy()
-    _, first = np.unique(ids, return_index=True)
-    return ids, df.iloc[first].reset_index(drop=True)
+    (ids,), n_ids = joint_tuple_ids([df], columns)
+    return ids, df.iloc[first_positions(ids, n_ids)].reset_index(drop=True)
 
 
 def _group_min_l1(
@@ -112,12 +112,7 @@ def _tuple_min_l1(real_t: pd.DataFrame, syn_t: pd.DataFrame, categorical: list[s
     """Per distinct real and synthetic tuple, the smallest L1 numerical difference to the other side among
     tuples with equal categorical keys."""
     n_real = len(real_t)
-    if categorical:
-        both = pd.concat([real_t[categorical], syn_t[categorical]], ignore_index=True)
-        group = both.groupby(categorical, sort=False, dropna=False).ngroup().to_numpy()
-    else:
-        group = np.zeros(n_real + len(syn_t), dtype=np.int64)
-    group_real, group_syn = group[:n_real], group[n_real:]
+    (group_real, group_syn), _ = joint_tuple_ids([real_t, syn_t], categorical)
     num_real = real_t[numerical].to_numpy(dtype=np.float64)
     num_syn = syn_t[numerical].to_numpy(dtype=np.float64)
     min_real, min_syn = np.full(n_real, np.inf), np.full(len(syn_t), np.inf)
