@@ -419,6 +419,68 @@ def gower_matrices(
     return num, cat
 
 
+def gower_scaled(q_num: np.ndarray, q_cat: np.ndarray, c_num: np.ndarray, c_cat: np.ndarray):
+    """Queries and candidates ready for :func:`gower_block_distances`: numerical columns divided by their
+    range over queries and candidates together (1 for a constant column, as Anonymeter's
+    ``preprocessing.transformations``), candidate blocks transposed."""
+    n = c_num.shape[0]
+    if q_num.shape[1]:
+        both = np.concatenate([q_num, c_num], axis=0)
+        ranges = both.max(axis=0) - both.min(axis=0)
+        ranges[~(ranges > 0)] = 1.0
+        qn = q_num / ranges
+        cn = np.ascontiguousarray((c_num / ranges).T)
+    else:
+        qn, cn = q_num, np.empty((0, n))
+    return qn, q_cat, cn, np.ascontiguousarray(c_cat.T)
+
+
+def gower_block_distances(scaled, start: int, stop: int, out: np.ndarray, tmp: np.ndarray,
+                          neq: np.ndarray) -> None:
+    """Gower-type distances of query rows ``[start, stop)`` to every candidate, written into ``out``
+    (``tmp`` and ``neq`` are scratch blocks of the same shape)."""
+    qn, qc, cn, cc = scaled
+    out.fill(0.0)
+    for j in range(qn.shape[1]):
+        np.subtract(qn[start:stop, j, None], cn[j][None, :], out=tmp)
+        np.abs(tmp, out=tmp)
+        out += tmp
+    for j in range(cc.shape[0]):
+        np.not_equal(qc[start:stop, j, None], cc[j][None, :], out=neq)
+        out += neq
+
+
+_NO_KEY = np.iinfo(np.int64).max
+
+
+def nearest_by_key(d: np.ndarray, quantum: float, priority: np.ndarray, m: int, tmp: np.ndarray,
+                   member: np.ndarray | None = None) -> np.ndarray:
+    """Positions of up to ``m`` candidates per row, nearest first.
+
+    Distances are compared on a grid of ``quantum`` (the tie tolerance) and equal ones in ``priority``
+    order (a seeded permutation of the candidates). With ``member``, only candidates marked there count
+    and rows with fewer of them are padded with −1.
+    """
+    n = d.shape[1]
+    np.divide(d, quantum, out=tmp)
+    np.rint(tmp, out=tmp)
+    key = tmp.astype(np.int64)
+    key *= n
+    key += priority[None, :]
+    if member is not None:
+        key[~member] = _NO_KEY
+    if m < n:
+        part = np.argpartition(key, m - 1, axis=1)[:, :m]
+    else:
+        part = np.broadcast_to(np.arange(n), key.shape).copy()
+    part_key = np.take_along_axis(key, part, axis=1)
+    order = np.argsort(part_key, axis=1, kind="stable")
+    idx = np.take_along_axis(part, order, axis=1)
+    if member is not None:
+        idx[np.take_along_axis(part_key, order, axis=1) == _NO_KEY] = -1
+    return idx
+
+
 def gower_knn(
     q_num: np.ndarray,
     q_cat: np.ndarray,
@@ -458,17 +520,7 @@ def gower_knn(
         raise SchemaError("A neighbour search needs at least one column.")
     if n >= 9_000_000:
         raise ValueError("gower_knn supports fewer than 9 million candidate rows.")
-    # Scale numerical columns by their joint range (Anonymeter: x / (max - min) over both tables).
-    if q_num.shape[1]:
-        both = np.concatenate([q_num, c_num], axis=0)
-        ranges = both.max(axis=0) - both.min(axis=0)
-        ranges[~(ranges > 0)] = 1.0
-        qn = q_num / ranges
-        cn = np.ascontiguousarray((c_num / ranges).T)
-    else:
-        qn = q_num
-        cn = np.empty((0, n))
-    cc = np.ascontiguousarray(c_cat.T)
+    scaled = gower_scaled(q_num, q_cat, c_num, c_cat)
     quantum = 1e-12 * max(p, 1)
     priority = rng.permutation(n).astype(np.int64)
 
@@ -478,28 +530,10 @@ def gower_knn(
     for start in range(0, m, rows):
         stop = min(m, start + rows)
         b = stop - start
-        d = np.zeros((b, n), dtype=np.float64)
+        d = np.empty((b, n), dtype=np.float64)
         tmp = np.empty((b, n), dtype=np.float64)
-        for j in range(qn.shape[1]):
-            np.subtract(qn[start:stop, j, None], cn[j][None, :], out=tmp)
-            np.abs(tmp, out=tmp)
-            d += tmp
-        if cc.shape[0]:
-            neq = np.empty((b, n), dtype=bool)
-            for j in range(cc.shape[0]):
-                np.not_equal(q_cat[start:stop, j, None], cc[j][None, :], out=neq)
-                d += neq
-        np.divide(d, quantum, out=tmp)
-        np.rint(tmp, out=tmp)
-        key = tmp.astype(np.int64)
-        key *= n
-        key += priority[None, :]
-        if k < n:
-            part = np.argpartition(key, k - 1, axis=1)[:, :k]
-        else:
-            part = np.broadcast_to(np.arange(n), (b, n)).copy()
-        order = np.argsort(np.take_along_axis(key, part, axis=1), axis=1)
-        idx = np.take_along_axis(part, order, axis=1)
+        gower_block_distances(scaled, start, stop, d, tmp, np.empty((b, n), dtype=bool))
+        idx = nearest_by_key(d, quantum, priority, k, tmp)
         out_idx[start:stop] = idx
         out_dist[start:stop] = np.take_along_axis(d, idx, axis=1)
     return out_idx, out_dist

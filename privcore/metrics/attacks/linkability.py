@@ -54,8 +54,11 @@ from privcore.metrics.attacks._common import (
     Prepared,
     check_n_attacks,
     child_rngs,
+    gower_block_distances,
     gower_matrices,
+    gower_scaled,
     make_outcome,
+    nearest_by_key,
     prepare_tables,
     sample_targets,
 )
@@ -65,60 +68,9 @@ from privcore.stats import AttackResult
 #: (at least ``k``); the full sizes are always reported.
 MAX_STORED = 10
 
-_NO_KEY = np.iinfo(np.int64).max
-
 
 def _labels(index: np.ndarray, positions: np.ndarray) -> list:
     return [v.item() if isinstance(v, np.generic) else v for v in index[positions].tolist()]
-
-
-def _scaled(q_num: np.ndarray, q_cat: np.ndarray, c_num: np.ndarray, c_cat: np.ndarray):
-    """Queries and candidates ready for block distances: numerical columns divided by their joint range
-    (as :func:`~privcore.metrics.attacks._common.gower_knn`), candidates transposed."""
-    n = c_num.shape[0]
-    if q_num.shape[1]:
-        both = np.concatenate([q_num, c_num], axis=0)
-        ranges = both.max(axis=0) - both.min(axis=0)
-        ranges[~(ranges > 0)] = 1.0
-        qn = q_num / ranges
-        cn = np.ascontiguousarray((c_num / ranges).T)
-    else:
-        qn, cn = q_num, np.empty((0, n))
-    return qn, q_cat, cn, np.ascontiguousarray(c_cat.T)
-
-
-def _block_distances(half, start: int, stop: int, out: np.ndarray, tmp: np.ndarray, neq: np.ndarray) -> None:
-    qn, qc, cn, cc = half
-    out.fill(0.0)
-    for j in range(qn.shape[1]):
-        np.subtract(qn[start:stop, j, None], cn[j][None, :], out=tmp)
-        np.abs(tmp, out=tmp)
-        out += tmp
-    for j in range(cc.shape[0]):
-        np.not_equal(qc[start:stop, j, None], cc[j][None, :], out=neq)
-        out += neq
-
-
-def _smallest(d: np.ndarray, member: np.ndarray, quantum: float, priority: np.ndarray, m: int,
-              tmp: np.ndarray) -> np.ndarray:
-    """Positions of up to ``m`` members per row, nearest first; distances on a grid of ``quantum``, equal
-    ones in ``priority`` order; −1 pads rows with fewer members."""
-    n = d.shape[1]
-    np.divide(d, quantum, out=tmp)
-    np.rint(tmp, out=tmp)
-    key = tmp.astype(np.int64)
-    key *= n
-    key += priority[None, :]
-    key[~member] = _NO_KEY
-    if m < n:
-        part = np.argpartition(key, m - 1, axis=1)[:, :m]
-    else:
-        part = np.broadcast_to(np.arange(n), key.shape).copy()
-    part_key = np.take_along_axis(key, part, axis=1)
-    order = np.argsort(part_key, axis=1, kind="stable")
-    idx = np.take_along_axis(part, order, axis=1)
-    idx[np.take_along_axis(part_key, order, axis=1) == _NO_KEY] = -1
-    return idx
 
 
 def pooled_links(
@@ -166,7 +118,7 @@ def pooled_links(
     ps = [h[0].shape[1] + h[1].shape[1] for h in halves]
     if min(ps) == 0:
         raise SchemaError("A neighbour search needs at least one column.")
-    scaled = [_scaled(*h) for h in halves]
+    scaled = [gower_scaled(*h) for h in halves]
     tol = [1e-12 * p for p in ps]
     tol_common = 1e-12 * (ps[0] + ps[1])
     s = min(max(int(max_stored), k), n)
@@ -190,13 +142,13 @@ def pooled_links(
         members = []
         for h in range(2):
             d = buf_d[h][:b]
-            _block_distances(scaled[h], start, stop, d, tmp, neq)
+            gower_block_distances(scaled[h], start, stop, d, tmp, neq)
             t = np.partition(d, k - 1, axis=1)[:, k - 1].copy()
             kth[start:stop, h] = t
             member = d <= (t + tol[h])[:, None]
             sizes[start:stop, h] = member.sum(axis=1)
             members.append(member)
-            idx = _smallest(d, member, tol[h], priority, s, tmp)
+            idx = nearest_by_key(d, tol[h], priority, s, tmp, member)
             stored[f"neighbors_{h}"][start:stop] = idx
             got = idx >= 0
             dists[f"distances_{h}"][start:stop][got] = np.take_along_axis(d, np.where(got, idx, 0), axis=1)[got]
@@ -204,7 +156,7 @@ def pooled_links(
         n_common[start:stop] = both.sum(axis=1)
         linked[start:stop] = n_common[start:stop] > 0
         total = np.add(buf_d[0][:b], buf_d[1][:b], out=buf_d[0][:b])
-        stored["common"][start:stop] = _smallest(total, both, tol_common, priority, s, tmp)
+        stored["common"][start:stop] = nearest_by_key(total, tol_common, priority, s, tmp, both)
     return {"linked": linked, "sizes": sizes, "n_common": n_common, "kth": kth, **stored, **dists}
 
 
