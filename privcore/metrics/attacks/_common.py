@@ -217,7 +217,7 @@ class Prepared:
         if self.is_numerical(col):
             return [float(v) for v in arr.tolist()]
         cats = self.categories[col]
-        return [None if int(v) == self.missing_code[col] else _plain(cats[int(v)]) for v in arr.tolist()]
+        return [None if int(v) == self.missing_code[col] else plain_value(cats[int(v)]) for v in arr.tolist()]
 
     def label(self, col: str, code: float) -> str:
         """Text of one value, for query strings."""
@@ -225,13 +225,19 @@ class Prepared:
             return format_number(float(code))
         if int(code) == self.missing_code[col]:
             return "(missing)"
-        return repr(_plain(self.categories[col][int(code)]))
+        return repr(plain_value(self.categories[col][int(code)]))
 
 
-def _plain(value: Any) -> Any:
+def plain_value(value: Any) -> Any:
+    """A numpy scalar as the Python value it holds (index labels and categories go into JSON details)."""
     if isinstance(value, np.generic):
         return value.item()
     return value
+
+
+def index_labels(index: np.ndarray, positions: np.ndarray) -> list:
+    """The caller's index labels of the rows at ``positions``, as plain Python values."""
+    return [plain_value(v) for v in index[positions].tolist()]
 
 
 def format_number(x: float) -> str:
@@ -388,6 +394,15 @@ def child_rngs(seed: int | None, n: int) -> list[np.random.Generator]:
 def sample_targets(n_rows: int, n_attacks: int, rng: np.random.Generator) -> np.ndarray:
     """Positions of ``min(n_attacks, n_rows)`` distinct rows drawn uniformly (``DataFrame.sample``)."""
     return rng.choice(n_rows, size=min(int(n_attacks), n_rows), replace=False)
+
+
+def fewer_rows_than_attacks(prep: Prepared, n_attacks: int) -> list[str]:
+    """Warnings for the target tables (real, control) that have fewer rows than ``n_attacks``."""
+    return [
+        f"The {role} table has {len(table)} rows, fewer than n_attacks = {n_attacks}; all were attacked."
+        for role in ("real", "control")
+        if (table := prep.tables.get(role)) is not None and len(table) < n_attacks
+    ]
 
 
 def check_n_attacks(n_attacks: int) -> int:

@@ -45,8 +45,10 @@ from privcore.metrics.attacks._common import (
     Prepared,
     check_n_attacks,
     child_rngs,
+    fewer_rows_than_attacks,
     gower_knn,
     gower_matrices,
+    index_labels,
     make_outcome,
     prepare_tables,
     sample_targets,
@@ -162,10 +164,7 @@ def inference(
     )
     warns = list(prep.warnings)
     n_syn = len(prep.tables["synthetic"])
-    for role in ("real", "control"):
-        t = prep.tables.get(role)
-        if t is not None and len(t) < n_attacks:
-            warns.append(f"The {role} table has {len(t)} rows, fewer than n_attacks = {n_attacks}; all were attacked.")
+    warns += fewer_rows_than_attacks(prep, n_attacks)
     numerical = column_types[secret] == NUMERICAL
 
     rng_t_main, rng_ties_main, rng_t_ctrl, rng_ties_ctrl, rng_t_base, rng_g_base = child_rngs(seed, 6)
@@ -185,17 +184,14 @@ def inference(
 
     syn_index = prep.tables["synthetic"].index
 
-    def _labels(index, positions):
-        return [v.item() if isinstance(v, np.generic) else v for v in index[positions].tolist()]
-
     def _detail(res: dict[str, Any] | None, role: str) -> dict[str, Any] | None:
         if res is None:
             return None
         return {
-            "targets": _labels(prep.tables[role].index, res["targets"]),
+            "targets": index_labels(prep.tables[role].index, res["targets"]),
             "secrets": prep.decode(secret, res["secrets"]),
             "guesses": prep.decode(secret, res["guesses"]),
-            "neighbors": _labels(syn_index, res["neighbor"]),
+            "neighbors": index_labels(syn_index, res["neighbor"]),
             "distances": res["distance"].tolist(),
             "success": res["success"].tolist(),
         }
@@ -208,7 +204,7 @@ def inference(
         "main": _detail(main, "real"),
         "control": _detail(ctrl, "control"),
         "baseline": {
-            "targets": _labels(prep.tables["real"].index, base_targets),
+            "targets": index_labels(prep.tables["real"].index, base_targets),
             "secrets": prep.decode(secret, base_secrets),
             "guesses": prep.decode(secret, base_guesses),
             "success": base_ok.tolist(),

@@ -54,9 +54,11 @@ from privcore.metrics.attacks._common import (
     Prepared,
     check_n_attacks,
     child_rngs,
+    fewer_rows_than_attacks,
     gower_block_distances,
     gower_matrices,
     gower_scaled,
+    index_labels,
     make_outcome,
     nearest_by_key,
     prepare_tables,
@@ -67,10 +69,6 @@ from privcore.stats import AttackResult
 #: Members of each neighbour set (and of the two sets' intersection) kept per target in ``details``
 #: (at least ``k``); the full sizes are always reported.
 MAX_STORED = 10
-
-
-def _labels(index: np.ndarray, positions: np.ndarray) -> list:
-    return [v.item() if isinstance(v, np.generic) else v for v in index[positions].tolist()]
 
 
 def pooled_links(
@@ -259,10 +257,7 @@ def linkability(
     if k > n_syn:
         warns.append(f"n_neighbors = {k} exceeds the {n_syn} synthetic rows; used {n_syn}.")
         k = n_syn
-    for role in ("real", "control"):
-        t = prep.tables.get(role)
-        if t is not None and len(t) < n_attacks:
-            warns.append(f"The {role} table has {len(t)} rows, fewer than n_attacks = {n_attacks}; all were attacked.")
+    warns += fewer_rows_than_attacks(prep, n_attacks)
 
     rngs = child_rngs(seed, 7)
     main = _attack(prep, "real", aux, k, n_attacks, rngs[0:3])
@@ -274,12 +269,12 @@ def linkability(
     syn_index = prep.tables["synthetic"].index
 
     def _stored(row: np.ndarray) -> list:
-        return _labels(syn_index, row[row >= 0])
+        return index_labels(syn_index, row[row >= 0])
 
     def _detail(res: dict[str, Any] | None, role: str) -> dict[str, Any] | None:
         if res is None:
             return None
-        t_labels = _labels(prep.tables[role].index, res["targets"])
+        t_labels = index_labels(prep.tables[role].index, res["targets"])
         links = {t_labels[i]: _stored(res["common"][i]) for i in np.flatnonzero(res["linked"]).tolist()}
         return {
             "targets": t_labels,

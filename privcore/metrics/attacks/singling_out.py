@@ -58,6 +58,7 @@ from privcore.metrics.attacks._common import (
     check_n_attacks,
     child_rngs,
     make_outcome,
+    plain_value,
     prepare_tables,
 )
 from privcore.stats import AttackResult
@@ -479,7 +480,7 @@ def singling_out(
             "query": _render(q, prep),
             "real_success": bool(real_success[i]),
             "control_success": None if control_success is None else bool(control_success[i]),
-            "real_row": _plain_label(real_index[qt["real"].match(q)[0]]) if real_success[i] else None,
+            "real_row": plain_value(real_index[qt["real"].match(q)[0]]) if real_success[i] else None,
         }
         for i, q in enumerate(queries)
     ]
@@ -497,10 +498,6 @@ def singling_out(
         confidence=confidence,
     )
     return make_outcome(attack_id, result, warnings=warns, details=details, params=params, started=started)
-
-
-def _plain_label(label: Any) -> Any:
-    return label.item() if isinstance(label, np.generic) else label
 
 
 def singling_out_univariate(real, synthetic, control=None, **kwargs) -> AttackOutcome:
