@@ -605,3 +605,37 @@ def test_registered_not_applicable():
                       metrics=["linkability", "inference"], strict=True)
     assert not report["linkability"].applicable and "two key columns" in report["linkability"].reason
     assert not report["inference"].applicable and "sensitive" in report["inference"].reason
+
+
+@pytest.mark.parametrize(
+    "metric, params",
+    [
+        ("linkability", {"n_attacks": "many"}),
+        ("linkability", {"n_neighbors": 1.5}),
+        ("singling_out_multivariate", {"n_cols": "three"}),
+        ("inference", {"tolerance": "five percent"}),
+    ],
+)
+def test_registered_attacks_reject_bad_parameters_as_input_errors(metric, params):
+    # A parameter of the wrong kind (e.g. --param linkability.n_attacks=many) is the user's input,
+    # so it must be an InputError naming it, not a metric's "internal error".
+    from privcore import evaluate
+    from privcore.errors import InputError
+    from privcore.schema import Schema
+
+    real = pd.DataFrame({"a": np.arange(20.0), "b": list("xy") * 10, "c": list("pqrs") * 5})
+    schema = Schema(types={"a": "numerical", "b": "binary", "c": "categorical"}, sensitive="c")
+    with pytest.raises(InputError, match=next(iter(params))):
+        evaluate(real, real.copy(), schema, metrics=[metric], params={metric: params})
+
+
+@pytest.mark.parametrize("metric", ["linkability", "inference"])
+def test_registered_attacks_aux_cols_of_the_wrong_shape_are_not_applicable(metric):
+    from privcore import evaluate
+    from privcore.schema import Schema
+
+    real = pd.DataFrame({"a": np.arange(20.0), "b": list("xy") * 10, "c": list("pqrs") * 5})
+    schema = Schema(types={"a": "numerical", "b": "binary", "c": "categorical"}, sensitive="c")
+    report = evaluate(real, real.copy(), schema, metrics=[metric], params={metric: {"aux_cols": 5}})
+    assert not report[metric].applicable and "aux_cols" in report[metric].reason
+    assert not report.errors

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from privcore.context import MetricContext
+from privcore.errors import InputError
 from privcore.metrics.attacks._common import AttackOutcome
 from privcore.metrics.attacks.inference import DEFAULT_TOLERANCE, inference
 from privcore.metrics.attacks.linkability import linkability
@@ -85,11 +86,27 @@ def _output(out: AttackOutcome, per_record: np.ndarray | None) -> MetricOutput:
 
 
 def _int_param(ctx: MetricContext, name: str, default: int | None) -> int | None:
+    """A whole-number parameter (None passes through: the attack decides what it means)."""
     value = ctx.params.get(name, default)
-    return None if value is None else int(value)
+    if value is None:
+        return None
+    whole = isinstance(value, (int, np.integer)) or (
+        isinstance(value, (float, np.floating)) and float(value).is_integer())
+    if isinstance(value, bool) or not whole:
+        raise InputError(f"The parameter {name} must be a whole number; got {value!r}.")
+    return int(value)
+
+
+def _float_param(ctx: MetricContext, name: str, default: float) -> float:
+    value = ctx.params.get(name, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise InputError(f"The parameter {name} must be a number; got {value!r}.")
+    return float(value)
 
 
 def _columns_param(value: Any, allowed: list[str], what: str) -> list[str]:
+    if not isinstance(value, (str, list, tuple)):
+        raise NotApplicable(f"{what} must be a list of column names; got {value!r}.")
     cols = [value] if isinstance(value, str) else list(value)
     unknown = [c for c in cols if c not in allowed]
     if unknown:
@@ -154,7 +171,7 @@ def compute_linkability(ctx: MetricContext) -> MetricOutput:
             raise NotApplicable("needs at least two key columns to split into the attacker's two tables.")
         aux = default_aux_split(keys)
     else:
-        if len(aux) != 2:
+        if not isinstance(aux, (list, tuple)) or len(aux) != 2:
             raise NotApplicable("aux_cols must be two lists of columns (the attacker's two tables).")
         aux = (_columns_param(aux[0], schema.columns, "aux_cols"), _columns_param(aux[1], schema.columns, "aux_cols"))
         if not aux[0] or not aux[1]:
@@ -198,7 +215,7 @@ def compute_inference(ctx: MetricContext) -> MetricOutput:
         secret=secret,
         aux_cols=aux,
         n_attacks=_int_param(ctx, "n_attacks", 500),
-        tolerance=float(ctx.params.get("tolerance", DEFAULT_TOLERANCE)),
+        tolerance=_float_param(ctx, "tolerance", DEFAULT_TOLERANCE),
         seed=ctx.seed,
         confidence=CONFIDENCE,
     )
