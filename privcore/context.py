@@ -136,10 +136,6 @@ class SharedComputation:
             self.neighbours(space, a, b)
         return self._extremes[key]
 
-    def register_space(self, name: str, factory: SpaceFactory) -> None:
-        """Make a metric-specific space available under ``name`` (e.g. IdScore's weighted E)."""
-        self._factories.setdefault(name, factory)
-
 
 class MetricContext:
     """What one metric sees: the tables by role, the schema, its parameters, the shared caches.

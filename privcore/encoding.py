@@ -104,13 +104,6 @@ class EuclideanSpace:
             out[rows, starts[col] + codes[rows]] = 1.0
         return out
 
-    def attribute_of_coordinate(self) -> np.ndarray:
-        """For each coordinate, the index (into ``blocks``) of the attribute it belongs to."""
-        owner = np.empty(self.dim, dtype=np.int64)
-        for i, block in enumerate(self.blocks):
-            owner[block.start : block.stop] = i
-        return owner
-
 
 class FAMDProjection:
     """Projection Φk: FAMD fitted on ``Y`` with an exact SVD, applied with ``Y``'s coding to any table.
