@@ -23,18 +23,16 @@ from privcore.schema import Schema
 SpaceFactory = Callable[[PreparedData], Any]
 
 
-def _euclidean(data: PreparedData) -> EuclideanSpace:
+def _euclidean(data: PreparedData, columns: list[str] | None = None) -> EuclideanSpace:
     others = [df for df in (data.synthetic, data.holdout) if df is not None]
-    return EuclideanSpace(data.real, others, data.schema)
-
-
-def _euclidean_keys(data: PreparedData) -> EuclideanSpace:
-    others = [df for df in (data.synthetic, data.holdout) if df is not None]
-    return EuclideanSpace(data.real, others, data.schema, columns=data.schema.key_columns)
+    return EuclideanSpace(data.real, others, data.schema, columns=columns)
 
 
 #: Spaces every metric can ask for by name; metrics may also pass their own factory.
-STANDARD_SPACES: dict[str, SpaceFactory] = {"E": _euclidean, "E_keys": _euclidean_keys}
+STANDARD_SPACES: dict[str, SpaceFactory] = {
+    "E": _euclidean,
+    "E_keys": lambda data: _euclidean(data, data.schema.key_columns),
+}
 
 
 class SharedComputation:
@@ -99,42 +97,49 @@ class SharedComputation:
         """Nearest two ``reference`` rows of each ``query`` row in ``space`` (self excluded by position
         when both roles are the same table). Computed once per evaluation."""
         key = (space, query, reference)
+        if key in self._neighbours:
+            return self._neighbours[key]
+        pair = _pair_key(space, query, reference)
         shareable = self._reuse is not None and "synthetic" not in (query, reference)
-        if shareable and key not in self._neighbours and key in self._reuse.setdefault("neighbours", {}):
-            self._neighbours[key] = self._reuse["neighbours"][key]
-            extremes_key = (space, *sorted((query, reference)))
-            if extremes_key in self._reuse.setdefault("extremes", {}):
-                self._extremes.setdefault(extremes_key, self._reuse["extremes"][extremes_key])
-        if key not in self._neighbours:
-            with_extremes = query != reference
-            fraction_base = self.progress
-            result, extremes = nearest_two(
-                self.encoded(space, query),
-                self.encoded(space, reference),
-                exclude_self=query == reference,
-                with_extremes=with_extremes,
-                chunk_elements=self.chunk_elements,
-                progress=fraction_base,
-                label=f"{query}→{reference} in {space}",
-            )
-            self.passes.append(key)
-            self._neighbours[key] = result
-            if extremes is not None:
-                # The first pass between two tables fixes d_min/d_max; the reverse pass must not change them.
-                self._extremes.setdefault((space, *sorted((query, reference))), extremes)
-            if shareable:
-                self._reuse["neighbours"][key] = result
-                extremes_key = (space, *sorted((query, reference)))
-                if extremes_key in self._extremes:
-                    self._reuse.setdefault("extremes", {}).setdefault(extremes_key, self._extremes[extremes_key])
-        return self._neighbours[key]
+        if shareable:
+            reused_neighbours = self._reuse.setdefault("neighbours", {})
+            reused_extremes = self._reuse.setdefault("extremes", {})
+            if key in reused_neighbours:
+                self._neighbours[key] = reused_neighbours[key]
+                if pair in reused_extremes:
+                    self._extremes.setdefault(pair, reused_extremes[pair])
+                return self._neighbours[key]
+        result, extremes = nearest_two(
+            self.encoded(space, query),
+            self.encoded(space, reference),
+            exclude_self=query == reference,
+            with_extremes=query != reference,
+            chunk_elements=self.chunk_elements,
+            progress=self.progress,
+            label=f"{query}→{reference} in {space}",
+        )
+        self.passes.append(key)
+        self._neighbours[key] = result
+        if extremes is not None:
+            # The first pass between two tables fixes d_min/d_max; the reverse pass must not change them.
+            self._extremes.setdefault(pair, extremes)
+        if shareable:
+            reused_neighbours[key] = result
+            if pair in self._extremes:
+                reused_extremes.setdefault(pair, self._extremes[pair])
+        return result
 
     def extremes(self, space: str, a: str, b: str) -> PairExtremes:
         """d_min and d_max over all pairs of tables ``a`` × ``b`` in ``space``."""
-        key = (space, *sorted((a, b)))
-        if key not in self._extremes:
+        pair = _pair_key(space, a, b)
+        if pair not in self._extremes:
             self.neighbours(space, a, b)
-        return self._extremes[key]
+        return self._extremes[pair]
+
+
+def _pair_key(space: str, a: str, b: str) -> tuple[str, str, str]:
+    """Key of the pair extremes of tables ``a`` and ``b``: the same whichever is the query."""
+    return (space, *sorted((a, b)))
 
 
 class MetricContext:
