@@ -786,17 +786,13 @@ def normalised_distance_histogram(report, *, thresholds: Mapping[str, float] | N
     title = f"{name + ': ' if name else ''}normalised distance of each real record to the synthetic data"
     if report is None or getattr(report, "shared", None) is None:
         return _empty(title, "This report carries no neighbour data.")
-    nb = _neighbours(report, "E", "real", "synthetic")
-    ext = report.shared.extremes("E", "real", "synthetic")
-    span = ext.d_max - ext.d_min
-    n_y = np.zeros_like(nb.d1) if span <= 0 else (nb.d1 - ext.d_min) / span
+    # The same n(y) as CVP, DVP and NSND (PairExtremes.normalise), not a second rule for the figure.
+    n_y = report.shared.extremes("E", "real", "synthetic").normalise(_neighbours(report, "E", "real", "synthetic").d1)
     groups = {"real → synthetic": n_y}
     colours = {"real → synthetic": ROLE_COLOURS["synthetic"]}
     if report.data is not None and report.data.holdout is not None:
-        nh = _neighbours(report, "E", "real", "holdout")
-        eh = report.shared.extremes("E", "real", "holdout")
-        span_h = eh.d_max - eh.d_min
-        groups["real → holdout (fresh sample)"] = np.zeros_like(nh.d1) if span_h <= 0 else (nh.d1 - eh.d_min) / span_h
+        to_holdout = _neighbours(report, "E", "real", "holdout").d1
+        groups["real → holdout (fresh sample)"] = report.shared.extremes("E", "real", "holdout").normalise(to_holdout)
         colours["real → holdout (fresh sample)"] = ROLE_COLOURS["holdout"]
     thresholds = dict(thresholds or {"CVP threshold 0.2": 0.2, "DVP threshold 0.8": 0.8})
     v = _finite(n_y)

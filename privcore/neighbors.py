@@ -77,6 +77,27 @@ class PairExtremes:
         """Distances closer than this compare as equal (metrics.md §0: 1e-12 × d_max)."""
         return 1e-12 * self.d_max
 
+    @property
+    def span(self) -> float:
+        """``d_max − d_min``."""
+        return self.d_max - self.d_min
+
+    def normalise(self, distance: np.ndarray) -> np.ndarray:
+        """``n = (d − d_min)/(d_max − d_min)`` (metrics.md §2), 0 everywhere when d_max = d_min.
+
+        The span counts as zero within the tie tolerance.
+
+        Examples
+        --------
+        >>> PairExtremes(d_min=1.0, d_max=3.0).normalise(np.array([1.0, 2.0, 3.0])).tolist()
+        [0.0, 0.5, 1.0]
+        """
+        distance = np.asarray(distance, dtype=np.float64)
+        if self.span <= self.tie_tolerance:
+            return np.zeros(len(distance))
+        # d ≥ d_min and ≤ d_max by definition; the clip only removes rounding of d_max's refinement.
+        return np.clip((distance - self.d_min) / self.span, 0.0, 1.0)
+
 
 def nearest_two(
     query: np.ndarray,

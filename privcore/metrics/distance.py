@@ -96,7 +96,7 @@ class _Closest:
 
     @property
     def span(self) -> float:
-        return self.extremes.d_max - self.extremes.d_min
+        return self.extremes.span
 
     @property
     def degenerate(self) -> bool:
@@ -132,14 +132,7 @@ def _closest_synthetic(ctx: MetricContext) -> _Closest:
     _require_space(ctx)
     nb = ctx.neighbours("E", "real", "synthetic")
     extremes = ctx.extremes("E", "real", "synthetic")
-    distance = nb.d1
-    span = extremes.d_max - extremes.d_min
-    if span <= extremes.tie_tolerance:
-        normalised = np.zeros(len(distance))
-    else:
-        # d_YZ ≥ d_min and ≤ d_max by definition; the clip only removes rounding of d_max's refinement.
-        normalised = np.clip((distance - extremes.d_min) / span, 0.0, 1.0)
-    return _Closest(distance, nb.i1, extremes, normalised)
+    return _Closest(nb.d1, nb.i1, extremes, extremes.normalise(nb.d1))
 
 
 def _share(indicator: np.ndarray) -> float:
