@@ -130,6 +130,11 @@ class UploadOutcome:
     table_name: str | None = None
 
 
+def _file_id(file: Any) -> str:
+    """The key of an uploaded file in ``upload_log`` (Streamlit's file id; name and size for stand-ins)."""
+    return getattr(file, "file_id", None) or f"{file.name}:{getattr(file, 'size', '')}"
+
+
 def process_uploads(state: MutableMapping, role: str, files: Iterable[Any]) -> bool:
     """Parse the files of one uploader that were not seen before and store the good ones.
 
@@ -159,7 +164,7 @@ def process_uploads(state: MutableMapping, role: str, files: Iterable[Any]) -> b
     for file in files:
         if file is None:
             continue
-        file_id = getattr(file, "file_id", None) or f"{file.name}:{getattr(file, 'size', '')}"
+        file_id = _file_id(file)
         if file_id in log:
             continue
         frame, error = parse_upload(file)
@@ -199,7 +204,7 @@ def upload_errors(state: MutableMapping, files: Iterable[Any]) -> list[tuple[str
     for file in files:
         if file is None:
             continue
-        outcome = log.get(getattr(file, "file_id", None) or f"{file.name}:{getattr(file, 'size', '')}")
+        outcome = log.get(_file_id(file))
         if outcome is not None and outcome.error:
             out.append((file.name, outcome.error))
     return out
@@ -430,10 +435,15 @@ def sync_reference(state: MutableMapping) -> None:
                 own["reference"] = reference.frame
         else:
             own.pop("reference", None)
-        if own:
-            params[metric_id] = own
-        else:
-            params.pop(metric_id, None)
+        _store_overrides(params, metric_id, own)
+
+
+def _store_overrides(params: dict, metric_id: str, own: dict) -> None:
+    """Keep ``own`` as ``metric_id``'s entry of ``metric_params``; no entry at all when it is empty."""
+    if own:
+        params[metric_id] = own
+    else:
+        params.pop(metric_id, None)
 
 
 def mismatch_frame(problem: FitProblem, real_name: str) -> pd.DataFrame:
@@ -872,10 +882,7 @@ def set_param(state: MutableMapping, metric_id: str, spec: ParamSpec, value: Any
         own.pop(spec.name, None)
     else:
         own[spec.name] = clean
-    if own:
-        params[metric_id] = own
-    else:
-        params.pop(metric_id, None)
+    _store_overrides(params, metric_id, own)
     return None
 
 
@@ -885,10 +892,7 @@ def reset_params(state: MutableMapping, metric_id: str, widget_keys: Iterable[st
     params: dict = state.setdefault("metric_params", {})
     own = {k: v for k, v in (params.get(metric_id) or {}).items()
            if k not in {spec.name for spec in param_specs(metric_id)}}
-    if own:
-        params[metric_id] = own
-    else:
-        params.pop(metric_id, None)
+    _store_overrides(params, metric_id, own)
     draft = state.setdefault("metric_param_draft", {})
     for key in widget_keys:
         draft.pop(key, None)
