@@ -15,6 +15,7 @@ from dashboard import runner
 from dashboard.page_setup import METRICS_PAGE, require_schema, setup_page
 from privcore import figures as F
 from privcore import report as R
+from privcore.results import NotApplicable
 
 setup_page("Results", icon=":material/monitoring:")
 state = st.session_state
@@ -98,7 +99,10 @@ if records.open:
         st.markdown(f"#### Real row {row}")
         st.dataframe(report.data.real.iloc[[row]], width="stretch")
         st.markdown("**Nearest synthetic records** (in the encoded space E, from the shared neighbour search)")
-        st.dataframe(R.nearest_records(report, row, "E"), width="stretch")
+        try:
+            st.dataframe(R.nearest_records(report, row, "E"), width="stretch")
+        except NotApplicable as exc:  # metrics that need no distances ran; this table needs the space E
+            st.info(f"No nearest records to show: {exc}", icon=":material/info:")
         st.markdown("**Which metrics flag this person**")
         flags = C.record_flag_table(report, row)
         if flags.empty:

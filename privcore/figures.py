@@ -25,6 +25,8 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from privcore.results import NotApplicable
+
 __all__ = [
     "OKABE_ITO",
     "PALETTE",
@@ -811,7 +813,10 @@ def famd_map(report, *, max_points: int = MAX_POINTS, max_links: int = MAX_LINKS
     title = "Map of real and synthetic records (first two FAMD axes)"
     if report is None or getattr(report, "shared", None) is None or report.data is None:
         return _empty(title, "This report carries no prepared data.")
-    phi = report.shared.space("phi")
+    try:
+        phi = report.shared.space("phi")
+    except NotApplicable as exc:  # CRP, HitR and the attacks run without it; the map cannot
+        return _empty(title, f"No FAMD map: {exc}")
     real = report.shared.encoded("phi", "real")
     syn = report.shared.encoded("phi", "synthetic")
     if _has_pass(report, "phi", "real", "synthetic"):

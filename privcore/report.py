@@ -526,6 +526,11 @@ def nearest_records(report, row: int, space: str = "E") -> pd.DataFrame:
     Read from the report's shared neighbour passes (the same ones the distance metrics used; computed
     once on first use otherwise). Columns: the person, then each neighbour labelled with its row and
     distance; rows: the analysed attributes.
+
+    Raises
+    ------
+    NotApplicable
+        When ``space`` cannot be built for these tables (the message says why).
     """
     data = report.data
     nb_syn = report.shared.neighbours(space, "real", "synthetic")

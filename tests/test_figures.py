@@ -233,3 +233,19 @@ def test_details_readers():
     curves, _ = F.roc_data({"roc": {"a": {"fpr": [0, 1], "tpr": [0, 1]}, "b": {"fpr": [0, 1], "tpr": [1, 1]}}})
     assert sorted(curves) == ["a", "b"]
     assert MetricOutput  # imported for the fallback tests' types
+
+
+def test_figures_of_exact_match_metrics_explain_a_projection_that_cannot_be_built(monkeypatch):
+    # CRP and HitR need no distance space, but their figures include the FAMD map: when the projection
+    # is refused (an identifier-like column would blow it up), the map says so instead of raising.
+    import privcore.encoding
+    from privcore.report import html_report
+
+    monkeypatch.setattr(privcore.encoding, "MAX_ENCODED_BYTES", 1000)
+    real = pd.DataFrame({"a": np.arange(30.0), "id": [f"p{i}" for i in range(30)]})
+    report = evaluate(real, real.copy(), Schema({"a": "numerical", "id": "categorical"}), metrics="crp,hitr")
+    assert report["crp"].applicable and report["hitr"].applicable
+    for metric_id in ("crp", "hitr"):
+        maps = [f for f in F.metric_figures(report, metric_id) if "FAMD" in f.title]
+        assert len(maps) == 1 and "'id'" in maps[0].caption
+    assert "Common Row Proportion" in html_report({"copy": report})

@@ -8,7 +8,7 @@ from dashboard.state import LoadedTable, Tables
 from privcore import Schema, registry
 from privcore.demo import load_scenario
 
-from .conftest import assert_no_exception, open_page, texts
+from .conftest import assert_no_exception, open_page, people, texts
 
 RESULTS = "pages/4_Results.py"
 RUN_TIMEOUT = 120
@@ -167,3 +167,26 @@ def test_two_synthetic_tables_and_attack_metrics():
         assert at.get("plotly_chart")
     show_tab(at, "Downloads")
     assert "JSON for all tables" in [b.label for b in at.get("download_button")]
+
+
+def test_a_refused_distance_space_is_explained_in_the_detail_and_explorer(monkeypatch):
+    # CRP runs without a distance space; the FAMD map and the nearest-record table need one, and an
+    # identifier-like column can make it too large. The page must explain that, not fail.
+    import privcore.encoding
+
+    monkeypatch.setattr(privcore.encoding, "MAX_ENCODED_BYTES", 1000)
+    at = open_page(RESULTS)
+    real = people(40, seed=1).assign(id=[f"p{i}" for i in range(40)])
+    at.session_state["tables"] = Tables(real=LoadedTable.from_frame("real", real),
+                                        synthetic={"copy": LoadedTable.from_frame("copy", real.copy())})
+    at.session_state["schema"] = Schema(types={"age": "numerical", "job": "categorical", "id": "categorical"})
+    at.session_state["selected_metrics"] = ["crp"]
+    at.run()
+    at.button(key="run_evaluation").click().run(timeout=RUN_TIMEOUT)
+    assert_no_exception(at)
+    show_tab(at, "Metric in detail")
+    assert_no_exception(at)
+    assert "'id'" in "\n".join(c.proto.alt for c in at.get("plotly_chart"))
+    show_tab(at, "Record explorer")
+    assert_no_exception(at)
+    assert "'id'" in texts(at.info)
