@@ -817,6 +817,9 @@ def famd_map(report, *, max_points: int = MAX_POINTS, max_links: int = MAX_LINKS
         phi = report.shared.space("phi")
     except NotApplicable as exc:  # CRP, HitR and the attacks run without it; the map cannot
         return _empty(title, f"No FAMD map: {exc}")
+    if phi.components.shape[1] == 0:
+        return _empty(title, "No FAMD map: every analysed column is constant in the real table, so there is no "
+                             "axis to draw.")
     real = report.shared.encoded("phi", "real")
     syn = report.shared.encoded("phi", "synthetic")
     if _has_pass(report, "phi", "real", "synthetic"):

@@ -160,7 +160,8 @@ def nearest_two(
     if n == 0 or m == 0:
         return Neighbours(distance, index), (PairExtremes(np.nan, np.nan) if with_extremes else None)
     if method == "auto":
-        method = "tree" if query.shape[1] <= TREE_MAX_DIM and m > TREE_MIN_ROWS else "matrix"
+        # Without coordinates every distance is 0: the matrix path handles that, a k-d tree cannot.
+        method = "tree" if 0 < query.shape[1] <= TREE_MAX_DIM and m > TREE_MIN_ROWS else "matrix"
     if method == "tree":
         return _tree_top_two(query, reference, exclude_self, with_extremes, chunk_elements, workers, progress,
                              label)

@@ -249,3 +249,16 @@ def test_figures_of_exact_match_metrics_explain_a_projection_that_cannot_be_buil
         maps = [f for f in F.metric_figures(report, metric_id) if "FAMD" in f.title]
         assert len(maps) == 1 and "'id'" in maps[0].caption
     assert "Common Row Proportion" in html_report({"copy": report})
+
+
+def test_figures_and_html_of_a_table_whose_analysed_columns_are_all_constant():
+    # Exact-match metrics still run; the FAMD map has no axis to draw and says so.
+    from privcore.report import html_report, nearest_records
+
+    real = pd.DataFrame({"a": [1.0] * 300, "b": ["x"] * 300})
+    report = evaluate(real, real.copy(), Schema({"a": "numerical", "b": "categorical"}), metrics="crp,hitr")
+    assert report["crp"].applicable and report["hitr"].risk == 1.0
+    maps = [f for f in F.metric_figures(report, "crp") if "FAMD" in f.title]
+    assert len(maps) == 1 and "constant" in maps[0].caption
+    assert "Common Row Proportion" in html_report({"copy": report})
+    assert nearest_records(report, 0).shape[1] == 4  # the person, two synthetic neighbours, one real

@@ -215,3 +215,14 @@ def test_progress_is_reported_from_the_calling_thread_only():
         nearest_two(rng.random((400, 3)), rng.random((300, 3)), chunk_elements=3000, workers=2, method=method,
                     progress=lambda f, m: threads.add(threading.get_ident()))
     assert threads == {caller}
+
+
+@pytest.mark.parametrize("n", [5, 300])
+def test_zero_columns_put_every_row_at_distance_zero(n):
+    # A space without coordinates (every analysed column constant in the real table) is not a k-d
+    # tree's business, however many rows there are.
+    empty = np.zeros((n, 0))
+    nb, extremes = nearest_two(empty, empty, with_extremes=True)
+    assert (nb.distance == 0).all() and nb.index[:, 0].tolist() == [0] * n
+    assert (extremes.d_min, extremes.d_max) == (0.0, 0.0)
+    assert (nearest_two(empty, empty, exclude_self=True)[0].distance == 0).all()
