@@ -209,6 +209,7 @@ def _run_metric(info, shared: SharedComputation, params, seed, strict, errors) -
                             params=params, seconds=time.perf_counter() - started)
     try:
         output = info.compute(MetricContext(shared, params, seed))
+        result = _to_result(info, output, params, started)  # its range check is a metric's bug too
     except NotApplicable as exc:
         return MetricResult(id=info.id, applicable=False, reason=str(exc), per_record_unit=info.per_record_unit,
                             params=params, seconds=time.perf_counter() - started)
@@ -222,7 +223,6 @@ def _run_metric(info, shared: SharedComputation, params, seed, strict, errors) -
                             reason=f"internal error while computing {info.id} ({type(exc).__name__}); "
                                    "please report it with your settings.",
                             seconds=time.perf_counter() - started)
-    result = _to_result(info, output, params, started)
     if info.baseline and shared.data.holdout is not None:
         baseline = _baseline(info, shared, params, seed, strict, errors)
         if baseline is not None:

@@ -147,3 +147,21 @@ def test_reuse_empties_itself_for_another_real_table(demo, demo_schema):
     changed = demo.real.iloc[::-1].reset_index(drop=True)
     again = evaluate(changed, demo.synthetic, demo_schema, metrics="auth", strict=True, reuse=reuse)
     assert ("E", "real", "real") in again.shared.passes
+
+
+def test_a_metric_returning_a_risk_outside_0_1_is_its_own_internal_error(monkeypatch):
+    # The range check guards against a metric's bug; like any other bug it must stay with that metric
+    # (an "internal error" result and a log entry), not end the whole evaluation.
+    import dataclasses
+
+    from privcore.results import MetricOutput
+
+    broken = dataclasses.replace(registry.get("crp"), compute=lambda ctx: MetricOutput(risk=float("nan")))
+    monkeypatch.setitem(registry._REGISTRY, "crp", broken)
+    real = pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": ["x", "y", "x"]})
+    report = evaluate(real, real.copy(), metrics="crp,cvp")
+    assert not report["crp"].applicable and "internal error" in report["crp"].reason
+    assert report["cvp"].applicable
+    assert len(report.errors) == 1 and report.errors[0].startswith("crp:")
+    with pytest.raises(AssertionError, match="outside"):
+        evaluate(real, real.copy(), metrics="crp", strict=True)
