@@ -31,3 +31,16 @@ def peak_rss_mb() -> float:
     import resource
 
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def run_in_own_process(target, rows):
+    """``target(rows, queue)`` in a fresh (spawned) process, so its peak RSS is its own; returns what it puts."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("spawn")
+    queue = ctx.Queue()
+    proc = ctx.Process(target=target, args=(rows, queue))
+    proc.start()
+    out = queue.get()
+    proc.join()
+    return out

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing as mp
 import sys
 import time
 from pathlib import Path
@@ -138,17 +137,9 @@ def _compare(rows: int, queue) -> None:
                "speedup": round(timings["separate"] / timings["reuse"], 2)})
 
 
-def _run(target, rows):
-    ctx = mp.get_context("spawn")
-    queue = ctx.Queue()
-    proc = ctx.Process(target=target, args=(rows, queue))
-    proc.start()
-    out = queue.get()
-    proc.join()
-    return out
-
-
 def main() -> None:
+    from _adult import run_in_own_process
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--parts", default="review,naive,large,compare")
     parser.add_argument("--rows", type=int, default=10_000)
@@ -160,7 +151,7 @@ def main() -> None:
     for part, target, rows in (("review", _review, args.rows), ("naive", _naive, args.rows),
                                ("large", _large, args.large_rows), ("compare", _compare, args.rows)):
         if part in parts:
-            summary[part] = _run(target, rows)
+            summary[part] = run_in_own_process(target, rows)
             print(json.dumps({part: summary[part]}, indent=2), flush=True)
     out_path.write_text(json.dumps(summary, indent=2) + "\n")
 

@@ -75,25 +75,17 @@ def _brute(rows: int, queue) -> None:
                "d_min": float(lo), "d_max": float(hi), "checksum": float(result["yz"].sum())})
 
 
-def _run(target, rows):
-    ctx = mp.get_context("spawn")
-    queue = ctx.Queue()
-    proc = ctx.Process(target=target, args=(rows, queue))
-    proc.start()
-    out = queue.get()
-    proc.join()
-    return out
-
-
 def main() -> None:
+    from _adult import run_in_own_process
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=20_000)
     parser.add_argument("--skip-brute", action="store_true")
     args = parser.parse_args()
-    engine = _run(_engine, args.rows)
+    engine = run_in_own_process(_engine, args.rows)
     summary = {"rows": args.rows, "machine": platform.machine(), "cpus": mp.cpu_count(), "engine": engine}
     if not args.skip_brute:
-        brute = _run(_brute, args.rows)
+        brute = run_in_own_process(_brute, args.rows)
         summary["brute"] = brute
         summary["speedup_vs_brute"] = brute["seconds"] / engine["seconds"]
         summary["same_answer"] = (
