@@ -9,6 +9,7 @@ import streamlit as st
 
 from dashboard import data_io
 from dashboard.page_setup import DATA_PAGE, LEARN_PAGE, RESULTS_PAGE, setup_page, CONFIGURE_PAGE
+from privcore.errors import InputError
 
 setup_page("Home")
 
@@ -28,8 +29,13 @@ _requested = _demo_requested(sys.argv[1:])
 if _requested and not st.session_state.get("demo_autoloaded"):
     st.session_state["demo_autoloaded"] = True
     if not st.session_state["tables"].ready:
-        data_io.load_demo(st.session_state, _requested)
-        st.rerun()  # redraw the sidebar summary with the loaded tables
+        try:
+            data_io.load_demo(st.session_state, _requested)
+        except InputError as exc:  # an unknown scenario name on the command line
+            st.error(f"The server was started with --demo {_requested}, which could not be loaded: {exc}",
+                     icon=":material/error:")
+        else:
+            st.rerun()  # redraw the sidebar summary with the loaded tables
 
 st.title("How private is your synthetic data?")
 st.markdown(

@@ -44,3 +44,13 @@ def test_demo_flag_with_a_scenario_name(monkeypatch):
     at = open_page().run()
     assert_no_exception(at)
     assert at.session_state["demo"] == "rare_leak"
+
+
+def test_demo_flag_with_an_unknown_scenario_says_so(monkeypatch):
+    # A typo in `streamlit run app.py -- --demo NAME` must not greet every session with an error page.
+    monkeypatch.setattr("sys.argv", ["app.py", "--demo", "noisy_cpy"])
+    at = open_page().run()
+    assert_no_exception(at)
+    assert "noisy_cpy" in texts(at.error) and "noisy_copy" in texts(at.error)
+    assert not at.session_state["tables"].ready
+    assert at.button(key="start_demo").label == "Start with demo data"
