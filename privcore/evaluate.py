@@ -12,11 +12,11 @@ import pandas as pd
 
 from privcore import registry
 from privcore.context import MetricContext, SharedComputation
-from privcore.errors import InputError
+from privcore.errors import InputError, TooFewRowsError
 from privcore.neighbors import DEFAULT_CHUNK_ELEMENTS
 from privcore.prepare import PreparedData, prepare
 from privcore.results import MetricOutput, MetricResult, NotApplicable, Report
-from privcore.schema import CATEGORICAL, BINARY, Schema, infer_schema
+from privcore.schema import BINARY, CATEGORICAL, NUMERICAL, Schema, infer_schema
 
 ProgressCallback = Callable[[float, str], None]
 
@@ -144,6 +144,9 @@ def evaluate(
         raise InputError(f"The number of FAMD axes must be at least 1 (got {famd_components}); leave it unset for "
                          "the default min(5, r).")
     data = prepare(real, synthetic, schema, holdout, names=dict(names or {}))
+    for role, given in (("real", real), ("synthetic", synthetic)):
+        if len(data.table(role)) == 0:
+            raise _nothing_left(role, given, schema, dict(names or {}))
     report_warnings = list(data.warnings)
     if reuse is not None:
         fingerprint = _reuse_fingerprint(data, famd_components)
@@ -188,6 +191,21 @@ def evaluate(
         errors=errors,
         data=data,
         shared=shared,
+    )
+
+
+def _nothing_left(role: str, table: pd.DataFrame, schema: Schema, names: Mapping[str, str]) -> TooFewRowsError:
+    """The error for a real or synthetic table without rows to evaluate (every metric would need some)."""
+    name = names.get(role, role)
+    gaps = [c for c in schema.columns_of(NUMERICAL) if table[c].isna().any()]
+    if not gaps:
+        return TooFewRowsError(f"{name} has no rows to evaluate.", file=name)
+    return TooFewRowsError(
+        f"Every row of {name} has a missing value in a numerical column ({', '.join(repr(c) for c in gaps)}), so "
+        "none is left once such rows are dropped. Choose median imputation for missing numbers, fill in the "
+        "values, or leave those columns out of the analysis.",
+        file=name,
+        column=gaps[0],
     )
 
 

@@ -165,3 +165,17 @@ def test_a_metric_returning_a_risk_outside_0_1_is_its_own_internal_error(monkeyp
     assert len(report.errors) == 1 and report.errors[0].startswith("crp:")
     with pytest.raises(AssertionError, match="outside"):
         evaluate(real, real.copy(), metrics="crp", strict=True)
+
+
+def test_a_table_left_without_rows_by_the_missing_value_policy_is_bad_input():
+    # Dropping rows with a missing number can empty a table; evaluating nothing is not a result.
+    real = pd.DataFrame({"a": [np.nan, 1.0, np.nan], "b": [2.0, np.nan, 3.0], "c": ["x", "y", "z"]})
+    schema = Schema({"a": "numerical", "b": "numerical", "c": "categorical"})
+    complete = real.fillna(0.0)
+    with pytest.raises(InputError, match="real.csv.*'a', 'b'.*median imputation") as raised:
+        evaluate(real, complete, schema, metrics="crp", names={"real": "real.csv"})
+    assert raised.value.file == "real.csv" and raised.value.column == "a"
+    with pytest.raises(InputError, match="synthetic"):
+        evaluate(complete, real, schema, metrics="crp")
+    report = evaluate(real, complete, schema.with_changes(missing="impute"), metrics="crp")
+    assert report.rows["real"] == 3

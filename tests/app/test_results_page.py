@@ -190,3 +190,19 @@ def test_a_refused_distance_space_is_explained_in_the_detail_and_explorer(monkey
     show_tab(at, "Record explorer")
     assert_no_exception(at)
     assert "'id'" in texts(at.info)
+
+
+def test_a_real_table_emptied_by_dropping_missing_numbers_is_explained():
+    at = open_page(RESULTS)
+    real = people(40, seed=1).astype({"age": float}).assign(height=170.0)
+    real.loc[::2, "age"] = None  # every row misses one of the two numbers
+    real.loc[1::2, "height"] = None
+    synthetic = people(40, seed=2).assign(height=160.0)
+    at.session_state["tables"] = Tables(real=LoadedTable.from_frame("real.csv", real),
+                                        synthetic={"synth": LoadedTable.from_frame("synth", synthetic)})
+    at.session_state["schema"] = Schema(types={"age": "numerical", "height": "numerical", "job": "categorical"})
+    at.session_state["selected_metrics"] = ["crp"]
+    at.run()
+    at.button(key="run_evaluation").click().run(timeout=RUN_TIMEOUT)
+    assert_no_exception(at)
+    assert "median imputation" in texts(at.error)
