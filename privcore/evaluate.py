@@ -259,7 +259,10 @@ def _baseline(info, shared, params, seed, strict, errors) -> MetricOutput | None
     if unmet_need(info, shared.data, is_baseline=True) is not None:
         return None
     try:
-        return info.compute(MetricContext(shared, params, seed, is_baseline=True))
+        output = info.compute(MetricContext(shared, params, seed, is_baseline=True))
+        if output.risk is not None and not (0.0 <= float(output.risk) <= 1.0):
+            raise AssertionError(f"{info.id} baseline returned risk {output.risk} outside [0, 1]")
+        return output
     except NotApplicable:
         return None
     except Exception as exc:

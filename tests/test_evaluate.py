@@ -179,3 +179,21 @@ def test_a_table_left_without_rows_by_the_missing_value_policy_is_bad_input():
         evaluate(complete, real, schema, metrics="crp")
     report = evaluate(real, complete, schema.with_changes(missing="impute"), metrics="crp")
     assert report.rows["real"] == 3
+
+
+def test_out_of_range_baseline_is_dropped_not_reported(demo, demo_schema, monkeypatch):
+    from dataclasses import replace
+
+    from privcore.results import MetricOutput
+
+    info = registry.get("crp")
+
+    def broken(ctx):
+        return MetricOutput(risk=2.0 if ctx.is_baseline else 0.5)
+
+    monkeypatch.setitem(registry._REGISTRY, "crp", replace(info, compute=broken))
+    report = evaluate(demo.real, demo.synthetic, demo_schema, metrics="crp", holdout=demo.holdout)
+    assert report["crp"].risk == 0.5 and report["crp"].baseline is None
+    assert any("baseline" in e for e in report.errors)
+    with pytest.raises(AssertionError):
+        evaluate(demo.real, demo.synthetic, demo_schema, metrics="crp", holdout=demo.holdout, strict=True)
