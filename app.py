@@ -7,7 +7,7 @@ import sys
 
 import streamlit as st
 
-from dashboard import data_io
+from dashboard import uploads
 from dashboard.page_setup import DATA_PAGE, LEARN_PAGE, RESULTS_PAGE, setup_page, CONFIGURE_PAGE
 from privcore.errors import InputError
 
@@ -20,7 +20,7 @@ def _demo_requested(argv: list[str]) -> str | None:
         return None
     position = argv.index("--demo")
     following = argv[position + 1] if position + 1 < len(argv) else ""
-    return following if following and not following.startswith("-") else data_io.DEFAULT_DEMO
+    return following if following and not following.startswith("-") else uploads.DEFAULT_DEMO
 
 
 # The README's first command starts the server with --demo: each new session that opens on the home page
@@ -30,7 +30,7 @@ if _requested and not st.session_state.get("demo_autoloaded"):
     st.session_state["demo_autoloaded"] = True
     if not st.session_state["tables"].ready:
         try:
-            data_io.load_demo(st.session_state, _requested)
+            uploads.load_demo(st.session_state, _requested)
         except InputError as exc:  # an unknown scenario name on the command line
             st.error(f"The server was started with --demo {_requested}, which could not be loaded: {exc}",
                      icon=":material/error:")
@@ -66,7 +66,7 @@ with start[0]:
         "with a little noise added, and a holdout of people the generator never saw."
     )
     if st.button("Start with demo data", type="primary", icon=":material/play_arrow:", key="start_demo"):
-        data_io.load_demo(st.session_state, data_io.DEFAULT_DEMO)
+        uploads.load_demo(st.session_state, uploads.DEFAULT_DEMO)
         st.switch_page(RESULTS_PAGE)
 with start[1]:
     st.markdown(

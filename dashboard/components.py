@@ -13,7 +13,7 @@ from typing import Mapping
 import pandas as pd
 import streamlit as st
 
-from dashboard.data_io import without_cli_flags
+from dashboard.metric_choice import without_cli_flags
 from privcore import figures as F
 from privcore import registry
 from privcore import report as R

@@ -1,14 +1,14 @@
 """Data page: upload the real, synthetic, holdout and reference tables, or load a built-in demo scenario.
 
 Uploader values vanish when the user changes page, so every parsed table is copied into
-``st.session_state["tables"]`` (with its content hash) by :mod:`dashboard.data_io`; the optional
+``st.session_state["tables"]`` (with its content hash) by :mod:`dashboard.uploads`; the optional
 reference table goes to ``st.session_state["reference"]`` and, while it fits the real table, into the
 ``reference`` parameter of the membership attacks that use one (``metric_params``).
 """
 
 import streamlit as st
 
-from dashboard import data_io
+from dashboard import uploads
 from dashboard.page_setup import CONFIGURE_PAGE, setup_page
 from privcore.io import MAX_UPLOAD_MB
 
@@ -27,12 +27,12 @@ st.markdown(
 
 def _uploader(role: str, label: str, help_text: str, multiple: bool = False, disabled: bool = False) -> None:
     """One uploader, its new files parsed into session state, and its errors right below it."""
-    value = st.file_uploader(label, type=data_io.UPLOAD_TYPES, accept_multiple_files=multiple,
+    value = st.file_uploader(label, type=uploads.UPLOAD_TYPES, accept_multiple_files=multiple,
                              key=f"upload_{role}", help=help_text, disabled=disabled)
     files = value if multiple else [value]
-    if data_io.process_uploads(state, role, files):
+    if uploads.process_uploads(state, role, files):
         st.rerun()  # so the sidebar summary, drawn before the uploaders, shows the new table
-    for _filename, message in data_io.upload_errors(state, files):
+    for _filename, message in uploads.upload_errors(state, files):
         st.error(message, icon=":material/error:")
 
 
@@ -56,14 +56,14 @@ with upload_tab:
                "half of the holdout.")
 
 with demo_tab:
-    scenarios = data_io.scenario_choices()
+    scenarios = uploads.scenario_choices()
     choice = st.selectbox("Demo scenario", list(scenarios), key="demo_choice",
-                          index=list(scenarios).index(data_io.DEFAULT_DEMO),
+                          index=list(scenarios).index(uploads.DEFAULT_DEMO),
                           format_func=lambda name: scenarios[name].title)
     st.markdown(scenarios[choice].description)
     st.caption(f"Lesson: {scenarios[choice].lesson}")
     st.button("Load this demo", icon=":material/dataset:", key="load_demo",
-              on_click=data_io.load_demo, args=(state, choice),
+              on_click=uploads.load_demo, args=(state, choice),
               help="Replaces any loaded tables with the demo's real, synthetic and holdout tables "
                    "and its column settings.")
     if state.get("demo"):
@@ -72,8 +72,8 @@ with demo_tab:
 
 tables = state["tables"]
 reference = state.get("reference")
-problems = data_io.fit_problems(tables)
-if reference is not None and (problem := data_io.reference_fit_problem(tables, reference)) is not None:
+problems = uploads.fit_problems(tables)
+if reference is not None and (problem := uploads.reference_fit_problem(tables, reference)) is not None:
     problem.message += (" The reference table is not used until it fits: the membership attacks use half of "
                         "the holdout instead.")
     problems.append(problem)
@@ -85,7 +85,7 @@ elif tables.real is None:
 
 
 def _rename(old: str) -> None:
-    error = data_io.rename_synthetic(state, old, state[f"rename::{old}"])
+    error = uploads.rename_synthetic(state, old, state[f"rename::{old}"])
     if error:
         state[f"rename::{old}"] = old  # put the old name back in the box
         state["rename_error"] = error
@@ -99,7 +99,7 @@ def _show_table(role: str, table, key: str) -> None:
         head[0].markdown(f"**{role.capitalize()} table: {table.name}** · {len(frame):,} rows × "
                          f"{frame.shape[1]} columns")
         head[1].button("Remove", key=f"remove::{key}", icon=":material/delete:",
-                       on_click=data_io.remove_table, args=(state, role, table.name))
+                       on_click=uploads.remove_table, args=(state, role, table.name))
         if role == "synthetic":
             # Seeded through session state rather than value=, which would clash with _rename's reset.
             state.setdefault(f"rename::{table.name}", table.name)
@@ -110,12 +110,12 @@ def _show_table(role: str, table, key: str) -> None:
                 continue
             st.error(problem.message, icon=":material/error:")
             if problem.missing or problem.extra:
-                st.dataframe(data_io.mismatch_frame(problem, data_io.describe("real", tables.real.name)),
+                st.dataframe(uploads.mismatch_frame(problem, uploads.describe("real", tables.real.name)),
                              hide_index=True)
         with st.expander("Preview and missing values"):
             st.caption("First 10 rows")
             st.dataframe(frame.head(10), hide_index=True)
-            missing = data_io.missing_summary(frame)
+            missing = uploads.missing_summary(frame)
             if missing["missing values"].sum() == 0:
                 st.caption("No missing values.")
             else:

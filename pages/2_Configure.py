@@ -7,7 +7,7 @@ and stores it in ``st.session_state["schema"]`` only when it is valid.
 
 import streamlit as st
 
-from dashboard import data_io
+from dashboard import schema_form
 from dashboard.page_setup import METRICS_PAGE, require_tables, setup_page
 from privcore.schema import COLUMN_TYPES
 
@@ -17,7 +17,7 @@ WIDGETS = (EDITOR, "cfg_sensitive", "cfg_key", "cfg_pairing", "cfg_missing", "cf
 setup_page("Configure")
 state = st.session_state
 tables = require_tables()
-draft = data_io.current_draft(state, tables, WIDGETS)
+draft = schema_form.current_draft(state, tables, WIDGETS)
 
 
 def _seed(key: str, value) -> None:
@@ -45,7 +45,7 @@ st.markdown(
 
 st.subheader("Columns")
 edited = st.data_editor(
-    data_io.editor_frame(draft),
+    schema_form.editor_frame(draft),
     key=EDITOR,
     hide_index=True,
     num_rows="fixed",
@@ -61,7 +61,7 @@ edited = st.data_editor(
         "note": st.column_config.TextColumn("Why you may want to check", width="large"),
     },
 )
-data_io.apply_editor(draft, edited)
+schema_form.apply_editor(draft, edited)
 columns = draft["columns"]
 
 st.subheader("Roles")
@@ -70,14 +70,14 @@ st.markdown(
     "diagnosis). The **key** (quasi-identifiers) is what the attacker is assumed to know already "
     "(age, postcode, sex): the columns used to find a person's record."
 )
-_seed("cfg_sensitive", draft["sensitive"] or data_io.NO_SENSITIVE)
-sensitive = st.selectbox("Sensitive column", [data_io.NO_SENSITIVE, *columns], key="cfg_sensitive",
+_seed("cfg_sensitive", draft["sensitive"] or schema_form.NO_SENSITIVE)
+sensitive = st.selectbox("Sensitive column", [schema_form.NO_SENSITIVE, *columns], key="cfg_sensitive",
                          help="Metrics that simulate guessing a sensitive value need one.")
-draft["sensitive"] = None if sensitive == data_io.NO_SENSITIVE else sensitive
+draft["sensitive"] = None if sensitive == schema_form.NO_SENSITIVE else sensitive
 
 if draft["key"] is None:
     # Not chosen by the user: the key follows the default as columns and the sensitive one change.
-    state["cfg_key"] = data_io.default_key(draft)
+    state["cfg_key"] = schema_form.default_key(draft)
 else:
     _seed("cfg_key", draft["key"])
 key = st.multiselect("Key (quasi-identifiers)", columns, key="cfg_key", on_change=_choose_key,
@@ -87,8 +87,8 @@ if draft["key"] is not None:
               help="Every analysed column except the sensitive one.")
 
 st.subheader("Pairing and options")
-pairing = data_io.pairing_options(draft)
-_seed("cfg_pairing", data_io.pairing_label(draft))
+pairing = schema_form.pairing_options(draft)
+_seed("cfg_pairing", schema_form.pairing_label(draft))
 chosen = st.selectbox(
     "Pairing between synthetic and real rows", list(pairing), key="cfg_pairing",
     help="Some generators produce one synthetic row per real row. If so, say how they match: by "
@@ -107,8 +107,8 @@ draft["seed"] = int(options[1].number_input(
     "Seed", min_value=0, step=1, key="cfg_seed",
     help="Fixes every random step, so the same data and settings give the same scores."))
 
-schema = data_io.schema_from_draft(draft)
-problem = data_io.validate_schema(schema, tables)
+schema = schema_form.schema_from_draft(draft)
+problem = schema_form.validate_schema(schema, tables)
 shown_in_sidebar = getattr(state.get("schema"), "sensitive", "(no schema)")
 if problem:
     state["schema"] = None

@@ -3,15 +3,16 @@ and the parameters of the selected metrics.
 
 The choice is stored as metric ids in ``st.session_state["selected_metrics"]`` (default: the quick
 preset); the Results page runs them. Parameter values that differ from a metric's default are stored
-in ``st.session_state["metric_params"][metric_id]`` (see :mod:`dashboard.data_io`, "metric
+in ``st.session_state["metric_params"][metric_id]`` (see :mod:`dashboard.metric_choice`, "metric
 parameters"); what the user typed, valid or not, is kept in ``metric_param_draft`` because widget values
 are forgotten when the user leaves the page.
 """
 
 import streamlit as st
 
-from dashboard import data_io
+from dashboard import metric_choice
 from dashboard.page_setup import RESULTS_PAGE, require_schema, setup_page
+from dashboard.uploads import REFERENCE_METRICS
 from privcore import registry
 
 setup_page("Metrics")
@@ -20,7 +21,7 @@ schema = require_schema()
 tables = state["tables"]
 
 metrics = registry.all_metrics()
-reasons = data_io.metric_availability(tables, schema)
+reasons = metric_choice.metric_availability(tables, schema)
 presets = registry.presets()
 
 PRESET_HELP = {
@@ -56,8 +57,8 @@ def _param_key(metric_id: str, name: str, part: int | None = None) -> str:
 
 def _widget_keys(metric_id: str) -> list[str]:
     keys = []
-    for spec in data_io.param_specs(metric_id):
-        parts = (0, 1) if spec.kind == "aux_pair" else (None,)
+    for spec in metric_choice.param_specs(metric_id):
+        parts = (0, 1) if spec.kind == "column_pair" else (None,)
         keys += [_param_key(metric_id, spec.name, part) for part in parts]
     return keys
 
@@ -73,37 +74,38 @@ def _seed(key: str, value) -> None:
 
 
 def _reset(metric_id: str) -> None:
-    data_io.reset_params(state, metric_id, _widget_keys(metric_id))
+    metric_choice.reset_params(state, metric_id, _widget_keys(metric_id))
 
 
 def _parameters(info) -> None:
-    """The "Parameters" expander of one selected metric: a widget per parameter, checked and stored."""
-    specs = data_io.param_specs(info.id)
+    """The "Parameters" expander of one selected metric: a widget per declared parameter, checked and stored."""
+    specs = metric_choice.param_specs(info.id)
     with st.expander("Parameters", icon=":material/tune:"):
         for spec in specs:
-            current = data_io.current_param(state, info.id, spec, schema)
-            default = data_io.param_default(info.id, spec, schema)
-            help_text = f"{spec.help} Default: {data_io.describe_value(spec, default)}."
+            current = metric_choice.current_param(state, info.id, spec, schema)
+            default = metric_choice.param_default(spec, schema)
+            help_text = f"{spec.help} Default: {metric_choice.describe_value(spec, default)}."
             key = _param_key(info.id, spec.name)
             if spec.kind in ("int", "float"):
                 cast = int if spec.kind == "int" else float
-                _seed(key, cast(min(max(current, spec.min_value), spec.max_value)))
+                low, high = (None if b is None else cast(b) for b in (spec.minimum, spec.maximum))
+                _seed(key, cast(min(max(current, low), high) if high is not None else max(current, low)))
                 value = st.number_input(
-                    spec.label, min_value=cast(spec.min_value), max_value=cast(spec.max_value),
-                    step=cast(spec.step), format=spec.format, key=key, help=help_text,
+                    spec.label, min_value=low, max_value=high, step=cast(spec.step),
+                    format=metric_choice.number_format(spec), key=key, help=help_text,
                     on_change=_remember, args=(key,))
-            elif spec.kind == "epsilons":
-                _seed(key, data_io.format_epsilons(current))
+            elif spec.kind == "numbers":
+                _seed(key, metric_choice.describe_value(spec, current))
                 value = st.text_input(spec.label, key=key, help=help_text, on_change=_remember, args=(key,),
-                                      placeholder="0, 1, 2, 3")
+                                      placeholder=spec.describe_default())
             elif spec.kind == "columns":
-                options = data_io.param_options(spec, schema)
+                options = metric_choice.param_options(spec, schema)
                 _seed(key, list(current))
                 state[key] = [c for c in state[key] if c in options]  # columns no longer analysed drop out
                 value = st.multiselect(spec.label, options, key=key, help=help_text, on_change=_remember,
                                        args=(key,))
-            else:  # aux_pair: the attacker's two tables
-                options = data_io.param_options(spec, schema)
+            else:  # column_pair: the attacker's two tables
+                options = metric_choice.param_options(spec, schema)
                 st.markdown(f"**{spec.label}**: the attacker holds two tables about the same people, "
                             "with these columns; they share no identifier and no column.")
                 value = []
@@ -115,12 +117,12 @@ def _parameters(info) -> None:
                     value.append(column.multiselect(
                         f"Table {part + 1}", options, key=part_key, help=help_text, on_change=_remember,
                         args=(part_key,)))
-            problem = data_io.set_param(state, info.id, spec, value, schema)
+            problem = metric_choice.set_param(state, info.id, spec, value, schema)
             if problem:
-                in_use = data_io.current_param(state, info.id, spec, schema)
+                in_use = metric_choice.current_param(state, info.id, spec, schema)
                 st.error(f"{problem} This value is not used: until it is fixed, {info.id} runs with "
-                         f"{data_io.describe_value(spec, in_use)}.", icon=":material/error:")
-        if info.id in data_io.REFERENCE_METRICS:
+                         f"{metric_choice.describe_value(spec, in_use)}.", icon=":material/error:")
+        if info.id in REFERENCE_METRICS:
             reference = (state.get("metric_params", {}).get(info.id) or {}).get("reference")
             if reference is not None:
                 name = getattr(state.get("reference"), "name", "you uploaded")
@@ -190,7 +192,7 @@ for family in registry.FAMILIES:
             else:
                 lines.append(f":material/block: **Cannot run here:** this metric {reason}")
             st.markdown("  \n".join(lines))
-            if reason is None and state.get(_box(info.id)) and data_io.param_specs(info.id):
+            if reason is None and state.get(_box(info.id)) and metric_choice.param_specs(info.id):
                 _parameters(info)
 
 with st.expander("Shared setting: the FAMD projection", icon=":material/scatter_plot:"):

@@ -17,9 +17,6 @@ from typing import Any, Iterable, Sequence
 
 from privcore.errors import InputError
 
-#: Metric parameters that hold a table: set with ``--reference`` (or the dashboard's Data page), never ``--param``.
-TABLE_PARAMS = frozenset({"reference"})
-
 EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT = 0, 1, 2
 
 
@@ -98,23 +95,20 @@ def _list_metrics() -> int:
 
     for info in registry.all_metrics():
         needs = f" [needs {', '.join(sorted(info.needs))}]" if info.needs else ""
-        settable = {k: v for k, v in info.default_params.items() if k not in TABLE_PARAMS}
-        params = (" [parameters: " + ", ".join(f"{k}={json.dumps(v)}" for k, v in settable.items()) + "]"
-                  if settable else "")
-        print(f"{info.id:28s} {info.summary}{needs}{params}")
+        print(f"{info.id:28s} {info.summary}{needs}")
+        for param in info.params:
+            how = f"--param {info.id}.{param.name}=VALUE" if param.settable else f"--{param.name} FILE"
+            print(f"{'':30s}{param.name} ({param.describe_range()}; default {param.describe_default()}; {how}): "
+                  f"{param.help}")
     return EXIT_OK
 
 
-def _param_value(text: str, default: Any) -> Any:
-    """VALUE of ``--param``: JSON when it parses, else the text; a whole number for an integer parameter."""
+def _param_value(text: str) -> Any:
+    """VALUE of ``--param``: JSON when it parses (``0.1``, ``[["a"], ["b"]]``), else the text."""
     try:
-        value = json.loads(text)
+        return json.loads(text)
     except ValueError:
         return text
-    if (isinstance(default, int) and not isinstance(default, bool) and isinstance(value, float)
-            and value.is_integer()):
-        return int(value)  # 1e3 for n_attacks
-    return value
 
 
 def parse_params(items: Iterable[str]) -> dict[str, dict[str, Any]]:
@@ -123,8 +117,9 @@ def parse_params(items: Iterable[str]) -> dict[str, dict[str, Any]]:
     Raises
     ------
     InputError
-        For an item that is not ``ID.NAME=VALUE``, an unknown metric id or an unknown parameter name;
-        the message lists the valid ids or names.
+        For an item that is not ``ID.NAME=VALUE``, an unknown metric id or parameter name (the message
+        lists the valid ones), or a value of the wrong kind or out of range (the sentence the Metrics
+        page shows; column names are checked later, against the analysed columns).
 
     Examples
     --------
@@ -132,6 +127,7 @@ def parse_params(items: Iterable[str]) -> dict[str, dict[str, Any]]:
     {'cvp': {'threshold': 0.1}, 'linkability': {'aux_cols': [['age'], ['sex']]}}
     """
     from privcore import registry
+    from privcore.params import check_value
 
     ids = registry.metric_ids()
     out: dict[str, dict[str, Any]] = {}
@@ -143,14 +139,18 @@ def parse_params(items: Iterable[str]) -> dict[str, dict[str, Any]]:
             raise InputError(f"--param {item!r} is not of the form ID.NAME=VALUE (for example cvp.threshold=0.1).")
         if metric_id not in ids:
             raise InputError(f"--param {item!r}: unknown metric id {metric_id!r}; valid ids: {', '.join(ids)}.")
-        defaults = registry.get(metric_id).default_params
-        settable = [n for n in defaults if n not in TABLE_PARAMS]
-        if name in TABLE_PARAMS and name in defaults:
+        declared = {p.name: p for p in registry.get(metric_id).params}
+        settable = [n for n, p in declared.items() if p.settable]
+        if name in declared and not declared[name].settable:
             raise InputError(f"--param {item!r}: give the {name} table as a file with --{name} FILE.")
         if name not in settable:
             valid = f"valid names: {', '.join(settable)}" if settable else "it has no parameters"
             raise InputError(f"--param {item!r}: metric {metric_id!r} has no parameter {name!r}; {valid}.")
-        out.setdefault(metric_id, {})[name] = _param_value(text, defaults[name])
+        try:
+            value = check_value(metric_id, declared[name], _param_value(text))
+        except InputError as exc:
+            raise InputError(f"--param {item!r}: {exc}") from None
+        out.setdefault(metric_id, {})[name] = value
     return out
 
 

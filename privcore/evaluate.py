@@ -14,6 +14,7 @@ from privcore import registry
 from privcore.context import MetricContext, SharedComputation
 from privcore.errors import InputError, TooFewRowsError
 from privcore.neighbors import DEFAULT_CHUNK_ELEMENTS
+from privcore.params import check_params
 from privcore.prepare import PreparedData, prepare
 from privcore.results import MetricOutput, MetricResult, NotApplicable, Report
 from privcore.schema import BINARY, CATEGORICAL, NUMERICAL, Schema, infer_schema
@@ -160,7 +161,7 @@ def evaluate(
             f"Column(s) {', '.join(dropped)} are constant in the real table and are left out of distance "
             "spaces (exact-match metrics keep them)."
         )
-    params = {k: dict(v) for k, v in (params or {}).items()}
+    params = validated_params(params, data.schema)
     results: dict[str, MetricResult] = {}
     errors: list[str] = []
     total = len(ids)
@@ -192,6 +193,24 @@ def evaluate(
         data=data,
         shared=shared,
     )
+
+
+def validated_params(params: Mapping[str, Mapping[str, Any]] | None, schema: Schema) -> dict[str, dict[str, Any]]:
+    """Check every metric parameter against its declaration (:mod:`privcore.params`).
+
+    Raises
+    ------
+    InputError
+        For an unknown metric id, an unknown parameter name or a bad value; the message is the one the
+        command line and the Metrics page show.
+    """
+    known = registry.metric_ids()
+    out = {}
+    for metric_id, given in (params or {}).items():
+        if metric_id not in known:
+            raise InputError(f"Parameters given for unknown metric id {metric_id!r}. Valid ids: {' '.join(known)}.")
+        out[metric_id] = check_params(metric_id, registry.get(metric_id).params, dict(given), schema)
+    return out
 
 
 def _nothing_left(role: str, table: pd.DataFrame, schema: Schema, names: Mapping[str, str]) -> TooFewRowsError:

@@ -7,8 +7,10 @@ written once, next to its code.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable
+
+from privcore.params import Param
 
 if TYPE_CHECKING:  # pragma: no cover
     from privcore.context import MetricContext
@@ -89,8 +91,8 @@ class MetricInfo:
         Texts shown by the dashboard.
     compute : callable
         ``compute(ctx: MetricContext) -> MetricOutput``; raises ``NotApplicable`` with a reason.
-    default_params : mapping
-        Defaults of user-settable parameters.
+    params : tuple of Param
+        The user-settable parameters (:mod:`privcore.params`): type, default, range and help of each.
     min_rows : int
         Minimum rows needed in the real and synthetic tables.
     baseline : bool
@@ -112,11 +114,23 @@ class MetricInfo:
     reference: str
     explanation: Explanation
     compute: Callable[["MetricContext"], "MetricOutput"]
-    default_params: Mapping[str, Any] = field(default_factory=dict)
+    params: tuple[Param, ...] = ()
     min_rows: int = 2
     baseline: bool = True
     uses_classifier: bool = False
     interval_kind: str = ""
+
+    @property
+    def default_params(self) -> dict[str, Any]:
+        """Parameter name → default (None where the default is derived from the schema)."""
+        return {p.name: p.default_for(None) for p in self.params}
+
+    def param(self, name: str) -> Param:
+        """The declaration of parameter ``name`` (KeyError if the metric has none of that name)."""
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(name)
 
 
 _REGISTRY: dict[str, MetricInfo] = {}

@@ -102,13 +102,13 @@ def test_param_changes_a_metrics_parameters_and_risk(tmp_path):
     files = ["--real", "real.csv", "--synthetic", "synthetic.csv", "--metrics", "cvp,linkability"]
     default = run_cli("evaluate", *files, cwd=tmp_path)
     changed = run_cli("evaluate", *files, "--param", "cvp.threshold=0.1", "--param",
-                      'linkability.aux_cols=[["age", "sex"], ["race"]]', "--param", "linkability.n_attacks=50",
+                      'linkability.aux_cols=[["age", "gender"], ["race"]]', "--param", "linkability.n_attacks=50",
                       cwd=tmp_path)
     assert default.returncode == 0 and changed.returncode == 0, (default.stderr, changed.stderr)
     before, after = (json.loads(p.stdout)["metrics"] for p in (default, changed))
     assert before["cvp"]["params"]["threshold"] == 0.2 and after["cvp"]["params"]["threshold"] == 0.1
     assert after["cvp"]["risk"] < before["cvp"]["risk"]  # fewer records count as close
-    assert after["linkability"]["params"]["aux_cols"] == [["age", "sex"], ["race"]]
+    assert after["linkability"]["params"]["aux_cols"] == [["age", "gender"], ["race"]]
     assert after["linkability"]["params"]["n_attacks"] == 50
 
 
@@ -120,7 +120,9 @@ def test_param_changes_a_metrics_parameters_and_risk(tmp_path):
         ("crp.x=1", ["'crp' has no parameter 'x'", "no parameters"]),
         ("cvp.threshold", ["ID.NAME=VALUE"]),
         ("mia_domias.reference=r.csv", ["--reference"]),
-        ("cvp.threshold=2", ["threshold must be a number between 0 and 1"]),
+        ("cvp.threshold=2", ["Closeness threshold (cvp.threshold) must be between 0 and 1; got 2."]),
+        ('linkability.aux_cols=[["a"],["a"]]', ["must not share a column; a is in both"]),
+        ("linkability.n_attacks=many", ["Number of attacks (linkability.n_attacks) must be a whole number"]),
     ],
 )
 def test_bad_param_exits_2_with_one_line(param, fragments):
@@ -137,7 +139,7 @@ def test_param_values_are_json_or_text():
 
     assert parse_params(["nnaa.repeats=3", "nnaa.repeats=1e1", "sd_idr.epsilons=[0, 0.5]",
                          "inference.aux_cols=age"]) == {
-        "nnaa": {"repeats": 10}, "sd_idr": {"epsilons": [0, 0.5]}, "inference": {"aux_cols": "age"}}
+        "nnaa": {"repeats": 10}, "sd_idr": {"epsilons": [0, 0.5]}, "inference": {"aux_cols": ["age"]}}
 
 
 def test_reference_without_holdout_does_not_print_its_rows(tmp_path):
@@ -166,3 +168,23 @@ def test_famd_components_flag(tmp_path):
     assert json.loads(proc.stdout)["metrics"]["dcr"]["params"]["k"] == 2
     bad = run_cli("evaluate", "--demo", "noisy_copy", "--metrics", "dcr", "--famd-components", "0")
     assert bad.returncode == 2 and "at least 1" in bad.stderr
+
+
+@pytest.mark.parametrize("item, metric_id, name, value", [
+    ("cvp.threshold=2", "cvp", "threshold", 2),
+    ("sd_idr.epsilons=[-1]", "sd_idr", "epsilons", [-1]),
+    ('linkability.aux_cols=[["age"],["age"]]', "linkability", "aux_cols", [["age"], ["age"]]),
+])
+def test_a_bad_parameter_gets_the_sentence_the_metrics_page_shows(item, metric_id, name, value):
+    # One declaration, one check: the command line prints exactly what the dashboard's Metrics page shows.
+    from dashboard.metric_choice import check_param
+    from privcore import registry
+    from privcore.demo import load_scenario
+    from privcore.schema import infer_schema
+
+    demo = load_scenario("noisy_copy", n=50)
+    schema = infer_schema(demo.real, overrides=demo.types, sensitive=demo.sensitive)
+    _, page_sentence = check_param(metric_id, registry.get(metric_id).param(name), value, schema)
+    proc = run_cli("evaluate", "--demo", "noisy_copy", "--metrics", metric_id, "--param", item)
+    assert proc.returncode == 2
+    assert page_sentence and page_sentence in proc.stderr, (page_sentence, proc.stderr)

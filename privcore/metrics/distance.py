@@ -27,6 +27,7 @@ from privcore.encoding import EuclideanSpace
 from privcore.errors import InputError
 from privcore.metrics._exact_match import joint_tuple_ids
 from privcore.neighbors import Neighbours, PairExtremes, nearest_two
+from privcore.params import Param
 from privcore.registry import Explanation, MetricInfo, register
 from privcore.results import MetricOutput, NotApplicable
 from privcore.schema import NUMERICAL
@@ -779,7 +780,10 @@ register(
             note="",
         ),
         compute=compute_cvp,
-        default_params={"threshold": 0.2},
+        params=(Param("threshold", "float", 0.2, "Closeness threshold",
+                      "A real record counts as at risk when its closest synthetic record lies within this share of "
+                      "the range of closest distances (0 = the closest, 1 = the farthest).",
+                      minimum=0.0, maximum=1.0, step=0.01),),
         min_rows=1,
     )
 )
@@ -812,7 +816,10 @@ register(
             note="",
         ),
         compute=compute_dvp,
-        default_params={"threshold": 0.8},
+        params=(Param("threshold", "float", 0.8, "Distance threshold",
+                      "A real record counts as safe when its closest synthetic record lies at least this share of "
+                      "the range of closest distances away (0 = the closest, 1 = the farthest).",
+                      minimum=0.0, maximum=1.0, step=0.01),),
         min_rows=1,
     )
 )
@@ -990,7 +997,9 @@ register(
             "larger table with the smaller table's size.",
         ),
         compute=compute_nnaa,
-        default_params={"repeats": 10},
+        params=(Param("repeats", "int", 10, "Repeats",
+                      "When the tables differ in size, how many random subsets of the larger one (each of the "
+                      "smaller one's size) the accuracy is averaged over.", minimum=1, maximum=1000, step=1),),
         min_rows=2,
     )
 )

@@ -38,6 +38,7 @@ from sklearn.metrics import roc_auc_score, roc_curve
 from privcore.context import MetricContext
 from privcore.errors import InputError
 from privcore.neighbors import nearest_two
+from privcore.params import Param
 from privcore.registry import Explanation, MetricInfo, register
 from privcore.results import MetricOutput, NotApplicable
 from privcore.stats import bootstrap_interval
@@ -49,6 +50,18 @@ FPR_TARGETS = (0.01, 0.1)
 MAX_CURVE_POINTS = 500
 
 DEFAULT_PARAMS = {"n_boot": 1000, "confidence": 0.95}
+
+#: The parameters every membership attack takes.
+COMMON_PARAMS = (
+    Param("n_boot", "int", DEFAULT_PARAMS["n_boot"], "Bootstrap replicates",
+          "Resamples behind the confidence intervals of the AUC, TPR and advantage; 0 skips the intervals "
+          "(faster).", minimum=0, maximum=20_000, step=100),
+    Param("confidence", "float", DEFAULT_PARAMS["confidence"], "Confidence level",
+          "Coverage of the bootstrap intervals (0.95 = 95 % intervals).", minimum=0.5, maximum=0.999, step=0.005),
+)
+REFERENCE = Param("reference", "table", None, "Reference table",
+                  "Real people of the same population who are neither training nor holdout records; without it, "
+                  "half of the holdout serves as the reference.")
 
 _MIA_NOTE = (
     "Choice: members are the training rows and non-members the holdout rows, the larger group cut at random to "
@@ -630,7 +643,7 @@ register(
             note=_MIA_NOTE + "; distances in E; risk is the advantage max(TPR − FPR) and raw the ROC AUC.",
         ),
         compute=compute_mia_distance,
-        default_params=dict(DEFAULT_PARAMS),
+        params=COMMON_PARAMS,
         **_COMMON,
     )
 )
@@ -657,7 +670,7 @@ register(
             "non-members and reference.",
         ),
         compute=compute_mia_calibrated,
-        default_params={**DEFAULT_PARAMS, "reference": None},
+        params=(*COMMON_PARAMS, REFERENCE),
         **_COMMON,
     )
 )
@@ -687,7 +700,15 @@ register(
             "at most 10,000 rows; without a user reference table the holdout is split into two seeded halves.",
         ),
         compute=compute_mia_domias,
-        default_params={**DEFAULT_PARAMS, "reference": None, "dims": 5, "kde_max_points": 10_000},
+        params=(
+            *COMMON_PARAMS, REFERENCE,
+            Param("dims", "int", 5, "Projection dimensions",
+                  "How many coordinates of the low-dimensional projection the density estimates use.",
+                  minimum=1, maximum=20, step=1),
+            Param("kde_max_points", "int", 10_000, "Density estimate rows",
+                  "At most this many rows (a seeded sample) fit each density estimate; 0 = every row (slow on "
+                  "large tables).", minimum=0, maximum=1_000_000, step=1_000),
+        ),
         **_COMMON,
     )
 )

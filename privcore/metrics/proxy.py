@@ -20,6 +20,7 @@ from privcore.context import MetricContext
 from privcore.errors import InputError
 from privcore.metrics._exact_match import joint_tuple_ids
 from privcore.neighbors import Neighbours
+from privcore.params import Param
 from privcore.registry import Explanation, MetricInfo, register
 from privcore.results import MetricOutput, NotApplicable
 
@@ -38,6 +39,12 @@ PROXY_CAVEAT = (
 
 #: A holdout this many times larger or smaller than the synthetic table triggers a size warning.
 SIZE_RATIO_WARNING = 2.0
+
+PERCENTILE = Param(
+    "percentile", "float", 5.0, "Percentile",
+    "Which percentile of the distances is compared between synthetic and holdout rows (5 = the closest 5 % of "
+    "rows).", minimum=0.0, maximum=100.0, step=0.5)
+
 
 
 def percentile_ratio(
@@ -306,7 +313,7 @@ register(
             "linear interpolation; the ratio is 1 when both percentiles are 0.",
         ),
         compute=compute_dcr_test,
-        default_params={"percentile": 5.0},
+        params=(PERCENTILE,),
         min_rows=1,
         baseline=False,
     )
@@ -342,7 +349,7 @@ register(
             "interpolation; the test ratio is 1 when both percentiles are 0.",
         ),
         compute=compute_nndr_test,
-        default_params={"percentile": 5.0},
+        params=(PERCENTILE,),
         min_rows=1,
         baseline=False,
     )

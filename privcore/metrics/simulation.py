@@ -27,6 +27,7 @@ from privcore.context import MetricContext
 from privcore.errors import InputError
 from privcore.metrics._exact_match import first_positions, joint_tuple_ids, tuple_ids, value_codes
 from privcore.neighbors import DEFAULT_CHUNK_ELEMENTS, all_within
+from privcore.params import Param
 from privcore.registry import NEEDS_REASONS, Explanation, MetricInfo, register
 from privcore.results import MetricOutput, NotApplicable
 from privcore.schema import NUMERICAL
@@ -668,7 +669,10 @@ register(
         per_record_unit="real",
         raw_meaning="Same as risk: the entropy-weighted F1 score of the attack (1 = always right).",
         reference=f"{REVIEW}, §2.1.3; Yan et al. (2022).",
-        default_params={"tolerance": 0.1},
+        params=(Param("tolerance", "float", 0.1, "Relative tolerance",
+                      "A guessed numerical sensitive value counts as correct when it is within this share of the "
+                      "true value (0.1 = within 10 %); unused for a categorical sensitive column.",
+                      minimum=0.0, step=0.01),),
         explanation=Explanation(
             attack="Someone who knows a real person's key attributes finds the synthetic rows nearest to them "
             "(Euclidean distance on scaled, one-hot encoded keys) and guesses their sensitive value from them; "

@@ -26,6 +26,7 @@ import pandas as pd
 from privcore.context import MetricContext
 from privcore.errors import InputError
 from privcore.metrics._exact_match import first_positions, joint_tuple_ids
+from privcore.params import Param
 from privcore.registry import Explanation, MetricInfo, register
 from privcore.results import MetricOutput, NotApplicable
 from privcore.schema import NUMERICAL
@@ -34,6 +35,12 @@ from privcore.schema import NUMERICAL
 THRESHOLD = 0.09
 
 DEFAULT_EPSILONS = (0.0, 1.0, 2.0, 3.0)
+
+EPSILONS = Param(
+    "epsilons", "numbers", list(DEFAULT_EPSILONS), "Budgets ε",
+    "Numbers ≥ 0: a real and a synthetic record match when their categorical key values are equal and their "
+    "numerical key values differ by at most ε in total (in the columns' own units); the score is the one at the "
+    "smallest non-zero ε.", minimum=0.0)
 
 REFERENCE = (
     "Hu, Li, Bahamyirou and Chen, SynQP: A Framework and Metrics for Evaluating the Quality and Privacy Risk "
@@ -312,7 +319,7 @@ register(
             "uses the key columns, ε in the numerical keys' own units.",
         ),
         compute=compute_sd_idr,
-        default_params={"epsilons": list(DEFAULT_EPSILONS)},
+        params=(EPSILONS,),
         min_rows=1,
         baseline=False,
     )
@@ -352,7 +359,7 @@ register(
             "0); the paper's 0.09 threshold is shown for reference.",
         ),
         compute=compute_sd_mia,
-        default_params={"epsilons": list(DEFAULT_EPSILONS)},
+        params=(EPSILONS,),
         min_rows=1,
         baseline=False,
     )

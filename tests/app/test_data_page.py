@@ -6,7 +6,7 @@ import json
 import pandas as pd
 import pytest
 
-from dashboard import data_io
+from dashboard import uploads
 from dashboard.state import LoadedTable, Tables, _settings_value, content_hash, run_key
 from privcore.results import _jsonable
 from privcore.io import load_table
@@ -127,7 +127,7 @@ def test_unexpected_parser_failure_is_a_friendly_message(monkeypatch):
         raise RuntimeError("internal detail that must not be shown")
 
     # AppTest runs the page in this process, so the page sees the patched loader.
-    monkeypatch.setattr(data_io, "load_table", boom)
+    monkeypatch.setattr(uploads, "load_table", boom)
     at = open_page(DATA).run()
     _upload(at, "real", ("odd.csv", b"a,b\n1,2\n", "text/csv"))
     assert_no_exception(at)
@@ -179,8 +179,8 @@ def test_reference_upload_is_stored_and_passed_to_the_membership_attacks():
     assert reference.content_hash == content_hash(load_table(csv_bytes(people(30, 7)), "others.csv"))
     assert "Reference table: others.csv" in texts(at.markdown)
     params = at.session_state["metric_params"]
-    assert set(params) == set(data_io.REFERENCE_METRICS)
-    for metric_id in data_io.REFERENCE_METRICS:
+    assert set(params) == set(uploads.REFERENCE_METRICS)
+    for metric_id in uploads.REFERENCE_METRICS:
         passed = params[metric_id]["reference"]
         pd.testing.assert_frame_equal(pd.DataFrame(passed), reference.frame)
         # The results cache key counts the table by its content hash; no rows reach a key or an export.
@@ -215,14 +215,14 @@ def test_a_reference_with_other_columns_is_rejected_with_a_message():
 
 def test_a_reference_that_no_longer_fits_a_new_real_table_is_not_used():
     state = {"tables": Tables(), "schema": None, "metric_params": {"mia_domias": {"dims": 3}}}
-    data_io.set_real(state, LoadedTable.from_frame("real.csv", people(20, 1)))
-    data_io.set_reference(state, LoadedTable.from_frame("ref.csv", people(20, 5)))
+    uploads.set_real(state, LoadedTable.from_frame("real.csv", people(20, 1)))
+    uploads.set_reference(state, LoadedTable.from_frame("ref.csv", people(20, 5)))
     assert set(state["metric_params"]["mia_domias"]) == {"dims", "reference"}
-    data_io.set_real(state, LoadedTable.from_frame("other.csv", people(20, 1).drop(columns="job")))
+    uploads.set_real(state, LoadedTable.from_frame("other.csv", people(20, 1).drop(columns="job")))
     assert state["metric_params"] == {"mia_domias": {"dims": 3}}  # other parameters stay
-    assert "does not have the same columns" in data_io.reference_fit_problem(state["tables"],
+    assert "does not have the same columns" in uploads.reference_fit_problem(state["tables"],
                                                                              state["reference"]).message
-    data_io.load_demo(state, "exact_copy")  # a demo replaces everything, the reference too
+    uploads.load_demo(state, "exact_copy")  # a demo replaces everything, the reference too
     assert state["reference"] is None
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from dashboard import data_io
+from dashboard import metric_choice, uploads
 from dashboard.state import LoadedTable
 from privcore import evaluate, registry
 from privcore.registry import Explanation, MetricInfo
@@ -30,7 +30,7 @@ def holdout_metric():
 
 def _available(ids, at):
     """The ids that can run on the data seeded in ``at`` (computed apart from the page)."""
-    reasons = data_io.metric_availability(at.session_state["tables"], at.session_state["schema"])
+    reasons = metric_choice.metric_availability(at.session_state["tables"], at.session_state["schema"])
     return [m for m in ids if reasons[m] is None]
 
 
@@ -109,7 +109,7 @@ def _everything():
 
 def test_each_selected_metric_with_parameters_has_a_parameters_expander():
     at = _open()  # the quick preset: air, cvp, dvp and nnaa have parameters
-    quick_with_params = [m for m in at.session_state["selected_metrics"] if data_io.param_specs(m)]
+    quick_with_params = [m for m in at.session_state["selected_metrics"] if metric_choice.param_specs(m)]
     assert quick_with_params and "cvp" in quick_with_params
     assert sum(e.label == "Parameters" for e in at.expander) == len(quick_with_params)
     box = at.number_input(key="param::cvp::threshold")
@@ -157,7 +157,7 @@ def test_invalid_budgets_and_an_empty_inference_set_are_explained_and_not_stored
     at.text_input(key="param::sd_mia::epsilons").set_value("0, -1").run()
     assert "must be a number ≥ 0" in texts(at.error) and "runs with 0, 1, 2, 3" in texts(at.error)
     at.text_input(key="param::sd_mia::epsilons").set_value("one").run()
-    assert "is not a number" in texts(at.error)
+    assert "'one' is not" in texts(at.error)
     at.multiselect(key="param::inference::aux_cols").set_value([]).run()
     assert "at least one column" in texts(at.error)
     assert at.session_state["metric_params"] == {}
@@ -169,7 +169,7 @@ def test_values_survive_a_visit_to_another_page_and_reset_restores_the_defaults(
     at.multiselect(key="param::linkability::aux_cols::1").set_value([]).run()  # invalid: kept as typed
     # as the Data page leaves it after a reference upload
     plain = {"tables": at.session_state["tables"], "metric_params": dict(at.session_state["metric_params"])}
-    data_io.set_reference(plain, LoadedTable.from_frame("ref.csv", people(30, seed=9)))
+    uploads.set_reference(plain, LoadedTable.from_frame("ref.csv", people(30, seed=9)))
     at.session_state["reference"] = plain["reference"]
     at.session_state["metric_params"] = plain["metric_params"]
     at.switch_page(CONFIGURE)

@@ -7,6 +7,8 @@ missing-value policy, seeding, and property tests.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -629,13 +631,22 @@ def test_registered_attacks_reject_bad_parameters_as_input_errors(metric, params
         evaluate(real, real.copy(), schema, metrics=[metric], params={metric: params})
 
 
-@pytest.mark.parametrize("metric", ["linkability", "inference"])
-def test_registered_attacks_aux_cols_of_the_wrong_shape_are_not_applicable(metric):
+@pytest.mark.parametrize("metric, aux_cols, fragment", [
+    ("linkability", 5, "must be two lists of columns"),
+    ("linkability", [["a"], ["a", "b"]], "must not share a column; a is in both"),
+    ("linkability", [["a"], []], "needs at least one column"),
+    ("inference", 5, "must be a list of column names"),
+    ("inference", ["c"], "not among the analysed columns other than the sensitive one"),
+    ("inference", ["zz"], "'zz'"),
+])
+def test_registered_attacks_aux_cols_of_the_wrong_shape_are_input_errors(metric, aux_cols, fragment):
+    # The declared parameter is checked before any metric runs (privcore.params), with the message the
+    # command line and the Metrics page show.
     from privcore import evaluate
+    from privcore.errors import InputError
     from privcore.schema import Schema
 
     real = pd.DataFrame({"a": np.arange(20.0), "b": list("xy") * 10, "c": list("pqrs") * 5})
     schema = Schema(types={"a": "numerical", "b": "binary", "c": "categorical"}, sensitive="c")
-    report = evaluate(real, real.copy(), schema, metrics=[metric], params={metric: {"aux_cols": 5}})
-    assert not report[metric].applicable and "aux_cols" in report[metric].reason
-    assert not report.errors
+    with pytest.raises(InputError, match=re.escape(fragment)):
+        evaluate(real, real.copy(), schema, metrics=[metric], params={metric: {"aux_cols": aux_cols}})

@@ -23,6 +23,7 @@ from privcore.metrics.attacks._common import AttackOutcome
 from privcore.metrics.attacks.inference import DEFAULT_TOLERANCE, inference
 from privcore.metrics.attacks.linkability import linkability
 from privcore.metrics.attacks.singling_out import DEFAULT_MAX_ATTEMPTS, singling_out
+from privcore.params import Param
 from privcore.registry import Explanation, MetricInfo, register
 from privcore.results import MetricOutput, NotApplicable
 
@@ -223,6 +224,12 @@ def compute_inference(ctx: MetricContext) -> MetricOutput:
     return _output(out, _per_target(len(ctx.real), main["targets"], main["success"]))
 
 
+def _n_attacks(what: str) -> Param:
+    return Param("n_attacks", "int", 500, "Number of attacks",
+                 f"How many {what} the attacker tries; more give a narrower interval but take longer.",
+                 minimum=1, maximum=100_000, step=50)
+
+
 _COMMON = dict(
     family="Attack-based",
     per_record_unit="real",
@@ -264,7 +271,7 @@ register(
             note="",
         ),
         compute=compute_singling_out_univariate,
-        default_params={"n_attacks": 500},
+        params=(_n_attacks("one-column predicates"),),
         **_COMMON,
     )
 )
@@ -301,7 +308,14 @@ register(
             note="",
         ),
         compute=compute_singling_out_multivariate,
-        default_params={"n_attacks": 500, "n_cols": 3, "max_attempts": DEFAULT_MAX_ATTEMPTS},
+        params=(
+            _n_attacks("predicates"),
+            Param("n_cols", "int", 3, "Columns per predicate", "How many attributes each predicate combines.",
+                  minimum=1, maximum=50, step=1),
+            Param("max_attempts", "int", DEFAULT_MAX_ATTEMPTS, "Maximum attempts",
+                  "At most this many synthetic records are tried when looking for predicates, so the attack "
+                  "stops on coarse data.", minimum=1_000, maximum=100_000_000, step=10_000),
+        ),
         **_COMMON,
     )
 )
@@ -340,7 +354,16 @@ register(
             "(Anonymeter breaks such ties by sort order, which makes even an exact copy miss many links).",
         ),
         compute=compute_linkability,
-        default_params={"n_attacks": 500, "n_neighbors": 1, "aux_cols": None},
+        params=(
+            _n_attacks("real records"),
+            Param("n_neighbors", "int", 1, "Neighbours k",
+                  "How many nearest synthetic records each half of a record is matched to; a larger k links more "
+                  "easily.", minimum=1, maximum=100, step=1),
+            Param("aux_cols", "column_pair", None, "Auxiliary column sets",
+                  "The columns of the attacker's two tables (two disjoint, non-empty sets).",
+                  rule="the key columns dealt alternately into two sets (1st, 3rd… and 2nd, 4th…)",
+                  derive=lambda schema: [list(part) for part in default_aux_split(schema.key_columns)]),
+        ),
         **_COMMON,
     )
 )
@@ -378,7 +401,17 @@ register(
             "guess as correct.",
         ),
         compute=compute_inference,
-        default_params={"n_attacks": 500, "aux_cols": None, "tolerance": DEFAULT_TOLERANCE},
+        params=(
+            _n_attacks("real records"),
+            Param("aux_cols", "columns", None, "Columns the attacker knows",
+                  "The attributes the attacker knows about each person and uses to find the closest synthetic "
+                  "record.", rule="the key columns except the sensitive one", exclude_sensitive=True,
+                  derive=lambda schema: [c for c in schema.key_columns if c != schema.sensitive]),
+            Param("tolerance", "float", DEFAULT_TOLERANCE, "Relative tolerance",
+                  "A guessed numerical sensitive value counts as correct when it is within this share of the true "
+                  "value (0.05 = within 5 %); unused for a categorical sensitive column.",
+                  minimum=0.0, step=0.01),
+        ),
         **_COMMON,
     )
 )

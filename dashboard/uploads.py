@@ -1,0 +1,448 @@
+"""Uploads and loaded tables: parsing uploaded files, the demo, table summaries and the reference table.
+
+Every function takes the session state as a plain mapping (``st.session_state`` in the app, a dict in
+tests) and never imports Streamlit, so the Data page stays short and this logic can be tested on its own.
+
+Session-state keys used here besides the contract of :mod:`dashboard.state`:
+
+- ``upload_log`` — uploaded file id → outcome, so that a file still sitting in an uploader is parsed
+  once, and a table the user removed is not added back on the next rerun.
+- ``reference`` — the optional reference table (:class:`LoadedTable` or None): real records of the same
+  population that were neither used for training nor are in the holdout. While it fits the real table,
+  :func:`sync_reference` puts it into ``metric_params`` as the ``reference`` parameter of
+  :data:`REFERENCE_METRICS`; the results cache key counts it by its content hash
+  (:func:`dashboard.state.run_key`) and reports describe it without printing its rows.
+- ``schema_draft`` — the Configure form (see :mod:`dashboard.schema_form`); reset to None here whenever
+  the real table is replaced or removed, so that the form is rebuilt for the new table.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field, replace
+from pathlib import PurePath
+from typing import Any, Iterable, MutableMapping
+
+import pandas as pd
+
+from privcore import registry
+from privcore.demo import list_scenarios, load_scenario
+from privcore.errors import ColumnMismatchError, InputError
+from privcore.io import check_column_kinds_agree, check_no_all_missing, check_same_columns, load_table
+from privcore.schema import Schema, infer_schema
+
+from dashboard.state import LoadedTable, Tables
+
+logger = logging.getLogger(__name__)
+
+
+#: Extensions the uploaders accept. ``xls`` is accepted on purpose: privcore then explains how to
+#: convert an old workbook, which is kinder than the browser silently refusing the file.
+UPLOAD_TYPES = ["csv", "tsv", "txt", "gz", "parquet", "pq", "xlsx", "xlsm", "xls"]
+
+DEFAULT_DEMO = "noisy_copy"
+ROLES = ("real", "synthetic", "holdout", "reference")
+
+#: Metrics that take the reference table as their ``reference`` parameter.
+REFERENCE_METRICS = ("mia_calibrated", "mia_domias")
+
+GENERIC_READ_ERROR = (
+    "Something unexpected went wrong while reading {name}, and the file was not loaded. Check that "
+    "it is a CSV, TSV, Parquet or Excel (.xlsx) table with a header row, or save it again in one of "
+    "those formats and retry."
+)
+
+
+# ------------------------------------------------------------------------------------------ uploads
+
+
+def parse_upload(uploaded: Any, name: str | None = None) -> tuple[pd.DataFrame | None, str | None]:
+    """Parse one uploaded file with :func:`privcore.io.load_table`, never raising.
+
+    Parameters
+    ----------
+    uploaded : UploadedFile, bytes or path
+        What the user uploaded (anything ``load_table`` accepts).
+    name : str, optional
+        Name used in messages; defaults to the file name.
+
+    Returns
+    -------
+    frame : pandas.DataFrame or None
+        The parsed table, or None when it could not be read.
+    message : str or None
+        A user-facing explanation when ``frame`` is None.
+    """
+    name = name or getattr(uploaded, "name", None) or "the uploaded file"
+    try:
+        return load_table(uploaded, name=name), None
+    except InputError as exc:  # privcore's messages are written for the person who uploaded
+        return None, str(exc)
+    except MemoryError:
+        return None, (
+            f"{name} is too large to hold in memory here. Upload a sample of the rows, or save the "
+            "table as Parquet, and try again."
+        )
+    except Exception as exc:  # noqa: BLE001 — a traceback must never reach the user
+        # Only the exception type is logged: its message could quote the user's data.
+        logger.warning("unexpected error while parsing an upload: %s", type(exc).__name__)
+        return None, GENERIC_READ_ERROR.format(name=name)
+
+
+def default_table_name(filename: str) -> str:
+    """A short table name from a file name: the stem, without ``.gz`` and the format suffix.
+
+    Examples
+    --------
+    >>> default_table_name("ctgan_run3.csv.gz")
+    'ctgan_run3'
+    """
+    path = PurePath(filename)
+    if path.suffix.lower() == ".gz":
+        path = PurePath(path.stem)
+    return path.stem or filename
+
+
+def unique_name(name: str, taken: Iterable[str]) -> str:
+    """``name``, or ``name (2)``, ``name (3)``… if it is already taken."""
+    taken = set(taken)
+    if name not in taken:
+        return name
+    n = 2
+    while f"{name} ({n})" in taken:
+        n += 1
+    return f"{name} ({n})"
+
+
+@dataclass
+class UploadOutcome:
+    """What happened to one uploaded file (kept in ``upload_log`` under its file id)."""
+
+    role: str
+    filename: str
+    error: str | None = None
+    table_name: str | None = None
+
+
+def _file_id(file: Any) -> str:
+    """The key of an uploaded file in ``upload_log`` (Streamlit's file id; name and size for stand-ins)."""
+    return getattr(file, "file_id", None) or f"{file.name}:{getattr(file, 'size', '')}"
+
+
+def process_uploads(state: MutableMapping, role: str, files: Iterable[Any]) -> bool:
+    """Parse the files of one uploader that were not seen before and store the good ones.
+
+    Parameters
+    ----------
+    state : mapping
+        The session state (``tables``, ``schema``, ``schema_draft``, ``demo``, ``upload_log``).
+    role : {"real", "synthetic", "holdout", "reference"}
+        Which uploader the files come from.
+    files : iterable of UploadedFile
+        The uploader's current value (None entries are ignored).
+
+    Returns
+    -------
+    bool
+        True if the loaded tables changed (the caller reruns so the sidebar is up to date).
+
+    Notes
+    -----
+    A real or holdout upload replaces the previous table of that role; synthetic uploads are added,
+    named after the file stem. Loading a demo and then uploading a file removes the demo tables
+    first, so the two are never mixed silently. A reference table is checked against the real table
+    (demo or not) and only stored when it fits: it replaces the previous one.
+    """
+    log: dict[str, UploadOutcome] = state.setdefault("upload_log", {})
+    changed = False
+    for file in files:
+        if file is None:
+            continue
+        file_id = _file_id(file)
+        if file_id in log:
+            continue
+        frame, error = parse_upload(file)
+        outcome = UploadOutcome(role=role, filename=file.name, error=error)
+        log[file_id] = outcome
+        if frame is None:
+            continue
+        if role == "reference":
+            table = LoadedTable.from_frame(file.name, frame)
+            outcome.error = reference_problem(state["tables"], table)
+            if outcome.error is None:
+                set_reference(state, table)
+                outcome.table_name = file.name
+                changed = True
+            continue
+        if state.get("demo"):
+            clear_tables(state)
+        tables: Tables = state["tables"]
+        if role == "real":
+            set_real(state, LoadedTable.from_frame(file.name, frame))
+            outcome.table_name = file.name
+        elif role == "holdout":
+            tables.holdout = LoadedTable.from_frame(file.name, frame)
+            outcome.table_name = file.name
+        else:
+            name = unique_name(default_table_name(file.name), tables.synthetic)
+            tables.synthetic[name] = LoadedTable.from_frame(name, frame)
+            outcome.table_name = name
+        changed = True
+    return changed
+
+
+def upload_errors(state: MutableMapping, files: Iterable[Any]) -> list[tuple[str, str]]:
+    """(file name, message) for each file now in an uploader that could not be loaded."""
+    log: dict[str, UploadOutcome] = state.get("upload_log", {})
+    out = []
+    for file in files:
+        if file is None:
+            continue
+        outcome = log.get(_file_id(file))
+        if outcome is not None and outcome.error:
+            out.append((file.name, outcome.error))
+    return out
+
+
+def set_real(state: MutableMapping, table: LoadedTable) -> None:
+    """Make ``table`` the real table; if its content changed, start again from the inferred schema.
+
+    Also selects the quick metric preset when no metric is selected yet.
+    """
+    tables: Tables = state["tables"]
+    previous = tables.real
+    tables.real = table
+    if previous is None or previous.content_hash != table.content_hash:
+        state["schema"] = infer_schema(table.frame)
+        state["schema_draft"] = None  # rebuilt from the new schema by the Configure page
+    if not state.get("selected_metrics"):
+        # The Results page runs what is selected; without a visit to the Metrics page, run "quick".
+        state["selected_metrics"] = list(registry.presets()["quick"])
+    sync_reference(state)  # a reference that does not fit the new real table is no longer passed on
+
+
+def clear_tables(state: MutableMapping) -> None:
+    """Forget every loaded table (the reference too) and everything derived from it."""
+    state["tables"] = Tables()
+    state["schema"] = None
+    state["schema_draft"] = None
+    state["demo"] = None
+    set_reference(state, None)
+
+
+def remove_table(state: MutableMapping, role: str, name: str | None = None) -> None:
+    """Remove the real, holdout or reference table, or the synthetic table called ``name``."""
+    if role == "reference":
+        set_reference(state, None)
+        return
+    tables: Tables = state["tables"]
+    if role == "real":
+        tables.real = None
+        state["schema"] = None
+        state["schema_draft"] = None
+    elif role == "holdout":
+        tables.holdout = None
+    else:
+        tables.synthetic.pop(name, None)
+    if tables.real is None and not tables.synthetic and tables.holdout is None:
+        state["demo"] = None
+    sync_reference(state)
+
+
+def rename_synthetic(state: MutableMapping, old: str, new: str) -> str | None:
+    """Rename a synthetic table, keeping the order; return an error message or None on success."""
+    tables: Tables = state["tables"]
+    new = (new or "").strip()
+    if new == old:
+        return None
+    if not new:
+        return "A synthetic table needs a name; the previous name was kept."
+    if new in tables.synthetic:
+        return f"Another synthetic table is already called {new!r}; choose a different name."
+    tables.synthetic = {
+        (new if name == old else name): (replace(t, name=new) if name == old else t)
+        for name, t in tables.synthetic.items()
+    }
+    return None
+
+
+# --------------------------------------------------------------------------------------------- demo
+
+
+def scenario_choices() -> dict[str, Any]:
+    """Demo scenarios by name, in teaching order (each has ``title`` and ``description``)."""
+    return {s.name: s for s in list_scenarios()}
+
+
+def load_demo(state: MutableMapping, name: str = DEFAULT_DEMO) -> None:
+    """Replace everything loaded with a demo scenario, its holdout and its schema.
+
+    Also selects the quick metric preset when no metric is selected yet, so that "start with the
+    demo" leads straight to results.
+    """
+    demo = load_scenario(name)
+    # Copies: the demo loader may cache its frames, and pages must never share mutable data.
+    state["tables"] = Tables(
+        real=LoadedTable.from_frame("Adult sample (real)", demo.real.copy()),
+        synthetic={demo.scenario.title: LoadedTable.from_frame(demo.scenario.title, demo.synthetic.copy())},
+        holdout=LoadedTable.from_frame("Adult holdout", demo.holdout.copy()),
+    )
+    state["schema"] = Schema(
+        types=dict(demo.types), key=list(demo.key), sensitive=demo.sensitive, seed=int(demo.seed)
+    )
+    state["schema_draft"] = None
+    state["demo"] = name
+    set_reference(state, None)  # the demo replaces everything loaded
+    if not state.get("selected_metrics"):
+        state["selected_metrics"] = list(registry.presets()["quick"])
+
+
+# -------------------------------------------------------------------------------- table summaries
+
+
+def describe(role: str, name: str) -> str:
+    """How a table is named in messages: "the synthetic table 'ctgan'"."""
+    return f"the {role} table '{name}'"
+
+
+def sentence(message: str) -> str:
+    """The message with a capital first letter (privcore messages may start with a table name)."""
+    return message[:1].upper() + message[1:]
+
+
+def missing_summary(frame: pd.DataFrame) -> pd.DataFrame:
+    """Missing values per column: count and share, one row per column, in table order."""
+    counts = frame.isna().sum()
+    share = counts / max(len(frame), 1)
+    return pd.DataFrame(
+        {"column": [str(c) for c in frame.columns], "missing values": counts.to_numpy(),
+         "share": [f"{s:.1%}" for s in share.to_numpy()]}
+    )
+
+
+@dataclass
+class FitProblem:
+    """A way in which a loaded table does not fit the others.
+
+    ``role`` and ``name`` say which loaded table the problem is shown with; ``missing`` and
+    ``extra`` list the mismatched columns of a column mismatch.
+    """
+
+    role: str
+    name: str
+    message: str
+    missing: list = field(default_factory=list)
+    extra: list = field(default_factory=list)
+
+
+def fit_problems(tables: Tables) -> list[FitProblem]:
+    """Check every loaded table against the real one with privcore's checks, collecting all problems.
+
+    Column mismatches come with the lists of missing and extra columns so that the page can explain
+    them column by column; empty columns and numeric/text conflicts follow.
+    """
+    if tables.real is None:
+        return []
+    loaded = [("real", tables.real)] + [("synthetic", t) for t in tables.synthetic.values()]
+    if tables.holdout is not None:
+        loaded.append(("holdout", tables.holdout))
+    # Messages name tables by role and name; this maps those descriptions back to the tables.
+    described = {describe(role, t.name): (role, t) for role, t in loaded}
+    real_name = describe("real", tables.real.name)
+    problems: list[FitProblem] = []
+    for name, (role, table) in described.items():
+        if role == "real":
+            continue
+        try:
+            check_same_columns(tables.real.frame, table.frame, real_name, name)
+        except ColumnMismatchError as exc:
+            problems.append(FitProblem(role, table.name, sentence(str(exc)), list(exc.missing),
+                                       list(exc.extra)))
+    for name, (role, table) in described.items():
+        try:
+            check_no_all_missing(table.frame, name)
+        except InputError as exc:
+            problems.append(FitProblem(role, table.name, sentence(str(exc))))
+    try:
+        check_column_kinds_agree({name: table.frame for name, (_, table) in described.items()})
+    except InputError as exc:
+        role, table = described.get(exc.file, ("real", tables.real))
+        problems.append(FitProblem(role, table.name, sentence(str(exc))))
+    return problems
+
+
+# ------------------------------------------------------------------------------- reference table
+
+
+def reference_problem(tables: Tables, reference: LoadedTable) -> str | None:
+    """Why ``reference`` cannot serve as the reference table of ``tables`` (None when it fits).
+
+    It must have the real table's columns, no empty column, and numbers or text in the same columns.
+    """
+    if tables.real is None:
+        return (f"The reference table {reference.name} is checked against the real table: load the real "
+                "table first, then upload the reference table again.")
+    problem = reference_fit_problem(tables, reference)
+    return None if problem is None else problem.message
+
+
+def reference_fit_problem(tables: Tables, reference: LoadedTable) -> FitProblem | None:
+    """The first way ``reference`` does not fit the real table (with the mismatched columns), or None."""
+    if tables.real is None:
+        return None
+    real_name, name = describe("real", tables.real.name), describe("reference", reference.name)
+    try:
+        check_same_columns(tables.real.frame, reference.frame, real_name, name)
+    except ColumnMismatchError as exc:
+        return FitProblem("reference", reference.name, sentence(str(exc)), list(exc.missing), list(exc.extra))
+    try:
+        check_no_all_missing(reference.frame, name)
+        check_column_kinds_agree({real_name: tables.real.frame, name: reference.frame})
+    except InputError as exc:
+        return FitProblem("reference", reference.name, sentence(str(exc)))
+    return None
+
+
+def set_reference(state: MutableMapping, table: LoadedTable | None) -> None:
+    """Store (or, with None, remove) the reference table and update ``metric_params`` accordingly."""
+    state["reference"] = table
+    sync_reference(state)
+
+
+def sync_reference(state: MutableMapping) -> None:
+    """Pass the reference table to :data:`REFERENCE_METRICS` through ``metric_params`` while it fits.
+
+    Without a reference table, or when it no longer fits the real table (which was replaced), the
+    ``reference`` entries are removed and the attacks fall back to half of the holdout. Other
+    parameters in ``metric_params`` are left alone.
+    """
+    reference: LoadedTable | None = state.get("reference")
+    tables: Tables | None = state.get("tables")
+    usable = (reference is not None and tables is not None and tables.real is not None
+              and reference_fit_problem(tables, reference) is None)
+    params: dict = state.setdefault("metric_params", {})
+    for metric_id in REFERENCE_METRICS:
+        own = dict(params.get(metric_id) or {})
+        current = own.get("reference")
+        if usable:
+            if current is not reference.frame:  # the run key hashes the frame's content (state.run_key)
+                own["reference"] = reference.frame
+        else:
+            own.pop("reference", None)
+        store_overrides(params, metric_id, own)
+
+
+def store_overrides(params: dict, metric_id: str, own: dict) -> None:
+    """Keep ``own`` as ``metric_id``'s entry of ``metric_params``; no entry at all when it is empty."""
+    if own:
+        params[metric_id] = own
+    else:
+        params.pop(metric_id, None)
+
+
+def mismatch_frame(problem: FitProblem, real_name: str) -> pd.DataFrame:
+    """One row per mismatched column saying where it is and where it is missing."""
+    table = describe(problem.role, problem.name)
+    rows = [(str(c), f"in {real_name}, missing from {table}") for c in problem.missing]
+    rows += [(str(c), f"in {table}, not in {real_name}") for c in problem.extra]
+    return pd.DataFrame(rows, columns=["column", "problem"])
