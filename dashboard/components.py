@@ -17,6 +17,7 @@ from dashboard.metric_choice import without_cli_flags
 from privcore import figures as F
 from privcore import registry
 from privcore import report as R
+from privcore.details import InferenceAttack, LinkabilityAttack, SinglingOutAttack
 
 #: Plotly options for every chart: no Plotly logo link, no "edit in Chart Studio" (nothing leaves the machine).
 PLOTLY_CONFIG = {"displaylogo": False, "showLink": False, "showSendToCloud": False, "showEditInChartStudio": False}
@@ -221,7 +222,7 @@ def worked_computation(report, metric_id: str, row: int) -> None:
     if not constants.empty:
         with st.expander("Constants of the same computation"):
             st.dataframe(constants, hide_index=True, width="stretch")
-    space = F.METRIC_SPACE.get(metric_id)
+    space = registry.get(metric_id).space
     if space is not None and report.shared is not None:
         label = {"E": "the encoded space E", "phi": "the FAMD projection Φk",
                  "E_idscore": "IdScore's entropy-weighted space"}.get(space, space)
@@ -239,11 +240,11 @@ def attack_details(report, metric_id: str, limit: int = 10) -> None:
     result = report[metric_id]
     if not result.applicable:
         return
-    details = result.details or {}
-    if "queries" in details:
-        worked = [q for q in details["queries"] if q.get("real_success")]
+    details = result.details
+    if isinstance(details, SinglingOutAttack):
+        worked = [q for q in details.queries if q.get("real_success")]
         st.markdown(f"**Descriptions written from the synthetic data that fit exactly one real person** "
-                    f"({len(worked)} of {len(details['queries'])})")
+                    f"({len(worked)} of {len(details.queries)})")
         if worked:
             st.dataframe(
                 pd.DataFrame([{"description": q["query"], "singles out real row": q.get("real_row"),
@@ -251,16 +252,15 @@ def attack_details(report, metric_id: str, limit: int = 10) -> None:
                               for q in worked[:limit]]),
                 hide_index=True, width="stretch")
         return
-    main = details.get("attack_main")
-    if isinstance(main, dict) and "guesses" in main:
-        st.markdown(f"**The attacker's guesses of '{details.get('secret', 'the secret')}'** (first {limit} attacks "
-                    "on training records)")
+    main = getattr(details, "attack_main", None)
+    if isinstance(details, InferenceAttack) and main:
+        st.markdown(f"**The attacker's guesses of '{details.secret}'** (first {limit} attacks on training records)")
         st.dataframe(pd.DataFrame({
             "real row": main["targets"][:limit], "true value": main["secrets"][:limit],
             "guess from the nearest synthetic record": main["guesses"][:limit],
             "right": main["success"][:limit]}), hide_index=True, width="stretch")
-    elif isinstance(main, dict) and "linked" in main:
-        aux = details.get("aux_cols") or [[], []]
+    elif isinstance(details, LinkabilityAttack) and main:
+        aux = details.aux_cols or [[], []]
         st.markdown(f"**Linking attempts** (first {limit}): the attacker knows {', '.join(map(str, aux[0]))} from one "
                     f"source and {', '.join(map(str, aux[1]))} from another")
         st.dataframe(pd.DataFrame({

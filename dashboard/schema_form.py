@@ -21,7 +21,7 @@ from privcore.errors import InputError
 from privcore.schema import COLUMN_TYPES, Schema, guess_column_type, infer_schema
 
 from dashboard.state import LoadedTable, Tables
-from dashboard.uploads import describe, sentence
+from dashboard.table_checks import describe, sentence
 
 logger = logging.getLogger(__name__)
 

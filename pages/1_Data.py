@@ -8,7 +8,7 @@ reference table goes to ``st.session_state["reference"]`` and, while it fits the
 
 import streamlit as st
 
-from dashboard import uploads
+from dashboard import table_checks, uploads
 from dashboard.page_setup import CONFIGURE_PAGE, setup_page
 from privcore.io import MAX_UPLOAD_MB
 
@@ -72,7 +72,7 @@ with demo_tab:
 
 tables = state["tables"]
 reference = state.get("reference")
-problems = uploads.fit_problems(tables)
+problems = table_checks.fit_problems(tables)
 if reference is not None and (problem := uploads.reference_fit_problem(tables, reference)) is not None:
     problem.message += (" The reference table is not used until it fits: the membership attacks use half of "
                         "the holdout instead.")
@@ -110,12 +110,12 @@ def _show_table(role: str, table, key: str) -> None:
                 continue
             st.error(problem.message, icon=":material/error:")
             if problem.missing or problem.extra:
-                st.dataframe(uploads.mismatch_frame(problem, uploads.describe("real", tables.real.name)),
+                st.dataframe(table_checks.mismatch_frame(problem, table_checks.describe("real", tables.real.name)),
                              hide_index=True)
         with st.expander("Preview and missing values"):
             st.caption("First 10 rows")
             st.dataframe(frame.head(10), hide_index=True)
-            missing = uploads.missing_summary(frame)
+            missing = table_checks.missing_summary(frame)
             if missing["missing values"].sum() == 0:
                 st.caption("No missing values.")
             else:

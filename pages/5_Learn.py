@@ -150,7 +150,7 @@ elif lesson == LESSONS[2]:
         "*capital-gain = 34095* that fits exactly one real person is enough."
     )
     if "singling_out_univariate" in report and report["singling_out_univariate"].applicable:
-        queries = [q for q in report["singling_out_univariate"].details.get("queries", []) if q["real_success"]]
+        queries = [q for q in report["singling_out_univariate"].details.queries if q["real_success"]]
         st.markdown(f"The univariate singling-out attack wrote {len(queries)} description(s) from the synthetic "
                     "data that fit exactly one training record; the first few:")
         st.dataframe([{"description": q["query"], "singles out real row": q["real_row"],
@@ -172,20 +172,20 @@ else:
         details = report["dcr_test"].details
         C.show_figure(F.metric_figures(report, "dcr_test")[0], key="learn-proxy")
         st.markdown(
-            f"The **DCR test** compares the {details['percentile']:g}th percentile of the distances from synthetic "
-            f"records to their closest training record ({details['p_synthetic']:.3g}) with the same percentile for "
-            f"the holdout ({details['p_holdout']:.3g}). The copied rows are too few to move a percentile, so the "
-            f"test **{'passes' if details['passes'] else 'fails'}**."
+            f"The **DCR test** compares the {details.percentile:g}th percentile of the distances from synthetic "
+            f"records to their closest training record ({details.p_synthetic:.3g}) with the same percentile for "
+            f"the holdout ({details.p_holdout:.3g}). The copied rows are too few to move a percentile, so the "
+            f"test **{'passes' if details.passes else 'fails'}**."
         )
     if "mia_distance" in report and report["mia_distance"].applicable:
         d = report["mia_distance"].details
-        members, non = d["member_scores"], d["nonmember_scores"]
+        members, non = d.member_scores, d.nonmember_scores
         exposed = int((members > non.max()).sum())
         st.markdown(
             f"Yet a **membership-inference attack** that scores each person by how close the nearest synthetic "
             f"record is picks out {exposed} of {len(members):,} training members with a score higher than every one "
             f"of the {len(non):,} non-members: it accuses them and is never wrong. Averaged over everyone, its "
-            f"ROC AUC is only {d['auc']:.2f}, close to a coin flip; the damage is done to a few people, the "
+            f"ROC AUC is only {d.auc:.2f}, close to a coin flip; the damage is done to a few people, the "
             "rarest and easiest to re-identify."
         )
     takeaway("A passing proxy test is not evidence of privacy. Judge the worst-off individuals, with attacks "

@@ -1,4 +1,4 @@
-"""Command line: ``python -m privcore evaluate|metrics|demo`` (product.md "Python API and command line").
+"""Command line: ``python -m privcore evaluate|metrics|demo|schema`` (product.md "Python API and command line").
 
 Exit codes: 0 success, 2 bad input (one line on stderr naming the file and column), 1 internal error.
 
@@ -62,7 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--html", metavar="OUT.html", help="also write a self-contained HTML report")
     ev.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
-    sub.add_parser("metrics", help="list metric ids with one-line descriptions")
+    sub.add_parser("metrics", help="list metric ids with one-line descriptions and their parameters")
+    sub.add_parser("schema", help="print the JSON Schema of the report that evaluate --json writes")
 
     demo = sub.add_parser("demo", help="list demo scenarios, or write one as CSV files")
     demo.add_argument("name", nargs="?", help="scenario to write")
@@ -77,6 +78,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "metrics":
             return _list_metrics()
+        if args.command == "schema":
+            from privcore.json_schema import report_schema
+
+            print(json.dumps(report_schema(), indent=2, ensure_ascii=False))
+            return EXIT_OK
         if args.command == "demo":
             return _demo(args)
         return _evaluate(args)

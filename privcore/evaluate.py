@@ -295,6 +295,9 @@ def _to_result(info, output: MetricOutput, params, started) -> MetricResult:
     risk = None if output.risk is None else float(output.risk)
     if risk is not None and not (0.0 <= risk <= 1.0):
         raise AssertionError(f"{info.id} returned risk {risk} outside [0, 1]")
+    if not isinstance(output.details, info.details_type):
+        raise AssertionError(f"{info.id} returned details of type {type(output.details).__name__}, not the declared "
+                             f"{info.details_type.__name__}")
     return MetricResult(
         id=info.id,
         applicable=True,

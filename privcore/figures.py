@@ -25,6 +25,8 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from privcore.details import (AttackRates, ClassifierScores, EpsilonSeries, IdenticalShares, MembershipScores,
+                              ProxyTest)
 from privcore.results import NotApplicable
 
 __all__ = [
@@ -54,7 +56,7 @@ __all__ = [
     "metric_figures",
     "metric_name",
     "attack_rates",
-    "roc_data",
+    "DETAIL_FIGURES",
 ]
 
 #: Okabe & Ito (2008), "Color Universal Design": eight colours distinguishable by colour-blind readers.
@@ -93,14 +95,6 @@ SYMBOLS: tuple[str, ...] = ("circle", "x", "triangle-up", "diamond", "square", "
 MAX_POINTS = 2000
 MAX_LINKS = 200
 BINS = 40
-
-#: Which vector space each distance metric reads its neighbours from (metrics.md §2–3).
-METRIC_SPACE: dict[str, str] = {
-    "cvp": "E", "dvp": "E", "auth": "E", "nsnd": "E", "mdcr": "E", "nnaa": "E", "idscore": "E_idscore",
-    "nndr": "phi", "dcr": "phi", "hidr": "phi",
-    "dcr_test": "E", "nndr_test": "E", "ims_test": "E", "mia_distance": "E", "mia_calibrated": "E",
-}
-
 
 @dataclass(frozen=True)
 class Figure:
@@ -873,192 +867,102 @@ def famd_map(report, *, max_points: int = MAX_POINTS, max_links: int = MAX_LINKS
 
 
 # --------------------------------------------------------------------------------------------------
-# reading metric details
+# figures of each kind of evidence
 # --------------------------------------------------------------------------------------------------
-def _find(obj: Any, names: Sequence[str], depth: int = 0) -> Any:
-    """First value stored under one of ``names`` in nested mappings (breadth first)."""
-    if depth > 4 or not isinstance(obj, Mapping):
-        return None
-    for n in names:
-        if n in obj and obj[n] is not None:
-            return obj[n]
-    for value in obj.values():
-        if isinstance(value, Mapping):
-            found = _find(value, names, depth + 1)
-            if found is not None:
-                return found
-    return None
-
-
-def _rate(value: Any) -> tuple[float, float | None, float | None] | None:
-    """(value, low, high) from a SuccessRate, {"value", "error"}, {"rate", "interval"}, a pair or a float."""
-    try:
-        return _rate_unchecked(value)
-    except (TypeError, ValueError):
-        return None
-
-
-def _rate_unchecked(value: Any) -> tuple[float, float | None, float | None] | None:
-    if value is None or isinstance(value, (bool, np.bool_)):
-        return None
-    if hasattr(value, "value") and hasattr(value, "error"):
-        v, e = float(value.value), float(value.error)
-        return v, max(0.0, v - e), min(1.0, v + e)
-    if isinstance(value, Mapping):
-        v = value.get("value", value.get("rate", value.get("risk")))
-        if v is None:
-            return None
-        v = float(v)
-        if value.get("interval") is not None:
-            lo, hi = value["interval"]
-            return v, float(lo), float(hi)
-        e = value.get("error")
-        if e is None:
-            return v, None, None
-        return v, max(0.0, v - float(e)), min(1.0, v + float(e))
-    if isinstance(value, (list, tuple)) and len(value) == 2:
-        v, e = float(value[0]), float(value[1])
-        return v, max(0.0, v - e), min(1.0, v + e)
-    if isinstance(value, (int, float, np.floating, np.integer)):
-        return float(value), None, None
-    return None
-
-
-def _find_rate(obj: Any, names: Sequence[str], depth: int = 0) -> tuple[float, float | None, float | None] | None:
-    """First value under one of ``names`` (breadth first through nested mappings) that reads as a rate.
-
-    Attack details also store per-attack records under "main"/"control" (targets, guesses...); those do
-    not read as rates and are skipped.
-    """
-    if depth > 4 or not isinstance(obj, Mapping):
-        return None
-    for n in names:
-        if n in obj:
-            rate = _rate(obj[n])
-            if rate is not None and math.isfinite(rate[0]):
-                return rate
-    for value in obj.values():
-        if isinstance(value, Mapping):
-            found = _find_rate(value, names, depth + 1)
-            if found is not None:
-                return found
-    return None
-
-
-def attack_rates(details: Mapping[str, Any]) -> dict[str, tuple[float, float | None, float | None]]:
-    """Main, baseline and control success rates found in an attack metric's ``details``."""
+def attack_rates(details: AttackRates) -> dict[str, tuple[float, float, float]]:
+    """Main, baseline and control success rates of an attack as (value, low, high)."""
     out = {}
-    for label, names in (("main", ("main", "main_rate", "main_attack")),
-                         ("baseline", ("baseline", "baseline_rate", "baseline_attack")),
-                         ("control", ("control", "control_rate", "control_attack"))):
-        rate = _find_rate(details, names)
-        if rate is not None:
-            out[label] = rate
-    return out if "main" in out else {}
+    for label in ("main", "baseline", "control"):
+        rate = getattr(details, label)
+        if rate is not None and math.isfinite(rate.value):
+            out[label] = (rate.value, *rate.interval)
+    return out
 
 
-def roc_data(details: Mapping[str, Any]) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], dict[str, float]]:
-    """ROC curves (label → (fpr, tpr)) and AUCs found in a membership metric's ``details``."""
-    curves: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    aucs: dict[str, float] = {}
-
-    def take(label: str, obj: Any) -> None:
-        if isinstance(obj, Mapping) and "fpr" in obj and "tpr" in obj:
-            curves[label] = (np.asarray(obj["fpr"], dtype=float), np.asarray(obj["tpr"], dtype=float))
-            auc = obj.get("auc", obj.get("roc_auc"))
-            if isinstance(auc, (int, float)):
-                aucs[label] = float(auc)
-            elif isinstance(auc, Mapping) and "value" in auc:
-                aucs[label] = float(auc["value"])
-
-    take("attack", details)
-    if "roc_fpr" in details and "roc_tpr" in details and details["roc_fpr"] is not None:
-        curves["attack"] = (np.asarray(details["roc_fpr"], dtype=float), np.asarray(details["roc_tpr"], dtype=float))
-    roc = _find(details, ("roc", "roc_curve", "curve", "curves"))
-    if isinstance(roc, Mapping):
-        if "fpr" in roc:
-            take("attack", roc)
-        else:
-            for label, value in roc.items():
-                take(str(label), value)
-    elif isinstance(roc, (list, tuple)):
-        if len(roc) >= 2 and not isinstance(roc[0], Mapping):
-            curves["attack"] = (np.asarray(roc[0], dtype=float), np.asarray(roc[1], dtype=float))
-        else:
-            for i, value in enumerate(roc):
-                take(str(value.get("label", f"curve {i + 1}")) if isinstance(value, Mapping) else f"curve {i + 1}",
-                     value)
-    if "attack" in curves and "attack" not in aucs:
-        auc = _find(details, ("auc", "roc_auc"))
-        rate = _rate(auc)
-        if rate is not None:
-            aucs["attack"] = rate[0]
-    return curves, aucs
+def _attack_figures(report, result, name: str) -> list[Figure]:
+    risk = None
+    if result.risk is not None and result.interval is not None:
+        risk = (result.risk, result.interval[0], result.interval[1])
+    return [attack_intervals(attack_rates(result.details), name=name, risk=risk)]
 
 
-#: Labels of SynQP's per-ε curves (``details`` keys of privcore.metrics.synqp).
-EPSILON_SERIES = {
-    "sd_idr": "SD-IDR: synthetic vs training records",
-    "sd_mia": "SD-MIA: excess over a fresh sample",
-    "idr_real": "IDR of the training records",
-    "idr_holdout": "IDR of the holdout (fresh sample)",
+#: Rows of the membership statistics figure: label and the statistic's value and interval.
+_MEMBERSHIP_STATS = (
+    ("ROC AUC (0.5 = chance)", lambda d: (d.auc, d.auc_interval)),
+    ("advantage max(TPR − FPR)", lambda d: (d.advantage, d.advantage_interval)),
+    ("TPR at FPR 1%", lambda d: (d.tpr_at.get("0.01"), d.tpr_at_interval.get("0.01"))),
+    ("TPR at FPR 10%", lambda d: (d.tpr_at.get("0.1"), d.tpr_at_interval.get("0.1"))),
+)
+
+
+def _membership_figures(report, result, name: str) -> list[Figure]:
+    details: MembershipScores = result.details
+    figs = [roc_curves({"attack": (np.asarray(details.roc_fpr, dtype=float), np.asarray(details.roc_tpr, dtype=float))},
+                       name=name, aucs={"attack": float(details.auc)}),
+            _membership_scores(details, name)]
+    if details.auc_interval is not None or details.advantage_interval is not None:
+        rows = {}
+        for label, read in _MEMBERSHIP_STATS:
+            value, interval = read(details)
+            if value is not None:
+                rows[label] = (float(value), *(interval if interval is not None else (None, None)))
+        figs.append(attack_intervals(
+            rows, name=name, title=f"{name}: attack statistics with 95% bootstrap intervals", x_title="value",
+            caption="An AUC near 0.5 and an advantage near 0 mean the attacker does no better than a coin flip; "
+                    "TPR at FPR 1% is the share of training members caught while wrongly accusing only 1 in 100 "
+                    "non-members."))
+    return figs
+
+
+def _epsilon_figures(report, result, name: str) -> list[Figure]:
+    details: EpsilonSeries = result.details
+    series = {details.label: {float(e): float(v) for e, v in zip(details.epsilons, details.values)}}
+    for term, label in details.shown_terms.items():
+        series[label] = {float(e): float(v) for e, v in zip(details.epsilons, details.terms[term])}
+    return [epsilon_curve(series, name=name, threshold=float(details.threshold))]
+
+
+def _classifier_figures(report, result, name: str) -> list[Figure]:
+    details: ClassifierScores = result.details
+    return [fold_scores([float(x) for x in details.scores], name=name, label=details.score_label, chance=0.5)]
+
+
+def _proxy_figures(report, result, name: str) -> list[Figure]:
+    return [_proxy_histogram(result.details, result.id, name)]
+
+
+def _ims_figures(report, result, name: str) -> list[Figure]:
+    return [_ims_bars(result.details, name)]
+
+
+#: The figures of each kind of evidence (looked up along the details type's MRO).
+DETAIL_FIGURES = {
+    AttackRates: _attack_figures,
+    MembershipScores: _membership_figures,
+    EpsilonSeries: _epsilon_figures,
+    ClassifierScores: _classifier_figures,
+    ProxyTest: _proxy_figures,
+    IdenticalShares: _ims_figures,
 }
 
 
-def _epsilon_series(details: Mapping[str, Any]) -> dict[str, dict[float, float]]:
-    eps = details.get("epsilons")
-    if isinstance(eps, (list, tuple, np.ndarray)) and len(eps):
-        out = {}
-        for key, label in EPSILON_SERIES.items():
-            values = details.get(key)
-            if isinstance(values, (list, tuple, np.ndarray)) and len(values) == len(eps):
-                out[label] = {float(e): float(v) for e, v in zip(eps, values)}
-        if out:
-            return out
-    found = _find(details, ("by_epsilon", "per_epsilon", "values_by_epsilon", "epsilon_values", "curve"))
-    series: dict[str, dict[float, float]] = {}
-
-    def numeric_mapping(m: Any) -> dict[float, float] | None:
-        if not isinstance(m, Mapping) or not m:
-            return None
-        out = {}
-        for k, v in m.items():
-            try:
-                key = float(k)
-            except (TypeError, ValueError):
-                return None
-            rate = _rate(v)
-            if rate is None:
-                return None
-            out[key] = rate[0]
-        return out
-
-    direct = numeric_mapping(found)
-    if direct:
-        series["value"] = direct
-    elif isinstance(found, Mapping):
-        for label, value in found.items():
-            m = numeric_mapping(value)
-            if m:
-                series[str(label)] = m
-    if not series:
-        eps = _find(details, ("epsilons", "epsilon", "eps"))
-        vals = _find(details, ("values", "idr", "rates"))
-        if isinstance(eps, (list, tuple, np.ndarray)) and isinstance(vals, (list, tuple, np.ndarray)) \
-                and len(eps) == len(vals):
-            series["value"] = {float(e): float(v) for e, v in zip(eps, vals)}
-    return series
+def _detail_figures(report, result, name: str) -> list[Figure]:
+    for kind in type(result.details).__mro__:
+        if kind in DETAIL_FIGURES:
+            return DETAIL_FIGURES[kind](report, result, name)
+    return []
 
 
-def _fold_list(details: Mapping[str, Any]) -> tuple[list[float], str] | None:
-    for key, label in (("fold_auc", "ROC AUC"), ("fold_aucs", "ROC AUC"), ("aucs", "ROC AUC"), ("auc_per_fold", "ROC AUC"),
-                       ("recalls", "recall on real rows"), ("repeats", "recall on real rows"),
-                       ("scores", "score")):
-        value = _find(details, (key,))
-        if isinstance(value, (list, tuple, np.ndarray)) and len(value) and all(
-                isinstance(x, (int, float, np.floating)) for x in value):
-            return [float(x) for x in value], label
-    return None
+def _thresholds(report) -> dict[str, float]:
+    """CVP's and DVP's thresholds as this report ran them (their defaults when they did not run)."""
+    from privcore import registry
+
+    marks = {}
+    for metric_id, label in (("cvp", "CVP"), ("dvp", "DVP")):
+        ran = report[metric_id].params.get("threshold") if metric_id in report else None
+        t = ran or registry.get(metric_id).default_params["threshold"]
+        marks[f"{label} threshold {float(t):g}"] = float(t)
+    return marks
 
 
 # --------------------------------------------------------------------------------------------------
@@ -1067,76 +971,31 @@ def _fold_list(details: Mapping[str, Any]) -> tuple[list[float], str] | None:
 def metric_figures(report, metric_id: str) -> list[Figure]:
     """The explanatory figures of one metric, most telling first.
 
-    Reads only what the evaluation computed: the metric's ``per_record``, ``details``, interval and
-    baseline, and the report's shared neighbour passes (computed on first use when the metric itself
-    did not need them). A metric whose details are unknown here gets the distribution of its per-record
-    risks.
+    Chosen by declaration, never by guessing: first the figures of the metric's details type
+    (:data:`DETAIL_FIGURES`: attack rates, ROC curves, per-ε curves, fold scores...), then the figures the
+    metric declares in the registry from the report's shared neighbour passes (``MetricInfo.figures``:
+    distances in its ``space``, the normalised distance, computed on first use when the metric itself
+    did not need them), the distribution of its per-record risks (unless its details type shows them
+    itself), and the FAMD map last.
     """
+    from privcore import registry
+
     result = report[metric_id]
+    declared = registry.get(metric_id).figures if metric_id in registry.metric_ids() else ()
     name = metric_name(metric_id)
     if not result.applicable:
         return [_empty(name, f"{name} is not applicable: {result.reason or 'no reason given'}")]
-    details = result.details or {}
-    figs: list[Figure] = []
-    base_pr = getattr(result.baseline_output, "per_record", None)
-    space = METRIC_SPACE.get(metric_id)
+    figs: list[Figure] = _detail_figures(report, result, name) if result.details is not None else []
     has_shared = getattr(report, "shared", None) is not None and report.data is not None
-    is_membership = "member_scores" in details and "nonmember_scores" in details
-
-    # attack-based: interval bars of main / baseline / control
-    rates = attack_rates(details)
-    if rates:
-        risk = None
-        if result.risk is not None and result.interval is not None:
-            risk = (result.risk, result.interval[0], result.interval[1])
-        figs.append(attack_intervals(rates, name=name, risk=risk))
-    # membership inference: ROC curve and the attack scores of members and non-members
-    curves, aucs = roc_data(details)
-    if curves:
-        figs.append(roc_curves(curves, name=name, aucs=aucs))
-    if is_membership:
-        figs.append(_membership_scores(details, name))
-    if "auc_interval" in details or "advantage_interval" in details:
-        rows = {}
-        for key, label in (("auc", "ROC AUC (0.5 = chance)"), ("advantage", "advantage max(TPR − FPR)"),
-                           ("tpr_at_0.01", "TPR at FPR 1%"), ("tpr_at_0.1", "TPR at FPR 10%")):
-            if details.get(key) is not None:
-                iv = details.get(f"{key}_interval")
-                rows[label] = (float(details[key]), *(iv if iv is not None else (None, None)))
-        if rows:
-            figs.append(attack_intervals(
-                rows, name=name, title=f"{name}: attack statistics with 95% bootstrap intervals", x_title="value",
-                caption="An AUC near 0.5 and an advantage near 0 mean the attacker does no better than a coin flip; "
-                        "TPR at FPR 1% is the share of training members caught while wrongly accusing only 1 in 100 "
-                        "non-members."))
-    # SynQP: value per epsilon
-    series = _epsilon_series(details)
-    if series:
-        threshold = details.get("threshold", 0.09)
-        figs.append(epsilon_curve(series, name=name, threshold=float(threshold) if threshold is not None else None))
-    # classifiers: fold scores against chance
-    folds = _fold_list(details)
-    if folds is not None and metric_id in ("dmlp", "mir"):
-        figs.append(fold_scores(folds[0], name=name, label=folds[1], chance=0.5))
-    # distance metrics: the distances themselves
-    if has_shared and metric_id in ("cvp", "dvp", "nsnd"):
-        marks = {}
-        for mid, default, label in (("cvp", 0.2, "CVP"), ("dvp", 0.8, "DVP")):
-            t = (report[mid].params.get("threshold") if mid in report else None) or default
-            marks[f"{label} threshold {float(t):g}"] = float(t)
-        figs.append(normalised_distance_histogram(report, name=name, thresholds=marks))
-    if has_shared and metric_id in ("dcr_test", "nndr_test") and "synthetic_values" in details:
-        figs.append(_proxy_histogram(details, metric_id, name))
-    elif has_shared and metric_id == "ims_test":
-        figs.append(_ims_bars(details, name))
-    elif has_shared and space in ("E", "phi", "E_idscore") and metric_id not in (
-            "cvp", "dvp", "nsnd", "mia_distance", "mia_calibrated"):
-        figs.append(distance_comparison(report, space, name=name))
-    # per-record risk distribution (the generic fallback, and useful for most metrics)
-    if result.per_record is not None and len(result.per_record) and not is_membership:
+    if has_shared and "normalised_distances" in declared:
+        figs.append(normalised_distance_histogram(report, name=name, thresholds=_thresholds(report)))
+    if has_shared and "distances" in declared:
+        figs.append(distance_comparison(report, registry.get(metric_id).space, name=name))
+    draws_per_record = getattr(type(result.details), "per_record_figure", True)
+    if result.per_record is not None and len(result.per_record) and draws_per_record:
+        base_pr = getattr(result.baseline_output, "per_record", None)
         figs.append(per_record_distribution(result.per_record, base_pr, name=name, unit=result.per_record_unit))
-    # the FAMD map for the projection metrics and the copy-detecting ones
-    if has_shared and (space == "phi" or metric_id in ("crp", "hitr", "cvp", "auth", "mia_distance")):
+    if has_shared and "famd_map" in declared:
         figs.append(famd_map(report))
     if not figs:
         if result.risk is not None:
@@ -1146,9 +1005,9 @@ def metric_figures(report, metric_id: str) -> list[Figure]:
     return figs
 
 
-def _membership_scores(details: Mapping[str, Any], name: str) -> Figure:
-    members = _finite(details["member_scores"])
-    non = _finite(details["nonmember_scores"])
+def _membership_scores(details: MembershipScores, name: str) -> Figure:
+    members = _finite(details.member_scores)
+    non = _finite(details.nonmember_scores)
     groups = {"members (training records)": members, "non-members (holdout)": non}
     q99 = float(np.quantile(non, 0.99)) if len(non) else None
     caption = ("The attacker scores each person; if training records (members) score higher than people who were "
@@ -1164,11 +1023,9 @@ def _membership_scores(details: Mapping[str, Any], name: str) -> Figure:
                                        "non-members (holdout)": ROLE_COLOURS["holdout"]})
 
 
-def _ims_bars(details: Mapping[str, Any], name: str) -> Figure:
+def _ims_bars(details: IdenticalShares, name: str) -> Figure:
     title = f"{name}: identical copies of real records"
-    syn, hold = details.get("ims_synthetic"), details.get("ims_holdout")
-    if syn is None or hold is None:
-        return _empty(title, f"{name} reported no shares.")
+    syn, hold = details.ims_synthetic, details.ims_holdout
     fig = go.Figure(go.Bar(x=["synthetic rows", "holdout rows (fresh real people)"], y=[syn, hold],
                            marker={"color": [ROLE_COLOURS["synthetic"], ROLE_COLOURS["holdout"]],
                                    "pattern": {"shape": ["", "/"]}},
@@ -1182,22 +1039,22 @@ def _ims_bars(details: Mapping[str, Any], name: str) -> Figure:
     return Figure(fig, caption, alt, title)
 
 
-def _proxy_histogram(details: Mapping[str, Any], metric_id: str, name: str) -> Figure:
+def _proxy_histogram(details: ProxyTest, metric_id: str, name: str) -> Figure:
     """DCR/NNDR holdout tests: synthetic→real against holdout→real, with both percentiles."""
-    q = float(details.get("percentile", 5))
-    groups = {"synthetic → real": details["synthetic_values"], "holdout → real": details["holdout_values"]}
+    q = float(details.percentile)
+    groups = {"synthetic → real": details.synthetic_values, "holdout → real": details.holdout_values}
     x_title = ("nearest / second-nearest distance ratio" if metric_id == "nndr_test"
                else "distance to the closest real record (E)")
-    marks = {f"{q:g}th percentile, synthetic": details.get("p_synthetic"),
-             f"{q:g}th percentile, holdout": details.get("p_holdout")}
+    marks = {f"{q:g}th percentile, synthetic": details.p_synthetic,
+             f"{q:g}th percentile, holdout": details.p_holdout}
     caption = ("The test passes when synthetic records are not markedly closer to real ones than fresh real people "
                "are; passing does not prove privacy (a copied rare value can hide in the tail).")
     alt = (f"Histograms of {x_title} for synthetic→real and holdout→real rows; {q:g}th percentiles "
            + ", ".join(f"{k.split(', ')[1]} {_fmt(v)}" for k, v in marks.items())
-           + (f"; the test {'passes' if details.get('passes') else 'fails'}." if "passes" in details else ".")
-           + (f" {details['closer_to_real_share']:.1%} of synthetic rows are closer to the training table than to "
-              f"the holdout (about {details['closer_to_real_expected']:.0%} expected for a fresh sample)."
-              if "closer_to_real_share" in details and "closer_to_real_expected" in details else ""))
+           + f"; the test {'passes' if details.passes else 'fails'}."
+           + (f" {details.closer_to_real_share:.1%} of synthetic rows are closer to the training table than to "
+              f"the holdout (about {details.closer_to_real_expected:.0%} expected for a fresh sample)."
+              if details.closer_to_real_share is not None and details.closer_to_real_expected is not None else ""))
     return distance_histogram(groups, title=f"{name}: synthetic versus fresh real records", x_title=x_title,
                               caption=caption, alt=alt, markers=marks,
                               colours={"synthetic → real": ROLE_COLOURS["synthetic"],

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
+from privcore.details import Details
 from privcore.params import Param
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -23,6 +24,12 @@ NEEDS_REASONS: dict[str, str] = {
     "holdout": "needs a holdout table (real records not used to train the generator): upload one (--holdout).",
     "pairing": "needs a pairing between synthetic and real rows (same row order or an id column, --pairing).",
 }
+
+#: Figures a metric may declare (``MetricInfo.figures``), drawn from the report's shared neighbour passes:
+#: distances to the nearest synthetic / real / holdout record in the metric's space, the normalised
+#: distance n(y) with the CVP/DVP thresholds, and the FAMD map with nearest-neighbour links.
+SHARED_FIGURES = ("distances", "normalised_distances", "famd_map")
+SPACES = ("E", "phi", "E_idscore")
 
 FAMILIES = (
     "Simulation-based",
@@ -91,8 +98,17 @@ class MetricInfo:
         Texts shown by the dashboard.
     compute : callable
         ``compute(ctx: MetricContext) -> MetricOutput``; raises ``NotApplicable`` with a reason.
+    details_type : type
+        The kind of evidence ``compute`` returns as ``details`` (a :class:`privcore.details.Details`
+        subclass); the figures are chosen by it.
     params : tuple of Param
         The user-settable parameters (:mod:`privcore.params`): type, default, range and help of each.
+    space : str or None
+        The vector space the metric reads neighbours from: ``"E"``, ``"phi"`` (FAMD Φk) or
+        ``"E_idscore"``; None for exact-match and attack metrics.
+    figures : tuple of str
+        Figures drawn from the shared neighbour passes besides those of the details type, from
+        :data:`SHARED_FIGURES`.
     min_rows : int
         Minimum rows needed in the real and synthetic tables.
     baseline : bool
@@ -114,7 +130,10 @@ class MetricInfo:
     reference: str
     explanation: Explanation
     compute: Callable[["MetricContext"], "MetricOutput"]
+    details_type: type[Details]
     params: tuple[Param, ...] = ()
+    space: str | None = None
+    figures: tuple[str, ...] = ()
     min_rows: int = 2
     baseline: bool = True
     uses_classifier: bool = False
@@ -154,6 +173,15 @@ def register(info: MetricInfo) -> MetricInfo:
         raise ValueError(f"metric {info.id!r} declares unknown needs {sorted(unknown)}")
     if info.family not in FAMILIES:
         raise ValueError(f"metric {info.id!r} has unknown family {info.family!r}")
+    if not (isinstance(info.details_type, type) and issubclass(info.details_type, Details)):
+        raise ValueError(f"metric {info.id!r} declares no details type (a privcore.details.Details subclass)")
+    if info.space is not None and info.space not in SPACES:
+        raise ValueError(f"metric {info.id!r} has unknown space {info.space!r}")
+    unknown = set(info.figures) - set(SHARED_FIGURES)
+    if unknown or (set(info.figures) & {"distances", "normalised_distances"} and info.space is None):
+        raise ValueError(f"metric {info.id!r} declares figures {sorted(info.figures)} it cannot have")
+    if len({p.name for p in info.params}) != len(info.params):
+        raise ValueError(f"metric {info.id!r} declares a parameter twice")
     _REGISTRY[info.id] = info
     return info
 

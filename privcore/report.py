@@ -30,6 +30,7 @@ import pandas as pd
 
 from privcore import figures as F
 from privcore import registry
+from privcore.details import MembershipScores
 from privcore.figures import OKABE_ITO
 
 __all__ = [
@@ -267,9 +268,8 @@ def flag_rule(result) -> FlagRule | None:
     finite = values[np.isfinite(values)]
     if len(finite) == 0:
         return None
-    details = result.details or {}
-    if "member_scores" in details and "nonmember_scores" in details:
-        non = np.asarray(details["nonmember_scores"], dtype=float)
+    if isinstance(result.details, MembershipScores):
+        non = np.asarray(result.details.nonmember_scores, dtype=float)
         non = non[np.isfinite(non)]
         if len(non):
             cutoff = float(np.quantile(non, 0.99))
@@ -299,7 +299,7 @@ def _record_value(report, metric_id: str, row: int) -> tuple[float | None, str]:
         return None, "gives no per-record value"
     pr = np.asarray(pr, dtype=float)
     if result.per_record_unit == "synthetic":
-        space = F.METRIC_SPACE.get(metric_id, "phi")
+        space = registry.get(metric_id).space or "phi"
         shared = getattr(report, "shared", None)
         if shared is None or len(pr) != len(report.data.synthetic):
             return None, "is measured per synthetic record"
@@ -563,11 +563,16 @@ def worked_computation(report, metric_id: str, row: int) -> tuple[pd.DataFrame, 
     constants: list[tuple[str, str]] = []
     if result.per_record is not None and result.per_record_unit == "real" and len(result.per_record) == n:
         items.append(("per-record value (feeds the score)", _plain(result.per_record[row])))
-    for key, value in (result.details or {}).items():
-        if isinstance(value, np.ndarray) and value.ndim >= 1 and len(value) == n and result.per_record_unit != "synthetic":
+    details = result.details
+    per_person = set() if details is None else set(details.record_fields("real"))
+    for key, value in ([] if details is None else details.items()):
+        if key in per_person and isinstance(value, np.ndarray) and value.ndim >= 1 and len(value) == n:
             items.append((key.replace("_", " "), _plain(value[row])))
         elif isinstance(value, (int, float, np.integer, np.floating, bool, np.bool_, str)):
             constants.append((key.replace("_", " "), _plain(value)))
+        elif isinstance(value, dict) and value and all(
+                isinstance(v, (int, float, np.integer, np.floating)) for v in value.values()):
+            constants += [(f"{key.replace('_', ' ')} {k}", _plain(v)) for k, v in value.items()]
     for key, value in (result.params or {}).items():
         if isinstance(value, (int, float, np.integer, np.floating, str)) and not isinstance(value, bool):
             constants.append((f"parameter {key}", _plain(value)))

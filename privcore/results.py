@@ -9,12 +9,13 @@ all results in a :class:`Report`.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping
 
 import numpy as np
-import pandas as pd
+
+from privcore.details import Details
+from privcore.jsonvalues import finite_or_none, jsonable
 
 
 class NotApplicable(Exception):
@@ -33,8 +34,8 @@ class MetricOutput:
         The value in the original author's definition and direction.
     per_record : numpy.ndarray or None
         Risk contribution of each real (or synthetic, see the metric's ``per_record_unit``) record.
-    details : dict
-        Whatever the figures need (distances, indices, thresholds, fold AUCs...).
+    details : Details
+        The evidence behind the score, of the kind the metric declares (:mod:`privcore.details`).
     params : dict
         Every parameter and seed used.
     interval : tuple of float, optional
@@ -46,7 +47,7 @@ class MetricOutput:
     risk: float
     raw: float | None = None
     per_record: np.ndarray | None = None
-    details: dict[str, Any] = field(default_factory=dict)
+    details: Details | None = None
     params: dict[str, Any] = field(default_factory=dict)
     interval: tuple[float, float] | None = None
     warnings: list[str] = field(default_factory=list)
@@ -63,7 +64,7 @@ class MetricResult:
     reason: str | None = None
     per_record: np.ndarray | None = None
     per_record_unit: str = "real"
-    details: dict[str, Any] = field(default_factory=dict)
+    details: Details | None = None
     params: dict[str, Any] = field(default_factory=dict)
     baseline: float | None = None
     baseline_output: MetricOutput | None = None
@@ -81,15 +82,16 @@ class MetricResult:
     def to_dict(self) -> dict[str, Any]:
         """The JSON-contract view of this result (product.md)."""
         return {
-            "risk": _finite_or_none(self.risk),
-            "raw": _finite_or_none(self.raw),
+            "risk": finite_or_none(self.risk),
+            "raw": finite_or_none(self.raw),
             "applicable": self.applicable,
             "reason": self.reason,
-            "baseline": _finite_or_none(self.baseline),
-            "interval": None if self.interval is None else [_finite_or_none(v) for v in self.interval],
+            "baseline": finite_or_none(self.baseline),
+            "interval": None if self.interval is None else [finite_or_none(v) for v in self.interval],
             "seconds": round(float(self.seconds), 6),
-            "params": _jsonable(self.params),
+            "params": jsonable(self.params),
             "warnings": list(self.warnings),
+            "details": None if self.details is None else self.details.to_json(),
         }
 
 
@@ -127,31 +129,3 @@ class Report(Mapping[str, MetricResult]):
     def to_json(self, indent: int | None = 2) -> str:
         """Serialise :meth:`to_dict` as strict JSON (no NaN or Infinity)."""
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
-
-
-def _finite_or_none(value: Any) -> float | None:
-    if value is None:
-        return None
-    value = float(value)
-    return value if math.isfinite(value) else None
-
-
-def _jsonable(value: Any) -> Any:
-    """Convert numpy scalars/arrays and tuples into plain JSON values; non-finite floats become None."""
-    if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return [_jsonable(v) for v in value.tolist()]
-    if isinstance(value, pd.DataFrame):  # a table given as a parameter: describe it, never print its rows
-        return f"table of {len(value)} rows × {value.shape[1]} columns"
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        return _finite_or_none(value)
-    if value is None or isinstance(value, str):
-        return value
-    return str(value)

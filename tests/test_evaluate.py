@@ -184,12 +184,13 @@ def test_a_table_left_without_rows_by_the_missing_value_policy_is_bad_input():
 def test_out_of_range_baseline_is_dropped_not_reported(demo, demo_schema, monkeypatch):
     from dataclasses import replace
 
+    from privcore.details import CopyCounts
     from privcore.results import MetricOutput
 
     info = registry.get("crp")
 
     def broken(ctx):
-        return MetricOutput(risk=2.0 if ctx.is_baseline else 0.5)
+        return MetricOutput(risk=2.0 if ctx.is_baseline else 0.5, details=CopyCounts(0, 0, 0))
 
     monkeypatch.setitem(registry._REGISTRY, "crp", replace(info, compute=broken))
     report = evaluate(demo.real, demo.synthetic, demo_schema, metrics="crp", holdout=demo.holdout)

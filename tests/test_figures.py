@@ -221,17 +221,33 @@ def test_unknown_metric_falls_back_to_per_record_histogram():
     check(F.metric_figures(only_score, "x")[0])
 
 
-def test_details_readers():
-    assert F.attack_rates({"main": {"value": 0.5, "error": 0.1}, "baseline": {"value": 0.1, "error": 0.0}}) == {
-        "main": (0.5, 0.4, 0.6), "baseline": (0.1, 0.1, 0.1)}
-    # per-attack records stored under "main" are not rates; the rate is found one level down
-    nested = {"main": {"targets": [1, 2]}, "summary": {"main": [0.7, 0.1]}}
-    assert F.attack_rates(nested)["main"][0] == pytest.approx(0.7)
-    assert F.attack_rates({"main": {"targets": [1]}}) == {}
-    curves, aucs = F.roc_data({"roc_fpr": [0, 1], "roc_tpr": [0, 1], "auc": 0.5})
-    assert list(curves) == ["attack"] and aucs == {"attack": 0.5}
-    curves, _ = F.roc_data({"roc": {"a": {"fpr": [0, 1], "tpr": [0, 1]}, "b": {"fpr": [0, 1], "tpr": [1, 1]}}})
-    assert sorted(curves) == ["a", "b"]
+def test_attack_rates_read_the_typed_rates():
+    from privcore.details import AttackRates, Rate
+
+    details = AttackRates(main=Rate(0.5, 0.1), baseline=Rate(0.1, 0.0), control=None, residual=None,
+                          confidence=0.95, attack="linkability")
+    assert F.attack_rates(details) == {"main": (0.5, 0.4, 0.6), "baseline": (0.1, 0.1, 0.1)}
+    assert Rate(0.95, 0.1).interval == (0.85, 1.0)
+
+
+def test_figures_are_chosen_by_details_type_not_by_metric_id():
+    # Any metric whose details are attack rates gets the attack figure, whatever its id; a subclass of a
+    # kind gets that kind's figures (dispatch along the MRO).
+    from dataclasses import dataclass
+
+    from privcore.details import AttackRates, Rate
+
+    @dataclass(frozen=True)
+    class MyAttack(AttackRates):
+        extra: int = 0
+
+    details = MyAttack(main=Rate(0.6, 0.05), baseline=Rate(0.1, 0.02), control=Rate(0.2, 0.05),
+                       residual=Rate(0.5, 0.07), confidence=0.95, attack="mine", extra=3)
+    result = MetricResult(id="my_attack", applicable=True, risk=0.5, interval=(0.43, 0.57), details=details)
+    report = Report(results={"my_attack": result}, rows={"real": 10, "synthetic": 10, "holdout": 10})
+    figures = F.metric_figures(report, "my_attack")
+    assert [f.title for f in figures] == ["my_attack: attack success with 95% intervals"]
+    check(figures[0])
     assert MetricOutput  # imported for the fallback tests' types
 
 

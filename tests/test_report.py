@@ -107,7 +107,12 @@ def test_record_flags_and_disagreements(copy, fresh):
 
 
 def test_flag_rule_for_membership_scores():
-    details = {"member_scores": np.arange(10.0), "nonmember_scores": np.zeros(100)}
+    from privcore.details import MembershipScores
+
+    details = MembershipScores(
+        auc=1.0, advantage=1.0, roc_fpr=np.r_[0.0, 1.0], roc_tpr=np.r_[1.0, 1.0], tpr_at={}, n_boot=0, confidence=0.95,
+        auc_interval=None, advantage_interval=None, tpr_at_interval={}, n_members=10, n_nonmembers=100,
+        per_record_meaning="attack score", member_scores=np.arange(10.0), nonmember_scores=np.zeros(100))
     result = MetricResult(id="m", applicable=True, risk=0.5, per_record=np.arange(10.0), details=details)
     rule = R.flag_rule(result)
     assert rule.apply(result.per_record).sum() == 9  # every member scored above all non-members

@@ -29,6 +29,7 @@ from sklearn.preprocessing import StandardScaler  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 from privcore.context import MetricContext  # noqa: E402
+from privcore.details import ClassifierScores  # noqa: E402
 from privcore.registry import Explanation, MetricInfo, register  # noqa: E402
 from privcore.results import MetricOutput  # noqa: E402
 
@@ -165,14 +166,15 @@ def compute_dmlp(ctx: MetricContext) -> MetricOutput:
         risk=auc,
         raw=auc,
         per_record=probability_real,
-        details={
-            "fold_auc": np.array(fold_auc),
-            "baseline_auc": 0.5,
-            "probability_real": probability_real.copy(),
-            "probability_synthetic": _to_input_order(probability, origin, n_real, len(labels)),
-            "fold_iterations": fold_iterations,
-            "n_features": int(features.shape[1]),
-        },
+        details=ClassifierScores(
+            scores=np.array(fold_auc),
+            score_label="ROC AUC",
+            baseline_auc=0.5,
+            probability_real=probability_real.copy(),
+            probability_synthetic=_to_input_order(probability, origin, n_real, len(labels)),
+            fold_iterations=fold_iterations,
+            n_features=int(features.shape[1]),
+        ),
         params={
             "seed": ctx.seed,
             "n_folds": N_FOLDS,
@@ -239,14 +241,15 @@ def compute_mir(ctx: MetricContext) -> MetricOutput:
         raw=mean,
         per_record=per_record,
         interval=(max(0.0, mean - 1.96 * standard_error), min(1.0, mean + 1.96 * standard_error)),
-        details={
-            "recalls": recalls,
-            "standard_error": standard_error,
-            "seeds": [ctx.seed + i for i in range(N_REPEATS)],
-            "times_in_test": times_tested,
-            "test_size": TEST_SIZE,
-            "n_features": int(features.shape[1]),
-        },
+        details=ClassifierScores(
+            scores=recalls,
+            score_label="recall on real rows",
+            standard_error=standard_error,
+            seeds=[ctx.seed + i for i in range(N_REPEATS)],
+            times_in_test=times_tested,
+            test_size=TEST_SIZE,
+            n_features=int(features.shape[1]),
+        ),
         params={"seed": ctx.seed, "repeats": N_REPEATS, "test_size": TEST_SIZE, "n_jobs": n_threads()},
         warnings=notes,
     )
@@ -286,6 +289,7 @@ register(
             note="",
         ),
         compute=compute_dmlp,
+        details_type=ClassifierScores,
         min_rows=7,  # 5 stratified folds, and the network's 10 % early-stopping split needs ≥ 2 rows
         uses_classifier=True,
     )
@@ -323,6 +327,7 @@ register(
             "scores low.",
         ),
         compute=compute_mir,
+        details_type=ClassifierScores,
         min_rows=7,
         uses_classifier=True,
         interval_kind="standard error",

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from privcore.context import MetricContext
+from privcore.details import AdversarialAccuracy, NearestDistances, NormalisedDistances, NumericalMatches
 from privcore.encoding import EuclideanSpace
 from privcore.errors import InputError
 from privcore.metrics._exact_match import joint_tuple_ids
@@ -118,14 +119,15 @@ class _Closest:
         cut = threshold * self.span - self.extremes.tie_tolerance
         return self.distance - self.extremes.d_min >= cut
 
-    def details(self) -> dict[str, Any]:
-        return {
-            "d_yz": self.distance,
-            "nearest_synthetic": self.index,
-            "n": self.normalised,
-            "d_min": self.extremes.d_min,
-            "d_max": self.extremes.d_max,
-        }
+    def details(self, threshold: float | None = None) -> NormalisedDistances:
+        return NormalisedDistances(
+            d_yz=self.distance,
+            nearest_synthetic=self.index,
+            n=self.normalised,
+            d_min=self.extremes.d_min,
+            d_max=self.extremes.d_max,
+            threshold=threshold,
+        )
 
 
 def _closest_synthetic(ctx: MetricContext) -> _Closest:
@@ -169,7 +171,7 @@ def compute_cvp(ctx: MetricContext) -> MetricOutput:
         risk=risk,
         raw=risk,
         per_record=close.astype(float),
-        details={**closest.details(), "threshold": threshold},
+        details=closest.details(threshold),
         params={"threshold": threshold},
     )
 
@@ -198,7 +200,7 @@ def compute_dvp(ctx: MetricContext) -> MetricOutput:
         risk=1.0 - raw,
         raw=raw,
         per_record=1.0 - distant.astype(float),
-        details={**closest.details(), "threshold": threshold},
+        details=closest.details(threshold),
         params={"threshold": threshold},
     )
 
@@ -260,12 +262,12 @@ def compute_auth(ctx: MetricContext) -> MetricOutput:
         risk=1.0 - raw,
         raw=raw,
         per_record=1.0 - authentic.astype(float),
-        details={
-            "d_yz": closest.distance,
-            "d_yy": d_yy,
-            "nearest_synthetic": closest.index,
-            "nearest_real": ctx.neighbours("E", "real", "real").i1,
-        },
+        details=NearestDistances(
+            d_yz=closest.distance,
+            d_yy=d_yy,
+            nearest_synthetic=closest.index,
+            nearest_real=ctx.neighbours("E", "real", "real").i1,
+        ),
     )
 
 
@@ -311,12 +313,12 @@ def compute_mdcr(ctx: MetricContext) -> MetricOutput:
         risk=1.0 / (1.0 + raw),
         raw=raw,
         per_record=1.0 / (1.0 + ratios),
-        details={
-            "d_yz": closest.distance,
-            "d_yy": d_yy,
-            "median_d_yz": median_yz,
-            "median_d_yy": median_yy,
-        },
+        details=NearestDistances(
+            d_yz=closest.distance,
+            d_yy=d_yy,
+            median_d_yz=median_yz,
+            median_d_yy=median_yy,
+        ),
         warnings=warnings,
     )
 
@@ -410,14 +412,14 @@ def compute_idscore(ctx: MetricContext) -> MetricOutput:
         risk=risk,
         raw=risk,
         per_record=identified.astype(float),
-        details={
-            "d_yz_weighted": to_synthetic.d1,
-            "d_yy_weighted": to_real.d1,
-            "nearest_synthetic": to_synthetic.i1,
-            "nearest_real": to_real.i1,
-            "entropy": dict(space.entropy),
-            "weight": dict(space.weight),
-        },
+        details=NearestDistances(
+            d_yz=to_synthetic.d1,
+            d_yy=to_real.d1,
+            nearest_synthetic=to_synthetic.i1,
+            nearest_real=to_real.i1,
+            entropy=dict(space.entropy),
+            weight=dict(space.weight),
+        ),
     )
 
 
@@ -547,25 +549,34 @@ def compute_nnaa(ctx: MetricContext) -> MetricOutput:
     tolerance = ctx.extremes("E", "real", "synthetic").tie_tolerance
     params: dict[str, Any] = {"repeats": repeats}
     warnings = []
-    details: dict[str, Any] = {"d_yz": to_synthetic.d1, "d_yy": to_real.d1, "baseline_value": 0.5}
+    d_zy = d_zz = subsampled = repeat_values = None
     if n_real == n_synthetic:
         d_zy = ctx.neighbours("E", "synthetic", "real").d1
         d_zz = ctx.neighbours("E", "synthetic", "synthetic").d1
         real_term, synthetic_term = _adversarial_accuracy(to_synthetic.d1, to_real.d1, d_zy, d_zz, tolerance)
-        details.update({"d_zy": d_zy, "d_zz": d_zz, "subsampled": None})
         params["repeats_used"] = 0
     else:
         terms, subsampled = _nnaa_subsets(ctx, repeats, tolerance)
         real_term = float(np.mean([t[0] for t in terms]))
         synthetic_term = float(np.mean([t[1] for t in terms]))
-        details.update({"subsampled": subsampled, "repeat_values": [0.5 * (a + b) for a, b in terms]})
+        repeat_values = [0.5 * (a + b) for a, b in terms]
         params.update({"repeats_used": repeats, "seed": ctx.seed})
         warnings.append(
             f"NNAA assumes tables of equal size; the {subsampled} table was cut to {min(n_real, n_synthetic)} "
             f"rows at random {repeats} times and the results averaged."
         )
     nnaa = 0.5 * (real_term + synthetic_term)
-    details.update({"real_term": real_term, "synthetic_term": synthetic_term})
+    details = AdversarialAccuracy(
+        d_yz=to_synthetic.d1,
+        d_yy=to_real.d1,
+        baseline_value=0.5,
+        d_zy=d_zy,
+        d_zz=d_zz,
+        subsampled=subsampled,
+        repeat_values=repeat_values,
+        real_term=real_term,
+        synthetic_term=synthetic_term,
+    )
     nearest_is_real = to_synthetic.d1 > to_real.d1 + tolerance
     return MetricOutput(
         risk=1.0 - nnaa,
@@ -737,11 +748,11 @@ def compute_hitr(ctx: MetricContext) -> MetricOutput:
         risk=risk,
         raw=risk,
         per_record=hit.astype(float),
-        details={
-            "hits_per_real": counts,
-            "hitting_pairs": int(counts.sum()),
-            "h": dict(zip(numerical, h.tolist())),
-        },
+        details=NumericalMatches(
+            hits_per_real=counts,
+            hitting_pairs=int(counts.sum()),
+            h=dict(zip(numerical, h.tolist())),
+        ),
     )
 
 
@@ -780,6 +791,8 @@ register(
             note="",
         ),
         compute=compute_cvp,
+        details_type=NormalisedDistances,
+        space="E", figures=("normalised_distances", "famd_map"),
         params=(Param("threshold", "float", 0.2, "Closeness threshold",
                       "A real record counts as at risk when its closest synthetic record lies within this share of "
                       "the range of closest distances (0 = the closest, 1 = the farthest).",
@@ -816,6 +829,8 @@ register(
             note="",
         ),
         compute=compute_dvp,
+        details_type=NormalisedDistances,
+        space="E", figures=("normalised_distances",),
         params=(Param("threshold", "float", 0.8, "Distance threshold",
                       "A real record counts as safe when its closest synthetic record lies at least this share of "
                       "the range of closest distances away (0 = the closest, 1 = the farthest).",
@@ -853,6 +868,8 @@ register(
             note="",
         ),
         compute=compute_auth,
+        details_type=NearestDistances,
+        space="E", figures=("distances", "famd_map"),
         min_rows=1,
     )
 )
@@ -891,6 +908,8 @@ register(
             "cut into 10 equal-width bins to compute their entropy.",
         ),
         compute=compute_idscore,
+        details_type=NearestDistances,
+        space="E_idscore", figures=("distances",),
         min_rows=1,
     )
 )
@@ -924,6 +943,8 @@ register(
             "minus NSND.",
         ),
         compute=compute_nsnd,
+        details_type=NormalisedDistances,
+        space="E", figures=("normalised_distances",),
         min_rows=1,
     )
 )
@@ -960,6 +981,8 @@ register(
             "we use DCR's transform 1/(1 + MDCR).",
         ),
         compute=compute_mdcr,
+        details_type=NearestDistances,
+        space="E", figures=("distances",),
         min_rows=1,
     )
 )
@@ -997,6 +1020,8 @@ register(
             "larger table with the smaller table's size.",
         ),
         compute=compute_nnaa,
+        details_type=AdversarialAccuracy,
+        space="E", figures=("distances",),
         params=(Param("repeats", "int", 10, "Repeats",
                       "When the tables differ in size, how many random subsets of the larger one (each of the "
                       "smaller one's size) the accuracy is averaged over.", minimum=1, maximum=1000, step=1),),
@@ -1033,6 +1058,8 @@ register(
             "(max − min)/30.",
         ),
         compute=compute_hitr,
+        details_type=NumericalMatches,
+        figures=("famd_map",),
         min_rows=1,
     )
 )

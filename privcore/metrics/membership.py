@@ -36,6 +36,7 @@ from scipy.stats import gaussian_kde
 from sklearn.metrics import roc_auc_score, roc_curve
 
 from privcore.context import MetricContext
+from privcore.details import MembershipScores
 from privcore.errors import InputError
 from privcore.neighbors import nearest_two
 from privcore.params import Param
@@ -328,26 +329,41 @@ def _output(ctx: MetricContext, sets: MembershipSets, member_scores, nonmember_s
     confidence = float(confidence)
     summary = attack_summary(member_scores, nonmember_scores, tolerance=tolerance, n_boot=n_boot,
                              confidence=confidence, seed=ctx.seed)
-    details = {
-        **summary,
+    details = MembershipScores(
+        **_summary_fields(summary),
         **details,
-        "member_scores": np.asarray(member_scores, dtype=float),
-        "nonmember_scores": np.asarray(nonmember_scores, dtype=float),
-        "member_positions": sets.members,
-        "nonmember_positions": sets.nonmembers,
-        "n_members": len(sets.members),
-        "n_nonmembers": len(sets.nonmembers),
-        "per_record_meaning": "the attack score of each real training row (higher = judged more likely a member)",
-    }
+        member_scores=np.asarray(member_scores, dtype=float),
+        nonmember_scores=np.asarray(nonmember_scores, dtype=float),
+        member_positions=sets.members,
+        nonmember_positions=sets.nonmembers,
+        n_members=len(sets.members),
+        n_nonmembers=len(sets.nonmembers),
+        per_record_meaning="the attack score of each real training row (higher = judged more likely a member)",
+    )
     return MetricOutput(
-        risk=summary["advantage"],
-        raw=summary["auc"],
+        risk=details.advantage,
+        raw=details.auc,
         per_record=np.asarray(per_record, dtype=float),
         details=details,
         params={**params, "n_boot": n_boot, "confidence": confidence, "seed": ctx.seed},
-        interval=summary["advantage_interval"],
+        interval=details.advantage_interval,
         warnings=sets.warnings + warnings,
     )
+
+
+def _summary_fields(summary: dict) -> dict:
+    """:func:`attack_summary`'s flat keys as :class:`~privcore.details.MembershipScores` fields: the
+    ``tpr_at_<fpr>`` values and their ``tpr_at_<fpr>_interval`` go into ``tpr_at`` and ``tpr_at_interval``,
+    keyed by the FPR as written in the key (``"0.01"``, ``"0.1"``)."""
+    fields: dict = {"tpr_at": {}, "tpr_at_interval": {}}
+    for key, value in summary.items():
+        if key.startswith("tpr_at_") and key.endswith("_interval"):
+            fields["tpr_at_interval"][key[len("tpr_at_"):-len("_interval")]] = value
+        elif key.startswith("tpr_at_"):
+            fields["tpr_at"][key[len("tpr_at_"):]] = value
+        else:
+            fields[key] = value
+    return fields
 
 
 def _require_holdout(ctx: MetricContext, minimum: int) -> None:
@@ -568,7 +584,8 @@ def compute_mia_domias(ctx: MetricContext) -> MetricOutput:
     limit = _int_param(ctx, "kde_max_points", 10_000, 0)
     fit_syn = _subsample(rng, scale(phi_syn), limit)
     fit_ref = _subsample(rng, scale(reference), limit)
-    dims = _kde_dimensions(fit_syn, fit_ref, _int_param(ctx, "dims", 5, 1))
+    requested_dims = _int_param(ctx, "dims", 5, 1)
+    dims = _kde_dimensions(fit_syn, fit_ref, requested_dims)
     if not dims:
         raise NotApplicable(
             "the synthetic or reference data vary too little in the projection for a density estimate."
@@ -586,7 +603,8 @@ def compute_mia_domias(ctx: MetricContext) -> MetricOutput:
     warnings = []
     if len(fit_syn) < len(phi_syn) or len(fit_ref) < len(reference):
         warnings.append(f"The densities were estimated on a random sample of at most {limit} rows each.")
-    params = {"space": "phi", "dims": dims, "kde_max_points": limit, "reference": described}
+    # params keep the declared int; the coordinates actually used are details.dimensions.
+    params = {"space": "phi", "dims": requested_dims, "kde_max_points": limit, "reference": described}
     return _output(ctx, sets, score_real[sets.members], score_non, score_real, tolerance=0.0,
                    details=details, params=params, warnings=warnings)
 
@@ -643,6 +661,9 @@ register(
             note=_MIA_NOTE + "; distances in E; risk is the advantage max(TPR − FPR) and raw the ROC AUC.",
         ),
         compute=compute_mia_distance,
+        details_type=MembershipScores,
+        space="E",
+        figures=("famd_map",),
         params=COMMON_PARAMS,
         **_COMMON,
     )
@@ -670,6 +691,8 @@ register(
             "non-members and reference.",
         ),
         compute=compute_mia_calibrated,
+        details_type=MembershipScores,
+        space="E",
         params=(*COMMON_PARAMS, REFERENCE),
         **_COMMON,
     )
@@ -700,6 +723,7 @@ register(
             "at most 10,000 rows; without a user reference table the holdout is split into two seeded halves.",
         ),
         compute=compute_mia_domias,
+        details_type=MembershipScores,
         params=(
             *COMMON_PARAMS, REFERENCE,
             Param("dims", "int", 5, "Projection dimensions",

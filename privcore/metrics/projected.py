@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from privcore.context import MetricContext
+from privcore.details import PairedRecords, ProjectionDistances
 from privcore.registry import Explanation, MetricInfo, register
 from privcore.results import MetricOutput, NotApplicable
 
@@ -54,6 +55,7 @@ def _phi_params(space) -> dict:
 
 
 def _phi_details(space) -> dict:
+    """The projection's size, as keyword arguments of :class:`ProjectionDistances` / :class:`PairedRecords`."""
     return {
         "k": int(space.n_components),
         "rank": int(space.rank),
@@ -94,15 +96,15 @@ def compute_nndr(ctx: MetricContext) -> MetricOutput:
         risk=float(per_record.mean()),
         raw=float(ratio.mean()),
         per_record=per_record,
-        details={
+        details=ProjectionDistances(
             **_phi_details(space),
-            "ratio": ratio,
-            "d1": d1.copy(),
-            "d2": d2.copy(),
-            "nearest_real": neighbours.index.copy(),
-            "tie_tolerance": float(tolerance),
-            "zero_distance_rows": int((~far).sum()),
-        },
+            ratio=ratio,
+            d1=d1.copy(),
+            d2=d2.copy(),
+            nearest_real=neighbours.index.copy(),
+            tie_tolerance=float(tolerance),
+            zero_distance_rows=int((~far).sum()),
+        ),
         params=_phi_params(space),
     )
 
@@ -129,11 +131,11 @@ def compute_dcr(ctx: MetricContext) -> MetricOutput:
         risk=1.0 / (1.0 + raw),
         raw=raw,
         per_record=1.0 / (1.0 + distance),
-        details={
+        details=ProjectionDistances(
             **_phi_details(space),
-            "distance": distance.copy(),
-            "nearest_synthetic": neighbours.i1.copy(),
-        },
+            distance=distance.copy(),
+            nearest_synthetic=neighbours.i1.copy(),
+        ),
         params=_phi_params(space),
     )
 
@@ -204,16 +206,17 @@ def compute_hidr(ctx: MetricContext) -> MetricOutput:
         risk=hits / n_synthetic,
         raw=hits / n_synthetic,
         per_record=hit.astype(np.float64),
-        details={
+        details=PairedRecords(
             **_phi_details(space),
-            "twin_distance": np.where(has_twin, closest_twin, np.nan),
-            "nearest_synthetic_distance": nearest.copy(),
-            "has_twin": has_twin,
-            "hits": hits,
-            "paired_real_rows": int(has_twin.sum()),
-            "synthetic_rows": int(n_synthetic),
-            "tie_tolerance": float(tolerance),
-        },
+            pairs=int(len(paired)),
+            twin_distance=np.where(has_twin, closest_twin, np.nan),
+            nearest_synthetic_distance=nearest.copy(),
+            has_twin=has_twin,
+            hits=hits,
+            paired_real_rows=int(has_twin.sum()),
+            synthetic_rows=int(n_synthetic),
+            tie_tolerance=float(tolerance),
+        ),
         params=_phi_params(space),
         warnings=warnings,
     )
@@ -252,6 +255,8 @@ register(
             + K_CLAUSE + ".",
         ),
         compute=compute_nndr,
+        details_type=ProjectionDistances,
+        space="phi", figures=("distances", "famd_map"),
     )
 )
 
@@ -283,6 +288,8 @@ register(
             note="Choice: " + K_CLAUSE + "; the risk is the review's eq. 25, 1 − σ(ln DCR) = 1 / (1 + DCR).",
         ),
         compute=compute_dcr,
+        details_type=ProjectionDistances,
+        space="phi", figures=("distances", "famd_map"),
     )
 )
 
@@ -319,5 +326,7 @@ register(
             "nearest synthetic row count as hits, and we use " + K_CLAUSE + ".",
         ),
         compute=compute_hidr,
+        details_type=PairedRecords,
+        space="phi", figures=("distances", "famd_map"),
     )
 )

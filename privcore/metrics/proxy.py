@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from privcore.context import MetricContext
+from privcore.details import IdenticalShares, ProxyTest
 from privcore.errors import InputError
 from privcore.metrics._exact_match import joint_tuple_ids
 from privcore.neighbors import Neighbours
@@ -128,7 +129,11 @@ def _require_holdout(ctx: MetricContext) -> None:
 
 
 def _distance_test(ctx: MetricContext, syn_values, hold_values, name: str) -> tuple[dict, float, float, list[str]]:
-    """Shared part of the DCR and NNDR tests: percentiles, ratio, risk, per-row flags and warnings."""
+    """Shared part of the DCR and NNDR tests: percentiles, ratio, per-row values and warnings.
+
+    Returns the :class:`~privcore.details.ProxyTest` fields (a test may add its own), the ratio, the
+    holdout's percentile and the warnings.
+    """
     q = ctx.params.get("percentile", 5.0)
     if isinstance(q, bool) or not isinstance(q, (int, float)) or not 0.0 <= q <= 100.0:
         raise InputError(f"The percentile of the holdout tests must be a number between 0 and 100; got {q!r}.")
@@ -176,10 +181,11 @@ def compute_dcr_test(ctx: MetricContext) -> MetricOutput:
     dcr_syn = ctx.neighbours("E", "synthetic", "real").d1
     dcr_hold = ctx.neighbours("E", "holdout", "real").d1
     tolerance = ctx.extremes("E", "real", "synthetic").tie_tolerance
-    details, ratio, p_hold, warnings = _distance_test(ctx, dcr_syn, dcr_hold, "distance")
+    fields, ratio, p_hold, warnings = _distance_test(ctx, dcr_syn, dcr_hold, "distance")
     to_holdout = ctx.neighbours("E", "synthetic", "holdout").d1
     closer = dcr_syn < to_holdout - tolerance
-    details.update(
+    details = ProxyTest(
+        **fields,
         closer_to_real_share=float(closer.mean()),
         closer_to_real_count=int(closer.sum()),
         closer_to_real_expected=len(ctx.real) / (len(ctx.real) + len(ctx.holdout)),
@@ -192,8 +198,8 @@ def compute_dcr_test(ctx: MetricContext) -> MetricOutput:
         raw=ratio,
         per_record=per_record,
         details=details,
-        params={"percentile": details["percentile"], "space": "E"},
-        warnings=warnings + _pass_caveat(details["passes"]),
+        params={"percentile": details.percentile, "space": "E"},
+        warnings=warnings + _pass_caveat(details.passes),
     )
 
 
@@ -220,15 +226,16 @@ def compute_nndr_test(ctx: MetricContext) -> MetricOutput:
         raise NotApplicable("needs at least 2 rows in the real table (a nearest and a second-nearest record).")
     r_syn = nndr_values(ctx.neighbours("E", "synthetic", "real"))
     r_hold = nndr_values(ctx.neighbours("E", "holdout", "real"))
-    details, ratio, p_hold, warnings = _distance_test(ctx, r_syn, r_hold, "distance ratio")
+    fields, ratio, p_hold, warnings = _distance_test(ctx, r_syn, r_hold, "distance ratio")
+    details = ProxyTest(**fields)
     per_record = (r_syn < p_hold).astype(float)
     return MetricOutput(
         risk=_test_risk(ratio),
         raw=ratio,
         per_record=per_record,
         details=details,
-        params={"percentile": details["percentile"], "space": "E"},
-        warnings=warnings + _pass_caveat(details["passes"]),
+        params={"percentile": details.percentile, "space": "E"},
+        warnings=warnings + _pass_caveat(details.passes),
     )
 
 
@@ -262,13 +269,13 @@ def compute_ims_test(ctx: MetricContext) -> MetricOutput:
         risk=max(0.0, ims_syn - ims_hold),
         raw=ims_syn,
         per_record=match_syn.astype(float),
-        details={
-            "ims_synthetic": ims_syn,
-            "ims_holdout": ims_hold,
-            "identical_synthetic": int(match_syn.sum()),
-            "identical_holdout": int(match_hold.sum()),
-            "passes": bool(ims_syn <= ims_hold),
-        },
+        details=IdenticalShares(
+            ims_synthetic=ims_syn,
+            ims_holdout=ims_hold,
+            identical_synthetic=int(match_syn.sum()),
+            identical_holdout=int(match_hold.sum()),
+            passes=bool(ims_syn <= ims_hold),
+        ),
         params={"columns": list(columns)},
         warnings=warnings + _pass_caveat(ims_syn <= ims_hold),
     )
@@ -313,6 +320,8 @@ register(
             "linear interpolation; the ratio is 1 when both percentiles are 0.",
         ),
         compute=compute_dcr_test,
+        details_type=ProxyTest,
+        space="E",
         params=(PERCENTILE,),
         min_rows=1,
         baseline=False,
@@ -349,6 +358,8 @@ register(
             "interpolation; the test ratio is 1 when both percentiles are 0.",
         ),
         compute=compute_nndr_test,
+        details_type=ProxyTest,
+        space="E",
         params=(PERCENTILE,),
         min_rows=1,
         baseline=False,
@@ -385,6 +396,8 @@ register(
             "table (which distance-based tests leave out).",
         ),
         compute=compute_ims_test,
+        details_type=IdenticalShares,
+        space="E",
         min_rows=1,
         baseline=False,
     )

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from privcore.context import MetricContext
+from privcore.details import AttributeInference, CopyCounts, KeyMatches
 from privcore.errors import InputError
 from privcore.metrics._exact_match import first_positions, joint_tuple_ids, tuple_ids, value_codes
 from privcore.neighbors import DEFAULT_CHUNK_ELEMENTS, all_within
@@ -78,12 +79,12 @@ def compute_zcap(ctx: MetricContext) -> MetricOutput:
         risk=risk,
         raw=risk,
         per_record=per_record,
-        details={
-            "pool_size": pool,
-            "correct": correct,
-            "matched_share": float((pool > 0).mean()),
-            "real_rows_matched": int((pool > 0).sum()),
-        },
+        details=KeyMatches(
+            pool_size=pool,
+            correct=correct,
+            matched_share=float((pool > 0).mean()),
+            real_rows_matched=int((pool > 0).sum()),
+        ),
         params={"key_columns": keys, "sensitive": sensitive},
         warnings=warnings,
     )
@@ -158,13 +159,13 @@ def compute_gcap(ctx: MetricContext) -> MetricOutput:
         risk=risk,
         raw=risk,
         per_record=per_record,
-        details={
-            "pool_size": pool,
-            "correct": correct,
-            "hamming_distance": hamming,
-            "n_keys": len(keys),
-            "exact_match_share": float((hamming == 0).mean()),
-        },
+        details=KeyMatches(
+            pool_size=pool,
+            correct=correct,
+            hamming_distance=hamming,
+            n_keys=len(keys),
+            exact_match_share=float((hamming == 0).mean()),
+        ),
         params={"key_columns": keys, "sensitive": sensitive},
     )
 
@@ -258,18 +259,18 @@ def compute_air(ctx: MetricContext) -> MetricOutput:
         risk=risk,
         raw=risk,
         per_record=f1,
-        details={
-            "pool_size": pool,
-            "true_positives": tp,
-            "false_positives": fp,
-            "false_negatives": fn,
-            "f1": f1,
-            "weight": weight[tuple_id],
-            "nearest_distance": nearest.d1,
-            "tie_tolerance": tie,
-            "entropy": entropy,
-            "distinct_tuples": int(n_tuples),
-        },
+        details=AttributeInference(
+            pool_size=pool,
+            true_positives=tp,
+            false_positives=fp,
+            false_negatives=fn,
+            f1=f1,
+            weight=weight[tuple_id],
+            nearest_distance=nearest.d1,
+            tie_tolerance=tie,
+            entropy=entropy,
+            distinct_tuples=int(n_tuples),
+        ),
         params={
             "tolerance": tolerance,
             "key_columns": keys,
@@ -311,11 +312,11 @@ def compute_crp(ctx: MetricContext) -> MetricOutput:
         risk=risk,
         raw=risk,
         per_record=per_record,
-        details={
-            "copied_distinct_rows": int(len(copied)),
-            "real_rows_copied": int(per_record.sum()),
-            "synthetic_rows_copies": int(np.isin(syn_id, real_id).sum()),
-        },
+        details=CopyCounts(
+            copied_distinct_rows=int(len(copied)),
+            real_rows_copied=int(per_record.sum()),
+            synthetic_rows_copies=int(np.isin(syn_id, real_id).sum()),
+        ),
     )
 
 
@@ -620,6 +621,7 @@ register(
             note="",
         ),
         compute=compute_zcap,
+        details_type=KeyMatches,
         min_rows=1,
     )
 )
@@ -654,6 +656,7 @@ register(
             note="",
         ),
         compute=compute_gcap,
+        details_type=KeyMatches,
         min_rows=1,
     )
 )
@@ -693,6 +696,7 @@ register(
             "(the review divides by the guess); the 10 % is settable.",
         ),
         compute=compute_air,
+        details_type=AttributeInference,
         min_rows=1,
     )
 )
@@ -723,6 +727,8 @@ register(
             note="",
         ),
         compute=compute_crp,
+        details_type=CopyCounts,
+        figures=("famd_map",),
         min_rows=1,
     )
 )

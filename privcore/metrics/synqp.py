@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from privcore.context import MetricContext
+from privcore.details import EpsilonSeries
 from privcore.errors import InputError
 from privcore.metrics._exact_match import first_positions, joint_tuple_ids
 from privcore.params import Param
@@ -220,17 +221,18 @@ def compute_sd_idr(ctx: MetricContext) -> MetricOutput:
         risk=float(np.clip(value, 0.0, 1.0)),
         raw=value,
         per_record=(curve.real_min_l1 <= default).astype(float),
-        details={
-            "epsilons": epsilons,
-            "default_epsilon": default,
-            "sd_idr": curve.idr,
-            "synthetic_term": curve.synthetic_term,
-            "real_term": curve.real_term,
-            "threshold": THRESHOLD,
-            "above_threshold": curve.idr > THRESHOLD,
-            "categorical_keys": categorical,
-            "numerical_keys": numerical,
-        },
+        details=EpsilonSeries(
+            epsilons=epsilons,
+            default_epsilon=default,
+            values=curve.idr,
+            label="SD-IDR: synthetic vs training records",
+            threshold=THRESHOLD,
+            above_threshold=(curve.idr > THRESHOLD).tolist(),
+            categorical_keys=categorical,
+            numerical_keys=numerical,
+            terms={"synthetic_term": curve.synthetic_term, "real_term": curve.real_term},
+            shown_terms={},
+        ),
         params={"epsilons": epsilons, "epsilon": default},
     )
 
@@ -268,17 +270,18 @@ def compute_sd_mia(ctx: MetricContext) -> MetricOutput:
         risk=float(np.clip(value, 0.0, 1.0)),
         raw=value,
         per_record=(real_curve.real_min_l1 <= default).astype(float),
-        details={
-            "epsilons": epsilons,
-            "default_epsilon": default,
-            "sd_mia": values,
-            "idr_real": real_curve.idr,
-            "idr_holdout": hold_curve.idr,
-            "threshold": THRESHOLD,
-            "above_threshold": values > THRESHOLD,
-            "categorical_keys": categorical,
-            "numerical_keys": numerical,
-        },
+        details=EpsilonSeries(
+            epsilons=epsilons,
+            default_epsilon=default,
+            values=values,
+            label="SD-MIA: excess over a fresh sample",
+            threshold=THRESHOLD,
+            above_threshold=(values > THRESHOLD).tolist(),
+            categorical_keys=categorical,
+            numerical_keys=numerical,
+            terms={"idr_real": real_curve.idr, "idr_holdout": hold_curve.idr},
+            shown_terms={"idr_real": "IDR of the training records", "idr_holdout": "IDR of the holdout (fresh sample)"},
+        ),
         params={"epsilons": epsilons, "epsilon": default},
     )
 
@@ -319,6 +322,7 @@ register(
             "uses the key columns, ε in the numerical keys' own units.",
         ),
         compute=compute_sd_idr,
+        details_type=EpsilonSeries,
         params=(EPSILONS,),
         min_rows=1,
         baseline=False,
@@ -359,6 +363,7 @@ register(
             "0); the paper's 0.09 threshold is shown for reference.",
         ),
         compute=compute_sd_mia,
+        details_type=EpsilonSeries,
         params=(EPSILONS,),
         min_rows=1,
         baseline=False,

@@ -8,7 +8,7 @@ import pytest
 
 from dashboard import uploads
 from dashboard.state import LoadedTable, Tables, _settings_value, content_hash, run_key
-from privcore.results import _jsonable
+from privcore.jsonvalues import jsonable
 from privcore.io import load_table
 from .conftest import DATA, assert_no_exception, csv_bytes, open_page, people, texts
 
@@ -186,7 +186,7 @@ def test_reference_upload_is_stored_and_passed_to_the_membership_attacks():
         # The results cache key counts the table by its content hash; no rows reach a key or an export.
         settings = json.dumps({"p": passed}, default=_settings_value)
         assert reference.content_hash in settings and "nurse" not in settings
-        assert "nurse" not in json.dumps(_jsonable({"reference": passed}))
+        assert "nurse" not in json.dumps(jsonable({"reference": passed}))
 
     # replacing it changes the results cache key; removing it restores the default reference
     tables = at.session_state["tables"]

@@ -5,6 +5,7 @@ import pytest
 from dashboard import metric_choice, uploads
 from dashboard.state import LoadedTable
 from privcore import evaluate, registry
+from privcore.details import CopyCounts
 from privcore.registry import Explanation, MetricInfo
 from .conftest import CONFIGURE, METRICS, assert_no_exception, open_page, people, seed_session, texts
 
@@ -21,7 +22,7 @@ def holdout_metric():
         summary="Only for the dashboard tests.", attacker_knows="Nothing.",
         needs=frozenset({"holdout"}), per_record_unit="none", raw_meaning="", reference="",
         explanation=Explanation(attack="", steps=(), high="", low="", blind_spots=""),
-        compute=lambda ctx: None,
+        compute=lambda ctx: None, details_type=CopyCounts,
     )
     registry.register(info)
     yield info

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from privcore.details import AttackRates, Rate
 from privcore.errors import ColumnMismatchError, SchemaError
 from privcore.metrics.attacks import (
     AttackOutcome,
@@ -579,8 +580,9 @@ def test_registered_attacks_on_demo_scenarios(demo_reports):
         res = copy[mid]
         low, high = res.interval
         assert 0 <= low <= res.risk <= high <= 1
-        assert {"main", "baseline", "control", "residual"} <= set(res.details)
-        assert res.details["main"]["n_total"] > 0 and res.raw == res.details["main"]["value"]
+        assert isinstance(res.details, AttackRates)
+        assert all(isinstance(res.details[k], Rate) for k in ("main", "baseline", "control", "residual"))
+        assert res.details.main.n_total > 0 and res.raw == res.details.main.value
         assert len(res.per_record) == 300
     # the column resampler copies rare real values: univariate singling out flags it, the copula does not
     leaky = demo_reports["column_resampler"]["singling_out_univariate"]
@@ -588,13 +590,13 @@ def test_registered_attacks_on_demo_scenarios(demo_reports):
     assert demo_reports["gaussian_copula"]["singling_out_univariate"].risk < 0.2
     flagged = np.flatnonzero(leaky.per_record == 1)
     # several successful predicates may single out the same person
-    assert 0 < flagged.size <= leaky.details["main"]["n_success"]
+    assert 0 < flagged.size <= leaky.details.main.n_success
 
 
 def test_registered_attacks_without_holdout(demo_reports):
     for mid, res in demo_reports["no_holdout"].items():
         assert res.applicable
-        assert res.details["control"] is None and res.details["residual"] is None
+        assert res.details.control is None and res.details.residual is None
         assert res.risk == pytest.approx(res.raw)
 
 

@@ -76,7 +76,8 @@ def test_dmlp_separable_scores_one(monkeypatch):
     result, stubs = dmlp_with(monkeypatch, lambda x: (x > 0).astype(float))
     assert len(stubs) == 5
     assert result.risk == result.raw == 1.0
-    assert result.details["fold_auc"].tolist() == [1.0] * 5
+    assert result.details.scores.tolist() == [1.0] * 5
+    assert result.details.score_label == "ROC AUC"
     assert result.details["baseline_auc"] == 0.5
     assert result.per_record.tolist() == [1.0] * 7  # out-of-fold P(real) of each real row
     assert result.details["probability_synthetic"].tolist() == [0.0] * 7
@@ -122,7 +123,8 @@ def test_mir_all_real_test_rows_found(monkeypatch):
     real, synthetic = one_column(range(8)), one_column(range(20, 28))
     result = mir_with(monkeypatch, lambda seed: Stub(lambda x: np.where(x <= 1, 0.9, 0.1)), real, synthetic)
     assert result.risk == result.raw == 1.0
-    assert result.details["recalls"].tolist() == [1.0] * 5
+    assert result.details.scores.tolist() == [1.0] * 5
+    assert result.details.score_label == "recall on real rows"
     assert result.details["standard_error"] == 0.0
     assert result.interval == (1.0, 1.0)
     tested = result.details["times_in_test"] > 0
@@ -146,7 +148,7 @@ def test_mir_recall_standard_error_by_hand(monkeypatch):
     result = mir_with(monkeypatch, make, real, synthetic, seed=7)
     assert made == [7, 8, 9, 10, 11]
     assert result.details["seeds"] == [7, 8, 9, 10, 11]
-    assert result.details["recalls"].tolist() == [1.0, 0.0, 1.0, 0.0, 1.0]
+    assert result.details.scores.tolist() == [1.0, 0.0, 1.0, 0.0, 1.0]
     assert result.risk == pytest.approx(0.6)
     assert result.details["standard_error"] == pytest.approx(math.sqrt(0.06))
     assert result.interval == pytest.approx((0.6 - 1.96 * math.sqrt(0.06), 1.0))

@@ -140,7 +140,7 @@ def test_idscore_by_hand_multiplies_by_the_weight():
     assert result.per_record.tolist() == [0.0, 0.0, 0.0, 1.0]
     assert result.details["weight"]["x"] == pytest.approx(1.778299, abs=1e-6)
     assert result.details["weight"]["c"] == pytest.approx(0.721348, abs=1e-6)
-    np.testing.assert_allclose(result.details["d_yy_weighted"], [1.020139, 1.020139, 1.020139, 2.050130], atol=1e-6)
+    np.testing.assert_allclose(result.details.d_yy, [1.020139, 1.020139, 1.020139, 2.050130], atol=1e-6)
     # Unweighted, y0's nearest synthetic (10, A) is at 1 < sqrt 2 = its nearest real: Auth flags all four
     # (y1, y2: 1.414 vs 1.414 tie; y3: 1.414 < 1.732).
     assert report["auth"].risk == 1.0

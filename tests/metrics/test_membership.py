@@ -20,6 +20,7 @@ from sklearn.metrics import roc_auc_score, roc_curve
 
 from privcore import evaluate, registry
 from privcore.demo import load_scenario
+from privcore.details import MembershipScores
 from privcore.metrics.membership import (
     attack_summary,
     kde_logpdf,
@@ -65,7 +66,11 @@ def test_mia_distance_by_hand():
     res = run(REAL, SYN, HOLD, "mia_distance")["mia_distance"]
     assert res.raw == pytest.approx(15 / 16)
     assert res.risk == pytest.approx(0.75)
-    assert res.details["tpr_at_0.01"] == 0.5 and res.details["tpr_at_0.1"] == 0.5
+    assert isinstance(res.details, MembershipScores)
+    assert res.details.tpr_at == {"0.01": 0.5, "0.1": 0.5}
+    assert set(res.details.tpr_at_interval) == {"0.01", "0.1"}
+    for low, high in res.details.tpr_at_interval.values():
+        assert 0.0 <= low <= high <= 1.0
     np.testing.assert_allclose(res.per_record, [-0.05, 0.0, -0.1, -0.1], atol=1e-12)
     np.testing.assert_allclose(res.details["roc_fpr"], [0, 0, 0, 0.25, 0.5, 1.0])
     np.testing.assert_allclose(res.details["roc_tpr"], [0, 0.25, 0.5, 1.0, 1.0, 1.0])

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from privcore import evaluate, registry
 from privcore.demo import load_scenario
+from privcore.details import EpsilonSeries
 from privcore.metrics.synqp import identity_disclosure
 from privcore.schema import Schema
 
@@ -65,13 +66,16 @@ def test_sd_idr_by_hand_with_duplicates():
     # ε = 2: nothing new                                                       → 4/6
     # ε = 3: + S6–T5 (2 + 1 = 3).    syn 4/6; real 5/6                         → 5/6
     res = run("sd_idr")
-    np.testing.assert_allclose(res.details["sd_idr"], [1 / 6, 4 / 6, 4 / 6, 5 / 6])
-    np.testing.assert_allclose(res.details["synthetic_term"], [1 / 6, 3 / 6, 3 / 6, 4 / 6])
-    np.testing.assert_allclose(res.details["real_term"], [1 / 6, 4 / 6, 4 / 6, 5 / 6])
+    assert isinstance(res.details, EpsilonSeries)
+    np.testing.assert_allclose(res.details.values, [1 / 6, 4 / 6, 4 / 6, 5 / 6])
+    np.testing.assert_allclose(res.details.terms["synthetic_term"], [1 / 6, 3 / 6, 3 / 6, 4 / 6])
+    np.testing.assert_allclose(res.details.terms["real_term"], [1 / 6, 4 / 6, 4 / 6, 5 / 6])
+    assert res.details.label == "SD-IDR: synthetic vs training records" and res.details.shown_terms == {}
     assert res.risk == pytest.approx(4 / 6) and res.raw == pytest.approx(4 / 6)  # smallest non-zero ε = 1
     assert res.per_record.tolist() == [1, 1, 1, 1, 0, 1]
-    assert res.details["threshold"] == 0.09 and res.details["default_epsilon"] == 1.0
-    assert res.details["numerical_keys"] == ["age", "income"]
+    assert res.details.threshold == 0.09 and res.details.default_epsilon == 1.0
+    assert res.details.numerical_keys == ["age", "income"]
+    assert res.details.above_threshold == [True, True, True, True]
 
 
 def test_sd_mia_by_hand():
@@ -81,15 +85,20 @@ def test_sd_mia_by_hand():
     # ε = 3: syn S1, S4, S6 → 3/4; holdout H1, H2, H4 → 3/6  → 3/4
     # SD-MIA = [1/6 − 1/4, 4/6 − 1/2, 4/6 − 1/2, 5/6 − 3/4] = [−1/12, 1/6, 1/6, 1/12]
     res = run("sd_mia")
-    np.testing.assert_allclose(res.details["idr_holdout"], [1 / 4, 1 / 2, 1 / 2, 3 / 4])
-    np.testing.assert_allclose(res.details["sd_mia"], [-1 / 12, 1 / 6, 1 / 6, 1 / 12])
+    np.testing.assert_allclose(res.details.terms["idr_holdout"], [1 / 4, 1 / 2, 1 / 2, 3 / 4])
+    np.testing.assert_allclose(res.details.terms["idr_real"], [1 / 6, 4 / 6, 4 / 6, 5 / 6])
+    np.testing.assert_allclose(res.details.values, [-1 / 12, 1 / 6, 1 / 6, 1 / 12])
+    assert res.details.label == "SD-MIA: excess over a fresh sample"
+    assert list(res.details.shown_terms.items()) == [
+        ("idr_real", "IDR of the training records"), ("idr_holdout", "IDR of the holdout (fresh sample)")]
+    assert res.details.above_threshold == [False, True, True, False]
     assert res.risk == pytest.approx(1 / 6) and res.raw == pytest.approx(1 / 6)
     # Only ε = 0: negative raw, risk clipped to 0.
     only_zero = run("sd_mia", params={"sd_mia": {"epsilons": [0]}})
     assert only_zero.raw == pytest.approx(-1 / 12) and only_zero.risk == 0.0
     # Other ε list, unsorted: the default is the smallest non-zero (2 here).
     res = run("sd_idr", params={"sd_idr": {"epsilons": [3, 2, 0]}})
-    assert res.details["epsilons"] == [0.0, 2.0, 3.0] and res.raw == pytest.approx(4 / 6)
+    assert res.details.epsilons == [0.0, 2.0, 3.0] and res.raw == pytest.approx(4 / 6)
 
 
 def test_idr_above_one_is_clipped():
@@ -151,8 +160,8 @@ def test_agreement_with_brute_force(seed):
     cat, num = ["sex", "city"], ["age", "income"]
     expected_real = [brute_idr(real, syn, cat, num, e) for e in eps]
     expected_hold = [brute_idr(hold, syn, cat, num, e) for e in eps]
-    np.testing.assert_allclose(report["sd_idr"].details["sd_idr"], expected_real, atol=1e-12)
-    np.testing.assert_allclose(report["sd_mia"].details["sd_mia"], np.subtract(expected_real, expected_hold),
+    np.testing.assert_allclose(report["sd_idr"].details.values, expected_real, atol=1e-12)
+    np.testing.assert_allclose(report["sd_mia"].details.values, np.subtract(expected_real, expected_hold),
                                atol=1e-12)
 
 
@@ -184,7 +193,7 @@ def test_copy_scores_one(seed, n):
     for syn in (real, real.sample(frac=1, random_state=1)):
         res = evaluate(real, syn, SCHEMA, metrics="sd_idr", strict=True)["sd_idr"]
         assert res.risk == 1.0
-        np.testing.assert_allclose(res.details["sd_idr"], 1.0)
+        np.testing.assert_allclose(res.details.values, 1.0)
 
 
 @pytest.mark.parametrize("eps", [[-1, 0], [], "abc", [float("inf")]])

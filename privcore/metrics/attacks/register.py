@@ -4,11 +4,13 @@
 functions of this package. For each, ``risk`` is the residual risk ``(main − control)/(1 − control)``
 clipped to [0, 1] with the holdout as control, or without a holdout the main attack's Wilson rate;
 ``raw`` is the main attack's success rate (Wilson centre at 95 %); ``interval`` is the 95 % interval
-of ``risk``. ``details`` carries ``main``, ``baseline``, ``control`` and ``residual`` as
-``{"value", "error", "n_success", "n_total"}`` (what the dashboard's interval plot reads) and the
-attack's own details (queries, links, guesses). ``per_record`` is indexed by real record: 1 if the
-attack succeeded on that record, 0 if it failed, NaN if the record was not attacked (singling out
-marks the records singled out by a successful predicate and 0 elsewhere).
+of ``risk``. ``details`` is a :class:`~privcore.details.SinglingOutAttack`,
+:class:`~privcore.details.LinkabilityAttack` or :class:`~privcore.details.InferenceAttack`: ``main``,
+``baseline``, ``control`` and ``residual`` as :class:`~privcore.details.Rate` (what the dashboard's interval
+plot reads) and the attack's own details (queries, links, guesses; its per-attack records ``main``,
+``control``, ``baseline`` as ``attack_main``, ``attack_control``, ``attack_baseline``). ``per_record`` is
+indexed by real record: 1 if the attack succeeded on that record, 0 if it failed, NaN if the record was not
+attacked (singling out marks the records singled out by a successful predicate and 0 elsewhere).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from privcore.context import MetricContext
+from privcore.details import AttackRates, InferenceAttack, LinkabilityAttack, Rate, SinglingOutAttack
 from privcore.errors import InputError
 from privcore.metrics.attacks._common import AttackOutcome
 from privcore.metrics.attacks.inference import DEFAULT_TOLERANCE, inference
@@ -52,34 +55,50 @@ _NO_HOLDOUT = (
 )
 
 
-def _rate(rate, n_success, n_total) -> dict[str, Any] | None:
+#: The details type of each attack.
+_DETAILS_TYPES: dict[str, type[AttackRates]] = {
+    "singling_out_univariate": SinglingOutAttack,
+    "singling_out_multivariate": SinglingOutAttack,
+    "linkability": LinkabilityAttack,
+    "inference": InferenceAttack,
+}
+
+
+def _rate(rate, n_success=None, n_total=None) -> Rate | None:
     if rate is None:
         return None
-    return {"value": rate.value, "error": rate.error, "n_success": n_success, "n_total": n_total}
+    return Rate(value=rate.value, error=rate.error, n_success=n_success, n_total=n_total)
 
 
-def _output(out: AttackOutcome, per_record: np.ndarray | None) -> MetricOutput:
+def _details(out: AttackOutcome) -> AttackRates:
+    """The attack's typed details: the four rates, and the attack's own details by name (its per-attack
+    records ``main``/``control``/``baseline`` under ``attack_main``/``attack_control``/``attack_baseline``)."""
     res = out.result
     counts = (
         (0, 0, 0, 0, None, None)
         if res is None
         else (res.n_main, res.n_main_total, res.n_baseline, res.n_baseline_total, res.n_control, res.n_control_total)
     )
-    details: dict[str, Any] = {
+    fields: dict[str, Any] = {
         "main": _rate(out.main, counts[0], counts[1]),
         "baseline": _rate(out.baseline, counts[2], counts[3]),
         "control": _rate(out.control, counts[4], counts[5]),
-        "residual": None if out.residual is None else {"value": out.residual.value, "error": out.residual.error},
+        "residual": _rate(out.residual),
         "confidence": out.confidence,
         "attack": out.attack,
     }
     for key, value in out.details.items():
-        details["attack_" + key if key in ("main", "baseline", "control") else key] = value
+        fields["attack_" + key if key in ("main", "baseline", "control") else key] = value
+    # A key the attack adds without a field to hold it fails here (TypeError) rather than being dropped.
+    return _DETAILS_TYPES[out.attack](**fields)
+
+
+def _output(out: AttackOutcome, per_record: np.ndarray | None) -> MetricOutput:
     return MetricOutput(
         risk=float(out.risk),
         raw=float(out.raw),
         per_record=per_record,
-        details=details,
+        details=_details(out),
         params=dict(out.params),
         interval=(float(out.interval[0]), float(out.interval[1])),
         warnings=list(out.warnings),
@@ -271,6 +290,7 @@ register(
             note="",
         ),
         compute=compute_singling_out_univariate,
+        details_type=SinglingOutAttack,
         params=(_n_attacks("one-column predicates"),),
         **_COMMON,
     )
@@ -308,6 +328,7 @@ register(
             note="",
         ),
         compute=compute_singling_out_multivariate,
+        details_type=SinglingOutAttack,
         params=(
             _n_attacks("predicates"),
             Param("n_cols", "int", 3, "Columns per predicate", "How many attributes each predicate combines.",
@@ -354,6 +375,7 @@ register(
             "(Anonymeter breaks such ties by sort order, which makes even an exact copy miss many links).",
         ),
         compute=compute_linkability,
+        details_type=LinkabilityAttack,
         params=(
             _n_attacks("real records"),
             Param("n_neighbors", "int", 1, "Neighbours k",
@@ -401,6 +423,7 @@ register(
             "guess as correct.",
         ),
         compute=compute_inference,
+        details_type=InferenceAttack,
         params=(
             _n_attacks("real records"),
             Param("aux_cols", "columns", None, "Columns the attacker knows",

@@ -1,0 +1,80 @@
+"""The JSON contract of a report, as a JSON Schema derived from the declarations.
+
+``python -m privcore schema`` prints :func:`report_schema`. Nothing in it is written by hand per metric:
+each metric's entry lists its declared parameters (:mod:`privcore.params`) and refers to the schema of
+its declared details type (:mod:`privcore.details`), so the schema changes when, and only when, a
+declaration does. The dashboard's JSON download, several reports under ``"tables"``, is described by
+``$defs/dashboard_download``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from privcore import registry
+from privcore.details import DETAILS_TYPES
+
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
+
+_NUMBER_OR_NULL = {"type": ["number", "null"]}
+_RISK = {"type": ["number", "null"], "minimum": 0, "maximum": 1}
+
+
+def _metric_schema(info: registry.MetricInfo) -> dict[str, Any]:
+    declared = {p.name: p.json_schema() for p in info.params}
+    return {
+        "title": info.name,
+        "description": info.summary,
+        "type": "object",
+        "properties": {
+            "risk": {**_RISK, "description": "risk in [0, 1]: 1 = no privacy, 0 = complete privacy"},
+            "raw": {**_NUMBER_OR_NULL, "description": info.raw_meaning},
+            "applicable": {"type": "boolean"},
+            "reason": {"type": ["string", "null"], "description": "why the metric did not run"},
+            "baseline": {**_RISK, "description": "the risk with the holdout in place of the synthetic table"},
+            "interval": {"anyOf": [{"type": "array", "items": _NUMBER_OR_NULL, "minItems": 2, "maxItems": 2},
+                                   {"type": "null"}],
+                         "description": f"95 % interval of the risk ({info.interval_kind or 'none'})"},
+            "seconds": {"type": "number", "minimum": 0},
+            "params": {"type": "object", "properties": declared,
+                       "description": "every parameter and seed used (the declared ones and those the metric "
+                                      "fixes, such as the seed and the space)"},
+            "warnings": {"type": "array", "items": {"type": "string"}},
+            "details": {"anyOf": [{"$ref": f"#/$defs/{info.details_type.__name__}"}, {"type": "null"}],
+                        "description": "the evidence behind the score (null when the metric did not run)"},
+        },
+        "required": ["risk", "raw", "applicable", "reason", "baseline", "interval", "seconds", "params",
+                     "warnings", "details"],
+        "additionalProperties": False,
+    }
+
+
+def report_schema() -> dict[str, Any]:
+    """JSON Schema of ``Report.to_json()`` (and of ``python -m privcore evaluate --json``)."""
+    metrics = {info.id: _metric_schema(info) for info in registry.all_metrics()}
+    defs: dict[str, Any] = {kind.__name__: kind.json_schema() for kind in DETAILS_TYPES}
+    defs["dashboard_download"] = {
+        "description": "The dashboard's JSON download: one report per synthetic table, and the settings used.",
+        "type": "object",
+        "properties": {"tables": {"type": "object", "additionalProperties": {"$ref": "#"}},
+                       "settings": {"type": "object"}},
+        "required": ["tables"],
+    }
+    return {
+        "$schema": DRAFT,
+        "title": "privcore report",
+        "description": "The privacy evaluation of one synthetic table against the real table it was trained on.",
+        "type": "object",
+        "properties": {
+            "metrics": {"type": "object", "properties": metrics, "additionalProperties": False,
+                        "description": "metric id → result; only the metrics that were asked for appear"},
+            "warnings": {"type": "array", "items": {"type": "string"}},
+            "rows": {"type": "object",
+                     "properties": {"real": {"type": "integer"}, "synthetic": {"type": "integer"},
+                                    "holdout": {"type": ["integer", "null"]}},
+                     "required": ["real", "synthetic", "holdout"], "additionalProperties": False},
+        },
+        "required": ["metrics", "warnings", "rows"],
+        "additionalProperties": False,
+        "$defs": defs,
+    }

@@ -1,0 +1,96 @@
+"""The JSON contract: ``python -m privcore schema`` describes every report, and only valid reports."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+
+import jsonschema
+import pytest
+
+from privcore import Schema, evaluate, registry
+from privcore.demo import list_scenarios, load_scenario
+from privcore.json_schema import report_schema
+
+
+def cli(*args: str, cwd=None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "privcore", *args], capture_output=True, text=True, cwd=cwd,
+                          timeout=600)
+
+
+@pytest.fixture(scope="module")
+def schema() -> dict:
+    proc = cli("schema")
+    assert proc.returncode == 0, proc.stderr
+    printed = json.loads(proc.stdout)
+    assert printed == json.loads(json.dumps(report_schema()))
+    jsonschema.Draft202012Validator.check_schema(printed)
+    return printed
+
+
+def validate(document: dict, schema: dict) -> None:
+    jsonschema.Draft202012Validator(schema).validate(document)
+
+
+def test_the_cli_report_of_every_metric_on_the_noisy_copy_validates(schema, tmp_path):
+    out = tmp_path / "out.json"
+    proc = cli("evaluate", "--demo", "noisy_copy", "--metrics", "all", "--json", str(out))
+    assert proc.returncode == 0, proc.stderr
+    document = json.loads(out.read_text())
+    validate(document, schema)
+    assert set(document["metrics"]) == set(registry.metric_ids())
+    for metric_id, entry in document["metrics"].items():
+        if entry["applicable"]:
+            assert entry["details"]["kind"] == registry.get(metric_id).details_type.kind
+        else:  # HidR: the demo has no pairing of synthetic to real rows
+            assert entry["details"] is None and entry["reason"], metric_id
+    assert sum(entry["applicable"] for entry in document["metrics"].values()) >= len(document["metrics"]) - 1
+
+
+@pytest.mark.parametrize("scenario", [s.name for s in list_scenarios()])
+def test_every_demo_report_validates(schema, scenario):
+    demo = load_scenario(scenario, n=250)
+    report = evaluate(demo.real, demo.synthetic,
+                      Schema(types=dict(demo.types), key=list(demo.key), sensitive=demo.sensitive),
+                      metrics="all", holdout=demo.holdout, strict=True)
+    validate(json.loads(report.to_json()), schema)
+    without_holdout = evaluate(demo.real, demo.synthetic, Schema(types=dict(demo.types)), metrics="all")
+    document = json.loads(without_holdout.to_json())
+    validate(document, schema)  # metrics that did not run have null details and a reason
+    assert any(entry["details"] is None and entry["reason"] for entry in document["metrics"].values())
+
+
+@pytest.mark.parametrize("breakage", [
+    lambda d: d["metrics"]["crp"].__setitem__("risk", 1.5),
+    lambda d: d["metrics"]["crp"]["details"].__setitem__("invented", 1),
+    lambda d: d["metrics"]["crp"]["details"].__setitem__("kind", "membership_scores"),
+    lambda d: d["metrics"]["cvp"]["params"].__setitem__("threshold", "high"),
+    lambda d: d["metrics"].__setitem__("no_such_metric", d["metrics"]["crp"]),
+    lambda d: d["rows"].pop("holdout"),
+])
+def test_a_broken_report_does_not_validate(schema, breakage):
+    demo = load_scenario("exact_copy", n=100)
+    report = evaluate(demo.real, demo.synthetic, Schema(types=dict(demo.types)), metrics="crp,cvp")
+    document = json.loads(report.to_json())
+    validate(document, schema)
+    broken = copy.deepcopy(document)
+    breakage(broken)
+    with pytest.raises(jsonschema.ValidationError):
+        validate(broken, schema)
+
+
+def test_every_registered_metric_declares_its_parameters_details_and_explanation():
+    from privcore.details import Details
+    from privcore.params import Param
+
+    for info in registry.all_metrics():
+        assert isinstance(info.params, tuple) and all(isinstance(p, Param) for p in info.params), info.id
+        for param in info.params:
+            assert param.label and param.help.endswith(".") and param.describe_range(), (info.id, param.name)
+            assert param.default is not None or param.rule or param.kind == "table", (info.id, param.name)
+        assert issubclass(info.details_type, Details) and info.details_type is not Details, info.id
+        explanation = info.explanation
+        assert explanation.attack and explanation.high and explanation.low and explanation.blind_spots, info.id
+        assert 2 <= len(explanation.steps) <= 4, info.id
