@@ -1,6 +1,9 @@
-"""The set-up every page runs first: page config, session state, sidebar summary, data guards."""
+"""The set-up every page runs first: page config, session state, page navigation, sidebar summary, data guards."""
 
 from __future__ import annotations
+
+import re
+from pathlib import Path
 
 import streamlit as st
 
@@ -11,6 +14,14 @@ CONFIGURE_PAGE = "pages/2_Configure.py"
 METRICS_PAGE = "pages/3_Metrics.py"
 RESULTS_PAGE = "pages/4_Results.py"
 LEARN_PAGE = "pages/5_Learn.py"
+HOME_PAGE = "app.py"
+
+#: The home page's label in the page navigation. Streamlit's pages/ mechanism names the entry page
+#: after its file ("app") and has no option to rename it, so the app hides Streamlit's own list
+#: (``client.showSidebarNavigation = false`` in .streamlit/config.toml) and draws the same list with
+#: ``st.page_link``: same pages, same order, same URLs (deep links unchanged), the home page "Home".
+HOME_LABEL = "Home"
+_PAGES_DIR = Path(__file__).resolve().parents[1] / "pages"
 
 
 #: The browser-tab icon. An emoji, because Streamlit's front end turns an emoji into an inline SVG,
@@ -25,7 +36,35 @@ def setup_page(title: str, icon: str = PAGE_ICON) -> None:
         icon = PAGE_ICON  # see PAGE_ICON: a Material favicon is downloaded from Google
     st.set_page_config(page_title=f"{title} · Synthetic data privacy", page_icon=icon, layout="wide")
     init_state(st.session_state)
+    _page_navigation()
     _sidebar_summary(st.session_state["tables"])
+
+
+def navigation_pages() -> list[tuple[str, str]]:
+    """``(script, label)`` of every page, home first, then ``pages/*.py`` in Streamlit's order and naming.
+
+    Streamlit sorts the pages/ directory by the number a file name starts with, then by name, and labels
+    a page with the rest of its name, underscores as spaces (``2_Configure.py`` → "Configure").
+    """
+    def number_and_name(path: Path) -> tuple[float, str, str]:
+        match = re.match(r"(\d+)[_ -]*(.*)", path.stem)
+        number, name = (float(match[1]), match[2]) if match else (float("inf"), path.stem)
+        return number, name.lower(), name.replace("_", " ")
+
+    files = [f for f in _PAGES_DIR.glob("*.py") if not f.name.startswith(".") and f.name != "__init__.py"]
+    ordered = sorted(files, key=lambda f: number_and_name(f)[:2])
+    return [(HOME_PAGE, HOME_LABEL)] + [(f"pages/{f.name}", number_and_name(f)[2]) for f in ordered]
+
+
+def _page_navigation() -> None:
+    # Streamlit's own list is off in .streamlit/config.toml; should the server have been started without
+    # that file (another working directory), switch it off here too, so that from the next run on the app
+    # never shows two lists or the file name "app".
+    if st.get_option("client.showSidebarNavigation"):
+        st.set_option("client.showSidebarNavigation", False)
+    with st.sidebar:
+        for script, label in navigation_pages():
+            st.page_link(script, label=label)
 
 
 def _sidebar_summary(tables: Tables) -> None:

@@ -9,7 +9,7 @@ import streamlit as st
 
 from dashboard import schema_form
 from dashboard.page_setup import METRICS_PAGE, require_tables, setup_page
-from privcore.schema import COLUMN_TYPES
+from privcore.schema import COLUMN_TYPES, MAX_SEED
 
 EDITOR = "column_editor"
 WIDGETS = (EDITOR, "cfg_sensitive", "cfg_key", "cfg_pairing", "cfg_missing", "cfg_seed")
@@ -104,7 +104,7 @@ draft["missing"] = options[0].radio(
     help="Missing values in categorical and binary columns are kept as their own category.")
 _seed("cfg_seed", int(draft["seed"]))
 draft["seed"] = int(options[1].number_input(
-    "Seed", min_value=0, step=1, key="cfg_seed",
+    "Seed", min_value=0, max_value=MAX_SEED, step=1, key="cfg_seed",
     help="Fixes every random step, so the same data and settings give the same scores."))
 
 schema = schema_form.schema_from_draft(draft)

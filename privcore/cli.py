@@ -1,6 +1,8 @@
 """Command line: ``python -m privcore evaluate|metrics|demo|schema`` (product.md "Python API and command line").
 
 Exit codes: 0 success, 2 bad input (one line on stderr naming the file and column), 1 internal error.
+The ``--seed`` and the ``--json``/``--html`` output paths are checked before any table is read, and a
+report that cannot be written is bad input too (exit 2, naming the path).
 
 ``evaluate --param ID.NAME=VALUE`` (repeatable) sets a metric parameter; VALUE is read as JSON when it
 parses (``0.1``, ``[["age", "sex"], ["race"]]``) and as plain text otherwise.
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -202,9 +205,15 @@ def _load_inputs(args):
 def _evaluate(args) -> int:
     from privcore.evaluate import evaluate, resolve_metric_ids
     from privcore.io import load_table, validate_tables
-    from privcore.schema import infer_schema
+    from privcore.schema import check_seed, infer_schema
 
     params = parse_params(args.param)  # bad ids and names fail before any file is read
+    try:
+        check_seed(args.seed)
+    except InputError as exc:
+        raise InputError(f"--seed {args.seed}: {exc}") from None
+    for option in ("json", "html"):  # fail fast: an unwritable report path is known before any computation
+        check_output_path(getattr(args, option), f"--{option}")
     real, synthetic, holdout, overrides, demo_key, demo_sensitive, names = _load_inputs(args)
     validate_tables(
         real,
@@ -246,18 +255,56 @@ def _evaluate(args) -> int:
         print(file=sys.stderr)
     text = report.to_json()
     if args.json:
-        Path(args.json).write_text(text + "\n", encoding="utf-8")
+        _write_report(args.json, "--json", text + "\n")
     else:
         print(text)
     if args.html:
         from privcore.report import html_report
 
-        Path(args.html).write_text(html_report({names.get("synthetic", "synthetic"): report}), encoding="utf-8")
+        _write_report(args.html, "--html", html_report({names.get("synthetic", "synthetic"): report}))
     if report.errors:
         for error in report.errors:
             print(f"internal error in {error.splitlines()[0]}", file=sys.stderr)
         return EXIT_INTERNAL
     return EXIT_OK
+
+
+def check_output_path(path: str | None, option: str) -> None:
+    """Raise :class:`InputError` unless a report can be written to ``path`` (``None``: nothing to check).
+
+    The folder must exist and be writable and the path must not be a folder, so that a typo in
+    ``--json``/``--html`` is reported before the evaluation runs rather than after it.
+    """
+    if not path:
+        return
+    target = Path(path)
+    folder = target.parent
+    if target.is_dir():
+        problem = "is a folder, not a file"
+        todo = f"add a file name, e.g. {option} {target / ('report' + (target.suffix or '.' + option[2:]))}"
+    elif not folder.exists():
+        problem = f"is in a folder that does not exist ({folder})"
+        todo = f"create it first (mkdir -p {folder}) or choose another path"
+    elif not folder.is_dir():
+        problem = f"is inside {folder}, which is a file, not a folder"
+        todo = "choose a path inside an existing folder"
+    elif not os.access(target if target.exists() else folder, os.W_OK):
+        problem = "cannot be written (no write permission)"
+        todo = "choose a path in a folder you can write to"
+    else:
+        return
+    raise InputError(f"{option} {path} {problem}: {todo}.", file=str(path))
+
+
+def _write_report(path: str, option: str, text: str) -> None:
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise InputError(
+            f"{option} {path} could not be written ({exc.strerror or exc}): check that its folder exists and is "
+            f"writable and that the disk has room, or choose another path with {option}.",
+            file=str(path),
+        ) from exc
 
 
 def _print_progress(fraction: float, message: str) -> None:

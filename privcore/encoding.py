@@ -12,9 +12,10 @@ import numpy as np
 import pandas as pd
 import scipy.linalg
 
+from privcore.errors import ExtremeValueError
 from privcore.prepare import MISSING
 from privcore.results import NotApplicable
-from privcore.schema import BINARY, NUMERICAL, Schema
+from privcore.schema import BINARY, MAX_MAGNITUDE, NUMERICAL, Schema
 
 #: Largest encoded table (rows × coordinates × 8 bytes) the distance spaces may build: 2 GiB.
 MAX_ENCODED_BYTES = 2 * 1024**3
@@ -65,6 +66,9 @@ class EuclideanSpace:
             kind = schema.types[col]
             if kind == NUMERICAL:
                 lo, hi = float(real[col].min()), float(real[col].max())
+                with np.errstate(over="ignore"):
+                    if not np.isfinite(hi - lo):
+                        raise _unscalable(col, lo, hi)
                 self._numerical.append((col, lo, hi))
                 blocks.append(Block(col, width, width + 1))
                 width += 1
@@ -95,7 +99,9 @@ class EuclideanSpace:
         out = np.zeros((len(df), self.dim), dtype=np.float64)
         starts = {b.column: b.start for b in self.blocks}
         for col, lo, hi in self._numerical:
-            out[:, starts[col]] = (df[col].to_numpy(dtype=np.float64) - lo) / (hi - lo)
+            values = df[col].to_numpy(dtype=np.float64)
+            with np.errstate(over="ignore", invalid="ignore"):
+                out[:, starts[col]] = _checked((values - lo) / (hi - lo), values, col, lo, hi)
         for col, positive in self._binary:
             out[:, starts[col]] = (df[col].to_numpy() == positive).astype(np.float64)
         for col, levels in self._categorical:
@@ -144,8 +150,12 @@ class FAMDProjection:
         # 4-row table with tied singular values gave NNDR 0.578 or 0.567 depending on the row order.
         real = real.iloc[self._canonical_order(real)]
         num = real[self._numerical].to_numpy(dtype=np.float64) if self._numerical else np.empty((len(real), 0))
-        self._mean = num.mean(axis=0)
-        self._std = num.std(axis=0)
+        with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+            self._mean = num.mean(axis=0)
+            self._std = num.std(axis=0)
+        for j, col in enumerate(self._numerical):
+            if not (np.isfinite(self._mean[j]) and np.isfinite(self._std[j]) and self._std[j] > 0):
+                raise _unscalable(col, float(num[:, j].min()), float(num[:, j].max()))
         n_categories = sum(len(levels) for _, levels, _ in self._levels)
         if len(real) * (len(self._numerical) + n_categories) * 8 > MAX_ENCODED_BYTES:
             column, levels, _ = max(self._levels, key=lambda item: len(item[1]))
@@ -180,7 +190,12 @@ class FAMDProjection:
     def _code(self, df: pd.DataFrame) -> np.ndarray:
         parts = []
         if self._numerical:
-            parts.append((df[self._numerical].to_numpy(dtype=np.float64) - self._mean) / self._std)
+            values = df[self._numerical].to_numpy(dtype=np.float64)
+            with np.errstate(over="ignore", invalid="ignore"):
+                coded = (values - self._mean) / self._std
+            for j, col in enumerate(self._numerical):
+                _checked(coded[:, j], values[:, j], col, self._mean[j] - self._std[j], self._mean[j] + self._std[j])
+            parts.append(coded)
         for col, levels, proportions in self._levels:
             codes = pd.Categorical(df[col], categories=levels).codes
             indicator = np.zeros((len(df), len(levels)))
@@ -202,3 +217,31 @@ class FAMDProjection:
         for j in range(centred.shape[1]):
             out += centred[:, j : j + 1] * self.components[:, j]
         return out
+
+
+def _checked(scaled: np.ndarray, values: np.ndarray, column: str, lo: float, hi: float) -> np.ndarray:
+    """``scaled`` unchanged when every coordinate is finite and within ±MAX_MAGNITUDE, else an error.
+
+    :meth:`privcore.Schema.validate` already refuses ±inf and magnitudes beyond ``MAX_MAGNITUDE``; this
+    catches the rest: a value so far outside the real table's spread that its coordinate, or the squared
+    distances built from it, would overflow double precision and give a wrong score.
+    """
+    ok = np.abs(scaled) <= MAX_MAGNITUDE  # NaN compares False
+    if ok.all():
+        return scaled
+    bad = int(np.flatnonzero(~ok)[0])
+    raise ExtremeValueError(
+        f"Column '{column}' holds {values[bad]:g}, which lies too far outside the real table's spread of that "
+        f"column ({lo:g} to {hi:g}) for distances to be computed in double precision. Check the value, rescale "
+        "the column (other units, or its logarithm), or declare it categorical.",
+        column=column,
+    )
+
+
+def _unscalable(column: str, lo: float, hi: float) -> ExtremeValueError:
+    return ExtremeValueError(
+        f"Column '{column}' cannot be scaled for the distance metrics: its values in the real table ({lo:g} to "
+        f"{hi:g}) are too far apart or too close together for double precision. Rescale the column (other "
+        "units, or its logarithm), or declare it categorical.",
+        column=column,
+    )

@@ -76,3 +76,7 @@ class AllMissingColumnError(InputError):
 
 class SchemaError(InputError):
     """The schema (types, key, sensitive column, pairing, options) does not fit the data."""
+
+
+class ExtremeValueError(SchemaError):
+    """A numerical column holds ±inf, or a number too large for the distance spaces' scaling."""

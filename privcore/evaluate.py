@@ -17,7 +17,7 @@ from privcore.neighbors import DEFAULT_CHUNK_ELEMENTS
 from privcore.params import check_params
 from privcore.prepare import PreparedData, prepare
 from privcore.results import MetricOutput, MetricResult, NotApplicable, Report
-from privcore.schema import BINARY, CATEGORICAL, NUMERICAL, Schema, infer_schema
+from privcore.schema import BINARY, CATEGORICAL, NUMERICAL, Schema, check_seed, infer_schema
 
 ProgressCallback = Callable[[float, str], None]
 
@@ -101,7 +101,8 @@ def evaluate(
     holdout : DataFrame, optional
         Real records ``H`` not used for training: enables attack metrics and the §5 baseline.
     seed : int, optional
-        Seed of every random step; default ``schema.seed``.
+        Seed of every random step, a whole number from 0 to ``privcore.schema.MAX_SEED``; default
+        ``schema.seed``.
     progress : callable, optional
         ``progress(fraction, message)`` with fraction in [0, 1].
     params : mapping, optional
@@ -128,7 +129,10 @@ def evaluate(
     Raises
     ------
     InputError
-        When the tables or the schema are unusable (the message says which file and column).
+        When the tables, the schema or the seed are unusable (the message says which file and column).
+        A numerical column holding ``inf``/``-inf`` or a magnitude beyond ``privcore.schema.MAX_MAGNITUDE``
+        raises :class:`privcore.errors.ExtremeValueError` (file, column, first row) under either
+        missing-value policy, never a silently wrong score.
 
     Examples
     --------
@@ -139,7 +143,7 @@ def evaluate(
     """
     started = time.perf_counter()
     schema = schema if schema is not None else infer_schema(real)
-    seed = schema.seed if seed is None else int(seed)
+    seed = check_seed(schema.seed if seed is None else seed)
     ids = resolve_metric_ids(metrics)
     if famd_components is not None and int(famd_components) < 1:
         raise InputError(f"The number of FAMD axes must be at least 1 (got {famd_components}); leave it unset for "

@@ -78,6 +78,7 @@ _CONTROL_CHARS = frozenset(
     chr(c) for c in [*range(32), *range(127, 160)] if chr(c) not in "\t\r\n"
 )
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+_FLOAT_TEXT = re.compile(rf"{_NUMBER.pattern}|[+-]?(?:inf|infinity)", re.IGNORECASE)
 
 
 # --------------------------------------------------------------------------------------- loading
@@ -112,7 +113,8 @@ def load_table(
     Raises
     ------
     FileTooLargeError, EmptyFileError, NoHeaderError, DuplicateColumnsError, UnparseableFileError
-        See the Notes. A path that does not exist raises the base :class:`InputError`.
+        See the Notes. A path that does not exist, or is a directory, raises the base
+        :class:`InputError` saying which.
 
     Notes
     -----
@@ -191,6 +193,12 @@ def _source_filename(source):
 def _read_bytes(source, name, max_bytes):
     if isinstance(source, (str, Path)):
         path = Path(source)
+        if path.is_dir():
+            raise InputError(
+                f"{str(path)!r} is a directory, not a table file. Give the path of the CSV, TSV, "
+                "Parquet or Excel file itself and try again.",
+                file=name,
+            )
         if not path.is_file():
             raise InputError(
                 f"{_cap(name)} was not found (looked for {str(path)!r}). Check the path and try "
@@ -635,6 +643,10 @@ def _settle_type(s):
             numbers = pd.to_numeric(s)
         except (ValueError, TypeError, OverflowError):
             numbers = None
+        if numbers is None and kind == "string" and s.dropna().str.fullmatch(_FLOAT_TEXT).all():
+            # pandas refuses a number beyond float range ("1e309"); read as ±inf, it is reported by
+            # Schema.validate with its row instead of silently turning the column into text.
+            numbers = s.map(lambda v: v if _isna(v) else float(v)).astype(np.float64)
         if numbers is not None and ptypes.is_numeric_dtype(numbers) and not ptypes.is_bool_dtype(
             numbers
         ):

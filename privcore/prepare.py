@@ -74,6 +74,13 @@ def prepare(
     Returns
     -------
     PreparedData
+
+    Raises
+    ------
+    SchemaError
+        From :meth:`Schema.validate`; among them :class:`~privcore.errors.ExtremeValueError` for ``inf``,
+        ``-inf`` or a magnitude beyond ``privcore.schema.MAX_MAGNITUDE`` in a numerical column. These are
+        refused under both missing-value policies, never dropped or imputed as if they were missing.
     """
     names = {"real": "real", "synthetic": "synthetic", "holdout": "holdout", **(names or {})}
     schema.validate(

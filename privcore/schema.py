@@ -14,7 +14,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from privcore.errors import SchemaError
+from privcore.errors import ExtremeValueError, SchemaError
 
 NUMERICAL = "numerical"
 CATEGORICAL = "categorical"
@@ -24,6 +24,13 @@ MISSING_POLICIES = ("drop", "impute")
 
 #: An integer column with at most this many distinct values is flagged as probably categorical.
 FEW_INTEGER_VALUES = 10
+
+#: Largest seed: every random step (numpy, scikit-learn's ``random_state=seed + i``) accepts it.
+MAX_SEED = 2**31 - 1
+
+#: Largest magnitude of a numerical value. Beyond it the squares and sums behind min–max scaling,
+#: standardisation and distances can overflow double precision (1e308) and give wrong scores.
+MAX_MAGNITUDE = 1e100
 
 
 @dataclass(frozen=True)
@@ -55,9 +62,10 @@ class Schema:
         ``None`` (no pairing), ``"row"`` (synthetic row *i* was generated from real row *i*) or the
         name of an id column present in both tables (not analysed).
     missing : {"drop", "impute"}
-        Numerical missing values: drop the row (default) or impute the real table's median.
+        Numerical missing values: drop the row (default) or impute the real table's median. Infinite
+        values are not missing values: :meth:`validate` refuses them under either policy.
     seed : int
-        Seed for every random step (metrics.md §0).
+        Seed for every random step (metrics.md §0): a whole number from 0 to :data:`MAX_SEED`.
 
     Examples
     --------
@@ -133,6 +141,13 @@ class Schema:
     ) -> None:
         """Check the schema against the tables; raise :class:`SchemaError` with a specific message.
 
+        Besides types, roles and pairing, every numerical column of every table must hold finite
+        numbers within ±:data:`MAX_MAGNITUDE`: ``inf``, ``-inf`` (CSV text "inf", "Infinity", or a
+        number beyond ±1.8e308) and larger magnitudes raise :class:`~privcore.errors.ExtremeValueError`
+        naming the file, the column and the first such row (counted from 1 below the header), under
+        either missing-value policy: an infinite value is a measurement gone wrong, not a missing
+        one, and dropping or imputing it silently would change the records being assessed.
+
         Parameters
         ----------
         real : DataFrame
@@ -161,6 +176,7 @@ class Schema:
                 )
         if self.missing not in MISSING_POLICIES:
             raise SchemaError(f"Missing-value policy '{self.missing}' is unknown; use 'drop' or 'impute'.")
+        check_seed(self.seed)
         for name, df in tables.items():
             absent = [c for c in self.types if c not in df.columns]
             if absent:
@@ -211,6 +227,8 @@ class Schema:
                             file=name,
                             column=col,
                         )
+                for name, df in tables.items():
+                    _check_magnitudes(pd.to_numeric(df[col], errors="coerce"), name, col)
             elif kind == BINARY:
                 levels = set()
                 for df in tables.values():
@@ -259,6 +277,39 @@ class Schema:
             )
 
 
+def check_seed(seed: Any) -> int:
+    """The seed as an int; :class:`SchemaError` unless it is a whole number from 0 to :data:`MAX_SEED`."""
+    whole = isinstance(seed, (int, np.integer)) or (isinstance(seed, float) and seed.is_integer())
+    if isinstance(seed, (bool, np.bool_)) or not whole or not 0 <= seed <= MAX_SEED:
+        raise SchemaError(f"The seed must be a whole number from 0 to {MAX_SEED} (got {seed!r}); "
+                          "any such number gives reproducible scores, 0 is the default.")
+    return int(seed)
+
+
+def _check_magnitudes(numbers: pd.Series, name: str, col: str) -> None:
+    """Refuse ±inf and magnitudes beyond :data:`MAX_MAGNITUDE` in one table's numerical column."""
+    values = numbers.to_numpy(dtype=np.float64, na_value=np.nan)
+    infinite = np.isinf(values)
+    huge = np.abs(np.where(infinite, 0.0, values)) > MAX_MAGNITUDE  # NaN compares False
+    limit = f"{MAX_MAGNITUDE:.0e}".replace("e+", "e")
+    for bad, what, todo in (
+        (infinite, "an infinite value", "Replace such values with the actual numbers, or empty those cells if "
+         "the values are unknown (the missing-value policy then applies), or declare the column categorical."),
+        (huge, f"a number beyond ±{limit}", "Numbers this large overflow the scaling behind the distances. "
+         "Check the value, rescale the column (other units, or its logarithm), or declare it categorical."),
+    ):
+        positions = np.flatnonzero(bad)
+        if len(positions):
+            first = int(positions[0])
+            more = f"; {len(positions)} such values in all" if len(positions) > 1 else ""
+            raise ExtremeValueError(
+                f"Column '{col}' of {name} holds {what} in row {first + 1}, counting rows from 1 below the "
+                f"header ({values[first]:g}{more}). {todo}",
+                file=name,
+                column=col,
+            )
+
+
 def _canonical_categories(series: pd.Series) -> pd.Series:
     """Values as strings, integral floats written as integers, so 1 and 1.0 are the same category."""
     out = series.astype(object).copy()
@@ -301,7 +352,7 @@ def guess_column_type(series: pd.Series) -> ColumnGuess:
             )
         return ColumnGuess(CATEGORICAL, "")
     numeric = values.astype(float)
-    integral = bool(np.all(np.mod(numeric, 1) == 0))
+    integral = bool(np.all(np.isfinite(numeric)) and np.all(np.mod(numeric, 1) == 0))
     if integral and distinct <= FEW_INTEGER_VALUES:
         return ColumnGuess(
             NUMERICAL, f"only {distinct} distinct integer values: probably categorical (codes), check the type"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -188,3 +189,94 @@ def test_a_bad_parameter_gets_the_sentence_the_metrics_page_shows(item, metric_i
     proc = run_cli("evaluate", "--demo", "noisy_copy", "--metrics", metric_id, "--param", item)
     assert proc.returncode == 2
     assert page_sentence and page_sentence in proc.stderr, (page_sentence, proc.stderr)
+
+
+# ------------------------------------------------------------------ hardening (issue 11, items 2–4 and 1)
+
+
+def _one_error_line(proc) -> str:
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error:"), proc.stderr
+    assert "Traceback" not in proc.stderr and proc.stdout == ""
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def demo_files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("demo")
+    assert run_cli("demo", "noisy_copy", "--out", str(folder), "--rows", "300").returncode == 0
+    return folder
+
+
+@pytest.mark.parametrize("option", ["--json", "--html"])
+@pytest.mark.parametrize("where, fragments", [
+    ("missing/dir/out", ["does not exist", "mkdir -p"]),
+    ("real.csv/out", ["which is a file, not a folder"]),
+    ("", ["is a folder, not a file", "add a file name"]),
+])
+def test_unusable_report_path_exits_2_before_any_computation(demo_files, monkeypatch, option, where, fragments):
+    path = str(demo_files / f"{where}.{option[2:]}") if where else str(demo_files)
+    # Fail fast: the path is refused before a table is read, so a missing --real does not matter either.
+    proc = run_cli("evaluate", "--real", "nowhere.csv", "--synthetic", "synthetic.csv", option, path, cwd=demo_files)
+    line = _one_error_line(proc)
+    assert f"{option} {path}" in line and all(f in line for f in fragments), line
+
+
+def test_report_that_cannot_be_written_exits_2_naming_the_path(demo_files):
+    # /dev/full passes the checks made beforehand (it exists and is writable) but every write fails.
+    proc = run_cli("evaluate", "--real", "real.csv", "--synthetic", "synthetic.csv", "--metrics", "crp",
+                   "--json", "/dev/full", cwd=demo_files)
+    line = _one_error_line(proc)
+    assert "--json /dev/full could not be written" in line and "No space left" in line
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write anywhere")
+def test_report_in_a_read_only_folder_exits_2(tmp_path):
+    folder = tmp_path / "locked"
+    folder.mkdir()
+    folder.chmod(0o500)
+    try:
+        proc = run_cli("evaluate", "--demo", "exact_copy", "--metrics", "crp", "--html", str(folder / "r.html"))
+    finally:
+        folder.chmod(0o700)
+    assert "cannot be written" in _one_error_line(proc)
+
+
+@pytest.mark.parametrize("option", ["--real", "--synthetic", "--holdout", "--reference"])
+def test_a_directory_given_as_a_table_is_called_a_directory(demo_files, option):
+    files = {"--real": "real.csv", "--synthetic": "synthetic.csv"}
+    args = [a for flag, name in files.items() if flag != option for a in (flag, name)]
+    proc = run_cli("evaluate", *args, option, ".", "--metrics", "crp", cwd=demo_files)
+    line = _one_error_line(proc)
+    assert "'.' is a directory, not a table file" in line and "not found" not in line
+
+
+@pytest.mark.parametrize("seed", ["-5", "2147483648"])
+def test_a_seed_outside_0_to_2_31_exits_2(seed):
+    line = _one_error_line(run_cli("evaluate", "--demo", "exact_copy", "--metrics", "crp", "--seed", seed))
+    assert f"--seed {seed}" in line and "whole number from 0 to 2147483647" in line
+
+
+def test_overlapping_linkability_column_sets_exit_2():
+    line = _one_error_line(run_cli("evaluate", "--demo", "noisy_copy", "--metrics", "linkability", "--param",
+                                   'linkability.aux_cols=[["age"],["age"]]'))
+    assert "linkability.aux_cols" in line and "must not share a column" in line
+
+
+@pytest.mark.parametrize("values, missing, fragment", [
+    (["inf", "-inf", "Infinity"], "drop", "an infinite value in row 4"),
+    (["inf"], "impute", "an infinite value in row 4"),  # not a missing value: refused under either policy
+    (["1e309"], "drop", "an infinite value in row 4"),  # beyond float range: read as inf, not as text
+    (["1e308", "-1e308"], "drop", "a number beyond ±1e100 in row 4"),
+])
+def test_infinite_and_huge_numbers_exit_2_naming_file_column_and_row(demo_files, values, missing, fragment):
+    real = pd.read_csv(demo_files / "real.csv", dtype=str)
+    for offset, value in enumerate(values):
+        real.loc[3 + 7 * offset, "age"] = value
+    real.to_csv(demo_files / "real_extreme.csv", index=False)
+    proc = run_cli("evaluate", "--real", "real_extreme.csv", "--synthetic", "synthetic.csv", "--metrics",
+                   "crp,dcr,cvp", "--missing", missing, cwd=demo_files)
+    line = _one_error_line(proc)
+    assert "Column 'age' of real_extreme.csv" in line and fragment in line, line
+    assert "RuntimeWarning" not in proc.stderr

@@ -198,3 +198,67 @@ def test_out_of_range_baseline_is_dropped_not_reported(demo, demo_schema, monkey
     assert any("baseline" in e for e in report.errors)
     with pytest.raises(AssertionError):
         evaluate(demo.real, demo.synthetic, demo_schema, metrics="crp", holdout=demo.holdout, strict=True)
+
+
+# ----------------------------------------------------------------- non-finite and extreme values (issue 11)
+
+
+def _with_values(table: pd.DataFrame, column: str, rows: dict[int, float]) -> pd.DataFrame:
+    out = table.copy()
+    out[column] = out[column].astype(np.float64)
+    for row, value in rows.items():
+        out.loc[row, column] = value
+    return out
+
+
+@pytest.mark.parametrize("role", ["real", "synthetic", "holdout"])
+@pytest.mark.parametrize("missing", ["drop", "impute"])
+@pytest.mark.parametrize("values, fragment", [
+    ({5: np.inf, 9: -np.inf}, "an infinite value in row 6"),
+    ({5: -np.inf}, "an infinite value in row 6"),
+    ({5: 1e308}, "a number beyond ±1e100 in row 6"),
+    ({5: 1e308, 9: -1e308}, "a number beyond ±1e100 in row 6"),  # max − min would overflow too
+])
+def test_infinite_or_huge_numbers_are_named_input_errors(demo, demo_schema, role, missing, values, fragment):
+    from privcore.errors import ExtremeValueError
+
+    tables = {"real": demo.real, "synthetic": demo.synthetic, "holdout": demo.holdout}
+    tables[role] = _with_values(tables[role], "age", values)
+    schema = demo_schema.with_changes(missing=missing)
+    with np.errstate(all="raise"):  # no floating-point warning on the way to the error
+        with pytest.raises(ExtremeValueError) as caught:
+            evaluate(tables["real"], tables["synthetic"], schema, metrics="crp,dcr,cvp", holdout=tables["holdout"],
+                     names={role: f"{role}.csv"})
+    error = caught.value
+    assert error.file == f"{role}.csv" and error.column == "age"
+    assert f"Column 'age' of {role}.csv holds {fragment}" in str(error)
+    assert "empty" in str(error) or "rescale" in str(error)  # says what to do
+
+
+def test_largest_allowed_magnitude_still_gives_finite_scores(demo, demo_schema):
+    real = _with_values(demo.real, "age", {5: 1e100, 9: -1e100})
+    report = evaluate(real, demo.synthetic, demo_schema, metrics="crp,dcr,cvp,nndr", strict=True)
+    for metric_id in ("crp", "dcr", "cvp", "nndr"):
+        assert 0.0 <= report[metric_id].risk <= 1.0
+
+
+def test_a_value_too_far_outside_the_real_spread_is_a_named_error_not_a_wrong_score():
+    # Every number is within ±1e100, but the real column spans 1e-200: scaled by that span, or standardised
+    # (its standard deviation underflows to 0), the synthetic value cannot be represented.
+    from privcore.errors import ExtremeValueError
+
+    rng = np.random.default_rng(0)
+    real = pd.DataFrame({"x": rng.choice([0.0, 1e-200, 2e-200], 60), "c": rng.choice(list("abc"), 60)})
+    synthetic = real.copy()
+    synthetic.loc[0, "x"] = 1e50
+    for metric in ("cvp", "dcr"):  # E (min–max) and Φk (FAMD)
+        with pytest.raises(ExtremeValueError, match="Column 'x'"):
+            evaluate(real, synthetic, Schema({"x": "numerical", "c": "categorical"}), metrics=metric)
+
+
+@pytest.mark.parametrize("seed", [-5, 2**31, 1.5, True, "3"])
+def test_a_seed_outside_0_to_2_31_is_an_input_error(demo, demo_schema, seed):
+    with pytest.raises(InputError, match="whole number from 0 to 2147483647"):
+        evaluate(demo.real, demo.synthetic, demo_schema, metrics="crp", seed=seed)
+    with pytest.raises(InputError, match="whole number from 0 to 2147483647"):
+        evaluate(demo.real, demo.synthetic, demo_schema.with_changes(seed=seed), metrics="crp")

@@ -245,7 +245,9 @@ def test_thirty_thousand_rows_load_quickly():
     df = load_table(data, "big.csv")
     elapsed = time.perf_counter() - start
     assert df.shape == (n, 15)
-    assert elapsed < 1.0, f"loading 30k rows took {elapsed:.2f}s"
+    # A guard against pathological slowness only (e.g. a per-row Python loop), generous enough for a busy
+    # 2-core machine; speed targets live in bench/.
+    assert elapsed < 10.0, f"loading 30k rows took {elapsed:.2f}s"
 
 
 # ------------------------------------------------------------------------------- load errors
@@ -545,3 +547,19 @@ def test_validate_tables_accepts_a_single_frame():
     real = pd.DataFrame({"a": [1]})
     with pytest.raises(ColumnMismatchError, match="^synthetic does not have"):
         validate_tables(real, pd.DataFrame({"b": [1]}))
+
+
+def test_a_directory_is_called_a_directory_not_missing(tmp_path):
+    for source in (tmp_path, str(tmp_path)):
+        with pytest.raises(InputError, match="is a directory, not a table file") as caught:
+            load_table(source)
+        assert "not found" not in str(caught.value)
+
+
+def test_infinities_and_numbers_beyond_float_range_stay_numbers():
+    # pandas reads "inf" and "Infinity" but refuses "1e309"; all are read as ±inf so that the column stays
+    # numerical and Schema.validate can name the row, instead of the column silently turning into text.
+    df = load_table(b"x,y\n1,a\ninf,b\n-Infinity,c\n1e309,d\n-1E309,e\n1e308,f\n", "t.csv")
+    assert df["x"].dtype == np.float64
+    assert df["x"].tolist() == [1.0, np.inf, -np.inf, np.inf, -np.inf, 1e308]
+    assert load_table(b"x,y\n1,a\ninfo,b\n", "t.csv")["x"].tolist() == ["1", "info"]  # words stay text

@@ -77,6 +77,8 @@ SCHEMA = Schema({"age": "numerical", "job": "categorical", "sick": "binary"}, se
         (Schema({"age": "numerical"}, missing="mean"), "Missing-value policy 'mean'"),
         (Schema({"age": "numerical", "job": "categorical"}, pairing="row"), "equal row counts"),
         (Schema({"age": "numerical"}, pairing="pid"), "pairing id column 'pid' is missing from real"),
+        (Schema({"age": "numerical"}, seed=-5), "seed must be a whole number from 0 to 2147483647 (got -5)"),
+        (Schema({"age": "numerical"}, seed=0.5), "seed must be a whole number"),
     ],
 )
 def test_schema_validation_messages(tables, schema, message):
@@ -144,3 +146,13 @@ def test_identifier_like_text_columns_are_left_out_by_default():
     assert "patient" not in infer_schema(real).types
     assert infer_schema(real, overrides={"patient": "categorical"}).types["patient"] == "categorical"
     assert "left out of the analysis by default" in column_notes(real)["patient"]
+
+
+def test_an_infinite_number_is_named_but_an_infinite_category_is_text(tables):
+    real, synth = tables
+    synth = synth.assign(age=[30.0, -np.inf, 52.0])
+    with pytest.raises(SchemaError, match="Column 'age' of synthetic holds an infinite value in row 2") as err:
+        Schema({"age": "numerical", "job": "categorical"}, missing="impute").validate(real, synth)
+    assert (err.value.file, err.value.column) == ("synthetic", "age")
+    Schema({"age": "categorical", "job": "categorical"}).validate(real, synth)  # "-inf" is a category then
+    assert guess_column_type(pd.Series([1.0, np.inf, 3.0, 4.5])).type == "numerical"  # no RuntimeWarning

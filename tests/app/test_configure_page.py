@@ -13,7 +13,7 @@ def test_deep_link_without_data_points_to_the_data_page():
     at = open_page(CONFIGURE).run()
     assert_no_exception(at)
     assert "Data page" in texts(at.info)
-    assert [link.value for link in at.page_link] == ["Go to the Data page"]
+    assert [link.value for link in at.main.page_link] == ["Go to the Data page"]
 
 
 def test_inferred_types_and_notes_are_shown():
@@ -87,3 +87,22 @@ def test_sidebar_shows_the_sensitive_column_just_chosen():
     at.selectbox(key="cfg_sensitive").set_value("job").run()
     assert_no_exception(at)
     assert "Sensitive column: **job**" in texts(at.sidebar.markdown)
+
+
+def test_an_infinite_number_is_named_with_file_column_and_row():
+    # The Data page loads "inf" as a number (privcore.io.load_table); the schema check names it here.
+    import numpy as np
+
+    from dashboard.state import LoadedTable
+
+    at = open_page(CONFIGURE)
+    tables = seed_session(at)
+    frame = tables.real.frame.astype({"age": float})
+    frame.loc[2, "age"] = np.inf
+    at.session_state["tables"] = tables.__class__(real=LoadedTable.from_frame("real.csv", frame),
+                                                  synthetic=tables.synthetic, holdout=tables.holdout)
+    at.run()
+    assert_no_exception(at)
+    error = texts(at.error)
+    assert "Column 'age'" in error and "real.csv" in error and "infinite value in row 3" in error, error
+    assert at.session_state["schema"] is None

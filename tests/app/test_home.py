@@ -54,3 +54,33 @@ def test_demo_flag_with_an_unknown_scenario_says_so(monkeypatch):
     assert "noisy_cpy" in texts(at.error) and "noisy_copy" in texts(at.error)
     assert not at.session_state["tables"].ready
     assert at.button(key="start_demo").label == "Start with demo data"
+
+
+def _navigation(at):
+    return [(link.label, link.proto.page) for link in at.sidebar.page_link]
+
+
+def test_navigation_names_the_home_page_home_on_every_page():
+    # Streamlit's pages/ mechanism would list app.py as "app"; the app draws the list itself (issue 11).
+    from pathlib import Path
+
+    from .conftest import ROOT
+
+    expected = [("Home", ""), ("Data", "Data"), ("Configure", "Configure"), ("Metrics", "Metrics"),
+                ("Results", "Results"), ("Learn", "Learn")]
+    assert len(expected) - 1 == len(list(Path(ROOT, "pages").glob("*.py")))  # every page file is listed
+    for page in (None, "pages/1_Data.py", "pages/4_Results.py", "pages/5_Learn.py"):
+        at = open_page(page).run()
+        assert_no_exception(at)
+        assert _navigation(at) == expected, page
+        assert "app" not in [label for label, _ in _navigation(at)]
+
+
+def test_streamlits_own_page_list_is_switched_off():
+    # Otherwise the sidebar would show two lists, one of them naming the home page "app".
+    import tomllib
+
+    from .conftest import ROOT
+
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert config["client"]["showSidebarNavigation"] is False

@@ -40,7 +40,7 @@ def test_deep_link_without_data_points_to_the_data_page():
     at = open_page(RESULTS).run()
     assert_no_exception(at)
     assert "Data page" in texts(at.info)
-    assert [link.value for link in at.page_link] == ["Go to the Data page"]
+    assert [link.value for link in at.main.page_link] == ["Go to the Data page"]
     assert not at.button
 
 
@@ -49,7 +49,7 @@ def test_without_a_schema_points_to_the_configure_page():
     at.session_state["schema"] = None
     at.run()
     assert_no_exception(at)
-    assert [link.value for link in at.page_link] == ["Go to the Configure page"]
+    assert [link.value for link in at.main.page_link] == ["Go to the Configure page"]
 
 
 def test_nothing_runs_until_the_button_is_pressed():

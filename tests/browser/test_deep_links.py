@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from browser_support import PAGE_PATHS, assert_clean, missing_page_xfail, open_app, screenshot
+from browser_support import PAGE_PATHS, assert_clean, missing_page_xfail, open_app, screenshot, wait_idle
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 
@@ -58,3 +58,29 @@ def test_deep_link_on_fresh_server(fresh_server, page, guard, name):
 
     guard.assert_local()
     assert guard.urls, "the network guard recorded nothing"
+
+
+@pytest.mark.parametrize("name", ["Home", "Learn"])
+def test_navigation_names_the_home_page_home(fresh_server, page, guard, name):
+    # Streamlit's pages/ list would name the home page "app" (its file name); the app's own list says "Home",
+    # with the same URLs, so deep links and the links in the list agree (issue 11).
+    open_app(page, fresh_server, name)
+    sidebar = page.locator("[data-testid=stSidebar]")
+    assert page.locator("[data-testid=stSidebarNav]").count() == 0, "Streamlit's own page list is shown too"
+    links = sidebar.locator("[data-testid=stPageLink] a")
+    labels = [text.strip() for text in links.all_inner_texts()]
+    assert labels == list(PAGE_PATHS), labels
+    assert "app" not in sidebar.inner_text().split()
+    # The other pages' links carry their URLs. st.page_link gives the home page an empty href (the current
+    # address); a click still opens the home page, checked below.
+    hrefs = links.evaluate_all("links => links.map(a => a.href)")
+    assert hrefs[1:] == [fresh_server.page_url(n) for n in list(PAGE_PATHS)[1:]]
+    screenshot(page, f"navigation-from-{name}")
+
+    sidebar.get_by_role("link", name="Home", exact=True).click()
+    page.wait_for_url(re.compile(rf"^{re.escape(fresh_server.url)}/?(\?.*)?$"))
+    wait_idle(page)
+    assert "How private is your synthetic data?" in page.locator("[data-testid=stMain]").inner_text()
+    assert "Home" in page.title()
+    assert_clean(page)
+    guard.assert_local()
