@@ -9,8 +9,8 @@ position ``i`` of the table (0-based) gets the key ``sha256(f"adult-row-{i}")`` 
 string); rows are sorted by key (ties, which do not occur, by position). For a sample size ``n`` the
 real training sample is the first ``n`` rows of that order, the holdout the next ``n`` and the
 ``fresh_sample`` scenario's "synthetic" table the ``n`` after that. The three are disjoint and identical
-on every machine. Synthetic tables come from the generators in :mod:`privcore.demo.generators`, seeded
-with ``numpy.random.default_rng(seed)``.
+on every machine. Synthetic tables come from the generators in :mod:`privcore.demo.generators`
+(instances of the :mod:`privcore.generators` protocol), seeded with ``numpy.random.default_rng(seed)``.
 
 Examples
 --------
@@ -359,8 +359,7 @@ def generate(name: str, real: pd.DataFrame, *, types: Mapping[str, str], n: int 
     n = len(real) if n is None else n
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise InputError(f"The number of synthetic rows must be a positive whole number, got {n!r}.")
-    rng = np.random.default_rng(seed)
-    return _generators.GENERATORS[name](real, dict(types), int(n), rng)
+    return _generators.demo_generator(name).fit(real, dict(types)).sample(int(n), seed)
 
 
 def load_scenario(name: str, *, n: int = DEFAULT_N, seed: int = 0) -> DemoData:

@@ -1,0 +1,211 @@
+"""The built-in generators by name, with a one-line description and typed settings.
+
+Settings are :class:`privcore.params.Param` declarations (the same as metric parameters), checked with
+:func:`privcore.params.check_value`, so a bad value gets the same kind of sentence everywhere. Besides
+settings, :func:`make_generator` takes the *context* some generators need: ``population`` (real rows
+not in the training table, e.g. the holdout), ``key`` and ``sensitive`` columns. Context a generator
+does not use is ignored, so a caller (the lab, the audit) can hand the same context to every generator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from privcore.generators.base import Generator, GeneratorSettingError, UnknownGeneratorError
+from privcore.generators.copies import (
+    AttributeLeak,
+    ColumnResample,
+    ExactCopy,
+    FreshSample,
+    NoisyCopy,
+    PartialCopy,
+    RareRecords,
+)
+from privcore.generators.models import DPMarginals, GaussianCopula, IndependentHistograms, RareLeak, level_to_epsilon
+from privcore.params import Param, ParamError, check_value
+
+__all__ = ["GeneratorSpec", "GENERATOR_SPECS", "LADDER", "list_generators", "get_generator_spec", "make_generator"]
+
+#: The context keywords :func:`make_generator` understands.
+CONTEXT = ("population", "key", "sensitive")
+
+
+@dataclass(frozen=True)
+class GeneratorSpec:
+    """A built-in generator.
+
+    Attributes
+    ----------
+    name : str
+        Registry name (``--generator NAME``).
+    description : str
+        One line for listings.
+    params : tuple of Param
+        Its settings.
+    build : callable
+        ``build(**settings, **context)`` → a new, unfitted generator.
+    context : tuple of str
+        The context keywords it uses (from :data:`CONTEXT`).
+    ladder : bool
+        A leak type of the lab's ladder (it has a ``level`` setting in [0, 1]).
+    exclusive : tuple of tuple of str
+        Pairs of settings that must not be given together.
+    """
+
+    name: str
+    description: str
+    params: tuple[Param, ...]
+    build: Callable[..., Generator]
+    context: tuple[str, ...] = ()
+    ladder: bool = False
+    exclusive: tuple[tuple[str, str], ...] = ()
+
+    def describe(self) -> str:
+        """The name, the description and one indented line per setting."""
+        lines = [f"{self.name}: {self.description}"]
+        lines += [f"    {p.name}: {p.help.rstrip('.')} ({p.describe_range()}; default {p.describe_default()})"
+                  for p in self.params]
+        if self.context:
+            lines.append(f"    uses: {', '.join(self.context)}")
+        return "\n".join(lines)
+
+
+LEVEL = Param("level", "float", 0.5, "Leak strength",
+              "0 = a fresh real sample (no leak), 1 = the strongest leak.", minimum=0.0, maximum=1.0, step=0.05)
+
+
+def _build_dp(epsilon: float, level: float | None, bins: int, range_share: float, population=None) -> DPMarginals:
+    return DPMarginals(level_to_epsilon(level) if level is not None else epsilon, bins=bins,
+                       range_share=range_share, population=population)
+
+
+_SPECS = [
+    GeneratorSpec("exact_copy", "Returns its training rows (drawn with replacement when n differs): the worst case.",
+                  (), lambda: ExactCopy()),
+    GeneratorSpec("fresh_sample", "Ignores its training rows and returns real rows of the population: the null.",
+                  (), FreshSample, context=("population",)),
+    GeneratorSpec("independent_histograms",
+                  "Each column drawn independently from its training histogram (no privacy protection).",
+                  (Param("bins", "int", 20, "Bins", "Equal-width bins of a numerical column.", minimum=2,
+                         maximum=1000),),
+                  lambda bins: IndependentHistograms(bins=bins)),
+    GeneratorSpec("dp_marginals", "ε-differentially private independent marginals (Laplace noise on histograms).",
+                  (Param("epsilon", "float", 1.0, "Privacy budget ε", "Total ε of one release; smaller is more "
+                         "private.", minimum=1e-6),
+                   Param("level", "float", None, "Leak strength", "Sets ε = 0.1·1000^level (∞ at 1) instead of "
+                         "epsilon.", minimum=0.0, maximum=1.0, rule="not set: epsilon is used"),
+                   Param("bins", "int", 20, "Bins", "Equal-width bins of a numerical column.", minimum=2,
+                         maximum=1000),
+                   Param("range_share", "float", 0.1, "Range budget share", "Share of a numerical column's ε "
+                         "spent on finding its range when the population gives none.", minimum=0.01, maximum=0.9)),
+                  _build_dp, context=("population",), ladder=True, exclusive=(("epsilon", "level"),)),
+    GeneratorSpec("gaussian_copula", "A Gaussian copula: marginals and pairwise rank correlations, new rows.",
+                  (), lambda: GaussianCopula()),
+    GeneratorSpec("rare_leak", "The Gaussian copula with the rarest training rows copied in verbatim (demo).",
+                  (Param("leak_fraction", "float", 0.01, "Leaked share", "Share of synthetic rows replaced by "
+                         "rare training rows.", minimum=0.0, maximum=1.0),
+                   Param("min_leaks", "int", 5, "Fewest leaks", "Leak at least this many rows.", minimum=0)),
+                  lambda leak_fraction, min_leaks: RareLeak(leak_fraction=leak_fraction, min_leaks=min_leaks)),
+    GeneratorSpec("partial_copy", "Ladder: a share s of the rows are verbatim training rows, the rest fresh.",
+                  (LEVEL,), PartialCopy, context=("population",), ladder=True),
+    GeneratorSpec("noisy_copy", "Ladder: training rows with noise (1 − s)·σ, categories redrawn with "
+                  "probability 1 − s.",
+                  (Param("level", "float", 0.5, "Leak strength", "1 = the training rows unchanged, 0 = noise of "
+                         "one σ and every category redrawn.", minimum=0.0, maximum=1.0, step=0.05),),
+                  NoisyCopy.at_level, ladder=True),
+    GeneratorSpec("rare_records", "Ladder: the s-share of the rarest training records copied into a fresh "
+                  "sample.",
+                  (LEVEL,
+                   Param("pool", "float", 0.1, "Rare pool", "Share of the training records, rarest first, "
+                         "that level 1 copies.", minimum=0.001, maximum=1.0),
+                   Param("bins", "int", 10, "Key bins", "Equal-frequency bins of a numerical key when "
+                         "judging uniqueness.", minimum=1, maximum=100)),
+                  RareRecords, context=CONTEXT, ladder=True),
+    GeneratorSpec("attribute_leak", "Ladder: fresh records whose sensitive value is, with probability s, that "
+                  "of the nearest training record.", (LEVEL,), AttributeLeak, context=CONTEXT, ladder=True),
+    GeneratorSpec("column_resample", "Ladder (negative control): a share s of the columns resampled from "
+                  "the training data.", (LEVEL,), ColumnResample, context=("population",), ladder=True),
+]
+
+#: Built-in generators by name, in listing order.
+GENERATOR_SPECS: dict[str, GeneratorSpec] = {spec.name: spec for spec in _SPECS}
+
+#: The lab's leak types, in the issue's order.
+LADDER = ("partial_copy", "noisy_copy", "rare_records", "attribute_leak", "column_resample", "dp_marginals")
+
+
+def list_generators() -> list[GeneratorSpec]:
+    """Every built-in generator, in listing order.
+
+    >>> [g.name for g in list_generators()][:4]
+    ['exact_copy', 'fresh_sample', 'independent_histograms', 'dp_marginals']
+    """
+    return list(GENERATOR_SPECS.values())
+
+
+def get_generator_spec(name: str) -> GeneratorSpec:
+    """The spec of a built-in generator; :class:`UnknownGeneratorError` (listing the names) otherwise."""
+    if not isinstance(name, str) or name not in GENERATOR_SPECS:
+        raise UnknownGeneratorError(f"Unknown generator {name!r}. Built-in generators: "
+                                    f"{', '.join(GENERATOR_SPECS)}.")
+    return GENERATOR_SPECS[name]
+
+
+def make_generator(name: str, *, population: pd.DataFrame | None = None, key: Sequence[str] | None = None,
+                   sensitive: str | None = None, **settings: Any) -> Generator:
+    """A new, unfitted built-in generator.
+
+    Parameters
+    ----------
+    name : str
+        A name from :func:`list_generators`.
+    population : DataFrame, optional
+        Real rows not in the training table (e.g. the holdout): the fresh rows of ``fresh_sample`` and of
+        the ladder's unleaked rows; the public grid of ``dp_marginals``.
+    key, sensitive : optional
+        Key columns (default: every column except the sensitive one) and the sensitive column, for
+        ``rare_records`` and ``attribute_leak``.
+    **settings
+        The generator's settings (see ``get_generator_spec(name).params``); unset ones take their default.
+
+    Raises
+    ------
+    UnknownGeneratorError
+        Unknown ``name``.
+    GeneratorSettingError
+        Unknown setting, bad value, or two settings that exclude each other (``dp_marginals``: ``epsilon``
+        and ``level``).
+    GeneratorContextError
+        A needed context is missing (e.g. ``partial_copy`` below level 1 without a population).
+
+    Examples
+    --------
+    >>> make_generator("noisy_copy", level=0.8)
+    NoisyCopy(level=0.8)
+    >>> make_generator("noisy_copy", level=2)
+    Traceback (most recent call last):
+    ...
+    privcore.generators.base.GeneratorSettingError: Leak strength (noisy_copy.level) must be between 0 and 1; got 2.
+    """
+    spec = get_generator_spec(name)
+    declared = {p.name: p for p in spec.params}
+    unknown = [s for s in settings if s not in declared]
+    if unknown:
+        valid = f"its settings are {', '.join(declared)}" if declared else "it has no settings"
+        raise GeneratorSettingError(f"Generator {name!r} has no setting {unknown[0]!r}; {valid}.")
+    for a, b in spec.exclusive:
+        if a in settings and b in settings:
+            raise GeneratorSettingError(f"Generator {name!r}: give {a} or {b}, not both.")
+    values = {p.name: p.default_for(None) for p in spec.params}
+    for setting, value in settings.items():
+        try:
+            values[setting] = check_value(name, declared[setting], value)
+        except ParamError as error:
+            raise GeneratorSettingError(str(error)) from None
+    context = {"population": population, "key": key, "sensitive": sensitive}
+    return spec.build(**values, **{c: context[c] for c in spec.context})
+
