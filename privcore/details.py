@@ -429,8 +429,8 @@ class MembershipScores(Details):
     per_record_meaning: str
     reference: str | None = None
     tie_tolerance: float | None = None
-    dimensions: list[int] | None = None
     kde_points: dict[str, int] | None = None
+    bandwidths: dict[str, float] | None = None
     member_scores: np.ndarray = records("attack")
     nonmember_scores: np.ndarray = records("attack")
     member_positions: np.ndarray = records("attack")

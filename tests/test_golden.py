@@ -16,15 +16,11 @@ from golden.snapshot import read, snapshot
 
 BEFORE = Path(__file__).parent / "golden" / "before_declarations.json.gz"
 
-#: The one deliberate change, (metric, params key) → why: DOMIAS reported the list of projection
-#: coordinates it used as its ``dims`` parameter, which is declared a whole number; ``params.dims`` is
-#: now the number asked for, and the coordinates used are ``details.dimensions``.
-CHANGED_PARAMS = {("mia_domias", "dims"): "declared int; the coordinates used moved to details.dimensions"}
-
-
-def _without_changed(metric_id: str, result: dict) -> dict:
-    params = {k: v for k, v in result["params"].items() if (metric_id, k) not in CHANGED_PARAMS}
-    return {**result, "params": params}
+#: Metrics deliberately changed after the snapshot, → why (their own tests pin the new behaviour).
+CHANGED_METRICS = {
+    "mia_calibrated": "issue 10: calibrated by the ratio of distances instead of their difference",
+    "mia_domias": "issue 10: heavy-tailed kernels in E on every row, bandwidths by held-out likelihood",
+}
 
 
 @pytest.fixture(scope="module")
@@ -51,6 +47,10 @@ def test_every_metric_unchanged(now, before, part):
     for scenario, content in before.items():
         for metric_id, old in content["metrics"].items():
             new = now[scenario]["metrics"].get(metric_id, {})
+            if metric_id in CHANGED_METRICS:  # other numbers, the same figures
+                if part == "figures" and [f["title"] for f in old["figures"]] != [f["title"] for f in new["figures"]]:
+                    changed.append(f"{scenario}/{metric_id}: other figures")
+                continue
             if part == "figures":
                 old_titles = [f["title"] for f in old["figures"]]
                 new_titles = [f["title"] for f in new.get("figures", [])]
@@ -61,16 +61,7 @@ def test_every_metric_unchanged(now, before, part):
                     for key in a:
                         if a[key] != b.get(key):
                             changed.append(f"{scenario}/{metric_id}: figure {i} ({a['title']}) {key} differs")
-            elif part == "result":
-                if _without_changed(metric_id, old[part]) != _without_changed(metric_id, new[part]):
-                    changed.append(f"{scenario}/{metric_id}: result differs")
             elif old[part] != new.get(part):
                 changed.append(f"{scenario}/{metric_id}: {part} differs")
     assert not changed, "\n".join(changed[:40])
 
-
-def test_domias_reports_the_declared_number_of_dimensions(now, before):
-    for scenario in before:
-        old = before[scenario]["metrics"]["mia_domias"]["result"]["params"]["dims"]
-        new = now[scenario]["metrics"]["mia_domias"]["result"]["params"]["dims"]
-        assert isinstance(old, list) and new == 5 and len(old) <= 5

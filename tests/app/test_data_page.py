@@ -214,12 +214,12 @@ def test_a_reference_with_other_columns_is_rejected_with_a_message():
 
 
 def test_a_reference_that_no_longer_fits_a_new_real_table_is_not_used():
-    state = {"tables": Tables(), "schema": None, "metric_params": {"mia_domias": {"dims": 3}}}
+    state = {"tables": Tables(), "schema": None, "metric_params": {"mia_domias": {"bandwidth": 0.5}}}
     uploads.set_real(state, LoadedTable.from_frame("real.csv", people(20, 1)))
     uploads.set_reference(state, LoadedTable.from_frame("ref.csv", people(20, 5)))
-    assert set(state["metric_params"]["mia_domias"]) == {"dims", "reference"}
+    assert set(state["metric_params"]["mia_domias"]) == {"bandwidth", "reference"}
     uploads.set_real(state, LoadedTable.from_frame("other.csv", people(20, 1).drop(columns="job")))
-    assert state["metric_params"] == {"mia_domias": {"dims": 3}}  # other parameters stay
+    assert state["metric_params"] == {"mia_domias": {"bandwidth": 0.5}}  # other parameters stay
     assert "does not have the same columns" in uploads.reference_fit_problem(state["tables"],
                                                                              state["reference"]).message
     uploads.load_demo(state, "exact_copy")  # a demo replaces everything, the reference too

@@ -45,13 +45,13 @@ def test_deep_link_without_data_points_to_the_data_page():
     at = open_page(METRICS).run()
     assert_no_exception(at)
     assert "Data page" in texts(at.info)
-    assert [link.value for link in at.page_link] == ["Go to the Data page"]
+    assert [link.value for link in at.main.page_link] == ["Go to the Data page"]
 
 
 def test_without_a_schema_points_to_the_configure_page():
     at = _open(schema=False)
     assert_no_exception(at)
-    assert [link.value for link in at.page_link] == ["Go to the Configure page"]
+    assert [link.value for link in at.main.page_link] == ["Go to the Configure page"]
 
 
 def test_every_metric_is_listed_by_family_and_quick_is_the_default():
@@ -166,7 +166,7 @@ def test_invalid_budgets_and_an_empty_inference_set_are_explained_and_not_stored
 
 def test_values_survive_a_visit_to_another_page_and_reset_restores_the_defaults():
     at = _everything()
-    at.number_input(key="param::mia_domias::dims").set_value(3).run()
+    at.number_input(key="param::mia_domias::bandwidth").set_value(0.5).run()
     at.multiselect(key="param::linkability::aux_cols::1").set_value([]).run()  # invalid: kept as typed
     # as the Data page leaves it after a reference upload
     plain = {"tables": at.session_state["tables"], "metric_params": dict(at.session_state["metric_params"])}
@@ -176,19 +176,19 @@ def test_values_survive_a_visit_to_another_page_and_reset_restores_the_defaults(
     at.switch_page(CONFIGURE)
     at.run()
     # In a browser session Streamlit forgets the values of widgets that were not drawn in a run.
-    for key in ("param::mia_domias::dims", "param::linkability::aux_cols::1"):
+    for key in ("param::mia_domias::bandwidth", "param::linkability::aux_cols::1"):
         if key in at.session_state:
             del at.session_state[key]
     at.switch_page(METRICS)
     at.run()
     assert_no_exception(at)
-    assert at.number_input(key="param::mia_domias::dims").value == 3
+    assert at.number_input(key="param::mia_domias::bandwidth").value == 0.5
     assert at.multiselect(key="param::linkability::aux_cols::1").value == []
     assert "needs at least one column" in texts(at.error)
     assert "Reference set: the reference table **ref.csv**" in texts(at.caption)
     at.button(key="param_reset::mia_domias").click().run()
     at.button(key="param_reset::linkability").click().run()
-    assert at.number_input(key="param::mia_domias::dims").value == 5
+    assert at.number_input(key="param::mia_domias::bandwidth").value == 0.0
     assert at.multiselect(key="param::linkability::aux_cols::1").value  # the default split again
     assert not at.error
     # the reference table (set on the Data page) is not a page parameter: reset keeps it
