@@ -1,0 +1,181 @@
+"""The shadow-model audit of a generator (privcore.audit; issue 10)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings as hsettings
+from hypothesis import strategies as st
+from scipy.stats import binom
+from sklearn.metrics import roc_auc_score, roc_curve
+
+from privcore.audit import (
+    FPR_LEVELS,
+    AuditError,
+    AuditSettings,
+    achilles_scores,
+    audit,
+    chance_share_above,
+    roc_summary,
+)
+from privcore.demo import load_scenario
+from privcore.errors import TooFewRowsError
+from privcore.generators import make_generator
+from privcore.schema import Schema
+
+SMALL = AuditSettings(targets=2, random_targets=2, shadow_models=8, eval_models=10, n_queries=40, seed=0)
+
+
+@pytest.fixture(scope="module")
+def adult():
+    demo = load_scenario("fresh_sample", n=2000)
+    return demo.real, Schema(types=dict(demo.types), key=list(demo.key), sensitive=demo.sensitive)
+
+
+def built_in(name):
+    return lambda population: make_generator(name, population=population)
+
+
+# ------------------------------------------------------------------------------------------ pieces
+
+
+@hsettings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 4), min_size=1, max_size=12), st.lists(st.integers(0, 4), min_size=1, max_size=25))
+def test_roc_summary_agrees_with_sklearn(members, non):
+    members, non = np.array(members, float), np.array(non, float)
+    labels, scores = np.r_[np.ones(len(members)), np.zeros(len(non))], np.r_[members, non]
+    auc, tpr = roc_summary(members, non)
+    assert auc[0] == pytest.approx(roc_auc_score(labels, scores), abs=1e-12)
+    fpr, sk_tpr, _ = roc_curve(labels, scores, drop_intermediate=False)
+    for key, level in FPR_LEVELS.items():
+        assert tpr[key][0] == pytest.approx(sk_tpr[fpr <= level + 1e-12].max(), abs=1e-12)
+
+
+def test_achilles_score_ranks_the_outlier_first():
+    rng = np.random.default_rng(0)
+    points = np.vstack([rng.normal(0, 0.1, (50, 2)), [[5.0, 5.0]]])
+    scores = achilles_scores(points)
+    assert int(np.argmax(scores)) == 50
+    # by hand on a line: nearest two of 0 are 1, 2 → 1.5; of 1 are 0, 2 → 1; of 10 are 2, 1 → 8.5
+    assert achilles_scores(np.array([[0.0], [1.0], [2.0], [10.0]]), k=2).tolist() == [1.5, 1.0, 1.5, 8.5]
+
+
+def test_chance_of_an_auc_above_a_threshold():
+    # Exact for 1 vs 1 model: AUC is 0 or 1 with probability ½ each.
+    assert chance_share_above(0.6, 1, 1) == pytest.approx(0.5, abs=0.02)
+    # Symmetry: P(AUC > 0.5) + P(AUC < 0.5) + P(AUC = 0.5) = 1, and more models concentrate it near 0.5.
+    assert chance_share_above(0.6, 10, 10) > chance_share_above(0.6, 50, 50) > 0
+    assert chance_share_above(0.6, 10, 10) == pytest.approx(0.22, abs=0.03)
+
+
+# --------------------------------------------------------------------------------------- the attack
+
+
+def test_an_exact_copy_is_caught_for_every_target(adult):
+    real, schema = adult
+    report = audit(real.iloc[:800], None, schema, settings=SMALL, make=built_in("exact_copy"))
+    aucs = [t.auc for t in report.targets]
+    assert len(aucs) == 4 and min(aucs) >= 0.9, aucs
+    assert report.summary["share_auc_above_0.8"] == 1.0
+    assert "not private" in report.summary["verdict"]
+
+
+def test_a_generator_that_ignores_its_training_data_is_the_calibrated_null(adult):
+    real, schema = adult
+    budget = AuditSettings(targets=4, random_targets=4, shadow_models=10, eval_models=20, n_queries=40, seed=3)
+    report = audit(real.iloc[:1200], None, schema, settings=budget, make=built_in("fresh_sample"))
+    aucs = np.array([t.auc for t in report.targets])
+    assert abs(aucs.mean() - 0.5) < 0.1, aucs
+    # No more targets above 0.6 than chance predicts (99 % binomial bound).
+    chance = report.summary["chance_share_above_0.6"]
+    assert (aucs > 0.6).sum() <= binom.ppf(0.99, len(aucs), chance), (aucs, chance)
+
+
+@pytest.mark.slow
+def test_independent_histograms_expose_the_rare_targets_more_than_random_ones(adult):
+    # Meeus et al.: outliers are the vulnerable ones; the marginals of a small training set move visibly
+    # when a record with rare values joins it.
+    real, schema = adult
+    budget = AuditSettings(targets=5, random_targets=5, shadow_models=30, eval_models=20, n_queries=60, seed=1,
+                           training_rows=300)
+    report = audit(real, None, schema, settings=budget, make=built_in("independent_histograms"))
+    means = report.summary["mean_auc"]
+    assert means["vulnerable"] > means["random"] + 0.05, means
+
+
+# ------------------------------------------------------------------------------------- settings, errors
+
+
+def test_same_seed_same_report(adult):
+    real, schema = adult
+    a = audit(real.iloc[:600], None, schema, settings=SMALL, make=built_in("independent_histograms"))
+    b = audit(real.iloc[:600], None, schema, settings=SMALL, make=built_in("independent_histograms"))
+    strip = lambda d: {k: v for k, v in d.items() if k != "seconds"}  # noqa: E731
+    assert strip(a.to_dict()) == strip(b.to_dict())
+    document = json.loads(json.dumps(a.to_dict(), allow_nan=False))
+    assert set(document) >= {"targets", "summary", "generator", "settings"}
+    target = document["targets"][0]
+    assert set(target) >= {"row", "chosen", "auc", "auc_interval", "tpr_at"}
+    assert set(target["tpr_at"]) == {"0", "0.01", "0.1"}
+    assert {"share_auc_above_0.6", "share_auc_above_0.8", "dcr_test"} <= set(document["summary"])
+    assert [t["chosen"] for t in document["targets"]] == ["vulnerable"] * 2 + ["random"] * 2
+
+
+@pytest.mark.parametrize("change, fragment", [
+    ({"shadow_models": 0}, "shadow_models must be a whole number of at least 1"),
+    ({"targets": 0, "random_targets": 0}, "at least one target"),
+    ({"eval_models": 2}, "eval_models"),
+    ({"seed": -1}, "seed"),
+])
+def test_bad_settings_are_named(adult, change, fragment):
+    real, schema = adult
+    values = {**SMALL.__dict__, **change}
+    with pytest.raises(AuditError, match=fragment):
+        audit(real.iloc[:600], None, schema, settings=AuditSettings(**values), make=built_in("exact_copy"))
+
+
+def test_too_few_rows_for_the_three_splits(adult):
+    real, schema = adult
+    with pytest.raises(TooFewRowsError, match="too few to split"):
+        audit(real.iloc[:30], None, schema, settings=SMALL, make=built_in("exact_copy"))
+
+
+class Flaky:
+    """Fails on every third fit; otherwise copies its training rows."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def fit(self, table, types=None):
+        self.calls += 1
+        if self.calls % 3 == 0:
+            raise RuntimeError("out of memory (simulated)")
+        self.table = table
+        return self
+
+    def sample(self, n, seed=0):
+        return self.table.sample(n, replace=True, random_state=seed).reset_index(drop=True)
+
+
+class Broken:
+    def fit(self, table, types=None):
+        return self
+
+    def sample(self, n, seed=0):
+        return pd.DataFrame({"nonsense": np.zeros(n)})
+
+
+def test_a_generator_failing_on_some_models_is_reported_not_fatal(adult):
+    real, schema = adult
+    report = audit(real.iloc[:600], Flaky(), schema, settings=SMALL, generator_name="flaky")
+    assert all(t.failed_models > 0 and t.auc is not None for t in report.targets)
+    assert any("out of memory (simulated)" in w for w in report.warnings)
+
+
+def test_a_generator_returning_the_wrong_columns_fails_with_a_named_error(adult):
+    real, schema = adult
+    with pytest.raises(AuditError, match="failed on every model.*without the column"):
+        audit(real.iloc[:600], Broken(), schema, settings=SMALL, generator_name="broken")
