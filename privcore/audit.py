@@ -121,6 +121,8 @@ class AuditReport:
     warnings: list[str]
     seconds: float
     splits: dict[str, int]
+    #: Seconds spent per phase: generator fits, samples, features, meta-classifiers, statistics.
+    timings: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON contract of ``python -m privcore audit --json``."""
@@ -132,6 +134,7 @@ class AuditReport:
             "summary": jsonable(self.summary),
             "warnings": list(self.warnings),
             "seconds": round(self.seconds, 3),
+            "timings": {k: round(v, 3) for k, v in self.timings.items()},
         }
 
 
@@ -192,7 +195,9 @@ class FeatureExtractor:
             else:
                 mismatch[:, j] = values != target[col]
         shares = ((mismatch @ queries.T) == 0).mean(axis=0) if len(synthetic) else np.zeros(len(queries))
-        encoded = self.space.transform(synthetic)
+        # A missing number (an ε-DP histogram can draw one) has no distance: such rows are left out here.
+        complete = synthetic.dropna(subset=self.numerical) if self.numerical else synthetic
+        encoded = self.space.transform(complete)
         distances = np.sqrt(np.maximum(((encoded - target_encoded) ** 2).sum(axis=1), 0.0))
         nearest = np.sort(distances)[:NEIGHBOURS]
         nearest = np.pad(nearest, (0, NEIGHBOURS - len(nearest)), constant_values=np.inf)
@@ -336,6 +341,8 @@ def audit(
     results: list[TargetResult] = []
     total_models = n_targets * (2 * settings.shadow_models + settings.eval_models)
     done = 0
+    timings = dict.fromkeys(("fit", "sample", "features", "meta_classifier", "statistics"), 0.0)
+    clock = time.perf_counter
 
     def tick(message: str) -> None:
         nonlocal done
@@ -354,15 +361,22 @@ def audit(
                 training.iloc[0] = target
             try:
                 model = make(population) if make is not None else fitted
+                began = clock()
                 _fit(model, training, types)
+                timings["fit"] += clock() - began
+                began = clock()
                 output = model.sample(m, seed=model_seed)
+                timings["sample"] += clock() - began
                 _check_columns(output, training, name)
+                began = clock()
+                features = extractor.features(target, encoded[row], output[list(schema.columns)], queries)
+                timings["features"] += clock() - began
             except Exception as exc:  # noqa: BLE001 - one failing model is reported, not fatal
                 failures.append(f"{type(exc).__name__}: {exc}")
                 if not isinstance(exc, InputError):
                     failures[-1] += "\n" + traceback.format_exc(limit=3)
                 return None
-            return extractor.features(target, encoded[row], output[list(schema.columns)], queries)
+            return features
 
         def collect(source: np.ndarray, count: int, kind: str):
             feats, labels = [], []
@@ -389,10 +403,14 @@ def audit(
                               tpr_at_interval={k: None for k in FPR_LEVELS}, shadow_models=len(shadow_y),
                               eval_models=len(eval_y), failed_models=len(failures))
         if len(set(shadow_y.tolist())) == 2 and len(set(eval_y.tolist())) == 2:
+            began = clock()
             forest = RandomForestClassifier(n_estimators=200, min_samples_leaf=2, random_state=settings.seed,
                                             n_jobs=1).fit(shadow_x, shadow_y)
             scores = forest.predict_proba(eval_x)[:, 1]
+            timings["meta_classifier"] += clock() - began
+            began = clock()
             result.auc, result.auc_interval, result.tpr_at, result.tpr_at_interval = _statistics(eval_y, scores, rng)
+            timings["statistics"] += clock() - began
             result.eval_scores, result.eval_labels = scores.tolist(), eval_y.tolist()
         else:
             warnings.append(f"Target row {row}: too few working models to train or evaluate the attack.")
@@ -401,7 +419,7 @@ def audit(
     return AuditReport(generator=name, settings=settings, targets=results, summary=summary, warnings=warnings,
                        seconds=time.perf_counter() - started,
                        splits={"rows": n, "target_pool": len(pool), "auxiliary": len(aux),
-                               "evaluation": len(evaluation), "training_rows": m})
+                               "evaluation": len(evaluation), "training_rows": m}, timings=timings)
 
 
 def _fit(model: Any, table: pd.DataFrame, types: Mapping[str, str]) -> None:

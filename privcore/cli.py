@@ -45,14 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--reference", help="optional reference table of real people outside training and holdout "
                     "(calibrates the mia_calibrated and mia_domias attacks)")
     ev.add_argument("--demo", metavar="NAME", help="use a built-in demo scenario instead of files")
-    ev.add_argument("--numerical", help="comma-separated numerical columns (others are inferred)")
-    ev.add_argument("--categorical", help="comma-separated categorical columns")
-    ev.add_argument("--binary", help="comma-separated binary columns")
-    ev.add_argument("--exclude", help="comma-separated columns to leave out")
-    ev.add_argument("--key", help="comma-separated key (quasi-identifier) columns; default all but the sensitive one")
-    ev.add_argument("--sensitive", help="the sensitive column")
+    add_type_flags(ev)
     ev.add_argument("--pairing", help="'row' (same row order) or an id column present in both tables")
-    ev.add_argument("--missing", choices=("drop", "impute"), default="drop", help="missing numerical values")
     ev.add_argument("--metrics", default="all", help="'all', a preset name, or comma-separated metric ids")
     ev.add_argument("--param", action="append", default=[], metavar="ID.NAME=VALUE",
                     help="set a metric parameter, e.g. cvp.threshold=0.1 or "
@@ -67,6 +61,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("metrics", help="list metric ids with one-line descriptions and their parameters")
     sub.add_parser("schema", help="print the JSON Schema of the report that evaluate --json writes")
+
+    from privcore.cli_audit import add_audit_parser
+
+    add_audit_parser(sub)
 
     demo = sub.add_parser("demo", help="list demo scenarios, or write one as CSV files")
     demo.add_argument("name", nargs="?", help="scenario to write")
@@ -88,6 +86,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_OK
         if args.command == "demo":
             return _demo(args)
+        if args.command == "audit":
+            from privcore.cli_audit import run_audit
+
+            return run_audit(args)
         return _evaluate(args)
     except InputError as exc:
         print(f"error: {exc.one_line()}", file=sys.stderr)
@@ -179,6 +181,44 @@ def _demo(args) -> int:
     return EXIT_OK
 
 
+def add_type_flags(parser: argparse.ArgumentParser) -> None:
+    """The column-type and role options shared by ``evaluate`` and ``audit``."""
+    parser.add_argument("--numerical", help="comma-separated numerical columns (others are inferred)")
+    parser.add_argument("--categorical", help="comma-separated categorical columns")
+    parser.add_argument("--binary", help="comma-separated binary columns")
+    parser.add_argument("--exclude", help="comma-separated columns to leave out")
+    parser.add_argument("--key", help="comma-separated key (quasi-identifier) columns; default all but the sensitive one")
+    parser.add_argument("--sensitive", help="the sensitive column")
+    parser.add_argument("--missing", choices=("drop", "impute"), default="drop", help="missing numerical values")
+
+
+def schema_from_args(real, args, overrides: dict, demo_key=None, demo_sensitive=None):
+    """The schema the type and role options describe (columns not named are inferred)."""
+    from privcore.schema import infer_schema
+
+    overrides = dict(overrides)
+    for kind in ("numerical", "categorical", "binary"):
+        for col in _split(getattr(args, kind)):
+            overrides[col] = kind
+    sensitive = args.sensitive or demo_sensitive
+    key = _split(args.key) or demo_key
+    if key and sensitive in key and args.sensitive:
+        key = [c for c in key if c != sensitive]
+    return infer_schema(real, sensitive=sensitive, key=key or None, pairing=getattr(args, "pairing", None),
+                        overrides=overrides, exclude=_split(args.exclude), missing=args.missing, seed=args.seed)
+
+
+def checked_seed(seed: int) -> int:
+    """``--seed`` validated (exit 2 with the rule)."""
+    from privcore.schema import check_seed
+
+    try:
+        check_seed(seed)
+    except InputError as exc:
+        raise InputError(f"--seed {seed}: {exc}") from None
+    return seed
+
+
 def _load_inputs(args):
     from privcore.io import load_table
 
@@ -205,13 +245,9 @@ def _load_inputs(args):
 def _evaluate(args) -> int:
     from privcore.evaluate import evaluate, resolve_metric_ids
     from privcore.io import load_table, validate_tables
-    from privcore.schema import check_seed, infer_schema
 
     params = parse_params(args.param)  # bad ids and names fail before any file is read
-    try:
-        check_seed(args.seed)
-    except InputError as exc:
-        raise InputError(f"--seed {args.seed}: {exc}") from None
+    checked_seed(args.seed)
     for option in ("json", "html"):  # fail fast: an unwritable report path is known before any computation
         check_output_path(getattr(args, option), f"--{option}")
     real, synthetic, holdout, overrides, demo_key, demo_sensitive, names = _load_inputs(args)
@@ -221,23 +257,7 @@ def _evaluate(args) -> int:
         holdout,
         names={"real": names.get("real", "real"), "holdout": names.get("holdout", "holdout")},
     )
-    for kind in ("numerical", "categorical", "binary"):
-        for col in _split(getattr(args, kind)):
-            overrides[col] = kind
-    sensitive = args.sensitive or demo_sensitive
-    key = _split(args.key) or demo_key
-    if key and sensitive in key and args.sensitive:
-        key = [c for c in key if c != sensitive]
-    schema = infer_schema(
-        real,
-        sensitive=sensitive,
-        key=key or None,
-        pairing=args.pairing,
-        overrides=overrides,
-        exclude=_split(args.exclude),
-        missing=args.missing,
-        seed=args.seed,
-    )
+    schema = schema_from_args(real, args, overrides, demo_key, demo_sensitive)
     if args.reference:
         reference_name = Path(args.reference).name
         reference = load_table(args.reference)
@@ -248,20 +268,20 @@ def _evaluate(args) -> int:
     if unused:
         print(f"note: --param for {', '.join(unused)} has no effect: not among the metrics evaluated (--metrics).",
               file=sys.stderr)
-    progress = None if args.quiet or not sys.stderr.isatty() else _print_progress
+    progress = None if args.quiet or not sys.stderr.isatty() else print_progress
     report = evaluate(real, synthetic, schema, metrics=args.metrics, holdout=holdout, seed=args.seed,
                       progress=progress, names=names, params=params, famd_components=args.famd_components)
     if progress is not None:
         print(file=sys.stderr)
     text = report.to_json()
     if args.json:
-        _write_report(args.json, "--json", text + "\n")
+        write_report(args.json, "--json", text + "\n")
     else:
         print(text)
     if args.html:
         from privcore.report import html_report
 
-        _write_report(args.html, "--html", html_report({names.get("synthetic", "synthetic"): report}))
+        write_report(args.html, "--html", html_report({names.get("synthetic", "synthetic"): report}))
     if report.errors:
         for error in report.errors:
             print(f"internal error in {error.splitlines()[0]}", file=sys.stderr)
@@ -296,7 +316,8 @@ def check_output_path(path: str | None, option: str) -> None:
     raise InputError(f"{option} {path} {problem}: {todo}.", file=str(path))
 
 
-def _write_report(path: str, option: str, text: str) -> None:
+def write_report(path: str, option: str, text: str) -> None:
+    """Write a report, or raise :class:`InputError` naming the path (exit 2)."""
     try:
         Path(path).write_text(text, encoding="utf-8")
     except OSError as exc:
@@ -307,5 +328,6 @@ def _write_report(path: str, option: str, text: str) -> None:
         ) from exc
 
 
-def _print_progress(fraction: float, message: str) -> None:
+def print_progress(fraction: float, message: str) -> None:
+    """One self-overwriting progress line on stderr."""
     print(f"\r{fraction:6.1%}  {message[:70]:70s}", end="", file=sys.stderr, flush=True)

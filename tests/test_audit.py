@@ -179,3 +179,58 @@ def test_a_generator_returning_the_wrong_columns_fails_with_a_named_error(adult)
     real, schema = adult
     with pytest.raises(AuditError, match="failed on every model.*without the column"):
         audit(real.iloc[:600], Broken(), schema, settings=SMALL, generator_name="broken")
+
+
+# ------------------------------------------------------------------------------------------ command line
+
+
+def cli(*args, cwd=None):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "privcore", "audit", *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=600)
+
+
+def test_cli_lists_the_generators_with_their_settings():
+    proc = cli("--list-generators")
+    assert proc.returncode == 0
+    for name in ("exact_copy", "fresh_sample", "independent_histograms", "dp_marginals", "partial_copy"):
+        assert name in proc.stdout
+    assert "epsilon" in proc.stdout
+
+
+def test_cli_audit_writes_json_and_html(tmp_path):
+    assert cli_demo(tmp_path).returncode == 0
+    proc = cli("--real", "real.csv", "--generator", "dp_marginals", "--generator-param", "epsilon=2",
+               "--targets", "1", "--random-targets", "1", "--shadow-models", "4", "--eval-models", "6",
+               "--json", "out.json", "--html", "out.html", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    document = json.loads((tmp_path / "out.json").read_text())
+    assert document["generator_settings"] == {"epsilon": 2} and len(document["targets"]) == 2
+    assert set(document["targets"][0]["tpr_at"]) == {"0", "0.01", "0.1"}
+    page = (tmp_path / "out.html").read_text()
+    assert "Shadow-model membership audit" in page and "<script" not in page and "http" not in page.split("<body>")[1]
+
+
+def cli_demo(tmp_path):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "privcore", "demo", "noisy_copy", "--out", str(tmp_path),
+                           "--rows", "300"], capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["--generator", "nope"], "Unknown generator 'nope'"),
+    (["--generator", "dp_marginals", "--generator-param", "epsilon=-1"], "dp_marginals.epsilon"),
+    (["--generator", "exact_copy", "--shadow-models", "0"], "shadow_models"),
+    (["--generator", "exact_copy", "--seed", "-5"], "--seed -5"),
+    (["--generator", "exact_copy", "--json", "/no/such/dir/out.json"], "does not exist"),
+    (["--generator", "exact_copy", "--generator-param", "epsilon"], "KEY=VALUE"),
+    ([], "--generator NAME"),
+])
+def test_cli_bad_settings_exit_2_with_a_named_message(args, fragment):
+    proc = cli("--demo", "exact_copy", *args)
+    assert proc.returncode == 2, proc.stderr
+    assert fragment in proc.stderr and proc.stderr.count("\n") == 1
