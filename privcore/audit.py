@@ -20,6 +20,11 @@ Steps (:func:`audit`):
    synthetic rows. A random forest learns in/out from the shadow features.
 4. It is evaluated on ``eval_models`` fresh generators trained on evaluation rows, half with the target
    (the model-seeded set-up): ROC AUC and TPR at FPR 0, 1 % and 10 %, with bootstrap intervals.
+5. The ε it implies: the threshold with the largest TPR − FPR on the shadow models' out-of-bag scores
+   (no shadow model is scored by trees trained on it), counted on the evaluation models, gives
+   :func:`privcore.stats.epsilon_lower_bound`: no generator that is ε-differentially private for that
+   record, with ε below it, could let the attack do this well (95 % confidence per bound). This is the
+   rigorous bound: the generators differ by exactly that record.
 
 A generator that raises on one model is reported, not fatal; generators that need real people outside the
 training data (``fresh_sample``, the leak ladder) draw them from the auxiliary data.
@@ -101,6 +106,7 @@ class TargetResult:
     shadow_models: int
     eval_models: int
     failed_models: int
+    epsilon_lower_bound: float | None = None
     eval_scores: list[float] = field(default_factory=list, repr=False)
     eval_labels: list[int] = field(default_factory=list, repr=False)
 
@@ -405,8 +411,9 @@ def audit(
         if len(set(shadow_y.tolist())) == 2 and len(set(eval_y.tolist())) == 2:
             began = clock()
             forest = RandomForestClassifier(n_estimators=200, min_samples_leaf=2, random_state=settings.seed,
-                                            n_jobs=1).fit(shadow_x, shadow_y)
+                                            n_jobs=1, oob_score=True).fit(shadow_x, shadow_y)
             scores = forest.predict_proba(eval_x)[:, 1]
+            result.epsilon_lower_bound = implied_epsilon(forest.oob_decision_function_[:, 1], shadow_y, scores, eval_y)
             timings["meta_classifier"] += clock() - began
             began = clock()
             result.auc, result.auc_interval, result.tpr_at, result.tpr_at_interval = _statistics(eval_y, scores, rng)
@@ -420,6 +427,40 @@ def audit(
                        seconds=time.perf_counter() - started,
                        splits={"rows": n, "target_pool": len(pool), "auxiliary": len(aux),
                                "evaluation": len(evaluation), "training_rows": m}, timings=timings)
+
+
+def implied_epsilon(shadow_scores: np.ndarray, shadow_labels: np.ndarray, eval_scores: np.ndarray,
+                    eval_labels: np.ndarray) -> float:
+    """ε lower bound of one target: threshold chosen on the shadow models, counted on the evaluation models.
+
+    The threshold is the shadow score with the largest TPR − FPR (models at or above it are called "trained
+    with the target"); :func:`privcore.stats.epsilon_lower_bound` turns the evaluation counts into ε.
+
+    Examples
+    --------
+    A perfect attack on 10 + 10 evaluation models, and one that scores every model alike:
+
+    >>> shadow, labels = np.r_[0.9, 0.2], np.r_[1, 0]
+    >>> evaluation = np.r_[[1] * 10, [0] * 10]
+    >>> round(implied_epsilon(shadow, labels, np.where(evaluation == 1, 0.9, 0.1), evaluation), 4)
+    1.0519
+    >>> implied_epsilon(shadow, labels, np.full(20, 0.5), evaluation)
+    0.0
+    """
+    from privcore.stats import epsilon_lower_bound
+
+    usable = np.isfinite(shadow_scores)
+    shadow_scores, shadow_labels = shadow_scores[usable], shadow_labels[usable]
+    if len(set(shadow_labels.tolist())) < 2:
+        return 0.0
+    candidates = np.unique(shadow_scores)
+    gains = [np.mean(shadow_scores[shadow_labels == 1] >= t) - np.mean(shadow_scores[shadow_labels == 0] >= t)
+             for t in candidates]
+    threshold = candidates[int(np.argmax(gains))]
+    flagged = eval_scores >= threshold
+    members, non = eval_labels == 1, eval_labels == 0
+    return epsilon_lower_bound(int(flagged[members].sum()), int(members.sum()), int(flagged[non].sum()),
+                               int(non.sum()))
 
 
 def _fit(model: Any, table: pd.DataFrame, types: Mapping[str, str]) -> None:
@@ -441,7 +482,9 @@ def _summary(results, settings, data, schema, fitted, make, population, evaluati
     aucs = [r.auc for r in results if r.auc is not None]
     n_eval = settings.eval_models
     chance = chance_share_above(0.6, (n_eval + 1) // 2, n_eval // 2, seed=settings.seed)
+    bounds = [r.epsilon_lower_bound for r in results if r.epsilon_lower_bound is not None]
     summary: dict[str, Any] = {
+        "max_epsilon_lower_bound": max(bounds) if bounds else None,
         "share_auc_above_0.6": float(np.mean([a > 0.6 for a in aucs])) if aucs else None,
         "share_auc_above_0.8": float(np.mean([a > 0.8 for a in aucs])) if aucs else None,
         "chance_share_above_0.6": chance,

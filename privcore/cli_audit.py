@@ -149,7 +149,7 @@ def audit_html(document: dict[str, Any]) -> str:
         rows.append("<tr>" + "".join(f"<td>{esc(str(v))}</td>" for v in (
             t["row"], t["chosen"], f"{t['vulnerability']:.3g}", _num(t["auc"]),
             f"{_num(interval[0])} – {_num(interval[1])}", *(_num(t["tpr_at"][k]) for k in ("0", "0.01", "0.1")),
-            t["failed_models"])) + "</tr>")
+            _num(t["epsilon_lower_bound"]), t["failed_models"])) + "</tr>")
     dcr = summary.get("dcr_test")
     proxy = ("not available" if not dcr else f"{'passes' if dcr['passes'] else 'fails'} (risk {_num(dcr['risk'])})")
     return f"""<!DOCTYPE html>
@@ -167,9 +167,11 @@ th{{background:#eee}}</style></head><body>
 <li>Targets with AUC above 0.8: {_pct(summary['share_auc_above_0.8'])}</li>
 <li>DCR holdout test on one output (the distance proxy): {esc(proxy)}</li></ul>
 <table><tr><th>real row</th><th>chosen</th><th>vulnerability</th><th>AUC</th><th>95% interval</th>
-<th>TPR at FPR 0</th><th>at 1%</th><th>at 10%</th><th>failed models</th></tr>
+<th>TPR at FPR 0</th><th>at 1%</th><th>at 10%</th><th>ε lower bound</th><th>failed models</th></tr>
 {''.join(rows)}</table>
 <p>AUC 0.5 means the attacker cannot tell whether the person was in the training data; 1 means always.
+The ε lower bound: no generator that is ε-differentially private for that person, with ε below it, could let
+the attack do this well (95 % confidence).
 An audit bounds what this attack finds with this budget, not what every attack could.</p>
 </body></html>
 """

@@ -10,7 +10,9 @@ so that the published reference values are reproduced to the last digit:
 * :class:`AttackResult` -- counts of the main, baseline and control attacks, their rates, the risk
   and the warnings (for example when the main attack does not beat random guessing);
 * :func:`bootstrap_interval` -- seeded percentile bootstrap for statistics without a closed form
-  (membership-inference AUC, TPR at a fixed FPR, ...).
+  (membership-inference AUC, TPR at a fixed FPR, ...);
+* :func:`clopper_pearson_lower`, :func:`clopper_pearson_upper` and :func:`epsilon_lower_bound` -- the
+  differential-privacy ε that a membership test's counts rule out (metrics.md §3).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 import numpy as np
-from scipy.stats import norm
+from scipy.stats import beta, norm
 
 __all__ = [
     "SuccessRate",
@@ -33,6 +35,9 @@ __all__ = [
     "clip_risk",
     "residual_risk_clipped",
     "bootstrap_interval",
+    "clopper_pearson_lower",
+    "clopper_pearson_upper",
+    "epsilon_lower_bound",
     "BASELINE_WARNING",
     "CONTROL_WARNING",
 ]
@@ -476,3 +481,71 @@ def bootstrap_interval(
         n_failed=int(n_boot - ok.size),
         samples=samples,
     )
+
+
+def clopper_pearson_lower(successes: int, trials: int, confidence: float = 0.95) -> float:
+    """One-sided Clopper–Pearson lower bound of a binomial proportion (0 when there is no success).
+
+    Examples
+    --------
+    >>> round(clopper_pearson_lower(10, 10), 6)  # 0.05 ** (1 / 10)
+    0.741134
+    >>> clopper_pearson_lower(0, 10)
+    0.0
+    """
+    _check_confidence(confidence)
+    if trials <= 0 or successes <= 0:
+        return 0.0
+    return float(beta.ppf(1 - confidence, successes, trials - successes + 1))
+
+
+def clopper_pearson_upper(successes: int, trials: int, confidence: float = 0.95) -> float:
+    """One-sided Clopper–Pearson upper bound of a binomial proportion (1 when every trial succeeded).
+
+    Examples
+    --------
+    >>> round(clopper_pearson_upper(0, 10), 6)  # 1 − 0.05 ** (1 / 10)
+    0.258866
+    """
+    _check_confidence(confidence)
+    if trials <= 0 or successes >= trials:
+        return 1.0
+    return float(beta.ppf(confidence, successes + 1, trials - successes))
+
+
+def epsilon_lower_bound(true_positives: int, positives: int, false_positives: int, negatives: int, *,
+                        delta: float = 0.0, confidence: float = 0.95) -> float:
+    """The smallest ε that an (ε, δ)-differentially private mechanism would need to allow this test.
+
+    Any (ε, δ)-DP mechanism bounds every membership test: TPR ≤ e^ε·FPR + δ and 1 − FPR ≤ e^ε·(1 − TPR) + δ.
+    With the one-sided ``confidence`` Clopper–Pearson lower bound of TPR and upper bound of FPR,
+    ``ε ≥ max(0, ln((TPR_lo − δ)/FPR_hi), ln((1 − FPR_hi − δ)/(1 − TPR_lo)))`` (metrics.md §3).
+
+    Parameters
+    ----------
+    true_positives, positives : int
+        Members the test flags, and members tested.
+    false_positives, negatives : int
+        Non-members it flags, and non-members tested.
+    delta : float
+        The δ of the DP claim (default 0).
+    confidence : float
+        Confidence of each one-sided bound.
+
+    Examples
+    --------
+    A perfect test on 10 members and 10 non-members rules out ε below ln(0.741134 / 0.258866):
+
+    >>> round(epsilon_lower_bound(10, 10, 0, 10), 4)
+    1.0519
+    >>> epsilon_lower_bound(5, 10, 5, 10)  # a coin flip rules nothing out
+    0.0
+    """
+    tpr_low = clopper_pearson_lower(true_positives, positives, confidence)
+    fpr_high = clopper_pearson_upper(false_positives, negatives, confidence)
+    bounds = [0.0]
+    if tpr_low - delta > 0 and fpr_high > 0:
+        bounds.append(math.log((tpr_low - delta) / fpr_high))
+    if 1 - fpr_high - delta > 0 and tpr_low < 1:
+        bounds.append(math.log((1 - fpr_high - delta) / (1 - tpr_low)))
+    return max(bounds)

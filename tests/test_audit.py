@@ -234,3 +234,49 @@ def test_cli_bad_settings_exit_2_with_a_named_message(args, fragment):
     proc = cli("--demo", "exact_copy", *args)
     assert proc.returncode == 2, proc.stderr
     assert fragment in proc.stderr and proc.stderr.count("\n") == 1
+
+
+# --------------------------------------------------------------------------------- ε lower bounds
+
+
+def test_clopper_pearson_and_epsilon_by_hand():
+    from scipy.stats import binomtest
+
+    from privcore.stats import clopper_pearson_lower, clopper_pearson_upper, epsilon_lower_bound
+
+    # One-sided 95 % bounds: all 10 of 10 → 0.05^(1/10); none of 10 → 1 − 0.05^(1/10).
+    assert clopper_pearson_lower(10, 10) == pytest.approx(0.05 ** 0.1, rel=1e-12)
+    assert clopper_pearson_upper(0, 10) == pytest.approx(1 - 0.05 ** 0.1, rel=1e-12)
+    # Against scipy's exact interval (two-sided 90 % = two one-sided 95 % bounds).
+    interval = binomtest(7, 20).proportion_ci(confidence_level=0.90, method="exact")
+    assert clopper_pearson_lower(7, 20) == pytest.approx(interval.low, rel=1e-10)
+    assert clopper_pearson_upper(7, 20) == pytest.approx(interval.high, rel=1e-10)
+    # ε = ln(TPR_lo / FPR_hi) for a perfect test; the second branch ln((1 − FPR_hi)/(1 − TPR_lo)) wins when
+    # every member and many non-members are flagged; an inverted test rules nothing out; δ lowers ε.
+    assert epsilon_lower_bound(10, 10, 0, 10) == pytest.approx(np.log(0.05 ** 0.1 / (1 - 0.05 ** 0.1)))
+    second = np.log((1 - clopper_pearson_upper(40, 100)) / (1 - clopper_pearson_lower(100, 100)))
+    assert epsilon_lower_bound(100, 100, 40, 100) == pytest.approx(second) and second > 2.5
+    assert epsilon_lower_bound(0, 10, 10, 10) == 0.0
+    assert epsilon_lower_bound(10, 10, 0, 10, delta=0.1) < epsilon_lower_bound(10, 10, 0, 10)
+    assert epsilon_lower_bound(50, 100, 50, 100) == 0.0
+
+
+def test_an_exact_copy_generator_has_a_large_epsilon_bound(adult):
+    real, schema = adult
+    budget = AuditSettings(targets=1, random_targets=1, shadow_models=8, eval_models=100, n_queries=30, seed=0)
+    report = audit(real.iloc[:1000], None, schema, settings=budget, make=built_in("exact_copy"))
+    # 50 + 50 evaluation models, all told apart: ln(0.05^(1/50) / (1 − 0.05^(1/50))) ≈ 2.78.
+    assert all(t.epsilon_lower_bound > 2.5 for t in report.targets), [t.epsilon_lower_bound for t in report.targets]
+    assert report.to_dict()["targets"][0]["epsilon_lower_bound"] > 2.5
+
+
+@pytest.mark.slow
+def test_the_dp_generator_at_epsilon_1_never_exceeds_its_epsilon(adult):
+    # A test of the audit and of the DP generator together: a bound above 1 would mean one of them is wrong.
+    real, schema = adult
+    budget = AuditSettings(targets=3, random_targets=2, shadow_models=15, eval_models=60, n_queries=40, seed=2,
+                           training_rows=200)
+    report = audit(real.iloc[:1000], None, schema, settings=budget,
+                   make=lambda population: make_generator("dp_marginals", epsilon=1.0, population=population))
+    bounds = [t.epsilon_lower_bound for t in report.targets]
+    assert all(b is not None and b <= 1.0 for b in bounds), bounds
