@@ -18,6 +18,7 @@ from privcore import figures as F
 from privcore import registry
 from privcore import report as R
 from privcore.details import InferenceAttack, LinkabilityAttack, SinglingOutAttack
+from privcore.verdict import VERDICT_STYLE, VerdictRule, verdict
 
 #: Plotly options for every chart: no Plotly logo link, no "edit in Chart Studio" (nothing leaves the machine).
 PLOTLY_CONFIG = {"displaylogo": False, "showLink": False, "showSendToCloud": False, "showEditInChartStudio": False}
@@ -69,11 +70,51 @@ def _fmt(x: float | None, digits: int = 3, sign: bool = False) -> str:
     return f"{x:+.{digits}f}" if sign else f"{x:.{digits}f}"
 
 
+def card_anchor(metric_id: str) -> str:
+    """The HTML id of a metric's score card (the verdict links to it)."""
+    return f"card-{metric_id}"
+
+
+def verdict_panel(table: str, report, rule: VerdictRule) -> None:
+    """The answer for one synthetic table: verdict badge, headline, three strongest pieces of evidence with
+    links to their cards, and what was not tested."""
+    v = verdict(report, rule)
+    word, icon, colour, text_colour = VERDICT_STYLE[v.level]
+    with st.container(border=True):
+        markdown_html(f"<strong>{html.escape(table)}</strong> &nbsp; {badge_html(word, icon, colour, text_colour)}")
+        st.markdown(v.headline)
+        for e in v.evidence:
+            weight = "attack" if e.weight == "decisive" else "supporting"
+            st.markdown(f"- {e.text} *({weight}; [see its card](#{card_anchor(e.metric)}))*")
+        if v.not_tested:
+            with st.expander(f"Not tested ({len(v.not_tested)})", icon=":material/help:"):
+                for line in v.not_tested:
+                    st.write(without_cli_flags(line))
+
+
+def verdict_rule_form(state, key: str = "verdict_rule") -> VerdictRule:
+    """The rule behind the verdict, in words, with its three thresholds editable; returns the rule in use."""
+    default = VerdictRule()
+    with st.expander("How the answer is reached (and its thresholds)", icon=":material/gavel:"):
+        for line in VerdictRule(**state.get(key, {})).describe():
+            st.markdown(f"- {line}")
+        cols = st.columns(3)
+        values = {}
+        for col, (name, label) in zip(cols, (("decisive_at", "Attack: do not release above"),
+                                             ("caution_at", "Attack: caution above"),
+                                             ("supporting_at", "Supporting metric: caution above"))):
+            values[name] = col.number_input(label, min_value=-1.0, max_value=1.0, step=0.01,
+                                            value=float(state.get(key, {}).get(name, getattr(default, name))),
+                                            key=f"{key}::{name}", help="An excess over the metric's reference.")
+        state[key] = values
+    return VerdictRule(**values)
+
+
 def score_card(metric_id: str, result) -> None:
     """A bordered card: name, level (word + icon + colour), risk, baseline, excess, interval, warnings."""
     a = R.assess(metric_id, result)
     with st.container(border=True):
-        st.markdown(f"**{a.name}**")
+        markdown_html(f'<span id="{card_anchor(metric_id)}"></span><strong>{html.escape(a.name)}</strong>')
         if not a.applicable:
             markdown_html(level_badge(a.level))
             st.caption(f"Not computed: {without_cli_flags(a.reason) if a.reason else 'no reason given'}")

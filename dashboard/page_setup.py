@@ -7,13 +7,15 @@ from pathlib import Path
 
 import streamlit as st
 
-from dashboard.state import Tables, init_state
+from dashboard.state import LoadedTable, Tables, init_state
+from privcore.schema import Schema, infer_schema
 
 DATA_PAGE = "pages/1_Data.py"
 CONFIGURE_PAGE = "pages/2_Configure.py"
 METRICS_PAGE = "pages/3_Metrics.py"
 RESULTS_PAGE = "pages/4_Results.py"
 LEARN_PAGE = "pages/5_Learn.py"
+AUDIT_PAGE = "pages/6_Audit.py"
 HOME_PAGE = "app.py"
 
 #: The home page's label in the page navigation. Streamlit's pages/ mechanism names the entry page
@@ -97,6 +99,24 @@ def require_tables() -> Tables:
         st.page_link(DATA_PAGE, label="Go to the Data page", icon=":material/arrow_forward:")
         st.stop()
     return tables
+
+
+def require_real_table() -> tuple[LoadedTable, Schema, bool]:
+    """The real table and its schema, for pages that need no synthetic table (the Audit page).
+
+    Without a real table, say what to do and stop the page. Without a schema (the Configure page needs a
+    synthetic table too), the column types are inferred from the real table; the flag says so.
+    """
+    tables: Tables = st.session_state["tables"]
+    if tables.real is None:
+        st.info("No real table yet. Load one on the Data page, or start with the built-in demo there.",
+                icon=":material/upload_file:")
+        st.page_link(DATA_PAGE, label="Go to the Data page", icon=":material/arrow_forward:")
+        st.stop()
+    schema = st.session_state.get("schema")
+    if schema is None:
+        return tables.real, infer_schema(tables.real.frame), True
+    return tables.real, schema, False
 
 
 def require_schema():

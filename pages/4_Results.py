@@ -52,6 +52,10 @@ st.caption(f"Computed in {sum(r.seconds for r in reports.values()):.1f} s. Chang
 name = st.selectbox("Synthetic table to examine", list(reports), key=f"table::{key}") if len(reports) > 1 \
     else next(iter(reports))
 report = reports[name]
+st.subheader("The answer")
+rule = C.verdict_rule_form(state)
+for table_name, table_report in reports.items():
+    C.verdict_panel(table_name, table_report, rule)
 n_real = len(report.data.real)
 row = int(st.number_input(
     "Real person to examine (row number in the real table)", min_value=0, max_value=n_real - 1,
@@ -121,16 +125,16 @@ if downloads.open:
                                "holdout": tables.holdout.name if tables.holdout is not None else None}}
         for table_name, rep in reports.items():
             slug = re.sub(r"[^A-Za-z0-9_-]+", "-", table_name).strip("-") or "synthetic"
-            st.download_button(f"JSON for “{table_name}”", data=rep.to_json(), file_name=f"privacy-{slug}.json",
+            st.download_button(f"JSON for “{table_name}”", data=rep.to_json(rule=rule), file_name=f"privacy-{slug}.json",
                                mime="application/json", icon=":material/download:", on_click="ignore",
                                key=f"json::{key}::{table_name}")
         if len(reports) > 1:
-            st.download_button("JSON for all tables", data=R.combined_json(reports, settings=settings),
+            st.download_button("JSON for all tables", data=R.combined_json(reports, settings=settings, rule=rule),
                                file_name="privacy-all-tables.json", mime="application/json",
                                icon=":material/download:", on_click="ignore", key=f"json-all::{key}")
         st.download_button(
             "Self-contained HTML report",
-            data=lambda: R.html_report(reports, settings=settings).encode("utf-8"),
+            data=lambda: R.html_report(reports, settings=settings, rule=rule).encode("utf-8"),
             file_name="privacy-report.html", mime="text/html", icon=":material/description:", on_click="ignore",
             key=f"html::{key}", help="One file with every score, explanation and figure; opens offline.",
         )

@@ -7,7 +7,7 @@ session, and shows short text, one figure and a takeaway. Works without any uplo
 import streamlit as st
 
 from dashboard import components as C
-from dashboard.page_setup import DATA_PAGE, setup_page
+from dashboard.page_setup import AUDIT_PAGE, DATA_PAGE, setup_page
 from privcore import Schema, evaluate
 from privcore import figures as F
 from privcore import registry
@@ -188,5 +188,15 @@ else:
             f"ROC AUC is only {d.auc:.2f}, close to a coin flip; the damage is done to a few people, the "
             "rarest and easiest to re-identify."
         )
+    st.markdown(
+        "**Stronger evidence: attack the generator.** The test and the attack above look at one synthetic table. A "
+        "*shadow-model* attack looks at the generator itself: it trains the generator many times with and without "
+        "one real person, learns what that person's presence changes in the output, and is then scored on fresh "
+        "outputs. It does not assume a leak shows up as a short distance, so it also finds the leaks that "
+        "distance metrics let through. The “DCR delusion” study (Yao et al., 2025) ran it on thousands of "
+        "synthetic tables that distance tests called private and still told whether unusual people were in the "
+        "training data; passing the DCR test made no difference to how well the attack did."
+    )
+    st.page_link(AUDIT_PAGE, label="Run this attack on your own data: the Audit page", icon=":material/policy:")
     takeaway("A passing proxy test is not evidence of privacy. Judge the worst-off individuals, with attacks "
              "measured at low false-positive rates, not only averages.")

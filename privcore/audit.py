@@ -94,7 +94,7 @@ class AuditSettings:
 
 @dataclass
 class TargetResult:
-    """The attack on one target record."""
+    """The attack on one target record; ``row`` is its position in the real table as given."""
 
     row: int
     chosen: str
@@ -317,7 +317,9 @@ def audit(
     started = time.perf_counter()
     settings = (settings or AuditSettings()).check()
     schema = schema if schema is not None else infer_schema(real)
-    data = prepare(real, real, schema).real[list(schema.columns)].reset_index(drop=True)
+    prepared = prepare(real, real, schema)
+    data = prepared.real[list(schema.columns)].reset_index(drop=True)
+    row_in_table = prepared.kept["real"]  # rows with a missing number may have been dropped
     n = len(data)
     rng = np.random.default_rng(settings.seed)
     order = rng.permutation(n)
@@ -404,7 +406,7 @@ def audit(
         if failures:
             warnings.append(f"Target row {row}: {len(failures)} model(s) failed and were left out "
                             f"(first: {failures[0].splitlines()[0]}).")
-        result = TargetResult(row=int(row), chosen=how, vulnerability=float(vulnerability[row]), auc=None,
+        result = TargetResult(row=int(row_in_table[row]), chosen=how, vulnerability=float(vulnerability[row]), auc=None,
                               auc_interval=None, tpr_at={k: None for k in FPR_LEVELS},
                               tpr_at_interval={k: None for k in FPR_LEVELS}, shadow_models=len(shadow_y),
                               eval_models=len(eval_y), failed_models=len(failures))
@@ -487,6 +489,8 @@ def _summary(results, settings, data, schema, fitted, make, population, evaluati
         "max_epsilon_lower_bound": max(bounds) if bounds else None,
         "share_auc_above_0.6": float(np.mean([a > 0.6 for a in aucs])) if aucs else None,
         "share_auc_above_0.8": float(np.mean([a > 0.8 for a in aucs])) if aucs else None,
+        "share_clearly_exposed": float(np.mean([r.auc > 0.8 and r.auc_interval[0] > 0.5 for r in results
+                                                if r.auc is not None])) if aucs else None,
         "chance_share_above_0.6": chance,
         "mean_auc": {how: _mean([r.auc for r in results if r.chosen == how and r.auc is not None])
                      for how in ("vulnerable", "random")},
@@ -523,11 +527,26 @@ def _dcr_test(data, schema, fitted, make, population, evaluation, m, seed) -> di
             "p_holdout": result.details.p_holdout}
 
 
+def severity(summary: Mapping[str, Any]) -> str:
+    """What the audit found, in one word: ``"exposed"`` (a target above AUC 0.8 with its interval above 0.5),
+    ``"suspect"`` (above 0.8 but within reach of chance, or more targets above 0.6 than chance explains),
+    ``"none"`` (no target stood out) or ``"unknown"`` (no attack could be trained)."""
+    share6, chance = summary.get("share_auc_above_0.6"), summary.get("chance_share_above_0.6") or 0.0
+    if share6 is None:
+        return "unknown"
+    if summary.get("share_clearly_exposed"):
+        return "exposed"
+    if summary.get("share_auc_above_0.8") or share6 > chance + 0.1:
+        return "suspect"
+    return "none"
+
+
 def verdict(summary: Mapping[str, Any], name: str) -> str:
-    """One plain sentence on what the audit found."""
+    """One plain sentence on what the audit found (see :func:`severity`)."""
     share8, share6, chance = summary.get("share_auc_above_0.8"), summary.get("share_auc_above_0.6"), \
         summary.get("chance_share_above_0.6")
-    if share6 is None:
+    found = severity(summary)
+    if found == "unknown":
         return f"The audit of {name} could not train or evaluate an attack."
     dcr = summary.get("dcr_test") or {}
     proxy = ""
@@ -535,10 +554,14 @@ def verdict(summary: Mapping[str, Any], name: str) -> str:
         proxy = (" The DCR test on one of its outputs passes, which shows how little that proxy says."
                  if dcr.get("passes") and share6 > chance + 0.1 else
                  f" The DCR test on one of its outputs {'passes' if dcr.get('passes') else 'fails'}.")
-    if share8 > 0:
-        return (f"{name} is not private for the people it was tested on: for {share8:.0%} of the targets an attacker "
-                f"tells with AUC above 0.8 whether they were in the training data.{proxy}")
-    if share6 > chance + 0.1:
+    if found == "exposed":
+        return (f"{name} is not private for the people it was tested on: for {summary['share_clearly_exposed']:.0%} of "
+                f"the targets an attacker tells with AUC above 0.8, and beyond chance (95 % interval above 0.5), "
+                f"whether they were in the training data.{proxy}")
+    if share8:
+        return (f"{name} may leak membership: {share8:.0%} of the targets give the attack an AUC above 0.8, but with "
+                f"intervals that still reach chance; run more evaluation models to settle it.{proxy}")
+    if found == "suspect":
         return (f"{name} leaks membership of some people: {share6:.0%} of the targets give the attack an AUC above 0.6, "
                 f"where chance alone would give about {chance:.0%}.{proxy}")
     return (f"No target stood out: the attack did no better than chance would ({share6:.0%} of targets above AUC 0.6, "

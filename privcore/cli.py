@@ -1,4 +1,5 @@
-"""Command line: ``python -m privcore evaluate|metrics|demo|schema`` (product.md "Python API and command line").
+"""Command line: ``python -m privcore evaluate|metrics|demo|schema|audit|lab`` (product.md "Python API and
+command line").
 
 Exit codes: 0 success, 2 bad input (one line on stderr naming the file and column), 1 internal error.
 The ``--seed`` and the ``--json``/``--html`` output paths are checked before any table is read, and a
@@ -66,6 +67,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_audit_parser(sub)
 
+    from privcore.cli_lab import add_lab_parser
+
+    add_lab_parser(sub)
+
     demo = sub.add_parser("demo", help="list demo scenarios, or write one as CSV files")
     demo.add_argument("name", nargs="?", help="scenario to write")
     demo.add_argument("--out", default=".", help="folder for real.csv, synthetic.csv, holdout.csv")
@@ -90,6 +95,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from privcore.cli_audit import run_audit
 
             return run_audit(args)
+        if args.command == "lab":
+            from privcore.cli_lab import run_lab
+
+            return run_lab(args)
         return _evaluate(args)
     except InputError as exc:
         print(f"error: {exc.one_line()}", file=sys.stderr)
@@ -326,6 +335,17 @@ def write_report(path: str, option: str, text: str) -> None:
             f"writable and that the disk has room, or choose another path with {option}.",
             file=str(path),
         ) from exc
+
+
+def emit_document(args, document: dict, html_page) -> None:
+    """``document`` as JSON to ``--json`` (stdout without it) and, with ``--html``, ``html_page(document)`` there."""
+    text = json.dumps(document, indent=2, allow_nan=False, ensure_ascii=False)
+    if args.json:
+        write_report(args.json, "--json", text + "\n")
+    else:
+        print(text)
+    if args.html:
+        write_report(args.html, "--html", html_page(document))
 
 
 def print_progress(fraction: float, message: str) -> None:

@@ -85,7 +85,7 @@ def list_generators_text() -> str:
 def run_audit(args: argparse.Namespace) -> int:
     """Run ``audit`` (see the module docstring)."""
     from privcore.audit import AuditSettings, audit
-    from privcore.cli import check_output_path, checked_seed, print_progress, schema_from_args, write_report
+    from privcore.cli import check_output_path, checked_seed, emit_document, print_progress, schema_from_args
     from privcore.generators import make_generator
 
     if args.list_generators:
@@ -113,14 +113,7 @@ def run_audit(args: argparse.Namespace) -> int:
     report = audit(real, None, schema, settings=settings, generator_name=label, make=make, progress=progress)
     if progress is not None:
         print(file=sys.stderr)
-    document = {**report.to_dict(), "real": name, "generator_settings": settings_given}
-    text = json.dumps(document, indent=2, allow_nan=False)
-    if args.json:
-        write_report(args.json, "--json", text + "\n")
-    else:
-        print(text)
-    if args.html:
-        write_report(args.html, "--html", audit_html(document))
+    emit_document(args, {**report.to_dict(), "real": name, "generator_settings": settings_given}, audit_html)
     return EXIT_OK
 
 

@@ -4,7 +4,8 @@
 each metric's entry lists its declared parameters (:mod:`privcore.params`) and refers to the schema of
 its declared details type (:mod:`privcore.details`), so the schema changes when, and only when, a
 declaration does. The dashboard's JSON download, several reports under ``"tables"``, is described by
-``$defs/dashboard_download``.
+``$defs/dashboard_download``, the metric lab's report (``python -m privcore lab --json``) by
+``$defs/lab_report``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,30 @@ DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
 _NUMBER_OR_NULL = {"type": ["number", "null"]}
 _RISK = {"type": ["number", "null"], "minimum": 0, "maximum": 1}
+
+
+_VERDICT = {
+    "description": "One answer for the custodian, by the documented rule of privcore.verdict (its thresholds in "
+                   "'rule'); attacks and membership inference decide, proxies only support.",
+    "type": "object",
+    "properties": {
+        "level": {"enum": ["release", "release with caution", "do not release"]},
+        "headline": {"type": "string"},
+        "evidence": {"type": "array", "maxItems": 3, "items": {
+            "type": "object",
+            "properties": {"metric": {"type": "string"}, "name": {"type": "string"},
+                           "weight": {"enum": ["decisive", "supporting"]}, "excess": _NUMBER_OR_NULL,
+                           "lower_excess": _NUMBER_OR_NULL,
+                           "pushes_to": {"enum": ["release", "release with caution", "do not release"]},
+                           "text": {"type": "string"}},
+            "required": ["metric", "weight", "excess", "pushes_to", "text"]}},
+        "not_tested": {"type": "array", "items": {"type": "string"}},
+        "rule": {"type": "object", "properties": {"decisive_at": {"type": "number"}, "caution_at": {"type": "number"},
+                                                  "supporting_at": {"type": "number"},
+                                                  "text": {"type": "array", "items": {"type": "string"}}}},
+    },
+    "required": ["level", "headline", "evidence", "not_tested", "rule"],
+}
 
 
 def _metric_schema(info: registry.MetricInfo) -> dict[str, Any]:
@@ -60,12 +85,16 @@ def report_schema() -> dict[str, Any]:
                        "settings": {"type": "object"}},
         "required": ["tables"],
     }
+    from privcore.lab.result import lab_report_schema
+
+    defs["lab_report"] = lab_report_schema()  # python -m privcore lab --json
     return {
         "$schema": DRAFT,
         "title": "privcore report",
         "description": "The privacy evaluation of one synthetic table against the real table it was trained on.",
         "type": "object",
         "properties": {
+            "verdict": _VERDICT,
             "metrics": {"type": "object", "properties": metrics, "additionalProperties": False,
                         "description": "metric id → result; only the metrics that were asked for appear"},
             "warnings": {"type": "array", "items": {"type": "string"}},
@@ -74,7 +103,7 @@ def report_schema() -> dict[str, Any]:
                                     "holdout": {"type": ["integer", "null"]}},
                      "required": ["real", "synthetic", "holdout"], "additionalProperties": False},
         },
-        "required": ["metrics", "warnings", "rows"],
+        "required": ["verdict", "metrics", "warnings", "rows"],
         "additionalProperties": False,
         "$defs": defs,
     }

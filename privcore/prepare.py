@@ -34,6 +34,9 @@ class PreparedData:
     dropped : dict
         Table name → number of rows dropped for missing numerical values.
     warnings : list of str
+    kept : dict
+        Table role → positions, in the table as given, of the rows kept (row ``i`` of ``real`` is row
+        ``kept["real"][i]`` of the real table given).
     """
 
     real: pd.DataFrame
@@ -43,6 +46,7 @@ class PreparedData:
     pair_index: np.ndarray | None = None
     dropped: dict[str, int] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    kept: dict[str, np.ndarray] = field(default_factory=dict)
 
     def table(self, role: str) -> pd.DataFrame:
         """The table playing ``role`` (``"real"``, ``"synthetic"`` or ``"holdout"``)."""
@@ -139,6 +143,7 @@ def prepare(
         pair_index=pair_index,
         dropped=dropped,
         warnings=warnings,
+        kept={role: np.flatnonzero(mask) for role, mask in keep.items()},
     )
 
 

@@ -595,9 +595,11 @@ def _plain(value: Any) -> str:
 # --------------------------------------------------------------------------------------------------
 # exports
 # --------------------------------------------------------------------------------------------------
-def combined_json(reports: Mapping[str, Any], *, indent: int | None = 2, settings: Mapping[str, Any] | None = None) -> str:
-    """One JSON document with every synthetic table's report (each in the product.md contract)."""
-    doc: dict[str, Any] = {"tables": {name: rep.to_dict() for name, rep in reports.items()}}
+def combined_json(reports: Mapping[str, Any], *, indent: int | None = 2, settings: Mapping[str, Any] | None = None,
+                  rule: Any = None) -> str:
+    """One JSON document with every synthetic table's report (each in the JSON contract, its verdict under
+    ``rule``)."""
+    doc: dict[str, Any] = {"tables": {name: rep.to_dict(rule) for name, rep in reports.items()}}
     if settings:
         doc["settings"] = json.loads(json.dumps(settings, default=str))
     return json.dumps(doc, indent=indent, allow_nan=False)
@@ -716,6 +718,25 @@ def _metric_section(report, metric_id: str, write_fig: _FigureWriter, threshold:
     return "".join(out)
 
 
+def _verdict_html(reports: Mapping[str, Any], rule: Any) -> str:
+    """The answer for each synthetic table, first thing in the report."""
+    from privcore.verdict import VERDICT_STYLE, verdict
+
+    parts = ["<h2>The answer</h2>"]
+    for name, rep in reports.items():
+        v = verdict(rep, rule)
+        word, icon, colour, text_colour = VERDICT_STYLE[v.level]
+        parts.append(f'<h3>{html.escape(name)}: <span class="badge" style="background:{colour};color:{text_colour}">'
+                     f"{icon} {html.escape(word)}</span></h3><p>{html.escape(v.headline)}</p>")
+        parts.append("<ul>" + "".join(f"<li>{html.escape(e.text)}</li>" for e in v.evidence) + "</ul>")
+        if v.not_tested:
+            parts.append("<p class=\"muted\">Not tested: " + html.escape(" ".join(v.not_tested)) + "</p>")
+    parts.append('<details><summary>How the answer is reached</summary><ul>'
+                 + "".join(f"<li>{html.escape(line)}</li>" for line in verdict(next(iter(reports.values())), rule)
+                           .rule.describe()) + "</ul></details>" if reports else "")
+    return "".join(parts)
+
+
 def html_report(
     reports: Mapping[str, Any],
     *,
@@ -723,6 +744,7 @@ def html_report(
     settings: Mapping[str, Any] | None = None,
     threshold: float | None = None,
     include_figures: bool = True,
+    rule: Any = None,
 ) -> str:
     """A self-contained HTML report of one or more evaluations (synthetic table name → Report).
 
@@ -736,6 +758,7 @@ def html_report(
             "Levels: " + ", ".join(f"{_level_badge(LEVELS[k])}" for k in ("low", "moderate", "high"))
             + f" — risk at most {LEVEL_BANDS[0]:g}, at most {LEVEL_BANDS[1]:g}, or more above the reference.</p>",
             f'<p class="muted">{html.escape(THRESHOLD_REASON)}</p>']
+    body.append(_verdict_html(reports, rule))
     if settings:
         body.append("<details><summary>Settings</summary><pre>"
                     + html.escape(json.dumps(settings, indent=2, default=str)) + "</pre></details>")

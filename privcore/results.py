@@ -118,14 +118,18 @@ class Report(Mapping[str, MetricResult]):
     def __len__(self) -> int:
         return len(self.results)
 
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON contract of product.md."""
+    def to_dict(self, rule: Any = None) -> dict[str, Any]:
+        """The JSON contract (``python -m privcore schema``), headed by the verdict under ``rule``
+        (a :class:`privcore.verdict.VerdictRule`; default thresholds when None)."""
+        from privcore.verdict import verdict
+
         return {
+            "verdict": verdict(self, rule).to_dict(),
             "metrics": {mid: res.to_dict() for mid, res in self.results.items()},
             "warnings": list(self.warnings),
             "rows": dict(self.rows),
         }
 
-    def to_json(self, indent: int | None = 2) -> str:
+    def to_json(self, indent: int | None = 2, rule: Any = None) -> str:
         """Serialise :meth:`to_dict` as strict JSON (no NaN or Infinity)."""
-        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
+        return json.dumps(self.to_dict(rule), indent=indent, allow_nan=False)

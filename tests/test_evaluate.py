@@ -49,7 +49,7 @@ def test_every_metric_has_complete_metadata():
 def test_json_contract_for_all_metrics(full_report):
     report, _ = full_report
     data = json.loads(report.to_json())
-    assert set(data) == {"metrics", "warnings", "rows"}
+    assert set(data) == {"verdict", "metrics", "warnings", "rows"}
     assert data["rows"] == {"real": len(report.data.real), "synthetic": len(report.data.synthetic),
                             "holdout": len(report.data.holdout)}
     assert list(data["metrics"]) == registry.metric_ids()

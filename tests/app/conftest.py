@@ -76,3 +76,10 @@ def texts(elements) -> str:
 
 def assert_no_exception(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
+
+
+def assert_points_to_the_data_page(at: AppTest) -> None:
+    """A page opened without data: no exception, a word about the Data page and the one link to it."""
+    assert_no_exception(at)
+    assert "Data page" in texts(at.info)
+    assert [link.value for link in at.main.page_link] == ["Go to the Data page"]

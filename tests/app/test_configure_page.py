@@ -1,6 +1,7 @@
 """Configure page: inferred types, edits through the editor's session state, inline SchemaErrors."""
 
-from .conftest import CONFIGURE, DATA, assert_no_exception, open_page, seed_session, texts
+from .conftest import (CONFIGURE, DATA, assert_no_exception, assert_points_to_the_data_page, open_page, seed_session,
+                       texts)
 
 
 def _edit(at, edits):
@@ -11,9 +12,7 @@ def _edit(at, edits):
 
 def test_deep_link_without_data_points_to_the_data_page():
     at = open_page(CONFIGURE).run()
-    assert_no_exception(at)
-    assert "Data page" in texts(at.info)
-    assert [link.value for link in at.main.page_link] == ["Go to the Data page"]
+    assert_points_to_the_data_page(at)
 
 
 def test_inferred_types_and_notes_are_shown():

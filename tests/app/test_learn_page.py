@@ -54,3 +54,12 @@ def test_resampler_lesson_shows_rare_values_and_singling_out(learn):
     assert "values that exactly one real person has reappear" in body
     assert "singling-out attack wrote" in body or "singling-out metric" in texts(learn.info).lower() \
         or "not available" in texts(learn.info)
+
+
+def test_proxy_lesson_explains_why_the_shadow_model_audit_is_stronger(learn):
+    lesson = next(o for o in learn.radio(key="learn_lesson").options if o.startswith("4"))
+    learn.radio(key="learn_lesson").set_value(lesson).run(timeout=TIMEOUT)
+    assert_no_exception(learn)
+    body = texts(learn.markdown)
+    assert "shadow-model" in body and "DCR delusion" in body and "generator itself" in body
+    assert "Audit" in [link.proto.page for link in learn.main.page_link]

@@ -7,7 +7,8 @@ from dashboard.state import LoadedTable
 from privcore import evaluate, registry
 from privcore.details import CopyCounts
 from privcore.registry import Explanation, MetricInfo
-from .conftest import CONFIGURE, METRICS, assert_no_exception, open_page, people, seed_session, texts
+from .conftest import (CONFIGURE, METRICS, assert_no_exception, assert_points_to_the_data_page, open_page, people,
+                       seed_session, texts)
 
 RESULTS = "pages/4_Results.py"
 
@@ -43,9 +44,7 @@ def _open(**seed):
 
 def test_deep_link_without_data_points_to_the_data_page():
     at = open_page(METRICS).run()
-    assert_no_exception(at)
-    assert "Data page" in texts(at.info)
-    assert [link.value for link in at.main.page_link] == ["Go to the Data page"]
+    assert_points_to_the_data_page(at)
 
 
 def test_without_a_schema_points_to_the_configure_page():

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import html
+
 import pytest
 
 from dashboard.state import LoadedTable, Tables
 from privcore import Schema, registry
 from privcore.demo import load_scenario
 
-from .conftest import assert_no_exception, open_page, people, texts
+from .conftest import assert_no_exception, assert_points_to_the_data_page, open_page, people, texts
 
 RESULTS = "pages/4_Results.py"
 RUN_TIMEOUT = 120
@@ -38,9 +40,7 @@ def ran():
 
 def test_deep_link_without_data_points_to_the_data_page():
     at = open_page(RESULTS).run()
-    assert_no_exception(at)
-    assert "Data page" in texts(at.info)
-    assert [link.value for link in at.main.page_link] == ["Go to the Data page"]
+    assert_points_to_the_data_page(at)
     assert not at.button
 
 
@@ -89,7 +89,7 @@ def test_run_produces_score_cards_charts_and_downloads(ran):
     show_tab(ran, "Score cards")
     body = texts(ran.markdown)
     for metric_id, result in report.items():
-        assert f"**{registry.get(metric_id).name}**" in body  # one card per metric
+        assert f"<strong>{html.escape(registry.get(metric_id).name)}</strong>" in body  # one card per metric
         if result.risk is not None:
             assert f"{result.risk:.3f}" in body
     assert "Risk level:" in body and "Not applicable" in body  # HidR without pairing
@@ -206,3 +206,20 @@ def test_a_real_table_emptied_by_dropping_missing_numbers_is_explained():
     at.button(key="run_evaluation").click().run(timeout=RUN_TIMEOUT)
     assert_no_exception(at)
     assert "median imputation" in texts(at.error)
+
+
+def test_the_answer_heads_the_results_with_its_rule_and_links_to_the_cards():
+    at = seed_demo(open_page(RESULTS), metrics=["crp", "cvp", "singling_out_univariate", "mia_distance"]).run()
+    at.button(key="run_evaluation").click().run(timeout=RUN_TIMEOUT)
+    assert_no_exception(at)
+    assert "The answer" in [h.value for h in at.subheader]
+    shown = texts(at.markdown)
+    assert any(word in shown for word in ("Do not release", "Release with caution", "Release"))
+    assert "#card-" in shown  # each piece of evidence links to its score card
+    assert "Do not release when an attack" in shown  # the rule is shown in words
+    # Changing a threshold changes the answer: nothing exceeds an excess of 1.
+    at.number_input(key="verdict_rule::decisive_at").set_value(1.0).run(timeout=RUN_TIMEOUT)
+    at.number_input(key="verdict_rule::caution_at").set_value(1.0).run(timeout=RUN_TIMEOUT)
+    at.number_input(key="verdict_rule::supporting_at").set_value(1.0).run(timeout=RUN_TIMEOUT)
+    assert_no_exception(at)
+    assert "Release: no attack does better" in texts(at.markdown)

@@ -47,6 +47,7 @@ PAGE_PATHS = {
     "Metrics": "Metrics",
     "Results": "Results",
     "Learn": "Learn",
+    "Audit": "Audit",
 }
 PAGE_FILES = {
     "Home": ROOT / "app.py",
@@ -55,6 +56,7 @@ PAGE_FILES = {
     "Metrics": ROOT / "pages" / "3_Metrics.py",
     "Results": ROOT / "pages" / "4_Results.py",
     "Learn": ROOT / "pages" / "5_Learn.py",
+    "Audit": ROOT / "pages" / "6_Audit.py",
 }
 
 

@@ -17,7 +17,7 @@ from browser_support import PAGE_PATHS, assert_clean, missing_page_xfail, open_a
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 
 #: Pages that cannot show anything useful before data is loaded.
-NEEDS_DATA = {"Configure", "Metrics", "Results"}
+NEEDS_DATA = {"Configure", "Metrics", "Results", "Audit"}
 #: A distinctive heading or text each page shows on a fresh session.
 EXPECTED_TEXT = {
     "Home": "How private is your synthetic data?",
@@ -26,6 +26,7 @@ EXPECTED_TEXT = {
     "Metrics": None,
     "Results": None,
     "Learn": "Learn",
+    "Audit": "Audit a generator",
 }
 
 

@@ -1,0 +1,368 @@
+"""The Audit page's logic: generator choice and settings, the budget, the cached run, the result's tables.
+
+Every function takes plain values or the session state as a mapping and never imports Streamlit, so the
+page (``pages/6_Audit.py``) stays short and this logic is tested on its own. The audit itself is
+:func:`privcore.audit.audit`; its figure is :func:`privcore.audit_figures.audit_figure`.
+
+Session-state key used here besides the contract of :mod:`dashboard.state`: ``audit_results``, audit key
+(:func:`audit_key`) → :class:`privcore.audit.AuditReport`, the most recent :data:`MAX_CACHED_AUDITS`
+only; in the session's memory, never written to disk. (The page's widgets keep their values across
+page switches themselves, with ``persist_state="session"``.)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import math
+from dataclasses import asdict
+from typing import Any, Callable, Mapping, MutableMapping
+
+import pandas as pd
+
+from dashboard.metric_choice import number_format
+from privcore.audit import FPR_LEVELS, AuditReport, AuditSettings, audit, expected_seconds, severity
+from privcore.errors import InputError
+from privcore.generators import GeneratorContextError, GeneratorError, GeneratorSpec, list_generators, make_generator
+from privcore.params import Param
+from privcore.schema import MAX_SEED, Schema
+
+LOGGER = logging.getLogger(__name__)
+
+RESULTS = "audit_results"
+#: Audits kept per session.
+MAX_CACHED_AUDITS = 3
+
+_DEFAULTS = AuditSettings()
+#: The budget inputs, declared like generator settings (same widgets, same checks of range).
+BUDGET: tuple[Param, ...] = (
+    Param("targets", "int", _DEFAULTS.targets, "Most vulnerable targets",
+          "Real people with the most unusual records (farthest from their nearest neighbours) to attack.",
+          minimum=0, maximum=100),
+    Param("random_targets", "int", _DEFAULTS.random_targets, "Random targets",
+          "Real people drawn at random, to compare with the most vulnerable ones.", minimum=0, maximum=100),
+    Param("shadow_models", "int", _DEFAULTS.shadow_models, "Shadow models per side",
+          "Generators trained with the target, and as many without, from which the attack learns.",
+          minimum=1, maximum=1000),
+    Param("eval_models", "int", _DEFAULTS.eval_models, "Evaluation models",
+          "Fresh generators, half trained with the target, on which the attack is scored.", minimum=4, maximum=1000),
+    Param("seed", "int", _DEFAULTS.seed, "Seed", "Fixes the splits, the targets drawn at random and every model.",
+          minimum=0, maximum=MAX_SEED),
+)
+
+
+# ------------------------------------------------------------------------------------------ widgets
+
+
+def widget_key(*parts: str) -> str:
+    """The session-state key of an Audit page widget."""
+    return "audit::" + "::".join(parts)
+
+
+def number_input_args(param: Param) -> dict[str, Any]:
+    """``st.number_input`` arguments of an ``int`` or ``float`` declaration: bounds, step and format.
+
+    A float without a declared step steps by a tenth of its default's order of magnitude (a twentieth of
+    its range when it has no default), and is shown with as many decimals as it needs.
+
+    Examples
+    --------
+    >>> number_input_args(Param("bins", "int", 20, "Bins", "…", minimum=2, maximum=1000))
+    {'min_value': 2, 'max_value': 1000, 'step': 1, 'format': None}
+    >>> number_input_args(Param("epsilon", "float", 1.0, "ε", "…", minimum=1e-6))
+    {'min_value': 1e-06, 'max_value': None, 'step': 0.1, 'format': '%g'}
+    """
+    if param.kind == "int":
+        bounds = (None if b is None else int(b) for b in (param.minimum, param.maximum))
+        return dict(zip(("min_value", "max_value"), bounds), step=int(param.step or 1), format=None)
+    step = param.step
+    if step is None and isinstance(param.default, (int, float)) and param.default:
+        step = 10.0 ** math.floor(math.log10(abs(param.default))) / 10
+    if step is None and param.minimum is not None and param.maximum is not None:
+        step = (param.maximum - param.minimum) / 20
+    step = float(step or 0.1)
+    return {"min_value": None if param.minimum is None else float(param.minimum),
+            "max_value": None if param.maximum is None else float(param.maximum), "step": step,
+            "format": number_format(param) if param.step is not None else "%g"}
+
+
+def param_help(param: Param) -> str:
+    """A widget's help: what the setting changes, its range and its default."""
+    return f"{param.help} {param.describe_range().capitalize()}; default {param.describe_default()}."
+
+
+# ----------------------------------------------------------------------------------------- generators
+
+
+def _context(schema: Schema) -> dict[str, Any]:
+    return {"key": list(schema.key_columns), "sensitive": schema.sensitive}
+
+
+def generator_choices(schema: Schema, real: pd.DataFrame) -> tuple[dict[str, GeneratorSpec], dict[str, str]]:
+    """The built-in generators that can run on this data, and for the others why not.
+
+    Each is built once with its defaults and the context the audit gives it (the real table standing in
+    for the auxiliary data as its population; the schema's key and sensitive column): a generator that
+    cannot be built here (``attribute_leak`` without a sensitive column) is left out with its reason.
+    """
+    available: dict[str, GeneratorSpec] = {}
+    unavailable: dict[str, str] = {}
+    for spec in list_generators():
+        try:
+            make_generator(spec.name, population=real, **_context(schema))
+        except GeneratorContextError as error:
+            if schema.sensitive is None and "sensitive" in spec.context:
+                unavailable[spec.name] = "needs a sensitive column: choose one on the Configure page."
+            else:
+                unavailable[spec.name] = str(error)
+            continue
+        except GeneratorError as error:  # pragma: no cover - the defaults of a built-in always build
+            unavailable[spec.name] = str(error)
+            continue
+        available[spec.name] = spec
+    return available, unavailable
+
+
+def changed_settings(spec: GeneratorSpec, values: Mapping[str, Any]) -> dict[str, Any]:
+    """The settings to pass: the values given that are set and differ from the declared default.
+
+    A setting left at its default is not passed, so ``dp_marginals``' ε at its default does not clash with
+    a leak strength that is set.
+
+    >>> from privcore.generators import get_generator_spec
+    >>> changed_settings(get_generator_spec("dp_marginals"), {"epsilon": 1.0, "level": 0.5, "bins": 20})
+    {'level': 0.5}
+    """
+    out = {}
+    for param in spec.params:
+        value = values.get(param.name)
+        if value is None or (param.default is not None and value == param.default):
+            continue
+        out[param.name] = value
+    return out
+
+
+def generator_problem(name: str, settings: Mapping[str, Any], schema: Schema, real: pd.DataFrame) -> str | None:
+    """The named error a generator's settings give (a value out of range, two that exclude each other), or None."""
+    try:
+        make_generator(name, population=real, **_context(schema), **settings)
+    except GeneratorError as error:
+        return str(error)
+    return None
+
+
+def maker(name: str, settings: Mapping[str, Any], schema: Schema) -> Callable[[pd.DataFrame], Any]:
+    """``make(population)`` for :func:`privcore.audit.audit`: a fresh built-in generator per model."""
+    context, settings = _context(schema), dict(settings)
+    return lambda population: make_generator(name, population=population, **context, **settings)
+
+
+# ---------------------------------------------------------------------------------------------- budget
+
+
+def budget(values: Mapping[str, Any]) -> tuple[AuditSettings | None, str | None]:
+    """:class:`~privcore.audit.AuditSettings` from the budget inputs, checked; or None and the named error.
+
+    >>> budget({"targets": 0, "random_targets": 0, "shadow_models": 4, "eval_models": 4, "seed": 0})[1]
+    'The audit needs at least one target: set targets or random_targets above 0.'
+    """
+    try:
+        return AuditSettings(**{p.name: values.get(p.name, p.default) for p in BUDGET}).check(), None
+    except InputError as error:
+        return None, str(error)
+
+
+def format_duration(seconds: float) -> str:
+    """A run time in words, rounded the way an estimate should be.
+
+    >>> [format_duration(s) for s in (3, 42, 95, 3600 * 1.5)]
+    ['under 10 s', 'about 40 s', 'about 2 min', 'about 1 h 30 min']
+    """
+    if seconds < 10:
+        return "under 10 s"
+    if seconds < 60:
+        return f"about {round(seconds, -1):.0f} s"
+    minutes = round(seconds / 60)
+    if minutes < 60:
+        return f"about {minutes} min"
+    return f"about {minutes // 60} h" + (f" {minutes % 60} min" if minutes % 60 else "")
+
+
+def estimate(rows: int, settings: AuditSettings) -> str:
+    """The run-time estimate shown before an audit starts (:func:`privcore.audit.expected_seconds`)."""
+    n_models = (settings.targets + settings.random_targets) * (2 * settings.shadow_models + settings.eval_models)
+    return (f"Estimated run time: {format_duration(expected_seconds(rows, settings))} for {n_models:,} generator "
+            "fits on this table (a rough guide: slower generators take longer).")
+
+
+# ------------------------------------------------------------------------------------------------ runs
+
+
+def audit_key(content_hash: str, schema: Schema, name: str, settings: Mapping[str, Any],
+              budget_settings: AuditSettings) -> str:
+    """Cache key of one audit: the real table's content hash, the schema, the generator and every setting."""
+    parts = json.dumps([content_hash, schema.to_dict(), name, dict(settings), asdict(budget_settings)],
+                       sort_keys=True, default=str)
+    return hashlib.sha256(parts.encode()).hexdigest()[:16]
+
+
+def cached(state: Mapping, key: str) -> AuditReport | None:
+    """The report of this audit when it was run in this session."""
+    return (state.get(RESULTS) or {}).get(key)
+
+
+def store(state: MutableMapping, key: str, report: AuditReport) -> None:
+    """Keep ``report`` under ``key``, dropping the oldest audits beyond :data:`MAX_CACHED_AUDITS`."""
+    results = state.setdefault(RESULTS, {})
+    results.pop(key, None)
+    results[key] = report
+    while len(results) > MAX_CACHED_AUDITS:
+        results.pop(next(iter(results)))
+
+
+def throttled(update: Callable[[float, str], None], steps: int = 100) -> Callable[[float, str], None]:
+    """``update`` called only when the fraction reaches another of ``steps`` steps (about ``steps``
+    messages to the browser at most, however many models an audit trains).
+
+    >>> seen = []
+    >>> tick = throttled(lambda f, m: seen.append(f), steps=4)
+    >>> for i in range(1, 9): tick(i / 8, "")
+    >>> seen
+    [0.125, 0.25, 0.5, 0.75, 1.0]
+    """
+    last = [-1]
+
+    def tick(fraction: float, message: str) -> None:
+        step = int(min(max(fraction, 0.0), 1.0) * steps)
+        if step != last[0]:
+            last[0] = step
+            update(min(max(float(fraction), 0.0), 1.0), message)
+
+    return tick
+
+
+def run_audit(real: pd.DataFrame, schema: Schema, name: str, settings: Mapping[str, Any],
+              budget_settings: AuditSettings,
+              progress: Callable[[float, str], None] | None = None) -> tuple[AuditReport | None, str | None]:
+    """Run the audit; ``(report, None)``, or ``(None, message)`` for the user (never a traceback).
+
+    Named input errors (too few rows, a generator that fails on every model…) keep their message; any
+    other failure goes to the server log and the user gets a short sentence.
+    """
+    try:
+        report = audit(real, None, schema, settings=budget_settings, generator_name=name,
+                       make=maker(name, settings, schema), progress=progress)
+    except InputError as error:
+        return None, str(error)
+    except MemoryError:
+        return None, "The audit needs more memory than this machine has. Try fewer targets or models."
+    except Exception:  # noqa: BLE001 - a bug must not show a traceback to users; it goes to the server log
+        LOGGER.exception("audit failed")
+        return None, ("The audit stopped because of an internal error. Please report it with your settings (the "
+                      "server log has the details).")
+    return report, None
+
+
+# --------------------------------------------------------------------------------------------- results
+
+
+def verdict_level(summary: Mapping[str, Any]) -> str:
+    """How to show the verdict: ``"error"`` (a target clearly exposed), ``"warning"`` (suspect, or no attack
+    at all) or ``"success"`` (no target stood out), from :func:`privcore.audit.severity`.
+
+    >>> verdict_level({"share_auc_above_0.8": 0.0, "share_auc_above_0.6": 0.2, "chance_share_above_0.6": 0.22})
+    'success'
+    """
+    return {"exposed": "error", "suspect": "warning", "unknown": "warning", "none": "success"}[severity(summary)]
+
+
+def _share(x: float | None) -> str:
+    return "—" if x is None else f"{x:.0%}"
+
+
+def summary_numbers(summary: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+    """The summary's numbers as (label, value, help) for the page's metric tiles."""
+    chance = summary.get("chance_share_above_0.6")
+    mean = summary.get("mean_auc") or {}
+    fmt = lambda x: "—" if x is None else f"{x:.2f}"  # noqa: E731
+    return [
+        ("Targets with AUC above 0.6", _share(summary.get("share_auc_above_0.6")),
+         f"Share of the targets whose membership the attack tells better than AUC 0.6. An attack that guesses at "
+         f"random gets there for about {_share(chance)} of them with this many evaluation models."),
+        ("Targets with AUC above 0.8", _share(summary.get("share_auc_above_0.8")),
+         "Share of the targets whose membership the attack tells with AUC above 0.8: clearly exposed."),
+        ("Mean AUC, most vulnerable", fmt(mean.get("vulnerable")),
+         "Average AUC over the targets chosen for their unusual records."),
+        ("Mean AUC, random targets", fmt(mean.get("random")),
+         "Average AUC over the targets drawn at random: the typical person."),
+    ]
+
+
+def proxy_and_attack(summary: Mapping[str, Any]) -> tuple[str, str]:
+    """What the DCR proxy says and what the attack says, one sentence each, to show side by side."""
+    dcr = summary.get("dcr_test")
+    if not dcr:
+        proxy = "The DCR test could not be run on an output of this generator."
+    elif dcr.get("passes"):
+        proxy = "**Passes.** The synthetic rows are no closer to their training rows than real people outside " \
+                "the training data are"
+    else:
+        proxy = "**Fails.** The synthetic rows sit closer to their training rows than real people outside the " \
+                "training data do"
+    if dcr:
+        proxy += (f" (5th percentile of the distance to the closest training row: {dcr['p_synthetic']:.3g} for "
+                  f"synthetic rows, {dcr['p_holdout']:.3g} for the others).")
+    share6, share8 = summary.get("share_auc_above_0.6"), summary.get("share_auc_above_0.8")
+    chance = summary.get("chance_share_above_0.6") or 0.0
+    if share6 is None:
+        attack = "No attack could be trained and evaluated."
+    else:
+        level = verdict_level(summary)
+        word = {"error": "**Leaks.**", "warning": "**Leaks for some.**", "success": "**No leak found.**"}[level]
+        attack = (f"{word} {_share(share6)} of the targets give the attack an AUC above 0.6 (chance alone: about "
+                  f"{_share(chance)}); {_share(share8)} above 0.8.")
+    return proxy, attack
+
+
+def _interval(pair: Any) -> str:
+    return "—" if pair is None else f"{pair[0]:.2f} – {pair[1]:.2f}"
+
+
+def targets_frame(report: AuditReport) -> pd.DataFrame:
+    """One line per target: real row, how chosen, vulnerability, AUC with interval, TPR at each FPR level, the
+    ε the attack rules out, and the model counts."""
+    lines = []
+    for t in report.targets:
+        line = {"real row": int(t.row), "chosen": t.chosen, "vulnerability": round(t.vulnerability, 4),
+                "AUC": None if t.auc is None else round(t.auc, 3), "AUC 95% interval": _interval(t.auc_interval)}
+        for key, level in FPR_LEVELS.items():
+            tpr = t.tpr_at.get(key)
+            line[f"TPR at FPR {level:.0%}"] = None if tpr is None else round(tpr, 3)
+        bound = getattr(t, "epsilon_lower_bound", None)
+        line["ε lower bound"] = None if bound is None else round(bound, 2)
+        line["models (shadow/eval/failed)"] = f"{t.shadow_models} / {t.eval_models} / {t.failed_models}"
+        lines.append(line)
+    return pd.DataFrame(lines)
+
+
+def target_order(report: AuditReport) -> list[int]:
+    """Indices of the targets, the most exposed first (highest AUC, then most vulnerable)."""
+    def exposure(i: int) -> tuple[float, float]:
+        t = report.targets[i]
+        return -(t.auc if t.auc is not None else -1.0), -t.vulnerability
+
+    return sorted(range(len(report.targets)), key=exposure)
+
+
+def target_label(report: AuditReport, index: int) -> str:
+    """``"real row 1234 · most vulnerable · AUC 0.97"``."""
+    t = report.targets[index]
+    how = "most vulnerable" if t.chosen == "vulnerable" else "random"
+    auc = "no AUC" if t.auc is None else f"AUC {t.auc:.2f}"
+    return f"real row {int(t.row)} · {how} · {auc}"
+
+
+def report_json(report: AuditReport) -> str:
+    """The JSON download: :meth:`privcore.audit.AuditReport.to_dict`, indented."""
+    return json.dumps(report.to_dict(), indent=2)

@@ -1,0 +1,117 @@
+"""Audit page: a shadow-model membership audit of a generator on the real table (:mod:`privcore.audit`).
+
+The user picks a built-in generator and its settings and a budget (targets, shadow and evaluation models,
+seed), sees the estimated run time, and runs the audit behind a button with a progress bar; then the
+verdict, the DCR proxy beside the attack, each target's AUC (figure and table), the record of a chosen
+target and the JSON download. Logic in :mod:`dashboard.audit_view`; reports are kept in this session
+only, under a key made of the real table's content hash and every setting, so a rerun reuses them.
+"""
+
+import streamlit as st
+
+from dashboard import audit_view as V
+from dashboard import components as C
+from dashboard.page_setup import require_real_table, setup_page
+from privcore.audit_figures import audit_figure
+
+setup_page("Audit", icon=":material/policy:")
+state = st.session_state
+
+st.title("Audit a generator")
+st.markdown(
+    "The other pages judge one synthetic table. This audit attacks the **generator**: for a few real people "
+    "(the *targets*), it trains the generator many times with and without each of them, learns what their "
+    "presence changes in the output, and then has to tell fresh outputs apart. An attack AUC of 0.5 means it "
+    "cannot tell whether the person was in the training data; 1 means it always can. Only the real table is used."
+)
+real, schema, inferred = require_real_table()
+if inferred:
+    st.caption("Column types are inferred from the real table. To change them, load a synthetic table too and "
+               "review them on the Configure page.")
+
+
+def number(param, key: str, default):
+    """A number input for a setting declared as a Param, keeping its value across page switches."""
+    return st.number_input(param.label, value=default, key=key, help=V.param_help(param),
+                           placeholder=param.rule or None, persist_state="session", **V.number_input_args(param))
+
+
+available, unavailable = V.generator_choices(schema, real.frame)
+left, right = st.columns(2, gap="large")
+with left:
+    st.subheader("Generator")
+    name = st.selectbox(
+        "Generator to audit", list(available), key=V.widget_key("generator"), persist_state="session",
+        help="A built-in generator, retrained for every model. Those that need real people outside the training "
+             "data (the fresh sample, the leak ladder) take them from the audit's auxiliary data.")
+    spec = available[name]
+    st.caption(spec.description)
+    values = {p.name: number(p, V.widget_key("setting", name, p.name), p.default) for p in spec.params}
+    if not spec.params:
+        st.caption("It has no settings.")
+    if unavailable:
+        st.caption("Not offered here: " + " ".join(f"**{n}** {why}" for n, why in unavailable.items()))
+with right:
+    st.subheader("Budget")
+    given = {p.name: number(p, V.widget_key("budget", p.name), schema.seed if p.name == "seed" else p.default)
+             for p in V.BUDGET}
+
+settings = V.changed_settings(spec, values)
+budget, problem = V.budget(given)
+problem = problem or V.generator_problem(name, settings, schema, real.frame)
+if problem:
+    st.error(problem, icon=":material/error:")
+else:
+    st.info(V.estimate(len(real.frame), budget), icon=":material/timer:")
+key = None if problem else V.audit_key(real.content_hash, schema, name, settings, budget)
+clicked = st.button("Run audit", type="primary", icon=":material/play_arrow:", key="run_audit",
+                    disabled=problem is not None, help="Trains the generator for every model; results are kept "
+                    "for this session only.")
+report = V.cached(state, key) if key else None
+if clicked and key and report is None:
+    bar = st.progress(0.0, text="Starting…")
+    report, error = V.run_audit(real.frame, schema, name, settings, budget,
+                                progress=V.throttled(lambda fraction, message: bar.progress(fraction, text=message)))
+    bar.empty()
+    if error:
+        st.error(error, icon=":material/error:")
+        st.stop()
+    V.store(state, key, report)
+if report is None:
+    if not problem:
+        st.info("Press **Run audit** to start. Nothing is computed until you do.", icon=":material/info:")
+    st.stop()
+
+st.divider()
+summary, splits = report.summary, report.splits
+level = V.verdict_level(summary)
+icons = {"error": ":material/gpp_bad:", "warning": ":material/warning:", "success": ":material/verified_user:"}
+getattr(st, level)(summary["verdict"], icon=icons[level])
+st.caption(f"Audited in {report.seconds:.1f} s on {splits['rows']:,} rows: a target pool of {splits['target_pool']:,}, "
+           f"{splits['auxiliary']:,} auxiliary rows for the shadow models and {splits['evaluation']:,} for the "
+           f"evaluation models, training sets of {splits['training_rows']:,} rows.")
+for column, (label, value, help_text) in zip(st.columns(4), V.summary_numbers(summary)):
+    column.metric(label, value, help=help_text)
+proxy, attack = V.proxy_and_attack(summary)
+sides = st.columns(2)
+with sides[0].container(border=True):
+    st.markdown(f"**The proxy says** (DCR test on one synthetic output)  \n{proxy}")
+with sides[1].container(border=True):
+    st.markdown(f"**The attack says** (shadow models, per person)  \n{attack}")
+for warning in report.warnings:
+    st.warning(warning, icon=":material/warning:")
+
+C.show_figure(audit_figure(report), key=f"audit-figure::{key}")
+st.subheader("Targets")
+st.dataframe(V.targets_frame(report), hide_index=True, width="stretch")
+st.caption("TPR at FPR x: the share of models trained with the person that the attack flags while flagging at most "
+           "a share x of the models trained without them (at FPR 0 it never accuses wrongly). ε lower bound: no "
+           "generator that is ε-differentially private for this person with a smaller ε could let the attack do "
+           "this well (95% confidence).")
+
+st.subheader("The person at risk")
+pick = st.selectbox("Target", V.target_order(report), format_func=lambda i: V.target_label(report, i),
+                    key=f"audit-target::{key}", help="Starts at the target the attack exposes most.")
+st.dataframe(real.frame.iloc[[int(report.targets[pick].row)]], width="stretch")  # rows of the table as given
+st.download_button("Download the audit (JSON)", data=V.report_json(report), file_name=f"audit-{report.generator}.json",
+                   mime="application/json", icon=":material/download:", on_click="ignore", key=f"audit-json::{key}")

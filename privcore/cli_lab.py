@@ -1,0 +1,207 @@
+"""``python -m privcore lab``: which metric notices which leak, on a leak ladder built from the real table.
+
+::
+
+    python -m privcore lab --real R.csv [--holdout H.csv] [type flags as in evaluate]
+        [--leaks partial_copy,noisy_copy,...] [--levels 0,0.25,0.5,0.75,1] [--seeds 3]
+        [--metrics crp,dcr,...] [--param ID.NAME=VALUE ...] [--margin 0.01] [--seed 0]
+        [--json OUT.json] [--html OUT.html]
+    python -m privcore lab --demo NAME [--rows 3000] ...            (a demo's real table and holdout)
+    python -m privcore lab --real R.csv [--holdout H.csv] --ladder 0.1=eps01.csv --ladder 1=eps1.csv ...
+                                                                    (a supplied ladder: LABEL=FILE, repeatable)
+
+Exit codes as for ``evaluate``: 0 success, 2 bad input or settings (one line on stderr), 1 internal error.
+Settings are checked before any table is read. See :mod:`privcore.lab` for what is computed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import sys
+from pathlib import Path
+from typing import Any
+
+from privcore.errors import InputError
+
+EXIT_OK, EXIT_INTERNAL = 0, 1
+
+
+def add_lab_parser(sub) -> None:
+    """Register the ``lab`` subcommand."""
+    from privcore.cli import add_type_flags
+    from privcore.generators import LADDER
+    from privcore.lab import DEFAULT_LEVELS, DEFAULT_METRICS, DEFAULT_SEEDS
+
+    lab = sub.add_parser("lab", help="which metric notices which leak: metrics on a leak ladder from the real table")
+    lab.add_argument("--real", help="the real table: CSV, Parquet or Excel")
+    lab.add_argument("--holdout", help="optional real records not in --real (split into the metrics' holdout and "
+                     "fresh rows); without it both are split off --real")
+    lab.add_argument("--demo", metavar="NAME", help="use a built-in demo scenario's real table and holdout")
+    lab.add_argument("--rows", type=int, default=3000, help="rows of the demo's real table and holdout (--demo)")
+    add_type_flags(lab)
+    lab.add_argument("--leaks", help=f"comma-separated leak types (default all: {','.join(LADDER)})")
+    lab.add_argument("--levels", help="comma-separated leak levels from 0 to 1 (default "
+                     f"{','.join(f'{v:g}' for v in DEFAULT_LEVELS)}; 0 is always run)")
+    lab.add_argument("--seeds", help=f"synthetic tables per leak type and level (default {DEFAULT_SEEDS})")
+    lab.add_argument("--metrics", default=",".join(DEFAULT_METRICS),
+                     help="'all', a preset name, or comma-separated metric ids (default: the 15 review metrics "
+                     "without a classifier, both singling-out attacks, inference and mia_distance)")
+    lab.add_argument("--param", action="append", default=[], metavar="ID.NAME=VALUE",
+                     help="set a metric parameter, as for evaluate; repeatable")
+    lab.add_argument("--margin", default="0.01", help="detection margin in risk units (default 0.01)")
+    lab.add_argument("--ladder", action="append", default=[], metavar="LABEL=FILE",
+                     help="a supplied ladder instead of the generated one: a synthetic table made from --real with "
+                     "a numeric label (e.g. its ε); repeatable, a label may repeat; the smallest label is the "
+                     "reference")
+    lab.add_argument("--seed", type=int, default=0)
+    lab.add_argument("--json", metavar="OUT.json", help="write the JSON report here (default: stdout)")
+    lab.add_argument("--html", metavar="OUT.html", help="also write a self-contained HTML page")
+    lab.add_argument("--quiet", action="store_true", help="no progress on stderr")
+
+
+def _check_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """Every lab setting checked (exit 2 with one line) before any table is read."""
+    from privcore.cli import check_output_path, checked_seed, parse_params
+    from privcore.lab.settings import check_leaks, check_levels, check_margin, check_metrics, check_seeds
+
+    settings: dict[str, Any] = {"params": parse_params(args.param), "seed": checked_seed(args.seed),
+                                "metrics": check_metrics(args.metrics), "margin": check_margin(args.margin)}
+    if args.ladder:
+        given = [option for option in ("leaks", "levels", "seeds") if getattr(args, option) is not None]
+        if given:
+            raise InputError(f"--{given[0]} does not apply to a supplied ladder (--ladder): its tables are given.")
+        settings["ladder"] = [_ladder_item(item) for item in args.ladder]
+    else:
+        from privcore.generators import LADDER
+        from privcore.lab import DEFAULT_LEVELS, DEFAULT_SEEDS
+
+        settings["leaks"] = check_leaks(LADDER if args.leaks is None else args.leaks)
+        settings["levels"] = check_levels(DEFAULT_LEVELS if args.levels is None else args.levels)
+        settings["seeds"] = check_seeds(DEFAULT_SEEDS if args.seeds is None else args.seeds)
+    for option in ("json", "html"):
+        check_output_path(getattr(args, option), f"--{option}")
+    return settings
+
+
+def _ladder_item(item: str) -> tuple[float, str]:
+    from privcore.lab import LevelError
+
+    label, equals, path = item.partition("=")
+    try:
+        value = float(label)
+    except ValueError:
+        value = float("nan")
+    if not equals or not path.strip() or value != value or value in (float("inf"), float("-inf")):
+        raise LevelError(f"--ladder {item!r} is not of the form LABEL=FILE with a finite numeric label "
+                         "(for example --ladder 0.5=synthetic_eps05.csv).")
+    return value, path.strip()
+
+
+def _load(args: argparse.Namespace):
+    """The real table, holdout, type overrides, demo key and sensitive column, and names for messages."""
+    from privcore.io import load_table
+
+    if args.demo:
+        from privcore import demo
+
+        if args.real or args.holdout:
+            raise InputError("Use either --demo or --real/--holdout, not both.")
+        data = demo.load_scenario(args.demo, n=args.rows)
+        return data.real, data.holdout, dict(data.types), data.key, data.sensitive, {"real": f"demo {args.demo}"}
+    if not args.real:
+        raise InputError("Give the real table with --real FILE (or --demo NAME); see --help.")
+    names = {"real": Path(args.real).name}
+    holdout = None
+    if args.holdout:
+        names["holdout"] = Path(args.holdout).name
+        holdout = load_table(args.holdout)
+    return load_table(args.real), holdout, {}, None, None, names
+
+
+def run_lab(args: argparse.Namespace) -> int:
+    """Run ``lab`` (see the module docstring)."""
+    from privcore import lab
+    from privcore.cli import emit_document, print_progress, schema_from_args
+    from privcore.io import load_table
+
+    settings = _check_settings(args)
+    real, holdout, overrides, demo_key, demo_sensitive, names = _load(args)
+    schema = schema_from_args(real, args, overrides, demo_key, demo_sensitive)
+    show = None if args.quiet or not sys.stderr.isatty() else print_progress
+
+    def progress(done: int, total: int, message: str) -> None:
+        if show is not None:
+            show(done / max(total, 1), message)
+
+    common = {"holdout": holdout, "metrics": settings["metrics"], "seed": settings["seed"],
+              "params": settings["params"], "margin": settings["margin"], "progress": progress, "names": names}
+    if "ladder" in settings:
+        tables: dict[float, list] = {}
+        for label, path in settings["ladder"]:
+            tables.setdefault(label, []).append(load_table(path))
+        result = lab.run_ladder(real, tables, schema, **common)
+    else:
+        result = lab.run(real, schema, leaks=settings["leaks"], levels=settings["levels"], seeds=settings["seeds"],
+                         **common)
+    if show is not None:
+        print(file=sys.stderr)
+    document = result.to_dict()
+    document["settings"] = {**document["settings"], "real": names.get("real"), "holdout": names.get("holdout")}
+    emit_document(args, document, lab_html)
+    for error in result.errors:
+        print(f"internal error in {error.splitlines()[0]}", file=sys.stderr)
+    return EXIT_INTERNAL if result.errors else EXIT_OK
+
+
+def lab_html(document: dict[str, Any]) -> str:
+    """A self-contained HTML page of a lab report: detection levels, summaries, monotonicity (no scripts)."""
+    from privcore import registry
+    from privcore.lab.summary import LEAK_PHRASES, format_level, short_name
+
+    esc = html.escape
+    settings = document["settings"]
+    leaks = list(settings["leaks"])
+    labels = settings.get("kind") == "supplied"
+
+    def name(metric: str) -> str:
+        try:
+            return short_name(registry.get(metric).name)
+        except KeyError:
+            return metric
+
+    def level(leak: str, value) -> str:
+        return "never" if value is None else format_level(leak, value, labels=labels)
+
+    def rho(value) -> str:
+        return "n/a" if value is None else f"{value:+.2f}"
+
+    head = "".join(f"<th>{esc(LEAK_PHRASES.get(leak, leak))}</th>" for leak in leaks)
+    detection = "".join(
+        f"<tr><th>{esc(name(m))}</th>" + "".join(
+            f"<td>{esc(level(leak, by_leak.get(leak)))}</td>" for leak in leaks) + "</tr>"
+        for m, by_leak in document["detection"].items())
+    monotone = "".join(
+        f"<tr><th>{esc(name(m))}</th>" + "".join(f"<td>{rho(by_leak.get(leak))}</td>" for leak in leaks) + "</tr>"
+        for m, by_leak in document["monotonicity"].items())
+    summaries = "".join(f"<li>{esc(sentence)}</li>" for sentence in document["summary"].values())
+    rows = settings.get("rows", {})
+    sizes = ", ".join(f"{k} {v}" for k, v in rows.items() if v is not None)
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Metric lab: which metric notices which leak</title>
+<style>body{{font-family:sans-serif;max-width:70rem;margin:2rem auto;color:#000}}
+table{{border-collapse:collapse;margin:1rem 0}}td,th{{border:1px solid #bbb;padding:.25rem .5rem}}
+td{{text-align:right}}thead th{{background:#eee}}</style></head><body>
+<h1>Metric lab: which metric notices which leak</h1>
+<p>Real table: {esc(str(settings.get('real') or ''))}; rows: {esc(sizes)}. {settings['seeds']} seed(s) per
+level; reference: {esc(settings['reference'])}; margin {settings['margin']:g}.</p>
+<p>{esc(settings['detection_rule'])} A level without any effect passes by chance with probability at most
+{settings['false_alarm_bound']:.3g}.</p>
+<h2>Detection level (smallest leak level the metric notices)</h2>
+<table><thead><tr><th>metric</th>{head}</tr></thead><tbody>{detection}</tbody></table>
+<h2>In words</h2>
+<ul>{summaries}</ul>
+<h2>Monotonicity (Spearman ρ of risk against leak level)</h2>
+<table><thead><tr><th>metric</th>{head}</tr></thead><tbody>{monotone}</tbody></table>
+</body></html>
+"""

@@ -1,0 +1,136 @@
+"""The lab's settings: defaults and the checks that turn a bad setting into a named error."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from privcore.errors import InputError
+from privcore.evaluate import resolve_metric_ids
+from privcore.generators import LADDER
+from privcore.lab.errors import LabError, LevelError, SeedsError, UnknownLabMetricError, UnknownLeakError
+from privcore.schema import MAX_SEED, check_seed
+
+__all__ = ["DEFAULT_LEVELS", "DEFAULT_SEEDS", "DEFAULT_METRICS", "MIN_PART_ROWS", "MAX_SEEDS", "REFERENCE",
+           "check_leaks", "check_levels", "check_seeds", "check_metrics", "check_margin", "check_label",
+           "run_seeds", "evaluations_needed"]
+
+#: The default grid of leak levels.
+DEFAULT_LEVELS = (0.0, 0.25, 0.5, 0.75, 1.0)
+#: The default number of seeds (synthetic tables per leak type and level).
+DEFAULT_SEEDS = 3
+#: Most seeds a lab accepts.
+MAX_SEEDS = 100
+#: The default metrics: the 15 review metrics without a classifier, both singling-out attacks, the
+#: inference attack and the distance membership attack.
+DEFAULT_METRICS = ("zcap", "gcap", "air", "crp", "cvp", "dvp", "auth", "idscore", "nsnd", "nndr", "dcr", "mdcr",
+                   "nnaa", "hidr", "hitr", "singling_out_univariate", "singling_out_multivariate", "inference",
+                   "mia_distance")
+#: Fewest rows of each part of a split (training table, holdout, fresh population).
+MIN_PART_ROWS = 20
+#: The leak name of the reference runs: fresh samples of the population.
+REFERENCE = "fresh_sample"
+
+
+def _items(value: str | Iterable[Any]) -> list[Any]:
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(",") if v.strip()]
+    return list(value)
+
+
+def check_leaks(leaks: str | Iterable[str]) -> list[str]:
+    """Leak types as a list in the given order, duplicates dropped; :class:`UnknownLeakError` otherwise.
+
+    >>> check_leaks("partial_copy,noisy_copy")
+    ['partial_copy', 'noisy_copy']
+    """
+    chosen = list(dict.fromkeys(_items(leaks)))
+    unknown = [leak for leak in chosen if leak not in LADDER]
+    if unknown or not chosen:
+        what = f"Unknown leak type(s): {', '.join(map(str, unknown))}." if unknown else "No leak type chosen."
+        raise UnknownLeakError(f"{what} Leak types: {', '.join(LADDER)}.")
+    return chosen
+
+
+def check_label(value: Any, what: str = "The ladder label") -> float:
+    """A finite number (a level or a supplied ladder's label); :class:`LevelError` otherwise."""
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            raise LevelError(f"{what} {value!r} is not a number.") from None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or not math.isfinite(float(value)):
+        raise LevelError(f"{what} {value!r} is not a finite number.")
+    return float(value)
+
+
+def check_levels(levels: str | Iterable[Any]) -> list[float]:
+    """Leak levels in [0, 1], ascending, without duplicates, with 0 (the reference grid point) added.
+
+    >>> check_levels("1, 0.25")
+    [0.0, 0.25, 1.0]
+    """
+    values = [check_label(v, "The leak level") for v in _items(levels)]
+    bad = [v for v in values if not 0.0 <= v <= 1.0]
+    if bad:
+        raise LevelError(f"Leak levels must be numbers from 0 (no leak) to 1 (the strongest leak); got {bad[0]:g}.")
+    grid = sorted(set(values) | {0.0})
+    if len(grid) < 2:
+        raise LevelError("Give at least one leak level above 0 (levels are numbers from 0 to 1, e.g. 0,0.25,0.5,1).")
+    return grid
+
+
+def check_seeds(seeds: Any) -> int:
+    """The number of seeds, a whole number from 1 to :data:`MAX_SEEDS`; :class:`SeedsError` otherwise."""
+    if isinstance(seeds, str):
+        try:
+            seeds = int(seeds.strip())
+        except ValueError:
+            raise SeedsError(f"The number of seeds must be a whole number from 1 to {MAX_SEEDS}; got {seeds!r}.") \
+                from None
+    if isinstance(seeds, (bool, np.bool_)) or not isinstance(seeds, (int, np.integer)) \
+            or not 1 <= seeds <= MAX_SEEDS:
+        raise SeedsError(f"The number of seeds must be a whole number from 1 to {MAX_SEEDS} (3 or more for the "
+                         f"detection rule to mean something); got {seeds!r}.")
+    return int(seeds)
+
+
+def check_metrics(metrics: str | Iterable[str]) -> list[str]:
+    """Metric ids (or ``"all"``, a preset, ``"id,id"``); :class:`UnknownLabMetricError` otherwise."""
+    try:
+        return resolve_metric_ids(metrics)
+    except InputError as exc:
+        raise UnknownLabMetricError(str(exc)) from None
+
+
+def check_margin(margin: Any) -> float:
+    """The detection margin, a number from 0 to below 1 (risk units); :class:`LabError` otherwise."""
+    value = check_label(margin, "The detection margin")
+    if not 0.0 <= value < 1.0:
+        raise LabError(f"The detection margin must be from 0 to below 1 (risk units); got {value:g}.")
+    return value
+
+
+def run_seeds(seed: Any, count: int) -> list[int]:
+    """The runs' seeds ``seed + i`` for i < ``count`` (modulo 2**31); :class:`LabError` for a bad ``seed``."""
+    try:
+        seed = check_seed(seed)
+    except InputError as exc:
+        raise LabError(f"The lab's seed: {exc}") from None
+    return [(seed + i) % (MAX_SEED + 1) for i in range(count)]
+
+
+def evaluations_needed(leaks: Sequence[str], levels: Sequence[float], seeds: int) -> int:
+    """Synthetic tables a lab evaluates (the level-0 tables that equal the fresh reference counted once).
+
+    >>> evaluations_needed(LADDER, [0, 0.25, 0.5, 0.75, 1], 3)
+    81
+    """
+    fresh_at_zero = {"partial_copy", "rare_records", "attribute_leak", "column_resample"}
+    grid = sorted(set(levels) | {0.0})
+    tables = 1 + sum(len(grid) - (leak in fresh_at_zero) for leak in leaks)
+    return tables * seeds

@@ -1,0 +1,122 @@
+"""Audit page: guard, generator and budget inputs, the run with its verdict, figure, tables and download."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from privcore.schema import Schema
+
+from .conftest import assert_no_exception, assert_points_to_the_data_page, open_page, seed_session, texts
+from .test_results_page import seed_demo
+
+AUDIT = "pages/6_Audit.py"
+RUN_TIMEOUT = 120
+TINY = {"targets": 1, "random_targets": 1, "shadow_models": 4, "eval_models": 4}
+
+
+def set_budget(at, **values):
+    for name, value in values.items():
+        at.number_input(key=f"audit::budget::{name}").set_value(value)
+    return at
+
+
+def tiny_audit(at, generator: str = "exact_copy"):
+    """Choose ``generator`` and the tiny budget, then press Run audit."""
+    at.selectbox(key="audit::generator").set_value(generator)
+    set_budget(at, **TINY).run()
+    assert_no_exception(at)
+    at.button(key="run_audit").click().run(timeout=RUN_TIMEOUT)
+    assert_no_exception(at)
+    return at
+
+
+@pytest.fixture(scope="module")
+def ran():
+    return tiny_audit(seed_demo(open_page(AUDIT)).run())
+
+
+def test_without_data_it_says_how_to_load_some():
+    at = open_page(AUDIT).run()
+    assert_points_to_the_data_page(at)
+    assert not at.button
+
+
+def test_before_a_run_it_shows_the_choices_and_an_estimate():
+    at = seed_demo(open_page(AUDIT)).run()
+    assert_no_exception(at)
+    options = at.selectbox(key="audit::generator").options
+    assert options[:3] == ["exact_copy", "fresh_sample", "independent_histograms"] and "dp_marginals" in options
+    assert "Estimated run time" in texts(at.info) and "Run audit" in texts(at.info)
+    assert not at.button(key="run_audit").disabled and not at.get("plotly_chart")
+    at.selectbox(key="audit::generator").set_value("dp_marginals").run()
+    labels = [w.label for w in at.number_input]
+    assert "Privacy budget ε" in labels and "Leak strength" in labels
+
+
+def test_a_tiny_audit_shows_verdict_numbers_figure_table_and_download(ran):
+    assert not ran.exception and not ran.warning
+    # An exact copy exposes everyone: the verdict is shown as an error, in words.
+    assert "exact_copy is not private" in texts(ran.error)
+    assert [m.label for m in ran.metric][:2] == ["Targets with AUC above 0.6", "Targets with AUC above 0.8"]
+    assert ran.metric[0].value == "100%"
+    body = texts(ran.markdown)
+    assert "The proxy says" in body and "The attack says" in body
+    charts = ran.get("plotly_chart")
+    assert len(charts) == 1 and charts[0].proto.alt.startswith("Dot plot")
+    targets, person = ran.dataframe[0].value, ran.dataframe[1].value
+    assert list(targets["chosen"]) == ["vulnerable", "random"] and targets["AUC"].min() >= 0.9
+    assert len(person) == 1 and int(person.index[0]) in set(targets["real row"])
+    downloads = ran.get("download_button")
+    assert len(downloads) == 1 and "JSON" in downloads[0].proto.label
+    report = next(iter(ran.session_state["audit_results"].values()))
+    assert json.loads(json.dumps(report.to_dict()))["summary"]["share_auc_above_0.8"] == 1.0
+
+
+def test_a_rerun_reuses_the_audit_and_another_target_shows_its_record(ran):
+    results = ran.session_state["audit_results"]
+    before = dict(results)
+    pick = ran.selectbox(key=next(s.key for s in ran.selectbox if s.key.startswith("audit-target::")))
+    first = int(ran.dataframe[1].value.index[0])
+    pick.select_index(1).run(timeout=RUN_TIMEOUT)
+    assert_no_exception(ran)
+    assert dict(ran.session_state["audit_results"]) == before
+    assert all(ran.session_state["audit_results"][k] is v for k, v in before.items())
+    assert "exact_copy is not private" in texts(ran.error)
+    row = int(ran.dataframe[1].value.index[0])
+    assert row != first and row in set(ran.dataframe[0].value["real row"])
+
+
+def test_no_target_at_all_is_a_named_error_and_nothing_runs():
+    at = set_budget(seed_demo(open_page(AUDIT)).run(), targets=0, random_targets=0).run()
+    assert_no_exception(at)
+    assert "needs at least one target" in texts(at.error)
+    assert at.button(key="run_audit").disabled
+
+
+def test_a_clash_of_generator_settings_is_a_named_error():
+    at = seed_demo(open_page(AUDIT)).run()
+    at.selectbox(key="audit::generator").set_value("dp_marginals").run()
+    at.number_input(key="audit::setting::dp_marginals::epsilon").set_value(2.0)
+    at.number_input(key="audit::setting::dp_marginals::level").set_value(0.5).run()
+    assert_no_exception(at)
+    assert "give epsilon or level, not both" in texts(at.error)
+    assert at.button(key="run_audit").disabled
+
+
+def test_too_few_rows_is_a_named_error_not_a_traceback():
+    at = open_page(AUDIT)
+    seed_session(at, schema=False)  # 40 rows, no schema: the types are inferred
+    at = tiny_audit(at.run())
+    assert "too few to split" in texts(at.error) and not at.get("plotly_chart")
+    assert "inferred" in texts(at.caption)
+
+
+def test_without_a_sensitive_column_attribute_leak_is_explained():
+    at = seed_demo(open_page(AUDIT))
+    at.session_state["schema"] = Schema(types=dict(at.session_state["schema"].types))
+    at.run()
+    assert_no_exception(at)
+    assert "attribute_leak" not in at.selectbox(key="audit::generator").options
+    assert "attribute_leak" in texts(at.caption) and "sensitive column" in texts(at.caption)

@@ -1,0 +1,89 @@
+"""The custodian's answer (privcore.verdict; issue 11 item 6): attacks decide, proxies support."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from privcore import Schema, evaluate, registry
+from privcore.demo import load_scenario
+from privcore.report import html_report
+from privcore.verdict import CAUTION, DO_NOT_RELEASE, RELEASE, VerdictRule, verdict
+
+QUICK_ATTACKS = ["singling_out_univariate", "linkability", "inference", "mia_distance", "mia_calibrated"]
+PROXIES = ["crp", "cvp", "dcr", "nndr", "dcr_test"]
+
+
+def run(name, metrics, holdout=True, n=600):
+    d = load_scenario(name, n=n)
+    schema = Schema(types=dict(d.types), key=list(d.key), sensitive=d.sensitive)
+    params = {m: {"n_boot": 200} for m in metrics if m.startswith("mia_")}
+    return evaluate(d.real, d.synthetic, schema, metrics=metrics, holdout=d.holdout if holdout else None,
+                    params=params)
+
+
+@pytest.fixture(scope="module")
+def copy_report():
+    return run("exact_copy", QUICK_ATTACKS + PROXIES)
+
+
+@pytest.fixture(scope="module")
+def fresh_report():
+    return run("fresh_sample", QUICK_ATTACKS + PROXIES)
+
+
+def test_an_exact_copy_is_not_to_be_released_and_says_why(copy_report):
+    v = verdict(copy_report)
+    assert v.level == DO_NOT_RELEASE
+    assert len(v.evidence) == 3 and all(e.weight == "decisive" for e in v.evidence)
+    assert all(e.pushes_to == DO_NOT_RELEASE for e in v.evidence)
+    assert "beyond chance" in v.evidence[0].text
+
+
+def test_a_fresh_sample_of_real_people_may_be_released(fresh_report):
+    v = verdict(fresh_report)
+    assert v.level == RELEASE, [e.text for e in v.evidence]
+    assert "bounds only the attacks that ran" in v.headline
+
+
+def test_proxies_alone_never_say_do_not_release():
+    report = run("exact_copy", PROXIES)  # every proxy screams, but no attack ran
+    v = verdict(report)
+    assert v.level == CAUTION
+    assert any("No attack" in line for line in v.not_tested)
+    assert all(e.weight == "supporting" for e in v.evidence)
+
+
+def test_without_a_holdout_membership_inference_is_listed_as_not_tested():
+    report = run("exact_copy", ["singling_out_univariate", "mia_distance", "crp"], holdout=False)
+    v = verdict(report)
+    assert any("membership" in line.lower() for line in v.not_tested)
+    assert any(line.startswith("Membership inference: distance") for line in v.not_tested)
+
+
+def test_the_thresholds_are_the_rule(copy_report, fresh_report):
+    # Nothing can exceed an excess of 1: with that threshold an exact copy is "only" a caution.
+    lenient = VerdictRule(decisive_at=1.0, caution_at=0.05, supporting_at=0.1)
+    assert verdict(copy_report, lenient).level == CAUTION
+    # A negative caution threshold makes any attack estimate a reason for caution.
+    strict = VerdictRule(decisive_at=0.1, caution_at=-1.0, supporting_at=0.1)
+    assert verdict(fresh_report, strict).level == CAUTION
+    assert "0.10" in VerdictRule().describe()[0]
+
+
+def test_the_verdict_heads_the_json_and_html_reports(copy_report):
+    document = json.loads(copy_report.to_json())
+    assert list(document)[0] == "verdict" and document["verdict"]["level"] == DO_NOT_RELEASE
+    assert document["verdict"]["rule"]["decisive_at"] == 0.1
+    lenient = json.loads(copy_report.to_json(rule=VerdictRule(decisive_at=1.0)))
+    assert lenient["verdict"]["level"] == CAUTION
+    page = html_report({"copy": copy_report}, include_figures=False)
+    assert page.index("The answer") < page.index("All metrics side by side")
+    assert "Do not release" in page and "How the answer is reached" in page
+
+
+def test_every_registered_family_is_either_decisive_or_supporting():
+    from privcore.verdict import DECISIVE_FAMILIES
+
+    assert set(DECISIVE_FAMILIES) <= set(registry.FAMILIES)
