@@ -267,6 +267,18 @@ def run_audit(real: pd.DataFrame, schema: Schema, name: str, settings: Mapping[s
 # --------------------------------------------------------------------------------------------- results
 
 
+def explanation_markdown(write: Callable[[str], Any]) -> None:
+    """Write the audit's explanation (:data:`privcore.audit.EXPLANATION`) as the metrics' panels do."""
+    from privcore.audit import ATTACKER_KNOWS, EXPLANATION as e
+
+    write(f"**The attack.** {e.attack}")
+    write(f"**What the attacker is assumed to know.** {ATTACKER_KNOWS}")
+    write("\n".join(f"{i}. {step}" for i, step in enumerate(e.steps, start=1)))
+    write(f"**High AUC:** {e.high}  \n**Low AUC:** {e.low}")
+    write(f"**Blind spots.** {e.blind_spots}")
+    write(f"**Note.** {e.note}")
+
+
 def verdict_level(summary: Mapping[str, Any]) -> str:
     """How to show the verdict: ``"error"`` (a target clearly exposed), ``"warning"`` (suspect, or no attack
     at all) or ``"success"`` (no target stood out), from :func:`privcore.audit.severity`.

@@ -24,6 +24,8 @@ st.markdown(
     "presence changes in the output, and then has to tell fresh outputs apart. An attack AUC of 0.5 means it "
     "cannot tell whether the person was in the training data; 1 means it always can. Only the real table is used."
 )
+with st.expander("What this audit does, what the attacker knows and its blind spots", icon=":material/school:"):
+    V.explanation_markdown(st.markdown)
 real, schema, inferred = require_real_table()
 if inferred:
     st.caption("Column types are inferred from the real table. To change them, load a synthetic table too and "

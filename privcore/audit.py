@@ -46,6 +46,7 @@ from privcore.encoding import EuclideanSpace
 from privcore.errors import InputError, TooFewRowsError
 from privcore.jsonvalues import jsonable
 from privcore.prepare import prepare
+from privcore.registry import Explanation
 from privcore.schema import NUMERICAL, Schema, infer_schema
 
 ProgressCallback = Callable[[float, str], None]
@@ -59,6 +60,36 @@ NUMERICAL_TOLERANCE = 0.05
 POOL_SHARE, AUX_SHARE = 0.2, 0.4
 MAX_TRAINING_ROWS = 1000
 BOOTSTRAP = 500
+
+
+#: What the attacker is assumed to know, as the registry says it for every metric.
+ATTACKER_KNOWS = ("The generator (the method, its settings and the right to run it), data from the same population "
+                  "that it was not trained on, and the full record of the person under suspicion; not the training "
+                  "data itself.")
+
+#: The audit's explanation, written once like every metric's (shown by the Audit page and the Learn page).
+EXPLANATION = Explanation(
+    attack="Membership inference against the generator (Houssiau et al., TAPAS; Meeus et al., Achilles' heels): "
+    "the attacker asks whether one particular person was in the data a synthetic table was generated from.",
+    steps=(
+        "Pick the most vulnerable real records (far from their nearest neighbours) and some random ones as targets.",
+        "For each target, train the generator many times on other real data, half of the times with the target "
+        "added, and describe every output by how many synthetic rows match the target on random sets of columns "
+        "and how close the nearest ones come.",
+        "Teach a classifier to tell outputs with the target from outputs without it, then score it on fresh "
+        "generators: the AUC, the share of those trained with the target it catches at low false-positive rates, "
+        "and the ε that no differentially private generator with a smaller ε could allow.",
+    ),
+    high="The generator's output changes visibly when this person is in its training data: publishing it tells an "
+    "attacker whether they were, and often more.",
+    low="Outputs with and without this person look alike to this attack and this budget.",
+    blind_spots="It tests a few targets, one generator setting and one attack; a low AUC bounds only that attack "
+    "and budget (a stronger attack or more models can do better), and the targets are people of this table, so a "
+    "rarer person elsewhere may be more exposed. With few evaluation models the intervals are wide and the ε "
+    "bounds small.",
+    note="Choice: model-seeded set-up (training sets of the evaluation generators are drawn from data the shadow "
+    "models never saw); a random forest as meta-classifier; numbers match within 5 % of the column's range.",
+)
 
 
 class AuditError(InputError):

@@ -156,3 +156,13 @@ def test_verdict_levels_follow_the_audits_rule():
     assert V.verdict_level({**base, "share_auc_above_0.6": 0.3, "share_auc_above_0.8": 0.0}) == "success"
     assert V.proxy_and_attack({**base, "share_auc_above_0.6": None})[1].startswith("No attack")
     assert "could not be run" in V.proxy_and_attack({"dcr_test": None})[0]
+
+
+def test_the_audit_explains_itself_like_every_metric():
+    from privcore.audit import ATTACKER_KNOWS, EXPLANATION
+
+    written = []
+    V.explanation_markdown(written.append)
+    text = "\n".join(written)
+    assert ATTACKER_KNOWS in text and EXPLANATION.blind_spots in text and "1. " in text and "3. " in text
+    assert 2 <= len(EXPLANATION.steps) <= 4 and EXPLANATION.high and EXPLANATION.low and EXPLANATION.note
