@@ -168,6 +168,13 @@ class Schema:
 
         if not self.types:
             raise SchemaError("No column is selected for analysis: give at least one column a type.")
+        unnamed = [c for c in self.types if not isinstance(c, str)]
+        if unnamed:  # reports, messages and the JSON contract name columns by text
+            raise SchemaError(
+                f"Column {unnamed[0]!r} is not named by text; give every column a text name (for example "
+                "df.columns = df.columns.astype(str)).",
+                column=str(unnamed[0]),
+            )
         for col, kind in self.types.items():
             if kind not in COLUMN_TYPES:
                 raise SchemaError(

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from privcore import evaluate
 from privcore.errors import AllMissingColumnError, SchemaError
 from privcore.prepare import MISSING, prepare
 from privcore.schema import Schema, column_notes, guess_column_type, infer_schema
@@ -86,6 +87,16 @@ def test_schema_validation_messages(tables, schema, message):
     with pytest.raises(SchemaError) as err:
         schema.validate(real, synth)
     assert message in str(err.value)
+
+
+def test_columns_not_named_by_text_are_refused():
+    # Found by tests/test_pathological.py: a table with integer column labels (pd.DataFrame(array),
+    # read_csv(header=None)) ended in "TypeError: sequence item 0: expected str instance, int found" when a
+    # column was constant, and otherwise in a JSON report that breaks its schema (column names are text).
+    real = pd.DataFrame({0: [1.0, 2.0, 3.0], 1: ["a", "b", "a"], 2: [7.0, 7.0, 7.0]})
+    with pytest.raises(SchemaError, match="Column 0 is not named by text") as err:
+        evaluate(real, real.copy(), infer_schema(real), metrics="all")
+    assert err.value.column == "0"
 
 
 def test_duplicate_pairing_ids_are_rejected():

@@ -31,7 +31,7 @@ from threadpoolctl import threadpool_limits  # noqa: E402
 from privcore.context import MetricContext  # noqa: E402
 from privcore.details import ClassifierScores  # noqa: E402
 from privcore.registry import Explanation, MetricInfo, register  # noqa: E402
-from privcore.results import MetricOutput  # noqa: E402
+from privcore.results import MetricOutput, NotApplicable  # noqa: E402
 
 REVIEW = "Trudslev et al., A review of privacy metrics for synthetic tabular data (PrivEval)"
 
@@ -55,6 +55,9 @@ def _labelled_features(ctx: MetricContext) -> tuple[np.ndarray, np.ndarray, np.n
     is uploaded in another row order (issue 3 asks that only HidR depend on row order); identical rows
     are interchangeable, so the result no longer depends on the input order at all.
     """
+    if ctx.space("E").dim == 0:  # a model needs at least one feature (sklearn and LightGBM refuse none)
+        raise NotApplicable("every column is constant in the real table, so there is no feature to tell real "
+                            "from synthetic records by.")
     real = ctx.encoded("E", "real")
     synthetic = ctx.encoded("E", "synthetic")
     stacked = np.vstack([real, synthetic])

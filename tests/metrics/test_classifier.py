@@ -161,6 +161,15 @@ def test_too_few_rows_is_not_applicable():
         assert "at least 7 rows" in report[mid].reason
 
 
+def test_only_constant_columns_is_not_applicable():
+    # Found by tests/test_pathological.py: every column constant in the real table leaves E without a
+    # feature, and StandardScaler / LightGBM raised "Found array with 0 feature(s)" (an internal error).
+    constant = one_column([0.0] * 7)
+    report = evaluate(constant, constant.copy(), NUM, metrics="dmlp,mir", holdout=constant.copy(), strict=True)
+    for mid in ("dmlp", "mir"):
+        assert not report[mid].applicable
+        assert "every column is constant" in report[mid].reason
+
 # ------------------------------------------------------------------------------------------------
 # The real models: properties of issue 3
 # ------------------------------------------------------------------------------------------------
