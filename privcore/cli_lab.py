@@ -17,12 +17,12 @@ Settings are checked before any table is read. See :mod:`privcore.lab` for what 
 from __future__ import annotations
 
 import argparse
-import html
 import sys
 from pathlib import Path
 from typing import Any
 
 from privcore.errors import InputError
+from privcore.lab_report import lab_html
 
 EXIT_OK, EXIT_INTERNAL = 0, 1
 
@@ -152,56 +152,3 @@ def run_lab(args: argparse.Namespace) -> int:
     for error in result.errors:
         print(f"internal error in {error.splitlines()[0]}", file=sys.stderr)
     return EXIT_INTERNAL if result.errors else EXIT_OK
-
-
-def lab_html(document: dict[str, Any]) -> str:
-    """A self-contained HTML page of a lab report: detection levels, summaries, monotonicity (no scripts)."""
-    from privcore import registry
-    from privcore.lab.summary import LEAK_PHRASES, format_level, short_name
-
-    esc = html.escape
-    settings = document["settings"]
-    leaks = list(settings["leaks"])
-    labels = settings.get("kind") == "supplied"
-
-    def name(metric: str) -> str:
-        try:
-            return short_name(registry.get(metric).name)
-        except KeyError:
-            return metric
-
-    def level(leak: str, value) -> str:
-        return "never" if value is None else format_level(leak, value, labels=labels)
-
-    def rho(value) -> str:
-        return "n/a" if value is None else f"{value:+.2f}"
-
-    head = "".join(f"<th>{esc(LEAK_PHRASES.get(leak, leak))}</th>" for leak in leaks)
-    detection = "".join(
-        f"<tr><th>{esc(name(m))}</th>" + "".join(
-            f"<td>{esc(level(leak, by_leak.get(leak)))}</td>" for leak in leaks) + "</tr>"
-        for m, by_leak in document["detection"].items())
-    monotone = "".join(
-        f"<tr><th>{esc(name(m))}</th>" + "".join(f"<td>{rho(by_leak.get(leak))}</td>" for leak in leaks) + "</tr>"
-        for m, by_leak in document["monotonicity"].items())
-    summaries = "".join(f"<li>{esc(sentence)}</li>" for sentence in document["summary"].values())
-    rows = settings.get("rows", {})
-    sizes = ", ".join(f"{k} {v}" for k, v in rows.items() if v is not None)
-    return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>Metric lab: which metric notices which leak</title>
-<style>body{{font-family:sans-serif;max-width:70rem;margin:2rem auto;color:#000}}
-table{{border-collapse:collapse;margin:1rem 0}}td,th{{border:1px solid #bbb;padding:.25rem .5rem}}
-td{{text-align:right}}thead th{{background:#eee}}</style></head><body>
-<h1>Metric lab: which metric notices which leak</h1>
-<p>Real table: {esc(str(settings.get('real') or ''))}; rows: {esc(sizes)}. {settings['seeds']} seed(s) per
-level; reference: {esc(settings['reference'])}; margin {settings['margin']:g}.</p>
-<p>{esc(settings['detection_rule'])} A level without any effect passes by chance with probability at most
-{settings['false_alarm_bound']:.3g}.</p>
-<h2>Detection level (smallest leak level the metric notices)</h2>
-<table><thead><tr><th>metric</th>{head}</tr></thead><tbody>{detection}</tbody></table>
-<h2>In words</h2>
-<ul>{summaries}</ul>
-<h2>Monotonicity (Spearman ρ of risk against leak level)</h2>
-<table><thead><tr><th>metric</th>{head}</tr></thead><tbody>{monotone}</tbody></table>
-</body></html>
-"""

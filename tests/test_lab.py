@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -284,8 +285,12 @@ def test_cli_happy_path_writes_json_and_html(adult, tmp_path):
     assert document["detection"]["crp"] == {"partial_copy": 1.0}
     assert document["settings"]["real"] == "real.csv" and document["settings"]["seeds"] == 2
     page = (tmp_path / "lab.html").read_text()
-    assert "<script" not in page and "http" not in page.replace("http-equiv", "")
+    # self-contained: plotly.js inline once, nothing loaded from elsewhere
+    assert not re.search(r"<(script|img|iframe|link|source|embed|object)\b[^>]*\b(src|href|data)\s*=", page, flags=re.I)
+    assert len(re.findall(r"\* plotly\.js v\d", page)) == 1
     assert "Detection level" in page and "partial copies" in page
+    for caption in ("Which metric notices which leak", "How far the metrics agree", "Risk against leak level"):
+        assert caption in page
 
 
 @pytest.mark.parametrize("args, fragment", [
