@@ -7,7 +7,7 @@ import sys
 
 import streamlit as st
 
-from dashboard import uploads
+from dashboard import persistence, uploads
 from dashboard.page_setup import DATA_PAGE, LEARN_PAGE, RESULTS_PAGE, setup_page, CONFIGURE_PAGE
 from privcore.errors import InputError
 
@@ -102,7 +102,10 @@ st.page_link(LEARN_PAGE, label="Learn how the attacks work, step by step", icon=
 
 st.subheader("Your data stays here")
 st.markdown(
-    "Uploaded tables are held only in the memory of this browser session. They are never written to "
-    "disk, never shared with other sessions, and never sent anywhere; closing the tab discards them. "
-    "The dashboard sends no usage statistics and loads no fonts or scripts from the internet."
+    "Uploaded tables are held only in this server's memory. They are never written to disk, never "
+    "shared with other sessions, and never sent anywhere. So that a reload does not lose your work, it is "
+    "kept under a private, unguessable link (the address in your browser) and deleted "
+    f"{persistence.idle_minutes():g} minutes after your last action, or at once with **Forget my data "
+    "now** in the sidebar. The dashboard sends no usage statistics and loads no fonts or scripts from the "
+    "internet."
 )

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from dashboard import persistence
 from dashboard.state import LoadedTable, Tables, init_state
 from privcore.schema import Schema, infer_schema
 
@@ -37,9 +38,11 @@ def setup_page(title: str, icon: str = PAGE_ICON) -> None:
     if icon.startswith(":material"):
         icon = PAGE_ICON  # see PAGE_ICON: a Material favicon is downloaded from Google
     st.set_page_config(page_title=f"{title} · Synthetic data privacy", page_icon=icon, layout="wide")
+    persistence.connect(st.session_state)  # before the defaults: a reload restores the user's work
     init_state(st.session_state)
     _page_navigation()
     _sidebar_summary(st.session_state["tables"])
+    persistence.sidebar_controls(st.session_state)
 
 
 def navigation_pages() -> list[tuple[str, str]]:
@@ -64,9 +67,10 @@ def _page_navigation() -> None:
     # never shows two lists or the file name "app".
     if st.get_option("client.showSidebarNavigation"):
         st.set_option("client.showSidebarNavigation", False)
+    query = persistence.page_query(st.session_state)  # keeps the session id in the URL
     with st.sidebar:
         for script, label in navigation_pages():
-            st.page_link(script, label=label)
+            st.page_link(script, label=label, query_params=query)
 
 
 def _sidebar_summary(tables: Tables) -> None:

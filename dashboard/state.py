@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -88,7 +89,37 @@ DEFAULTS = {
     "results": dict,
     "last_run_key": lambda: None,
     "demo": lambda: None,
+    "lab_results": dict,
+    "lab_timings": dict,
+    "lab_ladder": list,
+    "lab_ladder_log": dict,
 }
+
+
+#: Keys beyond :data:`DEFAULTS` that hold the user's work and must survive a reload
+#: (:mod:`dashboard.persistence`): drafts of forms, the membership attacks' reference table, the FAMD
+#: setting, audit results and the verdict rule.
+PERSISTED_EXTRA = (
+    "schema_draft",
+    "metric_param_draft",
+    "reference",
+    "famd_components",
+    "audit_results",
+    "verdict_rule",
+)
+#: The Metrics page's tick boxes, ``metric::<id>`` (restorable: a checkbox value may be set before the
+#: box is drawn). Other widget keys are not restored: their forms are rebuilt from the keys above.
+_METRIC_BOX = re.compile(r"metric::[a-z0-9_]+")
+
+
+def persisted_keys(state) -> list[str]:
+    """The keys of ``state`` that hold the user's work (what a reload restores and "forget" deletes)."""
+    names = list(DEFAULTS) + list(PERSISTED_EXTRA)
+    try:
+        present = list(state.filtered_state) if hasattr(state, "filtered_state") else list(state.keys())
+    except Exception:  # a state that cannot list its keys still has the named ones
+        present = []
+    return names + [k for k in present if isinstance(k, str) and _METRIC_BOX.fullmatch(k)]
 
 
 def init_state(session_state) -> None:

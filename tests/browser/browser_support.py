@@ -48,6 +48,7 @@ PAGE_PATHS = {
     "Results": "Results",
     "Learn": "Learn",
     "Audit": "Audit",
+    "Compare metrics": "Compare_metrics",
 }
 PAGE_FILES = {
     "Home": ROOT / "app.py",
@@ -57,6 +58,7 @@ PAGE_FILES = {
     "Results": ROOT / "pages" / "4_Results.py",
     "Learn": ROOT / "pages" / "5_Learn.py",
     "Audit": ROOT / "pages" / "6_Audit.py",
+    "Compare metrics": ROOT / "pages" / "7_Compare_metrics.py",
 }
 
 
@@ -232,7 +234,8 @@ def open_app(page, server: StreamlitServer, name: str = "Home") -> None:
 
 def nav_link(page, name: str):
     """The link to a page: an ``st.page_link`` on the page if there is one, else the sidebar entry."""
-    href = re.compile(rf"/{re.escape(PAGE_PATHS[name])}/?$")
+    # The sidebar's links carry the session id (?session=…) so that a reload keeps the user's work.
+    href = re.compile(rf"/{re.escape(PAGE_PATHS[name])}/?(\?[^#]*)?$")
     for selector in ("[data-testid=stPageLink] a", "[data-testid=stSidebarNav] a"):
         links = page.locator(selector)
         for i in range(links.count()):
@@ -252,6 +255,11 @@ def go_to(page, name: str) -> None:
 def button(page, text, container: str = "[data-testid=stButton]"):
     """The visible Streamlit button whose text matches ``text`` (a string or a regex)."""
     return page.locator(f"{container} button").filter(has_text=text).first
+
+
+def without_query(url: str) -> str:
+    """The URL without its query string (the app adds ``?session=…`` to every page's address)."""
+    return url.split("?", 1)[0]
 
 
 def assert_clean(page) -> None:

@@ -12,12 +12,13 @@ import re
 
 import pytest
 
-from browser_support import PAGE_PATHS, assert_clean, missing_page_xfail, open_app, screenshot, wait_idle
+from browser_support import (PAGE_PATHS, assert_clean, missing_page_xfail, open_app, screenshot, wait_idle,
+                             without_query)
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 
 #: Pages that cannot show anything useful before data is loaded.
-NEEDS_DATA = {"Configure", "Metrics", "Results", "Audit"}
+NEEDS_DATA = {"Configure", "Metrics", "Results", "Audit", "Compare metrics"}
 #: A distinctive heading or text each page shows on a fresh session.
 EXPECTED_TEXT = {
     "Home": "How private is your synthetic data?",
@@ -27,6 +28,7 @@ EXPECTED_TEXT = {
     "Results": None,
     "Learn": "Learn",
     "Audit": "Audit a generator",
+    "Compare metrics": "Compare metrics",
 }
 
 
@@ -40,7 +42,7 @@ def test_deep_link_on_fresh_server(fresh_server, page, guard, name):
 
     assert_clean(page)
     # The app really is on the requested page (not silently on the home page).
-    assert page.url.rstrip("/") == fresh_server.page_url(name).rstrip("/")
+    assert without_query(page.url).rstrip("/") == fresh_server.page_url(name).rstrip("/")
     # The requested page's script ran: its set_page_config title names it.
     assert name in page.title(), f"browser tab title {page.title()!r} does not name {name}"
     main = page.locator("[data-testid=stMain]")
@@ -55,7 +57,8 @@ def test_deep_link_on_fresh_server(fresh_server, page, guard, name):
         assert re.search(r"Data page", text), f"no guidance towards the Data page on {name}:\n{text}"
         links = main.locator("[data-testid=stPageLink] a")
         hrefs = links.evaluate_all("links => links.map(a => a.href)")  # resolved, absolute URLs
-        assert any(re.search(r"/Data/?$", h) for h in hrefs), f"no link to the Data page on {name}: {hrefs}"
+        assert any(re.search(r"/Data/?$", without_query(h)) for h in hrefs), \
+            f"no link to the Data page on {name}: {hrefs}"
 
     guard.assert_local()
     assert guard.urls, "the network guard recorded nothing"
@@ -75,7 +78,9 @@ def test_navigation_names_the_home_page_home(fresh_server, page, guard, name):
     # The other pages' links carry their URLs. st.page_link gives the home page an empty href (the current
     # address); a click still opens the home page, checked below.
     hrefs = links.evaluate_all("links => links.map(a => a.href)")
-    assert hrefs[1:] == [fresh_server.page_url(n) for n in list(PAGE_PATHS)[1:]]
+    assert [without_query(h) for h in hrefs[1:]] == [fresh_server.page_url(n) for n in list(PAGE_PATHS)[1:]]
+    # ... and the session id, so that following a link and then reloading keeps the user's work.
+    assert all("session=" in h for h in hrefs[1:]), hrefs
     screenshot(page, f"navigation-from-{name}")
 
     sidebar.get_by_role("link", name="Home", exact=True).click()
