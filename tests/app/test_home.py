@@ -67,7 +67,8 @@ def test_navigation_names_the_home_page_home_on_every_page():
     from .conftest import ROOT
 
     expected = [("Home", ""), ("Data", "Data"), ("Configure", "Configure"), ("Metrics", "Metrics"),
-                ("Results", "Results"), ("Learn", "Learn"), ("Audit", "Audit")]
+                ("Results", "Results"), ("Learn", "Learn"), ("Audit", "Audit"),
+                ("Compare metrics", "Compare_metrics")]
     assert len(expected) - 1 == len(list(Path(ROOT, "pages").glob("*.py")))  # every page file is listed
     for page in (None, "pages/1_Data.py", "pages/4_Results.py", "pages/5_Learn.py"):
         at = open_page(page).run()
