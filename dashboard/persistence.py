@@ -117,6 +117,14 @@ def _cookie() -> str | None:
         return None
 
 
+def keep_alive(state) -> None:
+    """Count a long computation as use, so that its session does not expire while it runs (call it from
+    progress updates; it is cheap)."""
+    sid = state.get(ID_KEY)
+    if sid is not None and _live_state() is not None:
+        _store().touch(sid)
+
+
 def session_id(state) -> str | None:
     """This session's id (None outside a Streamlit run)."""
     return state.get(ID_KEY)

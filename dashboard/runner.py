@@ -15,6 +15,7 @@ from typing import Callable, MutableMapping
 
 import streamlit as st
 
+from dashboard import persistence
 from dashboard.state import Tables, run_key
 from privcore import evaluate
 from privcore.errors import InputError
@@ -122,6 +123,7 @@ def run(state: MutableMapping) -> dict[str, Report] | None:
         # thread, so this is a guard against a future callback from a worker thread, not a filter.
         if threading.current_thread() is script_thread:
             bar.progress(min(1.0, max(0.0, float(fraction))), text=message)
+            persistence.keep_alive(state)
 
     try:
         reports = evaluate_all(state, update)

@@ -12,6 +12,7 @@ import streamlit as st
 from dashboard import audit_view as V
 from dashboard import components as C
 from dashboard.page_setup import require_real_table, setup_page
+from dashboard.persistence import keep_alive
 from privcore.audit_figures import audit_figure
 
 setup_page("Audit", icon=":material/policy:")
@@ -73,7 +74,8 @@ report = V.cached(state, key) if key else None
 if clicked and key and report is None:
     bar = st.progress(0.0, text="Starting…")
     report, error = V.run_audit(real.frame, schema, name, settings, budget,
-                                progress=V.throttled(lambda fraction, message: bar.progress(fraction, text=message)))
+                                progress=V.throttled(lambda fraction, message: (bar.progress(fraction, text=message),
+                                                                          keep_alive(st.session_state))))
     bar.empty()
     if error:
         st.error(error, icon=":material/error:")
