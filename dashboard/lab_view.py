@@ -45,6 +45,8 @@ from privcore.schema import Schema
 
 LOGGER = logging.getLogger(__name__)
 
+#: The page's script (for ``st.page_link`` from other pages).
+COMPARE_PAGE = "pages/7_Compare_metrics.py"
 RESULTS, TIMINGS, LADDER_TABLES, LADDER_LOG = "lab_results", "lab_timings", "lab_ladder", "lab_ladder_log"
 #: Labs kept per session.
 MAX_CACHED_LABS = 3

@@ -1,15 +1,20 @@
 """Learn page: guided lessons on the built-in demo scenarios.
 
 Each lesson runs a few metrics on a small demo sample (1,000 people), caches the result in this
-session, and shows short text, one figure and a takeaway. Works without any uploaded data.
+session, and shows short text, one figure and a takeaway. Works without any uploaded data. Lessons 3 and
+5 also use the metric lab (:mod:`dashboard.learn_lab`): several draws against fresh real samples, and a
+small seeded lab on the demo ("which metric would have caught this?").
 """
 
 import streamlit as st
 
 from dashboard import components as C
+from dashboard import learn_lab as L
+from dashboard.lab_view import COMPARE_PAGE
 from dashboard.page_setup import AUDIT_PAGE, DATA_PAGE, setup_page
 from privcore import Schema, evaluate
 from privcore import figures as F
+from privcore import lab_figures as LF
 from privcore import registry
 from privcore import report as R
 from privcore.demo import SCENARIOS, load_scenario
@@ -32,13 +37,21 @@ def run(scenario: str, metric_ids: list[str]):
     return cache[key]
 
 
+def cached(key: tuple, message: str, compute):
+    """``compute()`` once per session under ``key`` (a lab-based lesson), with a spinner the first time."""
+    if key not in cache:
+        with st.spinner(message):
+            cache[key] = compute()
+    return cache[key]
+
+
 def takeaway(text: str) -> None:
     st.success(f"**Takeaway.** {text}", icon=":material/lightbulb:")
 
 
 st.title("Learn: how privacy attacks on synthetic data work")
 st.markdown(
-    f"Four short lessons on the built-in demo: samples of {N:,} people from the public UCI Adult census "
+    f"Five short lessons on the built-in demo: samples of {N:,} people from the public UCI Adult census "
     "table, synthetic tables made by deliberately simple generators, and a holdout of people the generators "
     "never saw. Every number below is computed live by the same code as the Results page."
 )
@@ -52,6 +65,7 @@ LESSONS = [
     "2 · Why an exact copy is caught by everything",
     "3 · Rare values slip past distance metrics",
     "4 · Passing a distance test is not privacy",
+    "5 · Which metric would have caught this?",
 ]
 lesson = st.radio("Lesson", LESSONS, horizontal=True, key="learn_lesson")
 st.divider()
@@ -125,7 +139,7 @@ elif lesson == LESSONS[1]:
              "catching a copy is the easy case: the next lessons show leaks that are much harder to see.")
 
 elif lesson == LESSONS[2]:
-    st.header("Rare values slip past distance metrics, singling out catches them")
+    st.header("Rare values slip past distance metrics; singling out can catch them")
     ids = ["dcr", "cvp", "auth", "dcr_test", "mia_distance", "singling_out_univariate"]
     demo, report = run("column_resampler", ids)
     st.markdown(f"**{SCENARIOS['column_resampler'].title}.** {SCENARIOS['column_resampler'].description}")
@@ -159,10 +173,24 @@ elif lesson == LESSONS[2]:
     else:
         st.info("The singling-out attack is not available in this installation; the table of copied rare values "
                 "above shows what it would find.")
+    st.markdown("#### Is that more than chance?")
+    draws = cached(("resampler_draws", N), "Comparing several draws of the resampler with fresh real samples…",
+                   lambda: L.resampler_draws(N))
+    some = next(iter(draws.values()))
+    st.markdown(
+        f"One synthetic table is one draw, and a score moves from draw to draw. Here are {len(some.resampler)} draws "
+        f"of the resampler (generator seeds 0 to {len(some.resampler) - 1}) next to {len(some.fresh)} fresh samples "
+        f"of {N:,} real people the generator never saw:")
+    st.markdown("\n".join(f"- {L.draws_sentence(F.metric_name(m), d)}" for m, d in draws.items()))
+    st.markdown(
+        "How much the resampler leaks this way depends on the size of the synthetic table: every synthetic row is "
+        "another chance to copy a rare value. Lesson 5 makes the same per-column resampling on synthetic tables a "
+        "third as large as the training data; see whether singling out still notices it there.")
     takeaway("No copied rows does not mean no leak: a rare value can single a person out on its own, and "
-             "distance-based metrics, which average over all columns, do not see it.")
+             "distance-based metrics, which average over all columns, do not see it. Before trusting an effect, "
+             "check that it is more than chance: compare several draws with fresh real samples.")
 
-else:
+elif lesson == LESSONS[3]:
     st.header("Passing a distance test is not privacy")
     ids = ["dcr_test", "nndr_test", "ims_test", "mia_distance"]
     demo, report = run("rare_leak", ids)
@@ -200,3 +228,34 @@ else:
     st.page_link(AUDIT_PAGE, label="Run this attack on your own data: the Audit page", icon=":material/policy:")
     takeaway("A passing proxy test is not evidence of privacy. Judge the worst-off individuals, with attacks "
              "measured at low false-positive rates, not only averages.")
+
+else:
+    st.header("Which metric would have caught this?")
+    st.markdown(
+        "The earlier lessons each showed one leak and a few metrics. The **metric lab** asks the question the other "
+        "way round: it makes synthetic tables that leak on purpose, from no leak (fresh real people) to a strong "
+        "leak, and checks which metric notices each leak, from which strength. Here it runs on the demo's "
+        f"{N:,} real people with three leak types: *partial copies* (a share of the synthetic rows are real "
+        "training rows, as in lesson 2), the *rare-record leak* (the most unusual training people copied into "
+        "otherwise fresh data, as in lesson 4) and a *negative control* (each column resampled from the training "
+        f"data on its own, as in lesson 3). Levels {', '.join(f'{v:g}' for v in L.LESSON_LEVELS)}; "
+        f"{L.LESSON_SEEDS} seeds per level, and a level only counts as noticed when every seed beats every fresh "
+        "sample of real people.")
+    result = cached(("lesson_lab", N), "Running a small metric lab on the demo (a few seconds)…",
+                    lambda: L.lesson_lab(N))
+    C.show_figure(LF.detection_heatmap(result.to_dict()), key="learn-lab-detection")
+    st.markdown("**Reading the heatmap, one leak at a time**")
+    st.markdown("\n".join(f"- {line}" for line in L.walkthrough(result)))
+    draws = cached(("resampler_draws", N), "Comparing several draws of the resampler with fresh real samples…",
+                   lambda: L.resampler_draws(N))
+    if draws["singling_out_univariate"].detected and \
+            result.detection["singling_out_univariate"]["column_resample"] is None:
+        st.markdown(
+            "Notice the last line: singling out, which caught the per-column resampler in lesson 3, does not notice "
+            "per-column resampling here. The lab's synthetic tables are a third as large as the training data, so "
+            "fewer rare values are copied, and singling out's score on fresh real samples swings from seed to "
+            "seed. A metric's verdict on one table is a single draw; the lab shows how reliably it notices a leak.")
+    st.page_link(COMPARE_PAGE, label="Run the lab on your own table: the Compare-metrics page",
+                 icon=":material/compare_arrows:")
+    takeaway("No single metric catches every leak. Choose metrics for the leaks you fear, and test them on your own "
+             "data: a metric that never notices a leak at full strength cannot vouch for its absence.")

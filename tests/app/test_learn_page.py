@@ -63,3 +63,37 @@ def test_proxy_lesson_explains_why_the_shadow_model_audit_is_stronger(learn):
     body = texts(learn.markdown)
     assert "shadow-model" in body and "DCR delusion" in body and "generator itself" in body
     assert "Audit" in [link.proto.page for link in learn.main.page_link]
+
+
+def test_resampler_lesson_checks_its_effect_against_fresh_samples(learn):
+    """The lesson's claim rests on several draws, not one: what it says follows the lab's detection rule."""
+    from dashboard.learn_lab import draws_sentence
+    from privcore.figures import metric_name
+
+    lesson = next(o for o in learn.radio(key="learn_lesson").options if o.startswith("3"))
+    learn.radio(key="learn_lesson").set_value(lesson).run(timeout=TIMEOUT)
+    assert_no_exception(learn)
+    body = texts(learn.markdown)
+    draws = learn.session_state["learn_cache"][("resampler_draws", 1000)]
+    singling = draws["singling_out_univariate"]
+    assert len(singling.resampler) == len(singling.fresh) == 4
+    assert "Is that more than chance?" in body
+    for metric, metric_draws in draws.items():
+        assert draws_sentence(metric_name(metric), metric_draws) in body
+    # on this demo (synthetic tables as large as the training data) singling out's effect is beyond chance
+    assert singling.detected == (min(singling.resampler) > max(singling.fresh) + 0.01)
+
+
+def test_lab_lesson_shows_the_detection_heatmap_and_walks_through_it(learn):
+    lesson = next(o for o in learn.radio(key="learn_lesson").options if o.startswith("5"))
+    learn.radio(key="learn_lesson").set_value(lesson).run(timeout=TIMEOUT)
+    assert_no_exception(learn)
+    assert "Which metric would have caught this?" in texts(learn.header)
+    (chart,) = learn.get("plotly_chart")
+    assert chart.proto.alt.startswith("Heatmap of 5 metrics by 3 leak type(s)")
+    result = learn.session_state["learn_cache"][("lesson_lab", 1000)]
+    body = texts(learn.markdown)
+    for line in ("**Partial copies**: noticed by", "**The rare-record leak**:", "**The negative control"):
+        assert line in body, line
+    assert "Compare_metrics" in [link.proto.page for link in learn.main.page_link]
+    assert result.settings["seeds"] == 3 and result.detection["crp"]["partial_copy"] is not None
