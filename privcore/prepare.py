@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from privcore.errors import AllMissingColumnError, SchemaError
+from privcore.memory import check_memory
 from privcore.schema import NUMERICAL, Schema, _canonical_categories
 
 #: The category that stands for a missing categorical or binary value.
@@ -85,6 +86,8 @@ def prepare(
         From :meth:`Schema.validate`; among them :class:`~privcore.errors.ExtremeValueError` for ``inf``,
         ``-inf`` or a magnitude beyond ``privcore.schema.MAX_MAGNITUDE`` in a numerical column. These are
         refused under both missing-value policies, never dropped or imputed as if they were missing.
+    MemoryBudgetError
+        When the encoded tables would need more memory than :func:`privcore.memory.memory_budget` allows.
     """
     names = {"real": "real", "synthetic": "synthetic", "holdout": "holdout", **(names or {})}
     schema.validate(
@@ -134,6 +137,8 @@ def prepare(
         keep[role] = mask
         typed[role] = out[mask].reset_index(drop=True)
 
+    # Before anything is encoded: refuse what would not fit, rather than run out of memory half-way.
+    check_memory(typed, schema)
     pair_index = _pair_index(real, synthetic, schema, keep, names) if schema.pairing else None
     return PreparedData(
         real=typed["real"],
