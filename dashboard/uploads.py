@@ -44,8 +44,10 @@ UPLOAD_TYPES = ["csv", "tsv", "txt", "gz", "parquet", "pq", "xlsx", "xlsm", "xls
 DEFAULT_DEMO = "noisy_copy"
 ROLES = ("real", "synthetic", "holdout", "reference")
 
-#: Metrics that take the reference table as their ``reference`` parameter.
-REFERENCE_METRICS = ("mia_calibrated", "mia_domias")
+#: Metrics that take the reference table as their ``reference`` parameter (every one that declares it, so
+#: that all membership attacks and ``mia_best`` play on the same reference set).
+REFERENCE_METRICS = tuple(info.id for info in registry.all_metrics()
+                          if any(p.name == "reference" and p.kind == "table" for p in info.params))
 
 GENERIC_READ_ERROR = (
     "Something unexpected went wrong while reading {name}, and the file was not loaded. Check that "

@@ -10,6 +10,8 @@ context "synthetic" means the holdout.
 
 from __future__ import annotations
 
+import functools
+import pickle
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -28,10 +30,19 @@ def _euclidean(data: PreparedData, columns: list[str] | None = None) -> Euclidea
     return EuclideanSpace(data.real, others, data.schema, columns=columns)
 
 
+def _key_space(data: PreparedData) -> EuclideanSpace:
+    return _euclidean(data, data.schema.key_columns)
+
+
+def _famd(data: PreparedData, famd_components: int | None) -> FAMDProjection:
+    return FAMDProjection(data.real, data.schema, famd_components)
+
+
+# Module-level functions, not lambdas, so that a finished evaluation can be pickled (see __getstate__).
 #: Spaces every metric can ask for by name; metrics may also pass their own factory.
 STANDARD_SPACES: dict[str, SpaceFactory] = {
     "E": _euclidean,
-    "E_keys": lambda data: _euclidean(data, data.schema.key_columns),
+    "E_keys": _key_space,
 }
 
 
@@ -70,13 +81,33 @@ class SharedComputation:
         self.chunk_elements = chunk_elements
         self.progress = progress
         self._factories: dict[str, SpaceFactory] = dict(STANDARD_SPACES)
-        self._factories["phi"] = lambda d: FAMDProjection(d.real, d.schema, famd_components)
+        self._factories["phi"] = functools.partial(_famd, famd_components=famd_components)
         self._spaces: dict[str, Any] = {}
         self._encoded: dict[tuple[str, str], np.ndarray] = {}
         self._neighbours: dict[tuple[str, str, str], Neighbours] = {}
         self._extremes: dict[tuple[str, str, str], PairExtremes] = {}
         #: Every neighbour pass actually computed, in order: (space, query role, reference role).
         self.passes: list[tuple[str, str, str]] = []
+        #: Results that several metrics of this evaluation read (e.g. each membership attack's scores, which
+        #: ``mia_best`` compares): computed by the first metric that asks, see :meth:`cached`.
+        self._cache: dict[Any, Any] = {}
+        #: Every chosen metric's parameters as this evaluation runs it (set by :func:`privcore.evaluate`), so
+        #: that a metric reusing another one's results uses that metric's settings.
+        self.metric_params: dict[str, dict[str, Any]] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What a pickled evaluation keeps (the dashboard computes in worker processes and sends reports
+        back): every computed space, table and pass, but not the progress callback, the caller's ``reuse``
+        dict (other evaluations' passes) or factories that cannot be pickled (spaces not built yet by a
+        metric's own factory are rebuilt on demand only from the standard ones)."""
+        state = self.__dict__.copy()
+        state["progress"] = None
+        state["_reuse"] = None
+        state["_factories"] = {name: f for name, f in self._factories.items() if _picklable(f)}
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
 
     def space(self, name: str, factory: SpaceFactory | None = None) -> Any:
         """The fitted space ``name`` (built on first use)."""
@@ -129,12 +160,31 @@ class SharedComputation:
                 reused_extremes.setdefault(pair, self._extremes[pair])
         return result
 
+    def cached(self, key: Any, compute: Callable[[], Any]) -> Any:
+        """``compute()`` the first time ``key`` is asked for in this evaluation, the stored value after.
+
+        For results shared between metrics beyond the neighbour passes (for example the membership attacks'
+        scores, which ``mia_best`` compares without running the attacks again). ``key`` must name everything
+        the value depends on besides the tables of this evaluation (metric, parameters, seed).
+        """
+        if key not in self._cache:
+            self._cache[key] = compute()
+        return self._cache[key]
+
     def extremes(self, space: str, a: str, b: str) -> PairExtremes:
         """d_min and d_max over all pairs of tables ``a`` × ``b`` in ``space``."""
         pair = _pair_key(space, a, b)
         if pair not in self._extremes:
             self.neighbours(space, a, b)
         return self._extremes[pair]
+
+
+def _picklable(value: Any) -> bool:
+    try:
+        pickle.dumps(value)
+    except Exception:  # lambdas and closures of metrics: dropped with a pickled evaluation
+        return False
+    return True
 
 
 def _pair_key(space: str, a: str, b: str) -> tuple[str, str, str]:

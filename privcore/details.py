@@ -30,7 +30,8 @@ __all__ = [
     "Details", "records", "Rate", "KeyMatches", "AttributeInference", "CopyCounts", "NormalisedDistances",
     "NearestDistances", "AdversarialAccuracy", "ProjectionDistances", "PairedRecords", "ClassifierScores",
     "NumericalMatches", "AttackRates", "SinglingOutAttack", "LinkabilityAttack", "InferenceAttack",
-    "ProxyTest", "IdenticalShares", "MembershipScores", "EpsilonSeries", "DETAILS_TYPES",
+    "ProxyTest", "IdenticalShares", "MembershipScores", "BatteryAttack", "HeldOutSplit", "MembershipBattery",
+    "EpsilonSeries", "DETAILS_TYPES",
 ]
 
 
@@ -439,6 +440,80 @@ class MembershipScores(Details):
 
 
 @dataclass(frozen=True)
+class BatteryAttack(Details):
+    """One attack of the membership battery on all members and non-members: AUC with its bootstrap interval,
+    one-sided p-value for AUC > 0.5 (raw and Holm-adjusted over the battery) and TPR at low FPR."""
+
+    kind: ClassVar[str] = "battery_attack"
+    auc: float
+    auc_interval: tuple[float, float] | None
+    p_value: float
+    p_value_holm: float
+    #: FPR (as written, "0.001", "0.01", "0.1") → the largest TPR at an FPR ≤ it; None where the non-members
+    #: are too few to measure that FPR (fewer than 1/FPR).
+    tpr_at: dict[str, float | None]
+    advantage: float
+    roc_fpr: np.ndarray = records("attack")
+    roc_tpr: np.ndarray = records("attack")
+
+
+@dataclass(frozen=True)
+class HeldOutSplit(Details):
+    """One direction of the honest split: the attack and threshold chosen on one half of the members and
+    non-members, counted on the other half."""
+
+    kind: ClassVar[str] = "held_out_split"
+    chosen_on: str
+    attack: str
+    #: AUC of the chosen attack on the half it was chosen on.
+    choice_auc: float
+    threshold: float
+    auc: float
+    advantage: float
+    true_positives: int
+    members: int
+    false_positives: int
+    nonmembers: int
+    tpr_at: dict[str, float | None]
+    epsilon_lower_bound: float
+    roc_fpr: np.ndarray = records("attack")
+    roc_tpr: np.ndarray = records("attack")
+
+
+@dataclass(frozen=True)
+class MembershipBattery(Details):
+    """Every membership attack side by side, the strongest chosen on one half and reported on the other, and
+    the ε lower bound it implies (mia_best)."""
+
+    kind: ClassVar[str] = "membership_battery"
+    per_record_figure: ClassVar[bool] = False  # the ROC curves of every attack show the evidence
+    #: The attack chosen in both directions of the split (when the two differ: the one of them with the
+    #: higher AUC on all records).
+    selected_attack: str
+    attacks: dict[str, BatteryAttack]
+    splits: list[HeldOutSplit]
+    #: Mean over the two held-out halves, with percentile-bootstrap intervals (held-out halves resampled).
+    held_out_auc: float
+    held_out_auc_interval: tuple[float, float] | None
+    held_out_advantage: float
+    held_out_advantage_interval: tuple[float, float] | None
+    tpr_at: dict[str, float | None]
+    #: max over the two directions of the Clopper–Pearson bound of metrics.md §3 (0 = rules nothing out).
+    epsilon_lower_bound: float
+    delta: float
+    epsilon_confidence: float
+    n_boot: int
+    confidence: float
+    n_members: int
+    n_nonmembers: int
+    reference: str
+    #: Attacks of the battery that could not run on these tables → why.
+    not_applicable: dict[str, str] = field(default_factory=dict)
+    member_positions: np.ndarray = records("attack")
+    nonmember_positions: np.ndarray = records("attack")
+
+
+@dataclass(frozen=True)
 class EpsilonSeries(Details):
     """A value per matching tolerance ε, with the threshold it is compared with (SD-IDR, SD-MIA)."""
 
@@ -461,5 +536,6 @@ class EpsilonSeries(Details):
 DETAILS_TYPES: tuple[type[Details], ...] = (
     Rate, KeyMatches, AttributeInference, CopyCounts, NormalisedDistances, NearestDistances, AdversarialAccuracy,
     ProjectionDistances, PairedRecords, ClassifierScores, NumericalMatches, AttackRates, SinglingOutAttack,
-    LinkabilityAttack, InferenceAttack, ProxyTest, IdenticalShares, MembershipScores, EpsilonSeries,
+    LinkabilityAttack, InferenceAttack, ProxyTest, IdenticalShares, MembershipScores, BatteryAttack, HeldOutSplit,
+    MembershipBattery, EpsilonSeries,
 )

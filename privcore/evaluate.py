@@ -169,6 +169,8 @@ def evaluate(
     results: dict[str, MetricResult] = {}
     errors: list[str] = []
     total = len(ids)
+    shared.metric_params = {metric_id: {**dict(registry.get(metric_id).default_params), **params.get(metric_id, {})}
+                            for metric_id in ids}
     for position, metric_id in enumerate(ids):
         info = registry.get(metric_id)
 
@@ -178,8 +180,7 @@ def evaluate(
 
         shared.progress = report_progress
         report_progress(0.0, "starting")
-        merged = {**dict(info.default_params), **params.get(metric_id, {})}
-        result = _run_metric(info, shared, merged, seed, strict, errors)
+        result = _run_metric(info, shared, shared.metric_params[metric_id], seed, strict, errors)
         results[metric_id] = result
     if progress is not None:
         progress(1.0, "done")

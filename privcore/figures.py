@@ -25,8 +25,8 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from privcore.details import (AttackRates, ClassifierScores, EpsilonSeries, IdenticalShares, MembershipScores,
-                              ProxyTest)
+from privcore.details import (AttackRates, ClassifierScores, EpsilonSeries, IdenticalShares, MembershipBattery,
+                              MembershipScores, ProxyTest)
 from privcore.results import NotApplicable
 
 __all__ = [
@@ -935,10 +935,17 @@ def _ims_figures(report, result, name: str) -> list[Figure]:
     return [_ims_bars(result.details, name)]
 
 
+def _battery_figures(report, result, name: str) -> list[Figure]:
+    from privcore.membership_figures import battery_figures  # it builds on this module
+
+    return battery_figures(report, result, name)
+
+
 #: The figures of each kind of evidence (looked up along the details type's MRO).
 DETAIL_FIGURES = {
     AttackRates: _attack_figures,
     MembershipScores: _membership_figures,
+    MembershipBattery: _battery_figures,
     EpsilonSeries: _epsilon_figures,
     ClassifierScores: _classifier_figures,
     ProxyTest: _proxy_figures,

@@ -484,3 +484,208 @@ def _chunk_within(
     exact = _exact_distances(query, reference, start + cand_rows, cand_cols, chunk_elements)
     keep = exact <= r[cand_rows]
     return start + cand_rows[keep], cand_cols[keep], exact[keep]
+
+
+def nearest_k(
+    query: np.ndarray,
+    reference: np.ndarray,
+    k: int,
+    *,
+    chunk_elements: int = DEFAULT_CHUNK_ELEMENTS,
+    workers: int | None = None,
+    progress: ProgressCallback | None = None,
+    label: str = "",
+    method: str = "auto",
+) -> Neighbours:
+    """Exact ``k`` nearest reference rows of every query row (the k-neighbour sibling of :func:`nearest_two`).
+
+    Candidates come from the same chunked matrix product as :func:`nearest_two` (or, in at most
+    ``TREE_MAX_DIM`` columns, from a k-d tree), widened by its rounding-error bound, and are recomputed
+    exactly as ``sqrt(Σ (q − r)²)``; among rows at exactly the same distance the lowest index comes first.
+    At most one ``chunk × |reference|`` block of distances is held per worker.
+
+    Parameters
+    ----------
+    query : numpy.ndarray
+        Shape (n, d) float64.
+    reference : numpy.ndarray
+        Shape (m, d) float64.
+    k : int
+        Neighbours wanted (≥ 1); when the reference has fewer rows, the missing ones are ``inf`` / −1.
+    chunk_elements, workers, progress, label, method
+        As in :func:`nearest_two`.
+
+    Returns
+    -------
+    Neighbours
+        ``distance`` and ``index`` of shape (n, k), nearest first.
+
+    Examples
+    --------
+    >>> nb = nearest_k(np.array([[0.0]]), np.array([[3.0], [1.0], [1.0], [2.0]]), 3)
+    >>> nb.distance.tolist(), nb.index.tolist()
+    ([[1.0, 1.0, 2.0]], [[1, 2, 3]])
+    """
+    query = np.ascontiguousarray(query, dtype=np.float64)
+    reference = np.ascontiguousarray(reference, dtype=np.float64)
+    if k < 1:
+        raise ValueError("k must be at least 1")
+    n, m = len(query), len(reference)
+    if query.shape[1] != reference.shape[1]:
+        raise ValueError("query and reference must have the same number of columns")
+    distance = np.full((n, k), np.inf)
+    index = np.full((n, k), -1, dtype=np.int64)
+    if n == 0 or m == 0:
+        return Neighbours(distance, index)
+    if method == "auto":
+        method = "tree" if 0 < query.shape[1] <= TREE_MAX_DIM and m > TREE_MIN_ROWS else "matrix"
+    if method == "tree":
+        return _tree_top_k(query, reference, k, chunk_elements, workers, progress, label)
+    if method != "matrix":
+        raise ValueError("method must be 'auto', 'matrix' or 'tree'")
+    half_ref_norm, query_norm, error_scale, max_half_ref = _norms_and_error_scale(query, reference)
+    # np.partition copies the block, so a chunk holds two blocks: half the rows of nearest_two's chunks.
+    rows_per_chunk = max(1, min(n, chunk_elements // max(2 * m, 1)))
+    starts = list(range(0, n, rows_per_chunk))
+    workers = workers or min(4, os.cpu_count() or 1)
+
+    def run(start: int):
+        stop = min(n, start + rows_per_chunk)
+        block = query[start:stop] @ reference.T
+        np.subtract(half_ref_norm, block, out=block)
+        kept = min(k, m)
+        kth = np.partition(block, kept - 1, axis=1)[:, kept - 1] if kept < m else block.max(axis=1)
+        tolerance = 2.0 * error_scale * (query_norm[start:stop] + max_half_ref * 2.0 + 1e-300)
+        cand_rows, cand_cols = np.nonzero(block <= (kth + tolerance)[:, None])
+        del block
+        exact = _exact_distances(query, reference, start + cand_rows, cand_cols, chunk_elements)
+        return start, stop, _select_k(cand_rows, cand_cols, exact, stop - start, k)
+
+    for start, stop, (dist, idx) in _run_chunks(run, starts, workers, progress, n, lambda r: r[1] - r[0],
+                                                f"{k} nearest neighbours {label}".strip()):
+        distance[start:stop], index[start:stop] = dist, idx
+    return Neighbours(distance, index)
+
+
+def _select_k(cand_rows, cand_cols, exact, n_rows, k):
+    """The ``k`` nearest among exact candidate distances per row; lowest index first among equal ones."""
+    order = np.lexsort((cand_cols, exact, cand_rows))
+    cand_rows, cand_cols, exact = cand_rows[order], cand_cols[order], exact[order]
+    dist = np.full((n_rows, k), np.inf)
+    idx = np.full((n_rows, k), -1, dtype=np.int64)
+    if len(cand_rows) == 0:
+        return dist, idx
+    group_start = np.flatnonzero(np.r_[True, cand_rows[1:] != cand_rows[:-1]])
+    first_of_row = np.repeat(group_start, np.diff(np.r_[group_start, len(cand_rows)]))
+    rank = np.arange(len(cand_rows)) - first_of_row
+    keep = rank < k
+    dist[cand_rows[keep], rank[keep]] = exact[keep]
+    idx[cand_rows[keep], rank[keep]] = cand_cols[keep]
+    return dist, idx
+
+
+def _tree_top_k(query, reference, k, chunk_elements, workers, progress, label) -> Neighbours:
+    """:func:`nearest_k` in few columns: a k-d tree's k-th distance bounds the candidates, refined exactly
+    (as :func:`_tree_top_two`), so ties and the lowest-index rule come out as in the matrix path."""
+    from scipy.spatial import cKDTree
+
+    n, m = len(query), len(reference)
+    threads = workers or min(4, os.cpu_count() or 1)
+    tree = cKDTree(reference)
+    tree_dist, _ = tree.query(query, k=min(k, m), workers=threads)
+    radius = tree_dist.reshape(n, -1)[:, -1] * (1 + 1e-9) + 1e-300
+    counts = tree.query_ball_point(query, radius, return_length=True, workers=threads)
+    budget = max(1, chunk_elements // 4)
+    cumulative = np.cumsum(counts)
+    distance = np.full((n, k), np.inf)
+    index = np.full((n, k), -1, dtype=np.int64)
+    start = 0
+    while start < n:
+        limit = (cumulative[start - 1] if start else 0) + budget
+        stop = max(start + 1, int(np.searchsorted(cumulative, limit, side="right")))
+        lists = tree.query_ball_point(query[start:stop], radius[start:stop], workers=threads)
+        sizes = np.fromiter((len(c) for c in lists), dtype=np.int64, count=len(lists))
+        cand_rows = np.repeat(np.arange(stop - start), sizes)
+        cand_cols = np.concatenate([np.asarray(c, dtype=np.int64) for c in lists]) if sizes.sum() else cand_rows
+        exact = _exact_distances(query, reference, start + cand_rows, cand_cols, chunk_elements)
+        distance[start:stop], index[start:stop] = _select_k(cand_rows, cand_cols, exact, stop - start, k)
+        if progress is not None:
+            progress(stop / n, f"{k} nearest neighbours {label}".strip())
+        start = stop
+    return Neighbours(distance, index)
+
+
+def count_within(
+    query: np.ndarray,
+    reference: np.ndarray,
+    radius: np.ndarray | float,
+    *,
+    labels: np.ndarray | None = None,
+    chunk_elements: int = DEFAULT_CHUNK_ELEMENTS,
+    workers: int | None = None,
+    progress: ProgressCallback | None = None,
+    label: str = "",
+) -> np.ndarray:
+    """How many reference rows lie at exact Euclidean distance ≤ ``radius`` of each query row, by label.
+
+    The counting sibling of :func:`all_within`: the same candidates and exact comparison, but only counts
+    are kept, so memory stays at one ``chunk × |reference|`` block per worker however many rows are within
+    the radius (all-categorical tables put thousands of rows at distance 0).
+
+    Parameters
+    ----------
+    query : numpy.ndarray
+        Shape (n, d) float64.
+    reference : numpy.ndarray
+        Shape (m, d) float64.
+    radius : numpy.ndarray or float
+        A scalar, shape (n,) or shape (n, j): ``j`` radii per query row, counted in one pass.
+    labels : numpy.ndarray, optional
+        Shape (m,), integers 0..L−1: the group of each reference row (default: one group).
+    chunk_elements, workers, progress, label
+        As in :func:`all_within`.
+
+    Returns
+    -------
+    numpy.ndarray
+        Integer counts of shape (n, j, L) (``j = 1`` for a scalar or (n,) radius).
+
+    Examples
+    --------
+    >>> count_within(np.array([[0.0], [2.0]]), np.array([[1.0], [3.0], [1.0]]), [[1.0, 3.0], [0.5, 0.5]],
+    ...              labels=np.array([0, 1, 1]))[:, :, :].tolist()
+    [[[1, 1], [1, 2]], [[0, 0], [0, 0]]]
+    """
+    query = np.ascontiguousarray(query, dtype=np.float64)
+    reference = np.ascontiguousarray(reference, dtype=np.float64)
+    n, m = len(query), len(reference)
+    radius = np.asarray(radius, dtype=np.float64)
+    radius = np.broadcast_to(radius.reshape(-1, 1) if radius.ndim == 1 else radius, (n, radius.shape[-1]
+                             if radius.ndim == 2 else 1))
+    labels = np.zeros(m, dtype=np.int64) if labels is None else np.asarray(labels, dtype=np.int64)
+    n_labels = int(labels.max()) + 1 if m else 1
+    n_radii = radius.shape[1]
+    counts = np.zeros((n, n_radii, n_labels), dtype=np.int64)
+    if n == 0 or m == 0:
+        return counts
+    half_ref_norm, query_norm, error_scale, max_half_ref = _norms_and_error_scale(query, reference)
+    widest = radius.max(axis=1)
+    rows_per_chunk = max(1, min(n, chunk_elements // max(m, 1)))
+    starts = list(range(0, n, rows_per_chunk))
+    workers = workers or min(4, os.cpu_count() or 1)
+
+    def run(start: int):
+        stop = min(n, start + rows_per_chunk)
+        rows, cols, exact = _chunk_within(query, reference, half_ref_norm, query_norm, widest, start, stop,
+                                          error_scale, max_half_ref, chunk_elements)
+        local = np.zeros((stop - start, n_radii, n_labels), dtype=np.int64)
+        for j in range(n_radii):
+            inside = exact <= radius[rows, j]
+            flat = (rows[inside] - start) * n_labels + labels[cols[inside]]
+            local[:, j, :] = np.bincount(flat, minlength=(stop - start) * n_labels).reshape(-1, n_labels)
+        return start, stop, local
+
+    for start, stop, local in _run_chunks(run, starts, workers, progress, n, lambda r: r[1] - r[0],
+                                          f"counting neighbours {label}".strip()):
+        counts[start:stop] = local
+    return counts

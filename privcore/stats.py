@@ -549,3 +549,26 @@ def epsilon_lower_bound(true_positives: int, positives: int, false_positives: in
     if 1 - fpr_high - delta > 0 and tpr_low < 1:
         bounds.append(math.log((1 - fpr_high - delta) / (1 - tpr_low)))
     return max(bounds)
+
+
+def holm_adjust(p_values) -> np.ndarray:
+    """Holm's step-down adjustment of p-values for testing several hypotheses at once.
+
+    The ``i``-th smallest p-value (1-based) is multiplied by ``m − i + 1``, then made non-decreasing in
+    that order and capped at 1 (Holm 1979); rejecting where the adjusted value is ≤ α keeps the chance of
+    any false rejection ≤ α whatever the dependence between the tests.
+
+    Examples
+    --------
+    >>> holm_adjust([0.01, 0.04, 0.03]).tolist()  # 0.01·3, then max(0.03·2, 0.03), then max(0.04·1, 0.06)
+    [0.03, 0.06, 0.06]
+    """
+    p = np.asarray(p_values, dtype=float)
+    m = len(p)
+    if m == 0:
+        return p.copy()
+    order = np.argsort(p, kind="stable")
+    scaled = np.minimum(1.0, np.maximum.accumulate(p[order] * (m - np.arange(m))))
+    out = np.empty(m)
+    out[order] = scaled
+    return out

@@ -16,7 +16,11 @@ The rule (:class:`VerdictRule`, every threshold adjustable, shown on the Results
 3. **Proxies support, never decide.** Distance, classifier, exact-match and holdout-proxy metrics cannot
    prove a leak or its absence (the DCR-delusion paper, ../seeds); an excess above ``supporting_at``
    lowers "release" to "release with caution", never further.
-4. **No attack, no release.** Without an attack or membership-inference result (no holdout, or none
+4. **The strongest membership attack speaks for the battery.** When ``mia_best`` ran, it alone stands for
+   the membership attacks it compares (read by its held-out AUC and that AUC's interval, like one attack):
+   the seven attacks separately would count the same evidence seven times, and their largest AUC is
+   inflated by the choice (the winner's curse). Without it, each membership attack counts on its own.
+5. **No attack, no release.** Without an attack or membership-inference result (no holdout, or none
    chosen), the best answer is "release with caution", because the strongest evidence was not gathered.
 
 The three strongest pieces of evidence are listed in plain words, decisive ones first, and so is what was
@@ -29,7 +33,7 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from privcore.details import MembershipScores
+from privcore.details import MembershipBattery, MembershipScores
 from privcore.report import Assessment, assess
 
 #: Families whose metrics simulate an attacker and carry an interval: they decide.
@@ -129,6 +133,34 @@ def _membership(a: Assessment, details: MembershipScores) -> tuple[float, float 
                                           f"(AUC {details.auc:.2f}{interval}){sure}.")
 
 
+def _strongest(a: Assessment, details: MembershipBattery) -> tuple[float, float | None, str]:
+    """Excess, its lower bound and the words of ``mia_best``, from its held-out AUC."""
+    from privcore.membership_figures import short_attack
+
+    interval = details.held_out_auc_interval
+    low = None if interval is None else 2 * (interval[0] - 0.5)
+    shown = "" if interval is None else f", 95 % interval {interval[0]:.2f}–{interval[1]:.2f}"
+    attack = short_attack(details.selected_attack)
+    if details.held_out_auc <= 0.5025:
+        return 2 * (details.held_out_auc - 0.5), low, (
+            f"{a.name}: even the strongest of {len(details.attacks)} attacks ({attack}), measured on records it was "
+            f"not chosen on, tells members from non-members no better than a coin flip (AUC "
+            f"{details.held_out_auc:.2f}{shown}).")
+    sure = " — beyond chance" if low is not None and low > 0 else ""
+    bound = (f"; no generator differentially private with ε below {details.epsilon_lower_bound:.1f} could do this"
+             if details.epsilon_lower_bound > 0 else "")
+    return 2 * (details.held_out_auc - 0.5), low, (
+        f"{a.name}: the strongest of {len(details.attacks)} attacks ({attack}) tells who was in the training data "
+        f"better than a coin flip on records it was not chosen on (AUC {details.held_out_auc:.2f}{shown}){sure}"
+        f"{bound}.")
+
+
+def _battery_ran(report) -> bool:
+    """Whether ``mia_best`` ran in ``report``, so that it stands for the attacks it compares."""
+    return "mia_best" in report and report["mia_best"].applicable and isinstance(report["mia_best"].details,
+                                                                                  MembershipBattery)
+
+
 def _describe(a: Assessment, weight: str, lower: float | None) -> str:
     interval = (f" (95 % interval {a.interval[0]:.2f}–{a.interval[1]:.2f})" if a.interval is not None else "")
     if weight == "decisive":
@@ -148,7 +180,15 @@ def verdict(report, rule: VerdictRule | None = None) -> Verdict:
     rule = rule or VerdictRule()
     evidence: list[Evidence] = []
     not_tested: list[str] = []
+    if _battery_ran(report):
+        from privcore.metrics.membership_best import BATTERY
+
+        counted_by_best = set(BATTERY)
+    else:
+        counted_by_best = set()
     for metric_id, result in report.items():
+        if metric_id in counted_by_best:
+            continue
         a = assess(metric_id, result)
         if not a.applicable:
             not_tested.append(f"{a.name}: {a.reason or 'did not run'}")
@@ -158,6 +198,8 @@ def verdict(report, rule: VerdictRule | None = None) -> Verdict:
         excess, text = a.adjusted, None
         if isinstance(result.details, MembershipScores):
             excess, lower, text = _membership(a, result.details)
+        elif isinstance(result.details, MembershipBattery):
+            excess, lower, text = _strongest(a, result.details)
         if weight == "decisive" and lower is not None and lower > rule.decisive_at:
             pushes = DO_NOT_RELEASE
         elif weight == "decisive" and excess > rule.caution_at:

@@ -94,3 +94,28 @@ def test_every_registered_metric_declares_its_parameters_details_and_explanation
         explanation = info.explanation
         assert explanation.attack and explanation.high and explanation.low and explanation.blind_spots, info.id
         assert 2 <= len(explanation.steps) <= 4, info.id
+
+
+def test_the_strongest_attack_details_are_documented_and_validate(schema):
+    # Issue 14: metrics.mia_best.details carries selected_attack, attacks {id: {auc, auc_interval, p_value_holm,
+    # tpr_at}}, epsilon_lower_bound and delta, and `python -m privcore schema` says so.
+    defs = schema["$defs"]
+    battery = defs["MembershipBattery"]
+    assert {"selected_attack", "attacks", "epsilon_lower_bound", "delta"} <= set(battery["required"])
+    assert battery["properties"]["attacks"]["additionalProperties"] == {"$ref": "#/$defs/BatteryAttack"}
+    assert {"auc", "auc_interval", "p_value_holm", "tpr_at"} <= set(defs["BatteryAttack"]["required"])
+    assert schema["properties"]["metrics"]["properties"]["mia_best"]["properties"]["details"]["anyOf"][0] == {
+        "$ref": "#/$defs/MembershipBattery"}
+    demo = load_scenario("noisy_copy", n=300)
+    report = evaluate(demo.real, demo.synthetic, Schema(types=dict(demo.types)), metrics="mia_best",
+                      holdout=demo.holdout, params={"mia_best": {"n_boot": 50}}, strict=True)
+    document = json.loads(report.to_json())
+    validate(document, schema)
+    details = document["metrics"]["mia_best"]["details"]
+    assert details["kind"] == "membership_battery" and details["selected_attack"] in details["attacks"]
+    assert set(details["attacks"]["mia_distance"]["tpr_at"]) == {"0.001", "0.01", "0.1"}
+    assert details["attacks"]["mia_distance"]["tpr_at"]["0.001"] is None  # 150 non-members cannot show 0.1 %
+    broken = copy.deepcopy(document)
+    broken["metrics"]["mia_best"]["details"]["attacks"]["mia_distance"].pop("p_value_holm")
+    with pytest.raises(jsonschema.ValidationError):
+        validate(broken, schema)

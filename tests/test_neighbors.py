@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from privcore.encoding import EuclideanSpace
-from privcore.neighbors import all_within, nearest_two
+from privcore.neighbors import all_within, count_within, nearest_k, nearest_two
 from privcore.schema import Schema
 
 CHUNK_SIZES = [1, 7, 64, 10_000, 2**22]
@@ -226,3 +226,78 @@ def test_zero_columns_put_every_row_at_distance_zero(n):
     assert (nb.distance == 0).all() and nb.index[:, 0].tolist() == [0] * n
     assert (extremes.d_min, extremes.d_max) == (0.0, 0.0)
     assert (nearest_two(empty, empty, exclude_self=True)[0].distance == 0).all()
+
+
+def brute_k(query, reference, k):
+    """k nearest by full matrix, stable sort: the lowest index first among exact ties."""
+    diff = query[:, None, :] - reference[None, :, :]
+    dist = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
+    order = np.argsort(dist, axis=1, kind="stable")[:, :k]
+    nearest = np.take_along_axis(dist, order, axis=1)
+    missing = k - order.shape[1]
+    if missing > 0:
+        nearest = np.hstack([nearest, np.full((len(query), missing), np.inf)])
+        order = np.hstack([order, np.full((len(query), missing), -1)])
+    return nearest, order
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(1, 25),
+    m=st.integers(1, 300),
+    d=st.integers(1, 4),
+    levels=st.integers(1, 4),
+    k=st.integers(1, 30),
+    chunk=st.sampled_from([1, 3, 50, 4096]),
+    seed=st.integers(0, 10_000),
+    method=st.sampled_from(METHODS),
+)
+def test_nearest_k_matches_brute_force_on_grids(n, m, d, levels, k, chunk, seed, method):
+    # The battery's k-neighbour pass (Gen-LRA, DPI): exact distances, lowest index among exact ties, inf/−1
+    # where the reference has fewer than k rows, on grids where ties are the rule.
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, levels, (n, d)).astype(float) / max(levels - 1, 1)
+    z = rng.integers(0, levels, (m, d)).astype(float) / max(levels - 1, 1)
+    got = nearest_k(y, z, k, chunk_elements=chunk, method=method)
+    dist, idx = brute_k(y, z, k)
+    np.testing.assert_array_equal(got.distance, dist)
+    np.testing.assert_array_equal(got.index, idx)
+
+
+def test_nearest_k_agrees_with_nearest_two_on_continuous_data():
+    rng = np.random.default_rng(5)
+    y, z = rng.normal(size=(300, 6)), rng.normal(size=(400, 6))
+    z[:10] = y[:10]
+    two, _ = nearest_two(y, z)
+    for method in METHODS:
+        got = nearest_k(y, z, 2, method=method, chunk_elements=1000)
+        np.testing.assert_array_equal(got.distance, two.distance)
+        np.testing.assert_array_equal(got.index, two.index)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(1, 25),
+    m=st.integers(1, 25),
+    d=st.integers(0, 4),
+    levels=st.integers(1, 4),
+    chunk=st.sampled_from([1, 3, 50, 4096]),
+    seed=st.integers(0, 10_000),
+)
+def test_count_within_matches_brute_force_on_grids(n, m, d, levels, chunk, seed):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, levels, (n, d)).astype(float) / max(levels - 1, 1)
+    z = rng.integers(0, levels, (m, d)).astype(float) / max(levels - 1, 1)
+    labels = rng.integers(0, 3, m)
+    radii = rng.choice([-1.0, 0.0, 0.5, 1.0, np.inf], (n, 2))
+    counts = count_within(y, z, radii, labels=labels, chunk_elements=chunk)
+    diff = y[:, None, :] - z[None, :, :]
+    dist = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
+    n_labels = labels.max() + 1
+    assert counts.shape == (n, 2, n_labels)
+    for j in range(2):
+        for label in range(n_labels):
+            expected = ((dist <= radii[:, j : j + 1]) & (labels == label)[None, :]).sum(axis=1)
+            np.testing.assert_array_equal(counts[:, j, label], expected)
+    # A scalar radius counts the same for every row, in one group.
+    np.testing.assert_array_equal(count_within(y, z, 0.5, chunk_elements=chunk)[:, 0, 0], (dist <= 0.5).sum(axis=1))

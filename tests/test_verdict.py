@@ -87,3 +87,29 @@ def test_every_registered_family_is_either_decisive_or_supporting():
     from privcore.verdict import DECISIVE_FAMILIES
 
     assert set(DECISIVE_FAMILIES) <= set(registry.FAMILIES)
+
+
+def test_the_strongest_attack_stands_for_the_battery_when_it_ran():
+    # Issue 14: with mia_best in the report, the seven attacks it compares do not count again one by one.
+    from privcore.metrics.membership_best import BATTERY
+
+    metrics = ["mia_distance", "mia_calibrated", "mia_dpi", "mia_best", "crp"]
+    with_best = verdict(run("exact_copy", metrics))
+    counted = [e.metric for e in with_best.evidence]
+    assert counted[0] == "mia_best" and not set(counted) & set(BATTERY)
+    assert with_best.level == DO_NOT_RELEASE
+    assert "strongest" in with_best.evidence[0].text and "ε below" in with_best.evidence[0].text
+    # Without it, the attacks count one by one, as before.
+    without = verdict(run("exact_copy", ["mia_distance", "mia_calibrated", "crp"]))
+    assert {"mia_distance", "mia_calibrated"} <= {e.metric for e in without.evidence}
+    # A mia_best that could not run does not silence the attacks.
+    no_holdout_best = run("exact_copy", ["mia_distance", "mia_best"])
+    no_holdout_best.results["mia_best"] = type(no_holdout_best["mia_best"])(id="mia_best", applicable=False,
+                                                                            reason="test")
+    assert "mia_distance" in {e.metric for e in verdict(no_holdout_best).evidence}
+
+
+def test_a_fresh_sample_with_the_strongest_attack_may_be_released():
+    v = verdict(run("fresh_sample", ["singling_out_univariate", "mia_best"]))
+    best = next(e for e in v.evidence if e.metric == "mia_best")
+    assert best.pushes_to == RELEASE and "coin flip" in best.text

@@ -11,6 +11,8 @@ _MODULES = (
     "privcore.metrics.attacks.register",
     "privcore.metrics.proxy",
     "privcore.metrics.membership",
+    "privcore.metrics.membership_battery",
+    "privcore.metrics.membership_best",
     "privcore.metrics.synqp",
 )
 

@@ -29,6 +29,7 @@ bandwidth splits of (c) use ``numpy.random.default_rng([seed, 1])``, and the boo
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -313,8 +314,9 @@ def _bootstrap_intervals(
     return out
 
 
-def _int_param(ctx: MetricContext, name: str, default: int, minimum: int) -> int:
-    value = ctx.params.get(name, default)
+def _int_param(ctx: MetricContext | Mapping, name: str, default: int, minimum: int) -> int:
+    params = ctx.params if isinstance(ctx, MetricContext) else ctx
+    value = params.get(name, default)
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
         raise InputError(f"The parameter {name} must be a whole number of at least {minimum}; got {value!r}.")
     return int(value)
@@ -376,9 +378,9 @@ def _require_holdout(ctx: MetricContext, minimum: int) -> None:
 # ----------------------------------------------------------------------------------------- reference
 
 
-def _user_reference(ctx: MetricContext) -> pd.DataFrame | None:
+def _user_reference(ctx: MetricContext, table: Any = None) -> pd.DataFrame | None:
     """The user's reference table, prepared like the others (None when not given)."""
-    table = ctx.params.get("reference")
+    table = ctx.params.get("reference") if table is None else table
     if table is None:
         return None
     if not isinstance(table, pd.DataFrame):
@@ -392,17 +394,135 @@ def _user_reference(ctx: MetricContext) -> pd.DataFrame | None:
     return prepared
 
 
-def _reference_sets(ctx: MetricContext, space: str):
-    """Members/non-members, the reference rows encoded in ``space`` and a description of ``R``."""
-    user = _user_reference(ctx)
-    sets = membership_sets(len(ctx.real), len(ctx.holdout), ctx.seed, split_holdout=user is None)
-    if user is None:
-        encoded_reference = ctx.encoded(space, "holdout")[sets.reference]
-        described = f"half of the holdout ({len(sets.reference)} rows, seeded split)"
-    else:
-        encoded_reference = ctx.space(space).transform(user)
-        described = f"user reference table ({len(user)} rows)"
-    return sets, encoded_reference, described
+@dataclass(frozen=True)
+class Reference:
+    """The attacker's reference set ``R``: positions in the holdout, or the user's own table.
+
+    Attributes
+    ----------
+    positions : numpy.ndarray or None
+        Positions in the holdout (None for a user table).
+    table : pandas.DataFrame or None
+        The prepared user table (None for a holdout half).
+    described : str
+        ``R`` in words, for the report.
+    """
+
+    positions: np.ndarray | None
+    table: pd.DataFrame | None
+    described: str
+
+    def __len__(self) -> int:
+        return len(self.positions) if self.table is None else len(self.table)
+
+    def encoded(self, ctx: MetricContext, space: str) -> np.ndarray:
+        """``R`` in ``space`` (the holdout's cached encoding, or the user table's, once per evaluation)."""
+        if self.table is None:
+            return ctx.encoded(space, "holdout")[self.positions]
+        return ctx.shared.cached(("reference encoded", id(self.table), space),
+                                 lambda: ctx.space(space).transform(self.table))
+
+
+def membership_roles(ctx: MetricContext, table: Any = None) -> tuple[MembershipSets, Reference]:
+    """Members, non-members and ``R`` of the attacks that use a reference (one choice per evaluation).
+
+    ``table`` is the user's reference table (default: the ``reference`` parameter of ``ctx``); without
+    one, ``H`` is split in two seeded halves (:func:`membership_sets`).
+    """
+    table = ctx.params.get("reference") if table is None else table
+
+    def choose():
+        user = _user_reference(ctx, table)
+        sets = membership_sets(len(ctx.real), len(ctx.holdout), ctx.seed, split_holdout=user is None)
+        if user is None:
+            return sets, Reference(sets.reference, None,
+                                   f"half of the holdout ({len(sets.reference)} rows, seeded split)")
+        return sets, Reference(None, user, f"user reference table ({len(user)} rows)")
+
+    return ctx.shared.cached(("membership roles", ctx.seed, ctx.is_baseline, id(table) if table is not None
+                              else None), choose)
+
+
+# ----------------------------------------------------------------------------------- shared scores
+
+
+@dataclass(frozen=True)
+class AttackScores:
+    """One attack's scores in one evaluation, higher = judged more likely a member.
+
+    Attributes
+    ----------
+    real : numpy.ndarray
+        The score of every real training row (the members are some of them).
+    nonmembers : numpy.ndarray
+        The score of each non-member, in the order of ``MembershipSets.nonmembers``.
+    tolerance : float
+        Scores closer than this are tied (:func:`snap_ties`).
+    details : dict
+        Extra :class:`~privcore.details.MembershipScores` fields (bandwidths, reference…).
+    params : dict
+        Settings the scores depend on, for the report.
+    warnings : tuple of str
+    """
+
+    real: np.ndarray
+    nonmembers: np.ndarray
+    tolerance: float = 0.0
+    details: dict = field(default_factory=dict)
+    params: dict = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+
+
+#: ``score(ctx, sets, reference, params) -> AttackScores``.
+ScoreFunction = Callable[[MetricContext, MembershipSets, Reference, Mapping], AttackScores]
+
+
+@dataclass(frozen=True)
+class Scorer:
+    """How to score records for one attack of the battery, and which parameters the scores depend on."""
+
+    score: ScoreFunction
+    param_names: tuple[str, ...] = ()
+
+
+#: Attack id → its scorer; every membership attack registers one (read by ``mia_best``).
+SCORERS: dict[str, Scorer] = {}
+
+
+def attack_scores(ctx: MetricContext, attack_id: str, params: Mapping, reference_table: Any = None) -> AttackScores:
+    """The scores of attack ``attack_id`` on the shared members, non-members and ``R``, once per evaluation.
+
+    The attack's own metric and ``mia_best`` both call this; whichever runs first computes, the other
+    reads the cached scores (same seed, same settings, same reference), so no attack runs twice.
+    """
+    scorer = SCORERS[attack_id]
+    table = params.get("reference") if reference_table is None else reference_table
+    settings = tuple((name, _hashable(params.get(name))) for name in scorer.param_names)
+    key = ("membership scores", attack_id, ctx.seed, ctx.is_baseline, id(table) if table is not None else None,
+           settings)
+
+    def compute() -> AttackScores:
+        sets, reference = membership_roles(ctx, table)
+        return scorer.score(ctx, sets, reference, params)
+
+    return ctx.shared.cached(key, compute)
+
+
+def _hashable(value: Any) -> Any:
+    if isinstance(value, (list, tuple)):
+        return tuple(_hashable(v) for v in value)
+    if isinstance(value, dict):
+        return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
+    return value
+
+
+def output_from_scores(ctx: MetricContext, attack_id: str) -> MetricOutput:
+    """A reference-using attack's metric output from its (shared) scores."""
+    scores = attack_scores(ctx, attack_id, ctx.params)
+    sets, _ = membership_roles(ctx)
+    return _output(ctx, sets, scores.real[sets.members], scores.nonmembers, scores.real,
+                   tolerance=scores.tolerance, details=dict(scores.details), params=dict(scores.params),
+                   warnings=list(scores.warnings))
 
 
 # ------------------------------------------------------------------------------------------ attacks
@@ -480,19 +600,32 @@ def compute_mia_calibrated(ctx: MetricContext) -> MetricOutput:
     1.0
     """
     _require_holdout(ctx, 2)
-    sets, reference, described = _reference_sets(ctx, "E")
+    return output_from_scores(ctx, "mia_calibrated")
+
+
+def calibrated_scores(ctx: MetricContext, sets: MembershipSets, reference: Reference, params: Mapping) -> AttackScores:
+    """The scores of :func:`compute_mia_calibrated` for every real row and each non-member."""
+    encoded_reference = reference.encoded(ctx, "E")
     encoded_real, encoded_hold = ctx.encoded("E", "real"), ctx.encoded("E", "holdout")
     chunk = ctx.shared.chunk_elements
-    to_reference_real = nearest_two(encoded_real, reference, chunk_elements=chunk)[0].d1
-    to_reference_non = nearest_two(encoded_hold[sets.nonmembers], reference, chunk_elements=chunk)[0].d1
+    to_reference_real = nearest_two(encoded_real, encoded_reference, chunk_elements=chunk)[0].d1
+    to_reference_non = nearest_two(encoded_hold[sets.nonmembers], encoded_reference, chunk_elements=chunk)[0].d1
     d_real = ctx.neighbours("E", "real", "synthetic").d1
     d_hold = ctx.neighbours("E", "holdout", "synthetic").d1
     tolerance = ctx.extremes("E", "real", "synthetic").tie_tolerance
     score_real = distance_ratio(to_reference_real, d_real, tolerance)
     score_non = distance_ratio(to_reference_non, d_hold[sets.nonmembers], tolerance)
-    details = {"reference": described, "reference_positions": sets.reference, "tie_tolerance": tolerance}
-    return _output(ctx, sets, score_real[sets.members], score_non, score_real, tolerance=tolerance,
-                   details=details, params={"space": "E", "reference": described}, warnings=[])
+    details = {"reference": reference.described, "reference_positions": sets.reference, "tie_tolerance": tolerance}
+    return AttackScores(score_real, score_non, tolerance, details, {"space": "E", "reference": reference.described})
+
+
+def distance_scores(ctx: MetricContext, sets: MembershipSets, reference: Reference, params: Mapping) -> AttackScores:
+    """The distance attack's scores ``−d_E(x, Z)`` on the battery's members and non-members (read from the
+    shared real→synthetic and holdout→synthetic passes, which ``mia_distance`` reads too)."""
+    d_real = ctx.neighbours("E", "real", "synthetic").d1
+    d_hold = ctx.neighbours("E", "holdout", "synthetic").d1
+    tolerance = ctx.extremes("E", "real", "synthetic").tie_tolerance
+    return AttackScores(-d_real, -d_hold[sets.nonmembers], tolerance, {"tie_tolerance": tolerance}, {"space": "E"})
 
 
 # ------------------------------------------------------------------------------------------- DOMIAS
@@ -582,8 +715,8 @@ def _log_kernel_sum(d2: np.ndarray, nearest: np.ndarray, inverse_scale: float, p
 
 
 def held_out_bandwidth(data: np.ndarray, rng: np.random.Generator, *, chunk_elements: int = 2**22,
-                       what: str = "the synthetic") -> tuple[float, float]:
-    """The kernel bandwidth of :func:`t_kde_logpdf` with the largest held-out log-likelihood.
+                       what: str = "the synthetic", logpdf: Callable = t_kde_logpdf) -> tuple[float, float]:
+    """The kernel bandwidth of ``logpdf`` (default :func:`t_kde_logpdf`) with the largest held-out log-likelihood.
 
     The distinct rows of ``data`` are split at random in two halves; the density is fitted on one and
     scored on (at most :data:`MAX_HELD_OUT` rows of) the other, for every bandwidth of
@@ -612,11 +745,11 @@ def held_out_bandwidth(data: np.ndarray, rng: np.random.Generator, *, chunk_elem
     nearest = nearest_two(held, fit, chunk_elements=chunk_elements)[0].d1
     base = float(np.median(nearest[nearest > 0])) if np.any(nearest > 0) else 1.0
     coarse = base * BANDWIDTH_GRID
-    scores = t_kde_logpdf(fit, held, coarse, chunk_elements=chunk_elements).sum(axis=0)
+    scores = logpdf(fit, held, coarse, chunk_elements=chunk_elements).sum(axis=0)
     best = int(np.argmax(scores))
     low, high = coarse[max(best - 1, 0)], coarse[min(best + 1, len(coarse) - 1)]
     fine = np.geomspace(low, high, REFINE_POINTS)
-    fine_scores = t_kde_logpdf(fit, held, fine, chunk_elements=chunk_elements).sum(axis=0)
+    fine_scores = logpdf(fit, held, fine, chunk_elements=chunk_elements).sum(axis=0)
     pick = int(np.argmax(fine_scores))
     return float(fine[pick]), float(fine_scores[pick])
 
@@ -659,14 +792,19 @@ def compute_mia_domias(ctx: MetricContext) -> MetricOutput:
     True
     """
     _require_holdout(ctx, 2)
-    sets, reference, described = _reference_sets(ctx, "E")
+    return output_from_scores(ctx, "mia_domias")
+
+
+def domias_scores(ctx: MetricContext, sets: MembershipSets, reference: Reference, params: Mapping) -> AttackScores:
+    """The scores of :func:`compute_mia_domias` for every real row and each non-member."""
+    encoded_reference = reference.encoded(ctx, "E")
     encoded_real, encoded_syn, encoded_hold = (ctx.encoded("E", r) for r in ("real", "synthetic", "holdout"))
     rng = np.random.default_rng([ctx.seed, 1])
-    limit = _int_param(ctx, "kde_max_points", 0, 0)
+    limit = _int_param(params, "kde_max_points", 0, 0)
     fit_syn = _subsample(rng, encoded_syn, limit)
-    fit_ref = _subsample(rng, reference, limit)
+    fit_ref = _subsample(rng, encoded_reference, limit)
     chunk = ctx.shared.chunk_elements
-    fixed = float(ctx.params.get("bandwidth", 0.0) or 0.0)
+    fixed = float(params.get("bandwidth", 0.0) or 0.0)
     bandwidths = {}
     for role, table, what in (("synthetic", fit_syn, "the synthetic"), ("reference", fit_ref, "the reference")):
         if fixed > 0:
@@ -682,17 +820,21 @@ def compute_mia_domias(ctx: MetricContext) -> MetricOutput:
                  - t_kde_logpdf(fit_ref, queries, bandwidths["reference"], chunk_elements=chunk)[:, 0])
     score_real, score_non = log_ratio[: len(encoded_real)], log_ratio[len(encoded_real) :]
     details = {
-        "reference": described,
+        "reference": reference.described,
         "reference_positions": sets.reference,
         "kde_points": {"synthetic": len(fit_syn), "reference": len(fit_ref)},
         "bandwidths": bandwidths,
     }
     warnings = []
-    if len(fit_syn) < len(encoded_syn) or len(fit_ref) < len(reference):
+    if len(fit_syn) < len(encoded_syn) or len(fit_ref) < len(encoded_reference):
         warnings.append(f"The densities were estimated on a random sample of at most {limit} rows each.")
-    params = {"space": "E", "kde_max_points": limit, "bandwidth": fixed, "reference": described}
-    return _output(ctx, sets, score_real[sets.members], score_non, score_real, tolerance=0.0,
-                   details=details, params=params, warnings=warnings)
+    settings = {"space": "E", "kde_max_points": limit, "bandwidth": fixed, "reference": reference.described}
+    return AttackScores(score_real, score_non, 0.0, details, settings, tuple(warnings))
+
+
+SCORERS["mia_distance"] = Scorer(distance_scores)
+SCORERS["mia_calibrated"] = Scorer(calibrated_scores)
+SCORERS["mia_domias"] = Scorer(domias_scores, ("bandwidth", "kde_max_points"))
 
 
 # -------------------------------------------------------------------------------------- registration

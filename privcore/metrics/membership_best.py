@@ -1,0 +1,349 @@
+"""The strongest membership attack, chosen honestly, and the ε lower bound it implies (metrics.md §3).
+
+No single data-only attack dominates (Ward et al. 2025, Synth-MIA), so ``mia_best`` runs the whole battery
+(:data:`BATTERY`) on the same members ``M``, non-members ``N`` and reference ``R`` and reports the strongest.
+Choosing the strongest on the records it is then scored on would inflate a fresh sample's score (the
+winner's curse: the maximum of seven AUCs near 0.5 is above 0.5), so:
+
+1. ``M`` and ``N`` are each split into seeded halves A and B (``numpy.random.default_rng([seed, 7])``:
+   one permutation of ``M``, then one of ``N``; the first ``|M| // 2`` positions are A).
+2. On A, the attack with the highest AUC is chosen (ties: the first in :data:`BATTERY` order) and its
+   threshold ``t`` at the largest TPR − FPR (ties: the highest threshold); a record is flagged a member
+   when its score is ≥ ``t``.
+3. On B, the chosen attack's AUC, its TPR − FPR at ``t`` and its TPR at FPR 0.1 %, 1 %, 10 % are counted,
+   and the ε lower bound of :func:`privcore.stats.epsilon_lower_bound` from the counts at ``t``.
+4. A and B swap roles. ``raw`` = the mean of the two held-out AUCs; ``risk`` = the mean held-out
+   TPR − FPR at the chosen thresholds, clipped to [0, 1]; ``epsilon_lower_bound`` = the larger of the two.
+
+``details`` also lists every attack's AUC on all of ``M`` and ``N`` with its bootstrap interval and a
+one-sided Mann–Whitney p-value for AUC > 0.5, Holm-adjusted over the attacks that ran. The attacks'
+scores are the ones their own metrics report in the same evaluation, read from the evaluation's cache
+(:func:`privcore.metrics.membership.attack_scores`), with the settings those metrics run with.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+from scipy.stats import mannwhitneyu
+from sklearn.metrics import roc_auc_score, roc_curve
+
+from privcore import registry
+from privcore.context import MetricContext
+from privcore.details import BatteryAttack, HeldOutSplit, MembershipBattery
+from privcore.metrics.membership import (
+    _COMMON,
+    COMMON_PARAMS,
+    DEFAULT_PARAMS,
+    MAX_CURVE_POINTS,
+    REFERENCE,
+    _int_param,
+    _MIA_NOTE,
+    _REFERENCE_MIA,
+    _require_holdout,
+    attack_scores,
+    attack_summary,
+    membership_roles,
+    roc_statistics_batch,
+    snap_ties,
+)
+from privcore.params import Param
+from privcore.registry import Explanation, MetricInfo, register
+from privcore.results import MetricOutput, NotApplicable
+from privcore.stats import epsilon_lower_bound, holm_adjust
+
+#: The attacks compared, in the order that breaks ties.
+BATTERY = ("mia_distance", "mia_calibrated", "mia_domias", "mia_gen_lra", "mia_classifier", "mia_density_count",
+           "mia_dpi")
+#: False-positive rates at which the true-positive rate is reported.
+LOW_FPRS = (0.001, 0.01, 0.1)
+#: One-sided confidence of each Clopper–Pearson bound behind the ε lower bound (metrics.md §3: 95 %).
+EPSILON_CONFIDENCE = 0.95
+
+
+def tpr_at_fprs(fpr: np.ndarray, tpr: np.ndarray, n_nonmembers: int, targets=LOW_FPRS) -> dict[str, float | None]:
+    """The largest TPR at an FPR ≤ each target, from a full ROC curve; None where the sample cannot say.
+
+    With fewer than ``1/target`` non-members the smallest FPR above 0 is already above the target, so
+    "TPR at FPR 0.1 %" would silently mean "TPR with no false positive at all": it is reported as None.
+
+    Examples
+    --------
+    >>> tpr_at_fprs(np.array([0.0, 0.0, 0.5, 1.0]), np.array([0.0, 0.5, 1.0, 1.0]), 2, (0.01, 0.5))
+    {'0.01': None, '0.5': 1.0}
+    """
+    out: dict[str, float | None] = {}
+    for target in targets:
+        measurable = n_nonmembers * target >= 1 - 1e-9
+        out[f"{target:g}"] = float(tpr[fpr <= target + 1e-12].max()) if measurable else None
+    return out
+
+
+def best_threshold(member_scores: np.ndarray, nonmember_scores: np.ndarray) -> tuple[float, float]:
+    """The threshold ``t`` (flag a record when its score ≥ ``t``) with the largest TPR − FPR, and that gap.
+
+    Among equal gaps the highest threshold wins; when no threshold beats flagging nobody, ``t = inf``.
+
+    Examples
+    --------
+    >>> best_threshold(np.array([3.0, 2.0]), np.array([2.5, 1.0]))  # t = 3: ½ − 0; t = 2: 1 − ½; the higher wins
+    (3.0, 0.5)
+    """
+    labels = np.r_[np.ones(len(member_scores)), np.zeros(len(nonmember_scores))]
+    fpr, tpr, thresholds = roc_curve(labels, np.r_[member_scores, nonmember_scores], drop_intermediate=False)
+    gap = tpr - fpr
+    best = int(np.argmax(gap))
+    if gap[best] <= 0:
+        return float("inf"), 0.0
+    return float(thresholds[best]), float(gap[best])
+
+
+def _roc(member_scores, nonmember_scores):
+    labels = np.r_[np.ones(len(member_scores)), np.zeros(len(nonmember_scores))]
+    fpr, tpr, _ = roc_curve(labels, np.r_[member_scores, nonmember_scores], drop_intermediate=False)
+    return fpr, tpr, float(roc_auc_score(labels, np.r_[member_scores, nonmember_scores]))
+
+
+def _curve(fpr, tpr):
+    if len(fpr) <= MAX_CURVE_POINTS:
+        return fpr, tpr
+    # Keep the low-FPR end whole (it is what the log-log view shows), thin the rest evenly.
+    head = np.flatnonzero(fpr <= 0.01)
+    rest = np.linspace(0, len(fpr) - 1, MAX_CURVE_POINTS).round().astype(int)
+    keep = np.unique(np.r_[head[:MAX_CURVE_POINTS], rest])
+    return fpr[keep], tpr[keep]
+
+
+def honest_splits(scores: Mapping[str, tuple[np.ndarray, np.ndarray]], seed: int, delta: float
+                  ) -> tuple[list[HeldOutSplit], list[dict]]:
+    """Steps 1–4 of the module docstring: choose on one half, count on the other, both ways.
+
+    Parameters
+    ----------
+    scores : mapping
+        Attack id → (member scores, non-member scores), ties already snapped, in battery order.
+    seed : int
+        The evaluation's seed.
+    delta : float
+        δ of the ε bound.
+
+    Returns
+    -------
+    splits : list of HeldOutSplit
+        "A" then "B" (the half the choice was made on).
+    held_out : list of dict
+        Per split, the held-out member and non-member scores of the chosen attack and its threshold (for
+        the bootstrap).
+    """
+    ids = list(scores)
+    n_members, n_nonmembers = (len(v) for v in next(iter(scores.values())))
+    rng = np.random.default_rng([seed, 7])
+    perm_m, perm_n = rng.permutation(n_members), rng.permutation(n_nonmembers)
+    halves = {"A": (perm_m[: n_members // 2], perm_n[: n_nonmembers // 2]),
+              "B": (perm_m[n_members // 2 :], perm_n[n_nonmembers // 2 :])}
+    splits, held_out = [], []
+    for choose, count in (("A", "B"), ("B", "A")):
+        (cm, cn), (tm, tn) = halves[choose], halves[count]
+        choice_aucs = [_roc(scores[a][0][cm], scores[a][1][cn])[2] for a in ids]
+        attack = ids[int(np.argmax(choice_aucs))]
+        member, non = scores[attack]
+        threshold, _ = best_threshold(member[cm], non[cn])
+        test_m, test_n = member[tm], non[tn]
+        fpr, tpr, auc = _roc(test_m, test_n)
+        tp, fp = int(np.sum(test_m >= threshold)), int(np.sum(test_n >= threshold))
+        curve_fpr, curve_tpr = _curve(fpr, tpr)
+        splits.append(HeldOutSplit(
+            chosen_on=choose, attack=attack, choice_auc=float(max(choice_aucs)), threshold=threshold, auc=auc,
+            advantage=tp / len(test_m) - fp / len(test_n), true_positives=tp, members=len(test_m),
+            false_positives=fp, nonmembers=len(test_n), tpr_at=tpr_at_fprs(fpr, tpr, len(test_n)),
+            epsilon_lower_bound=epsilon_lower_bound(tp, len(test_m), fp, len(test_n), delta=delta,
+                                                    confidence=EPSILON_CONFIDENCE),
+            roc_fpr=curve_fpr, roc_tpr=curve_tpr,
+        ))
+        held_out.append({"members": test_m, "nonmembers": test_n, "threshold": threshold})
+    return splits, held_out
+
+
+def held_out_intervals(held_out: list[dict], n_boot: int, confidence: float, seed: int):
+    """Percentile-bootstrap intervals of the mean held-out AUC and mean held-out TPR − FPR.
+
+    Each replicate resamples the members and the non-members of both held-out halves (with replacement,
+    separately: strata) and recomputes both AUCs and both gaps at the fixed thresholds; the attack and the
+    thresholds stay as chosen, since they were chosen on the other half.
+    """
+    if n_boot <= 0:
+        return None, None
+    rng = np.random.default_rng([seed, 17])
+    aucs, gaps = np.zeros(n_boot), np.zeros(n_boot)
+    for part in held_out:
+        member, non = part["members"], part["nonmembers"]
+        _, ranks = np.unique(np.r_[member, non], return_inverse=True)
+        rank_m, rank_n = ranks[: len(member)], ranks[len(member) :]
+        n_levels = int(ranks.max()) + 1
+        labels = np.r_[np.ones(len(member), dtype=np.int8), np.zeros(len(non), dtype=np.int8)]
+        # In batches so that memory stays bounded for large halves.
+        batch = max(1, 2**22 // max(len(labels), 1))
+        for start in range(0, n_boot, batch):
+            b = min(batch, n_boot - start)
+            pick_m = rng.integers(0, len(member), size=(b, len(member)))
+            pick_n = rng.integers(0, len(non), size=(b, len(non)))
+            resampled = np.hstack([rank_m[pick_m], rank_n[pick_n]])
+            aucs[start : start + b] += roc_statistics_batch(resampled, np.broadcast_to(labels, resampled.shape),
+                                                            n_levels)["auc"] / len(held_out)
+            flagged_m = (member[pick_m] >= part["threshold"]).mean(axis=1)
+            flagged_n = (non[pick_n] >= part["threshold"]).mean(axis=1)
+            gaps[start : start + b] += (flagged_m - flagged_n) / len(held_out)
+    bounds = [(1 - confidence) / 2, (1 + confidence) / 2]
+    auc_low, auc_high = np.quantile(aucs, bounds)
+    gap_low, gap_high = np.clip(np.quantile(gaps, bounds), 0.0, 1.0)
+    return (float(auc_low), float(auc_high)), (float(gap_low), float(gap_high))
+
+
+def _attack_settings(ctx: MetricContext, attack_id: str) -> dict:
+    """The attack's parameters as this evaluation runs it (its defaults when it was not chosen), with
+    ``mia_best``'s reference, so that every attack plays on the same ``R``."""
+    settings = dict(ctx.shared.metric_params.get(attack_id) or registry.get(attack_id).default_params)
+    settings["reference"] = ctx.params.get("reference")
+    return settings
+
+
+def compute_mia_best(ctx: MetricContext) -> MetricOutput:
+    """The strongest of the membership attacks, chosen on one half of the records and reported on the other.
+
+    See the module docstring for the rule. ``risk`` = mean held-out TPR − FPR of the chosen attack at its
+    chosen threshold (clipped to [0, 1]); ``raw`` = mean held-out ROC AUC; ``interval`` = bootstrap
+    interval of the risk (held-out halves resampled). per_record (real) = the score of every real row
+    under the selected attack. ``details.epsilon_lower_bound``: the smallest ε of an (ε, δ)-DP mechanism
+    that could let the attack do as well as counted (one-sided 95 % Clopper–Pearson bounds).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from privcore import evaluate
+    >>> from privcore.schema import Schema
+    >>> real = pd.DataFrame({"x": [float(v) for v in range(0, 80, 2)]})
+    >>> res = evaluate(real, real.copy(), Schema({"x": "numerical"}), metrics="mia_best",
+    ...                holdout=real + 1.0, params={"mia_best": {"n_boot": 0}})
+    >>> res["mia_best"].raw  # on a copy, the distance attack tells every member on either half
+    1.0
+    """
+    _require_holdout(ctx, 4)
+    sets, reference = membership_roles(ctx, ctx.params.get("reference"))
+    if len(sets.members) < 2 or len(sets.nonmembers) < 2:
+        raise NotApplicable("needs at least 2 members and 2 non-members, so that each half has one of each.")
+    n_boot = _int_param(ctx, "n_boot", DEFAULT_PARAMS["n_boot"], 0)
+    confidence = float(ctx.params.get("confidence", DEFAULT_PARAMS["confidence"]))
+    delta = float(ctx.params.get("delta", 0.0))
+    scored, skipped, summaries, real_scores, warnings = {}, {}, {}, {}, list(sets.warnings)
+    for attack_id in BATTERY:
+        try:
+            scores = attack_scores(ctx, attack_id, _attack_settings(ctx, attack_id), ctx.params.get("reference"))
+        except NotApplicable as exc:
+            skipped[attack_id] = str(exc)
+            continue
+        member, non = scores.real[sets.members], scores.nonmembers
+        snapped = snap_ties(np.r_[member, non], scores.tolerance)
+        scored[attack_id] = (snapped[: len(member)], snapped[len(member) :])
+        real_scores[attack_id] = scores.real
+        summaries[attack_id] = attack_summary(member, non, tolerance=scores.tolerance, n_boot=n_boot,
+                                              confidence=confidence, seed=ctx.seed)
+    if not scored:
+        raise NotApplicable("no membership attack could run: " + "; ".join(f"{a}: {r}" for a, r in skipped.items()))
+    attacks = _battery_attacks(scored, summaries)
+    splits, held_out = honest_splits(scored, ctx.seed, delta)
+    chosen = {s.attack for s in splits}
+    selected = max((a for a in scored if a in chosen), key=lambda a: attacks[a].auc)
+    auc_interval, risk_interval = held_out_intervals(held_out, n_boot, confidence, ctx.seed)
+    held_out_auc = float(np.mean([s.auc for s in splits]))
+    held_out_gap = float(np.mean([s.advantage for s in splits]))
+    tpr_at = {key: (None if any(s.tpr_at[key] is None for s in splits) else
+                    float(np.mean([s.tpr_at[key] for s in splits]))) for key in splits[0].tpr_at}
+    if skipped:
+        warnings.append(f"{len(skipped)} of the {len(BATTERY)} attacks could not run and are left out: "
+                        + "; ".join(f"{a} ({r})" for a, r in skipped.items()))
+    if len(chosen) > 1:
+        warnings.append("The two halves chose different attacks (" + " and ".join(s.attack for s in splits)
+                        + "): no attack is clearly the strongest on these tables.")
+    details = MembershipBattery(
+        selected_attack=selected, attacks=attacks, splits=splits, held_out_auc=held_out_auc,
+        held_out_auc_interval=auc_interval, held_out_advantage=held_out_gap,
+        held_out_advantage_interval=risk_interval, tpr_at=tpr_at,
+        epsilon_lower_bound=float(max(s.epsilon_lower_bound for s in splits)), delta=delta,
+        epsilon_confidence=EPSILON_CONFIDENCE, n_boot=n_boot, confidence=confidence,
+        n_members=len(sets.members), n_nonmembers=len(sets.nonmembers), reference=reference.described,
+        not_applicable=skipped, member_positions=sets.members, nonmember_positions=sets.nonmembers,
+    )
+    return MetricOutput(
+        risk=float(np.clip(held_out_gap, 0.0, 1.0)),
+        raw=held_out_auc,
+        per_record=np.asarray(real_scores[selected], dtype=float),
+        details=details,
+        params={"n_boot": n_boot, "confidence": confidence, "delta": delta, "seed": ctx.seed,
+                "reference": reference.described, "attacks": list(scored)},
+        interval=risk_interval,
+        warnings=warnings,
+    )
+
+
+def _battery_attacks(scored, summaries) -> dict[str, BatteryAttack]:
+    """Every attack on all members and non-members, with Holm-adjusted one-sided p-values."""
+    ids = list(scored)
+    # Mann–Whitney U / (|M|·|N|) is the AUC, so its one-sided test is the test of AUC > 0.5 (ties corrected).
+    p_values = np.array([float(mannwhitneyu(*scored[a], alternative="greater").pvalue) for a in ids])
+    adjusted = holm_adjust(p_values)
+    out = {}
+    for i, attack_id in enumerate(ids):
+        member, non = scored[attack_id]
+        fpr, tpr, auc = _roc(member, non)
+        summary = summaries[attack_id]
+        curve_fpr, curve_tpr = _curve(fpr, tpr)
+        out[attack_id] = BatteryAttack(
+            auc=auc, auc_interval=summary["auc_interval"], p_value=float(p_values[i]),
+            p_value_holm=float(adjusted[i]), tpr_at=tpr_at_fprs(fpr, tpr, len(non)),
+            advantage=summary["advantage"], roc_fpr=curve_fpr, roc_tpr=curve_tpr,
+        )
+    return out
+
+
+register(MetricInfo(
+    id="mia_best",
+    name="Membership inference: strongest attack (held out)",
+    summary="The strongest of seven membership attacks, chosen on half the people and measured on the other "
+            "half, with the ε of differential privacy it rules out.",
+    attacker_knows="The synthetic table, the suspect's record, a reference sample of other real people from the "
+                   "same population, and every attack of the battery to choose from.",
+    reference=f"Ward et al. 2025 (Synth-MIA: no single attack dominates); Carlini et al., Membership Inference "
+              f"Attacks From First Principles (S&P 2022: TPR at low FPR); Jagielski, Ullman and Oprea, Auditing "
+              f"Differentially Private Machine Learning (NeurIPS 2020: ε lower bounds); {_REFERENCE_MIA}.",
+    explanation=Explanation(
+        attack="The attacker tries every membership attack privcore knows and keeps the one that works best; to "
+               "stay honest, the choice is made on half of the people and the result counted on the other half.",
+        steps=(
+            "Score every training record (member) and holdout record (non-member) with each of the seven attacks.",
+            "Split members and non-members into two random halves; on the first, pick the attack with the best "
+            "AUC and the score threshold that best separates members from non-members.",
+            "Count on the second half how well that attack and threshold do (AUC, members caught minus "
+            "non-members wrongly accused, members caught at 0.1 %, 1 % and 10 % false accusations), then swap "
+            "the halves and average.",
+            "Turn the counts into the smallest ε a differentially private generator would need to allow them.",
+        ),
+        high="At least one attack tells training records from other people on records it was not tuned on: the "
+             "synthetic data gives membership away.",
+        low="Even the best of seven attacks, measured on fresh records, does no better than a coin flip.",
+        blind_spots="Only data-only attacks: shadow-model attacks (the Audit page) can be stronger. A leak of a few "
+                    "records hardly moves the AUC; the TPR at low FPR and the ε bound show it better. Halving the "
+                    "records costs precision on small tables.",
+        note=_MIA_NOTE + "; Choice: the ε lower bound is an indication for a data-only attack on one release "
+                         "(members differ from non-members by more than one record); the audit's per-target bound, "
+                         "with generators trained with and without exactly that record, is the rigorous one.",
+    ),
+    compute=compute_mia_best,
+    details_type=MembershipBattery,
+    params=(*COMMON_PARAMS, REFERENCE,
+            Param("delta", "float", 0.0, "δ of the DP claim",
+                  "The δ of the (ε, δ)-differential-privacy claim the ε lower bound refers to (0 = pure ε-DP).",
+                  minimum=0.0, maximum=0.5, step=0.001)),
+    uses_classifier=True,
+    **_COMMON,
+))
