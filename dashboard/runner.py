@@ -15,9 +15,8 @@ from typing import Callable, MutableMapping
 
 import streamlit as st
 
-from dashboard import persistence
+from dashboard import compute, jobs, persistence
 from dashboard.state import Tables, run_key
-from privcore import evaluate
 from privcore.errors import InputError
 from privcore.results import Report
 
@@ -59,41 +58,22 @@ def evaluate_all(state: MutableMapping, progress: ProgressCallback | None = None
         When the tables or the settings are unusable (the message says which file and column).
     """
     tables: Tables = state["tables"]
-    schema = state["schema"]
-    metric_ids = list(state["selected_metrics"])
-    params = dict(state.get("metric_params") or {})
-    holdout = tables.holdout.frame if tables.holdout is not None else None
-    names = list(tables.synthetic)
-    reports: dict[str, Report] = {}
-    reuse: dict = {}  # real→real and holdout passes, computed once for all synthetic tables
-    for position, name in enumerate(names):
-        table = tables.synthetic[name]
-
-        def report_progress(fraction: float, message: str, _pos=position, _name=name) -> None:
-            if progress is not None:
-                overall = (_pos + min(max(fraction, 0.0), 1.0)) / len(names)
-                progress(overall, f"{_name} — {message}")
-
-        reports[name] = evaluate(
-            tables.real.frame,
-            table.frame,
-            schema,
-            metrics=metric_ids,
-            holdout=holdout,
-            seed=schema.seed,
-            progress=report_progress,
-            params=params,
-            reuse=reuse,
-            famd_components=state.get("famd_components"),
-            names={
-                "real": tables.real.name,
-                "synthetic": name,
-                **({"holdout": tables.holdout.name} if tables.holdout is not None else {}),
-            },
-        )
-        for error in reports[name].errors:  # internal errors go to the log, users see a short reason
-            LOGGER.error("metric failed on %s: %s", name, error)
-    return reports
+    names = {"real": tables.real.name}
+    if tables.holdout is not None:
+        names["holdout"] = tables.holdout.name
+    # In a worker process (dashboard.compute): the server keeps answering other sessions meanwhile.
+    return compute.run_job(
+        jobs.evaluate_tables,
+        tables.real.frame,
+        {name: table.frame for name, table in tables.synthetic.items()},
+        state["schema"],
+        list(state["selected_metrics"]),
+        holdout=tables.holdout.frame if tables.holdout is not None else None,
+        params=dict(state.get("metric_params") or {}),
+        famd_components=state.get("famd_components"),
+        names=names,
+        progress=progress,
+    )
 
 
 def store(state: MutableMapping, key: str, reports: dict[str, Report]) -> None:

@@ -84,8 +84,8 @@ def test_run_produces_score_cards_charts_and_downloads(ran):
     assert list(reports) == ["noisy"]
     report = reports["noisy"]
     assert set(report) == set(registry.presets()["quick"])
-    assert [t.label for t in ran.tabs] == ["Score cards", "Side by side", "Metric in detail", "Record explorer",
-                                           "Downloads"]
+    assert [t.label for t in ran.tabs] == ["Score cards", "Side by side", "Membership", "Metric in detail",
+                                           "Record explorer", "Downloads"]
     show_tab(ran, "Score cards")
     body = texts(ran.markdown)
     for metric_id, result in report.items():
@@ -175,6 +175,7 @@ def test_a_refused_distance_space_is_explained_in_the_detail_and_explorer(monkey
     import privcore.encoding
 
     monkeypatch.setattr(privcore.encoding, "MAX_ENCODED_BYTES", 1000)
+    monkeypatch.setenv("PRIVCORE_DASHBOARD_WORKERS", "0")  # the patch exists in this process only
     at = open_page(RESULTS)
     real = people(40, seed=1).assign(id=[f"p{i}" for i in range(40)])
     at.session_state["tables"] = Tables(real=LoadedTable.from_frame("real", real),

@@ -1,0 +1,213 @@
+"""Heavy computations run in worker processes, so that the server stays responsive (issue 11, load).
+
+Streamlit runs every session's script in a thread of one Python process. An evaluation holds Python's
+global interpreter lock for much of its time (pandas, scikit-learn and the metrics' own Python), so with
+a few evaluations running in threads a page load of anyone else waits seconds for its turn. Here the
+work goes to a pool of worker processes (one per usable core by default), and the script thread only
+waits, which releases the lock.
+
+- :func:`run_job` submits a picklable function with its arguments and waits, passing progress to a
+  callback; an exception raised in the worker (an ``InputError`` with its message) is raised again here.
+- Progress travels through one queue shared by all workers; a dispatcher thread keeps each job's
+  latest ``(fraction, message)``.
+- Workers use one BLAS/OpenMP thread each: the pool already uses every core, more threads per worker
+  would only compete.
+- ``PRIVCORE_DASHBOARD_WORKERS``: number of workers; ``0`` runs jobs in the calling thread (for tests
+  that patch privcore in-process). Settings the computation reads from the environment
+  (``PRIVCORE_*``) are sent with each job, so a worker started earlier applies the current ones.
+- Nothing is written to disk: arguments and results travel through pipes between processes.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import ctypes
+import gc
+import itertools
+import logging
+import multiprocessing
+import os
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+LOGGER = logging.getLogger(__name__)
+
+WORKERS_VARIABLE = "PRIVCORE_DASHBOARD_WORKERS"
+WORKER_NICENESS = 10
+_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")
+_POLL_SECONDS = 0.2
+_PROGRESS_INTERVAL = 0.1
+
+ProgressCallback = Callable[[float, str], None]
+
+
+def usable_cores() -> int:
+    """Cores this process may run on (CPU affinity, as limited by a container), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def configured_workers() -> int:
+    """Workers from ``PRIVCORE_DASHBOARD_WORKERS`` (0 = in the calling thread), else one per usable core."""
+    text = os.environ.get(WORKERS_VARIABLE, "").strip()
+    if text:
+        try:
+            return max(0, int(text))
+        except ValueError:
+            LOGGER.warning("%s=%r is not a whole number; using one worker per core", WORKERS_VARIABLE, text)
+    return usable_cores()
+
+
+# ----------------------------------------------------------------------------------- worker side
+_progress_queue = None
+
+
+def _start_worker(progress_queue) -> None:
+    global _progress_queue
+    _progress_queue = progress_queue
+    # Page loads and clicks of every session come first: the server process keeps its priority, the
+    # batch work yields the cores to it (an evaluation takes a little longer while someone browses).
+    try:
+        os.nice(WORKER_NICENESS)
+    except (AttributeError, OSError):  # not POSIX, or not permitted
+        pass
+    for name in _THREAD_VARIABLES:
+        os.environ.setdefault(name, "1")
+
+
+def _run_in_worker(job_id: int, environment: dict[str, str], function: Callable, args: tuple,
+                   kwargs: dict) -> Any:
+    """Apply the job's settings, run it with a throttled progress callback, restore the settings."""
+    previous = {name: os.environ.get(name) for name in set(environment) | _privcore_variables()}
+    for name in _privcore_variables() - set(environment):
+        os.environ.pop(name, None)
+    os.environ.update(environment)
+    last = [0.0]
+
+    def progress(fraction: float, message: str) -> None:
+        now = time.monotonic()
+        if now - last[0] >= _PROGRESS_INTERVAL or fraction >= 1.0:
+            last[0] = now
+            _progress_queue.put((job_id, float(fraction), str(message)))
+
+    try:
+        return function(*args, progress=progress, **kwargs)
+    finally:
+        _release_memory()
+        for name, value in previous.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def _release_memory() -> None:
+    """Give the memory of a finished job back to the system (glibc keeps freed blocks otherwise, and a
+    worker would stay at the size of its largest job)."""
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc
+        pass
+
+
+def _privcore_variables() -> set[str]:
+    return {name for name in os.environ if name.startswith("PRIVCORE_")}
+
+
+# ----------------------------------------------------------------------------------- server side
+class ComputePool:
+    """A process pool with progress reporting (one per server process, see :func:`shared_pool`)."""
+
+    def __init__(self, workers: int) -> None:
+        context = multiprocessing.get_context("spawn")  # never fork a multi-threaded server
+        self.workers = workers
+        self._queue = context.Queue()
+        self._executor = concurrent.futures.ProcessPoolExecutor(
+            max_workers=workers, mp_context=context, initializer=_start_worker, initargs=(self._queue,))
+        self._ids = itertools.count(1)
+        self._latest: dict[int, tuple[float, str]] = {}
+        self._lock = threading.Lock()
+        threading.Thread(target=self._dispatch, name="privcore-progress", daemon=True).start()
+
+    def _dispatch(self) -> None:
+        while True:
+            try:
+                job_id, fraction, message = self._queue.get()
+            except (EOFError, OSError, ValueError):  # the queue was closed at shutdown
+                return
+            with self._lock:
+                if job_id in self._latest:
+                    self._latest[job_id] = (fraction, message)
+
+    def run(self, function: Callable, *args: Any, progress: ProgressCallback | None = None,
+            **kwargs: Any) -> Any:
+        """Run ``function(*args, progress=..., **kwargs)`` in a worker and return its result.
+
+        Waits in short steps, passing the latest progress to ``progress``; if the waiting thread is
+        interrupted (the user left the page), a job that has not started yet is cancelled.
+        """
+        job_id = next(self._ids)
+        with self._lock:
+            self._latest[job_id] = (0.0, "waiting for a free worker…")
+        environment = {name: os.environ[name] for name in _privcore_variables()}
+        future = self._executor.submit(_run_in_worker, job_id, environment, function, args, kwargs)
+        shown = None
+        try:
+            while True:
+                try:
+                    return future.result(timeout=_POLL_SECONDS)
+                except concurrent.futures.TimeoutError:
+                    with self._lock:
+                        latest = self._latest.get(job_id)
+                    if progress is not None and latest is not None and latest != shown:
+                        shown = latest
+                        progress(*latest)
+        except BaseException:
+            future.cancel()
+            raise
+        finally:
+            with self._lock:
+                self._latest.pop(job_id, None)
+
+    def shutdown(self) -> None:
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+
+_POOL: ComputePool | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def shared_pool() -> ComputePool | None:
+    """The server's pool (started on first use), or None when jobs run in the calling thread."""
+    global _POOL
+    workers = configured_workers()
+    if workers == 0:
+        return None
+    with _POOL_LOCK:
+        if _POOL is None or _POOL.workers != workers:
+            if _POOL is not None:
+                _POOL.shutdown()
+            _POOL = ComputePool(workers)
+        return _POOL
+
+
+def run_job(function: Callable, *args: Any, progress: ProgressCallback | None = None, **kwargs: Any) -> Any:
+    """Run ``function(*args, progress=progress, **kwargs)`` in the server's worker pool (or in this
+    thread when it has none) and return the result. ``function`` and its arguments must be picklable
+    (a module-level function)."""
+    pool = shared_pool()
+    if pool is None:
+        return function(*args, progress=progress or (lambda fraction, message: None), **kwargs)
+    try:
+        return pool.run(function, *args, progress=progress, **kwargs)
+    except concurrent.futures.process.BrokenProcessPool:
+        # A worker died (e.g. killed by the system for memory): start a fresh pool for the next job.
+        global _POOL
+        with _POOL_LOCK:
+            _POOL = None
+        raise MemoryError("a worker process stopped unexpectedly (the system may have run out of memory)")

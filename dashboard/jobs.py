@@ -1,0 +1,60 @@
+"""The dashboard's heavy computations as plain, picklable functions (run by :mod:`dashboard.compute` in
+worker processes; no Streamlit import, so a worker starts quickly)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import pandas as pd
+
+from privcore import evaluate
+from privcore.results import Report
+from privcore.schema import Schema
+
+LOGGER = logging.getLogger(__name__)
+
+
+def evaluate_tables(
+    real: pd.DataFrame,
+    synthetic: Mapping[str, pd.DataFrame],
+    schema: Schema,
+    metric_ids: list[str],
+    *,
+    holdout: pd.DataFrame | None,
+    params: Mapping[str, Mapping[str, Any]],
+    famd_components: int | None,
+    names: Mapping[str, str],
+    progress: Callable[[float, str], None],
+) -> dict[str, Report]:
+    """Evaluate every synthetic table against the real one (and the holdout), sharing the passes that do
+    not involve a synthetic table; ``progress`` gets the fraction over all tables.
+
+    ``names`` maps ``"real"`` and ``"holdout"`` to the file names used in messages.
+    """
+    order = list(synthetic)
+    reports: dict[str, Report] = {}
+    reuse: dict = {}  # real→real and holdout passes, computed once for all synthetic tables
+    for position, name in enumerate(order):
+
+        def report_progress(fraction: float, message: str, _pos=position, _name=name) -> None:
+            overall = (_pos + min(max(fraction, 0.0), 1.0)) / len(order)
+            progress(overall, f"{_name} — {message}")
+
+        reports[name] = evaluate(
+            real,
+            synthetic[name],
+            schema,
+            metrics=metric_ids,
+            holdout=holdout,
+            seed=schema.seed,
+            progress=report_progress,
+            params=params,
+            reuse=reuse,
+            famd_components=famd_components,
+            names={**names, "synthetic": name},
+        )
+        for error in reports[name].errors:  # internal errors go to the log, users see a short reason
+            LOGGER.error("metric failed on %s: %s", name, error)
+    return reports
