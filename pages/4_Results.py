@@ -12,6 +12,7 @@ import streamlit as st
 
 from dashboard import components as C
 from dashboard import runner
+from dashboard import membership_view as MV
 from dashboard.page_setup import METRICS_PAGE, require_schema, setup_page
 from privcore import figures as F
 from privcore import report as R
@@ -64,8 +65,8 @@ row = int(st.number_input(
 ))
 
 # Stateful tabs: the active tab survives reruns, and only its content is computed.
-TABS = ["Score cards", "Side by side", "Metric in detail", "Record explorer", "Downloads"]
-cards, compare, detail, records, downloads = st.tabs(TABS, key="results_tab", on_change="rerun")
+TABS = ["Score cards", "Side by side", "Membership", "Metric in detail", "Record explorer", "Downloads"]
+cards, compare, membership, detail, records, downloads = st.tabs(TABS, key="results_tab", on_change="rerun")
 
 if cards.open:
     with cards:
@@ -78,6 +79,10 @@ if compare.open:
     with compare:
         st.dataframe(C.side_by_side(reports), hide_index=True, width="stretch")
         C.show_figure(F.scores_chart(reports), key=f"overview::{key}")
+
+if membership.open:
+    with membership:
+        MV.membership_view(report, key=f"membership::{key}::{name}")
 
 if detail.open:
     with detail:

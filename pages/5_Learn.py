@@ -10,6 +10,7 @@ import streamlit as st
 
 from dashboard import components as C
 from dashboard import learn_lab as L
+from dashboard import membership_view as MV
 from dashboard.lab_view import COMPARE_PAGE
 from dashboard.page_setup import AUDIT_PAGE, DATA_PAGE, setup_page
 from privcore import Schema, evaluate
@@ -226,6 +227,8 @@ elif lesson == LESSONS[3]:
         "training data; passing the DCR test made no difference to how well the attack did."
     )
     st.page_link(AUDIT_PAGE, label="Run this attack on your own data: the Audit page", icon=":material/policy:")
+    st.subheader(MV.LEARN_LOW_FPR_TITLE)
+    st.markdown(MV.LEARN_LOW_FPR)
     takeaway("A passing proxy test is not evidence of privacy. Judge the worst-off individuals, with attacks "
              "measured at low false-positive rates, not only averages.")
 
