@@ -22,7 +22,7 @@ from typing import Any, Callable, Mapping, MutableMapping
 import pandas as pd
 
 from dashboard.metric_choice import number_format
-from privcore.audit import FPR_LEVELS, AuditReport, AuditSettings, audit, expected_seconds, severity
+from privcore.audit import FPR_LEVELS, AuditReport, AuditSettings, expected_seconds, severity
 from privcore.errors import InputError
 from privcore.generators import GeneratorContextError, GeneratorError, GeneratorSpec, list_generators, make_generator
 from privcore.params import Param
@@ -250,9 +250,12 @@ def run_audit(real: pd.DataFrame, schema: Schema, name: str, settings: Mapping[s
     Named input errors (too few rows, a generator that fails on every model…) keep their message; any
     other failure goes to the server log and the user gets a short sentence.
     """
+    from dashboard import compute, jobs  # jobs imports this module
+
     try:
-        report = audit(real, None, schema, settings=budget_settings, generator_name=name,
-                       make=maker(name, settings, schema), progress=progress)
+        # In a worker process (dashboard.compute): other sessions stay responsive during a long audit.
+        report = compute.run_job(jobs.audit_generator, real, schema, name, dict(settings), budget_settings,
+                                 progress=progress)
     except InputError as error:
         return None, str(error)
     except MemoryError:

@@ -39,6 +39,7 @@ WORKER_NICENESS = 10
 _THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")
 _POLL_SECONDS = 0.2
 _PROGRESS_INTERVAL = 0.1
+_FINAL_PROGRESS_WAIT = 1.0  # seconds the server waits for a finished job's last progress message
 
 ProgressCallback = Callable[[float, str], None]
 
@@ -97,6 +98,8 @@ def _run_in_worker(job_id: int, environment: dict[str, str], function: Callable,
     try:
         return function(*args, progress=progress, **kwargs)
     finally:
+        # Sent before the result: the server waits for it, so the last progress message is never lost.
+        _progress_queue.put((job_id, None, None))
         _release_memory()
         for name, value in previous.items():
             if value is None:
@@ -131,6 +134,7 @@ class ComputePool:
             max_workers=workers, mp_context=context, initializer=_start_worker, initargs=(self._queue,))
         self._ids = itertools.count(1)
         self._latest: dict[int, tuple[float, str]] = {}
+        self._finished: dict[int, threading.Event] = {}
         self._lock = threading.Lock()
         threading.Thread(target=self._dispatch, name="privcore-progress", daemon=True).start()
 
@@ -141,7 +145,11 @@ class ComputePool:
             except (EOFError, OSError, ValueError):  # the queue was closed at shutdown
                 return
             with self._lock:
-                if job_id in self._latest:
+                if fraction is None:
+                    done = self._finished.get(job_id)
+                    if done is not None:
+                        done.set()
+                elif job_id in self._latest:
                     self._latest[job_id] = (fraction, message)
 
     def run(self, function: Callable, *args: Any, progress: ProgressCallback | None = None,
@@ -152,27 +160,39 @@ class ComputePool:
         interrupted (the user left the page), a job that has not started yet is cancelled.
         """
         job_id = next(self._ids)
+        finished = threading.Event()
         with self._lock:
             self._latest[job_id] = (0.0, "waiting for a free worker…")
+            self._finished[job_id] = finished
         environment = {name: os.environ[name] for name in _privcore_variables()}
         future = self._executor.submit(_run_in_worker, job_id, environment, function, args, kwargs)
         shown = None
+
+        def show_latest() -> None:
+            nonlocal shown
+            with self._lock:
+                latest = self._latest.get(job_id)
+            if progress is not None and latest is not None and latest != shown:
+                shown = latest
+                progress(*latest)
+
         try:
             while True:
                 try:
-                    return future.result(timeout=_POLL_SECONDS)
+                    result = future.result(timeout=_POLL_SECONDS)
                 except concurrent.futures.TimeoutError:
-                    with self._lock:
-                        latest = self._latest.get(job_id)
-                    if progress is not None and latest is not None and latest != shown:
-                        shown = latest
-                        progress(*latest)
+                    show_latest()
+                    continue
+                finished.wait(_FINAL_PROGRESS_WAIT)
+                show_latest()
+                return result
         except BaseException:
             future.cancel()
             raise
         finally:
             with self._lock:
                 self._latest.pop(job_id, None)
+                self._finished.pop(job_id, None)
 
     def shutdown(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)

@@ -58,3 +58,32 @@ def evaluate_tables(
         for error in reports[name].errors:  # internal errors go to the log, users see a short reason
             LOGGER.error("metric failed on %s: %s", name, error)
     return reports
+
+
+def lab_generated(real: pd.DataFrame, schema: Schema, *, progress: Callable[[float, str], None],
+                  **settings: Any):
+    """:func:`privcore.lab.run` with a bar-style ``progress(fraction, message)``."""
+    from dashboard.lab_view import progress_update
+    from privcore.lab import run
+
+    return run(real, schema, progress=progress_update(progress), **settings)
+
+
+def lab_supplied(real: pd.DataFrame, ladder: Mapping[float, list[pd.DataFrame]], schema: Schema, *,
+                 progress: Callable[[float, str], None], **settings: Any):
+    """:func:`privcore.lab.run_ladder` with a bar-style ``progress(fraction, message)``."""
+    from dashboard.lab_view import progress_update
+    from privcore.lab import run_ladder
+
+    return run_ladder(real, ladder, schema, progress=progress_update(progress), **settings)
+
+
+def audit_generator(real: pd.DataFrame, schema: Schema, name: str, settings: Mapping[str, Any], budget_settings,
+                    *, progress: Callable[[float, str], None]):
+    """:func:`privcore.audit.audit` of the built-in generator ``name`` (made in the worker: its factory is a
+    closure, which cannot travel between processes)."""
+    from dashboard.audit_view import maker
+    from privcore.audit import audit
+
+    return audit(real, None, schema, settings=budget_settings, generator_name=name,
+                 make=maker(name, settings, schema), progress=progress)

@@ -34,12 +34,11 @@ from threadpoolctl import threadpool_limits
 
 from dashboard.audit_view import format_duration
 from dashboard.state import LoadedTable, content_hash
-from dashboard.uploads import UPLOAD_TYPES, default_table_name, parse_upload, unique_name
+from dashboard.uploads import UPLOAD_TYPES, default_table_name, parse_upload, unique_name  # noqa: F401 - UPLOAD_TYPES: for the page
 from privcore import evaluate, registry
 from privcore.errors import InputError
 from privcore.generators import LADDER, get_generator_spec
-from privcore.lab import (DEFAULT_LEVELS, DEFAULT_METRICS, DEFAULT_SEEDS, LabResult, evaluations_needed, run,
-                          run_ladder, split_tables)
+from privcore.lab import DEFAULT_LEVELS, DEFAULT_METRICS, DEFAULT_SEEDS, LabResult, evaluations_needed, split_tables
 from privcore.lab.settings import check_label, check_leaks, check_levels, check_metrics, check_seeds, run_seeds
 from privcore.schema import Schema
 
@@ -325,23 +324,30 @@ def _guarded(call: Callable[[], Any]) -> tuple[Any, str | None]:
 
 def run_generated(real: pd.DataFrame, holdout: pd.DataFrame | None, schema: Schema, settings: Mapping[str, Any],
                   *, params: Mapping[str, Any] | None = None, names: Mapping[str, str] | None = None,
-                  progress: Callable[[int, int, str], None] | None = None) -> tuple[LabResult | None, str | None]:
-    """:func:`privcore.lab.run` with the checked settings; ``(result, None)`` or ``(None, message)``."""
-    return _guarded(lambda: run(real, schema, holdout=holdout, leaks=settings["leaks"], levels=settings["levels"],
-                                seeds=settings["seeds"], metrics=settings["metrics"], seed=settings["seed"],
-                                params=params, progress=progress, names=names))
+                  progress: Callable[[float, str], None] | None = None) -> tuple[LabResult | None, str | None]:
+    """:func:`privcore.lab.run` with the checked settings, in a worker process (:mod:`dashboard.compute`);
+    ``progress(fraction, message)`` moves a bar. ``(result, None)`` or ``(None, message)``."""
+    from dashboard import compute, jobs  # jobs imports this module
+
+    return _guarded(lambda: compute.run_job(
+        jobs.lab_generated, real, schema, holdout=holdout, leaks=settings["leaks"], levels=settings["levels"],
+        seeds=settings["seeds"], metrics=settings["metrics"], seed=settings["seed"], params=params, names=names,
+        progress=progress))
 
 
 def run_supplied(real: pd.DataFrame, holdout: pd.DataFrame | None, schema: Schema, settings: Mapping[str, Any],
                  tables: Mapping[str, pd.DataFrame], *, params: Mapping[str, Any] | None = None,
                  names: Mapping[str, str] | None = None,
-                 progress: Callable[[int, int, str], None] | None = None) -> tuple[LabResult | None, str | None]:
-    """:func:`privcore.lab.run_ladder` on the uploaded tables grouped by label."""
+                 progress: Callable[[float, str], None] | None = None) -> tuple[LabResult | None, str | None]:
+    """:func:`privcore.lab.run_ladder` on the uploaded tables grouped by label, in a worker process."""
+    from dashboard import compute, jobs
+
     ladder: dict[float, list[pd.DataFrame]] = {}
     for name, label in settings["ladder"]:
         ladder.setdefault(label, []).append(tables[name])
-    return _guarded(lambda: run_ladder(real, ladder, schema, holdout=holdout, metrics=settings["metrics"],
-                                       seed=settings["seed"], params=params, progress=progress, names=names))
+    return _guarded(lambda: compute.run_job(
+        jobs.lab_supplied, real, ladder, schema, holdout=holdout, metrics=settings["metrics"], seed=settings["seed"],
+        params=params, names=names, progress=progress))
 
 
 def chosen_params(params: Mapping[str, Any] | None, metrics: Iterable[str]) -> dict[str, Any]:

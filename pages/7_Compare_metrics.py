@@ -12,6 +12,7 @@ import streamlit as st
 from dashboard import components as C
 from dashboard import lab_view as V
 from dashboard.page_setup import require_real_table, setup_page
+from dashboard.persistence import keep_alive
 from privcore import figures as F
 from privcore import lab_figures as LF
 
@@ -137,7 +138,10 @@ clicked = st.button("Run the lab", type="primary", icon=":material/play_arrow:",
 stored = V.cached(state, key)
 if clicked and key and stored is None:
     bar = st.progress(0.0, text="Starting…")
-    progress = V.progress_update(lambda fraction, message: bar.progress(fraction, text=message))
+    def progress(fraction: float, message: str) -> None:
+        bar.progress(fraction, text=message)
+        keep_alive(state)  # a long lab counts as use: the session must not expire while it runs
+
     if mode == V.GENERATED:
         result, error = V.run_generated(real.frame, holdout, schema, settings, params=params, names=names,
                                         progress=progress)

@@ -1,0 +1,61 @@
+"""Heavy work in worker processes (dashboard.compute): results, progress, errors and settings travel back and
+forth; with PRIVCORE_DASHBOARD_WORKERS=0 the job runs in the calling thread."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from dashboard import compute
+from privcore.errors import InputError
+
+
+def where_and_progress(steps: int, *, progress) -> tuple[int, str | None]:
+    for i in range(steps):
+        progress((i + 1) / steps, f"step {i + 1} of {steps}")
+    return os.getpid(), os.environ.get("PRIVCORE_TEST_SETTING")
+
+
+def refuse(*, progress) -> None:
+    raise InputError("Column 'age' of real.csv is not a number.", file="real.csv", column="age")
+
+
+def test_a_job_runs_in_another_process_and_its_last_progress_arrives(monkeypatch):
+    monkeypatch.setenv(compute.WORKERS_VARIABLE, "1")
+    monkeypatch.setenv("PRIVCORE_TEST_SETTING", "sent with the job")
+    seen = []
+    pid, setting = compute.run_job(where_and_progress, 3, progress=lambda f, m: seen.append((f, m)))
+    assert pid != os.getpid()
+    assert setting == "sent with the job"  # the worker started earlier, the job brings the current settings
+    assert seen and seen[-1] == (1.0, "step 3 of 3")
+    assert [f for f, _ in seen] == sorted(f for f, _ in seen)
+
+
+def test_a_setting_removed_here_is_removed_for_the_next_job(monkeypatch):
+    monkeypatch.setenv(compute.WORKERS_VARIABLE, "1")
+    monkeypatch.setenv("PRIVCORE_TEST_SETTING", "first")
+    assert compute.run_job(where_and_progress, 1)[1] == "first"
+    monkeypatch.delenv("PRIVCORE_TEST_SETTING")
+    assert compute.run_job(where_and_progress, 1)[1] is None
+
+
+def test_an_input_error_in_a_worker_keeps_its_message_file_and_column(monkeypatch):
+    monkeypatch.setenv(compute.WORKERS_VARIABLE, "1")
+    with pytest.raises(InputError, match="not a number") as caught:
+        compute.run_job(refuse)
+    assert (caught.value.file, caught.value.column) == ("real.csv", "age")
+
+
+def test_zero_workers_run_the_job_in_this_thread(monkeypatch):
+    monkeypatch.setenv(compute.WORKERS_VARIABLE, "0")
+    seen = []
+    pid, _ = compute.run_job(where_and_progress, 2, progress=lambda f, m: seen.append(f))
+    assert pid == os.getpid() and seen == [0.5, 1.0]
+
+
+@pytest.mark.parametrize(("text", "expected"), [("3", 3), ("0", 0), ("-2", 0), ("many", None), ("", None)])
+def test_worker_count_setting(monkeypatch, text, expected):
+    monkeypatch.setenv(compute.WORKERS_VARIABLE, text)
+    assert compute.configured_workers() == (compute.usable_cores() if expected is None else expected)
+    assert compute.usable_cores() >= 1
