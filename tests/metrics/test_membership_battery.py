@@ -23,7 +23,7 @@ from privcore import evaluate
 from privcore.demo import load_scenario
 from privcore.details import BatteryAttack, MembershipBattery, MembershipScores
 from privcore.metrics import membership
-from privcore.metrics.membership_battery import cross_fitted_probability, dpi_counts
+from privcore.metrics.membership_battery import CLASSIFIER_SETTINGS, dpi_counts, synthetic_probability
 from privcore.metrics.membership_best import BATTERY, best_threshold, honest_splits, tpr_at_fprs
 from privcore.schema import Schema
 from privcore.stats import clopper_pearson_lower, clopper_pearson_upper, epsilon_lower_bound, holm_adjust
@@ -105,7 +105,7 @@ def test_dpi_ties_are_shared_whichever_table_comes_first():
 
 
 def test_gen_lra_agrees_with_its_formula_written_out():
-    # One numerical column: Φk is the standardised column (eigenvalue 1), so whitened distances are |Δx|/σ_Y.
+    # One numerical column: Gen-LRA's space is E with numbers standardised, so distances are |Δx|/σ_Y.
     rng = np.random.default_rng(3)
     real, holdout = col(rng.normal(0, 1, 40).round(3)), col(rng.normal(0, 1, 40).round(3))
     synthetic = pd.concat([real.iloc[:20], col(rng.normal(0, 1, 20).round(3))], ignore_index=True)
@@ -132,25 +132,87 @@ def test_gen_lra_agrees_with_its_formula_written_out():
     assert np.mean(res.per_record[:20]) > np.mean(res.details.nonmember_scores)
 
 
-def test_classifier_is_the_mean_of_the_fold_models():
+def test_gen_lra_measures_numbers_in_standard_deviations_and_categories_one_hot():
+    # A number and a category: Gen-LRA's space is x / σ_Y (σ_Y the population standard deviation on the real
+    # table) beside one 0/1 coordinate per category, so a changed category costs √2 whatever the number's range.
+    rng = np.random.default_rng(5)
+
+    def table(n):
+        return pd.DataFrame({"x": rng.normal(0, 10, n).round(2), "c": rng.choice(list("abc"), n)})
+
+    real, holdout, reference = table(30), table(30), table(40)
+    synthetic = pd.concat([real.iloc[:15], table(15)], ignore_index=True)
+    types = {"x": "numerical", "c": "categorical"}
+    res = run("mia_gen_lra", {"mia_gen_lra": {"k": 2}}, real, synthetic, holdout, reference, types=types)["mia_gen_lra"]
+    h = res.details.bandwidths["reference"]
+    sigma = real["x"].std(ddof=0)
+
+    def encode(df):
+        return np.c_[df["x"].to_numpy() / sigma, (df["c"].to_numpy()[:, None] == np.array(list("abc"))).astype(float)]
+
+    z, r = encode(synthetic), encode(reference)
+
+    def log_kernel(a, b):  # log N(a; b, h²I) for every pair, shape (len(a), len(b))
+        d2 = ((a[:, None, :] - b[None, :, :]) ** 2).sum(axis=2)
+        return -d2 / (2 * h * h) - a.shape[1] / 2 * np.log(2 * np.pi * h * h)
+
+    def score(x):
+        d = np.sqrt(((z - x) ** 2).sum(axis=1))
+        near = z[np.argsort(d, kind="stable")[:2]]
+        before = np.logaddexp.reduce(log_kernel(near, r), axis=1) - np.log(len(r))
+        with_x = np.logaddexp.reduce(np.c_[log_kernel(near, r), log_kernel(near, x[None, :])], axis=1)
+        return float(np.sum(with_x - np.log(len(r) + 1) - before))
+
+    np.testing.assert_allclose(res.per_record, [score(x) for x in encode(real)], rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(res.details.nonmember_scores, [score(x) for x in encode(holdout)], rtol=1e-9,
+                               atol=1e-9)
+    assert res.params["space"] == "E, numbers standardised"
+
+
+def test_neighbourhood_attacks_catch_an_exact_copy_and_not_a_fresh_sample():
+    # Gen-LRA in five whitened FAMD axes and LightGBM with default leaves (≥ 20 rows) both stayed near AUC 0.6
+    # on the exact copy; a density over the whole record and trees that isolate single rows find the copies.
+    ids = ["mia_gen_lra", "mia_classifier"]
+    params = {mid: {"n_boot": 0} for mid in ids}
+    copy = load_scenario("exact_copy", n=1000)
+    got = evaluate(copy.real, copy.synthetic, Schema(dict(copy.types)), metrics=ids, holdout=copy.holdout,
+                   params=params, strict=True)
+    assert got["mia_gen_lra"].raw >= 0.75 and got["mia_classifier"].raw >= 0.8
+    fresh = load_scenario("fresh_sample", n=1000)
+    got = evaluate(fresh.real, fresh.synthetic, Schema(dict(fresh.types)), metrics=ids, holdout=fresh.holdout,
+                   params=params, strict=True)
+    for mid in ids:
+        assert 0.45 <= got[mid].raw <= 0.55, (mid, got[mid].raw)
+
+
+def test_classifier_is_one_seeded_lightgbm_random_forest():
     import lightgbm
-    from sklearn.model_selection import StratifiedKFold
 
     rng = np.random.default_rng(4)
     features = rng.normal(size=(120, 3))
     labels = (features[:, 0] + rng.normal(0, 0.5, 120) > 0).astype(int)
     queries = rng.normal(size=(10, 3))
-    got = cross_fitted_probability(features, labels, queries, seed=7)
-    expected = np.zeros(10)
-    for train, _ in StratifiedKFold(5, shuffle=True, random_state=7).split(features, labels):
-        model = lightgbm.LGBMClassifier(verbose=-1, random_state=7, n_jobs=1, deterministic=True,
-                                        force_row_wise=True)
-        expected += model.fit(features[train], labels[train]).predict_proba(queries)[:, 1] / 5
-    np.testing.assert_allclose(got, expected, rtol=1e-10)
+    got = synthetic_probability(features, labels, queries, seed=7)
+    model = lightgbm.LGBMClassifier(verbose=-1, random_state=7, n_jobs=1, deterministic=True, force_row_wise=True,
+                                    **CLASSIFIER_SETTINGS)
+    np.testing.assert_allclose(got, model.fit(features, labels).predict_proba(queries)[:, 1], rtol=1e-10)
+    np.testing.assert_array_equal(got, synthetic_probability(features, labels, queries, seed=7))
     # Scores follow the learned direction: probability of label 1 rises with the first feature.
     line = np.c_[np.linspace(-2, 2, 5), np.zeros((5, 2))]
-    assert cross_fitted_probability(features, labels, line, seed=7)[-1] > cross_fitted_probability(
-        features, labels, line, seed=7)[0]
+    probability = synthetic_probability(features, labels, line, seed=7)
+    assert probability[-1] > probability[0]
+
+
+def test_classifier_trees_isolate_a_single_copied_row():
+    # Synthetic rows and reference rows interleave on a line (…, 0.0 Z, 0.5 R, 1.0 Z, …): a query exactly on a
+    # synthetic row must look synthetic and one on a reference row must not. Trees whose leaves need 20 rows (the
+    # LightGBM default) cannot separate neighbours 0.5 apart and give every query about the same probability.
+    z = np.arange(0.0, 100.0)[:, None]
+    r = z + 0.5
+    features, labels = np.vstack([z, r]), np.r_[np.ones(100, dtype=int), np.zeros(100, dtype=int)]
+    on_z, on_r = synthetic_probability(features, labels, z[10:90], 0), synthetic_probability(features, labels, r[10:90], 0)
+    assert roc_auc_score(np.r_[np.ones(80), np.zeros(80)], np.r_[on_z, on_r]) > 0.95
+    assert on_z.mean() > 0.6 and on_r.mean() < 0.4
 
 
 def test_classifier_scores_real_rows_and_nonmembers_in_zero_one():
@@ -160,7 +222,7 @@ def test_classifier_scores_real_rows_and_nonmembers_in_zero_one():
     res = run("mia_classifier", real=real, synthetic=real.copy(), holdout=holdout, reference=None,
               types={"a": "numerical", "b": "categorical"})["mia_classifier"]
     assert res.per_record.shape == (200,) and np.all((res.per_record >= 0) & (res.per_record <= 1))
-    assert res.params["folds"] == 5
+    assert res.params["boosting_type"] == "rf" and res.params["model"] == "LightGBM random forest"
     assert 0.0 <= res.risk <= 1.0
 
 
