@@ -32,6 +32,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from privcore.cores import usable_cores as privcore_usable_cores
+
 LOGGER = logging.getLogger(__name__)
 
 WORKERS_VARIABLE = "PRIVCORE_DASHBOARD_WORKERS"
@@ -45,11 +47,9 @@ ProgressCallback = Callable[[float, str], None]
 
 
 def usable_cores() -> int:
-    """Cores this process may run on (CPU affinity, as limited by a container), at least 1."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):  # not Linux
-        return max(1, os.cpu_count() or 1)
+    """Cores this process may run on: :func:`privcore.cores.usable_cores` (affinity, cgroup quota, thread
+    variables), so that the pool and the computation agree on one answer."""
+    return privcore_usable_cores()
 
 
 def configured_workers() -> int:

@@ -56,6 +56,10 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--seed", type=int, default=0)
     ev.add_argument("--famd-components", type=int, metavar="K",
                     help="axes of the FAMD projection used by dcr, nndr, hidr (default min(5, r))")
+    # Read as text and checked in _evaluate, so that a bad value gets one line (argparse adds its usage).
+    ev.add_argument("--workers", metavar="N",
+                    help="threads for the neighbour passes and the classifiers' folds, a whole number >= 1 "
+                    "(default: every usable core); the report does not depend on it")
     ev.add_argument("--json", metavar="OUT.json", help="write the JSON report here (default: stdout)")
     ev.add_argument("--html", metavar="OUT.html", help="also write a self-contained HTML report")
     ev.add_argument("--quiet", action="store_true", help="no progress on stderr")
@@ -228,6 +232,28 @@ def checked_seed(seed: int) -> int:
     return seed
 
 
+def checked_workers(text: str | None) -> int | None:
+    """``--workers`` as a whole number ≥ 1, or None when not given.
+
+    Raises
+    ------
+    InputError
+        For anything else (exit 2, one line).
+
+    Examples
+    --------
+    >>> checked_workers("3"), checked_workers(None)
+    (3, None)
+    """
+    if text is None:
+        return None
+    stripped = text.strip()
+    if not stripped.isdigit() or int(stripped) < 1:
+        raise InputError(f"--workers {text}: the number of workers must be a whole number of at least 1 (leave it "
+                         "out to use every usable core).")
+    return int(stripped)
+
+
 def _load_inputs(args):
     from privcore.io import load_table
 
@@ -257,6 +283,7 @@ def _evaluate(args) -> int:
 
     params = parse_params(args.param)  # bad ids and names fail before any file is read
     checked_seed(args.seed)
+    workers = checked_workers(args.workers)
     for option in ("json", "html"):  # fail fast: an unwritable report path is known before any computation
         check_output_path(getattr(args, option), f"--{option}")
     real, synthetic, holdout, overrides, demo_key, demo_sensitive, names = _load_inputs(args)
@@ -279,7 +306,8 @@ def _evaluate(args) -> int:
               file=sys.stderr)
     progress = None if args.quiet or not sys.stderr.isatty() else print_progress
     report = evaluate(real, synthetic, schema, metrics=args.metrics, holdout=holdout, seed=args.seed,
-                      progress=progress, names=names, params=params, famd_components=args.famd_components)
+                      progress=progress, names=names, params=params, famd_components=args.famd_components,
+                      workers=workers)
     if progress is not None:
         print(file=sys.stderr)
     text = report.to_json()

@@ -17,6 +17,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import pandas as pd
 
+from privcore.cores import resolve_workers
 from privcore.encoding import EuclideanSpace, FAMDProjection
 from privcore.neighbors import DEFAULT_CHUNK_ELEMENTS, Neighbours, PairExtremes, nearest_two
 from privcore.prepare import PreparedData
@@ -57,6 +58,9 @@ class SharedComputation:
         ``k`` of Φk (default metrics.md §0).
     chunk_elements : int
         Memory bound of the neighbour engine.
+    workers : int, optional
+        Threads of the neighbour passes and parallel model fits (default
+        :func:`privcore.cores.usable_cores`); results do not depend on it.
     progress : callable, optional
         ``progress(fraction, message)`` for neighbour passes.
     reuse : dict, optional
@@ -70,10 +74,12 @@ class SharedComputation:
         *,
         famd_components: int | None = None,
         chunk_elements: int = DEFAULT_CHUNK_ELEMENTS,
+        workers: int | None = None,
         progress: Callable[[float, str], None] | None = None,
         reuse: dict | None = None,
     ):
         self.data = data
+        self.workers = resolve_workers(workers)
         # Passes that do not involve the synthetic table (real→real, and with a holdout most of the §5
         # baseline) are the same for every synthetic table compared against the same real table: when the
         # caller keeps ``reuse`` between evaluations, they are computed once for all of them.
@@ -146,6 +152,7 @@ class SharedComputation:
             exclude_self=query == reference,
             with_extremes=query != reference,
             chunk_elements=self.chunk_elements,
+            workers=self.workers,
             progress=self.progress,
             label=f"{query}→{reference} in {space}",
         )
@@ -235,6 +242,11 @@ class MetricContext:
     @property
     def holdout(self) -> pd.DataFrame | None:
         return None if self.is_baseline else self.shared.data.holdout
+
+    @property
+    def workers(self) -> int:
+        """Threads this evaluation may use (:func:`privcore.evaluate`'s ``workers``)."""
+        return self.shared.workers
 
     @property
     def pair_index(self) -> np.ndarray | None:

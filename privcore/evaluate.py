@@ -8,6 +8,7 @@ import time
 import traceback
 from typing import Any, Callable, Iterable, Mapping
 
+import numpy as np
 import pandas as pd
 
 from privcore import registry
@@ -85,6 +86,7 @@ def evaluate(
     chunk_elements: int = DEFAULT_CHUNK_ELEMENTS,
     strict: bool = False,
     reuse: dict | None = None,
+    workers: int | None = None,
 ) -> Report:
     """Evaluate privacy metrics of a synthetic table against the real table it was trained on.
 
@@ -120,6 +122,10 @@ def evaluate(
         neighbour passes that do not involve the synthetic table (real→real, and the holdout passes of the
         §5 baseline) are computed once and reused. It checks itself: if the real table, holdout, schema
         or projection differ from the call that filled it, it is emptied first.
+    workers : int, optional
+        Threads for the neighbour passes and for the classifier metrics' folds and repeats, a whole number
+        ≥ 1; default :func:`privcore.cores.usable_cores` (CPU affinity, cgroup quota and thread variables
+        such as ``OMP_NUM_THREADS``). The report is the same for any number of workers.
 
     Returns
     -------
@@ -145,6 +151,10 @@ def evaluate(
     schema = schema if schema is not None else infer_schema(real)
     seed = check_seed(schema.seed if seed is None else seed)
     ids = resolve_metric_ids(metrics)
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, (int, np.integer))
+                                or workers < 1):
+        raise InputError(f"The number of workers must be a whole number of at least 1 (got {workers!r}); leave it "
+                         "unset to use every usable core.")
     if famd_components is not None and int(famd_components) < 1:
         raise InputError(f"The number of FAMD axes must be at least 1 (got {famd_components}); leave it unset for "
                          "the default min(5, r).")
@@ -158,7 +168,8 @@ def evaluate(
         if reuse.get("fingerprint") != fingerprint:
             reuse.clear()
             reuse["fingerprint"] = fingerprint
-    shared = SharedComputation(data, famd_components=famd_components, chunk_elements=chunk_elements, reuse=reuse)
+    shared = SharedComputation(data, famd_components=famd_components, chunk_elements=chunk_elements, reuse=reuse,
+                               workers=workers)
     dropped = [c for c in schema.columns if data.real[c].nunique() <= 1]
     if dropped:
         report_warnings.append(

@@ -16,13 +16,14 @@ distance, the lowest reference index wins.
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 from threadpoolctl import threadpool_limits
+
+from privcore.cores import resolve_workers
 
 #: Distances held at once per worker: 2**22 float64 = 32 MiB.
 DEFAULT_CHUNK_ELEMENTS = 2**22
@@ -127,7 +128,7 @@ def nearest_two(
     chunk_elements : int
         Upper bound on distances held at once per worker.
     workers : int, optional
-        Threads working on chunks (default: the number of CPUs, at most 4).
+        Threads working on chunks (default: :func:`privcore.cores.usable_cores`).
     progress : callable, optional
         ``progress(fraction_done, message)``.
     label : str
@@ -171,7 +172,7 @@ def nearest_two(
     half_ref_norm, query_norm, error_scale, max_half_ref = _norms_and_error_scale(query, reference)
     rows_per_chunk = max(1, min(n, chunk_elements // max(m, 1)))
     starts = list(range(0, n, rows_per_chunk))
-    workers = workers or min(4, os.cpu_count() or 1)
+    workers = resolve_workers(workers)
 
     def run(start: int):
         stop = min(n, start + rows_per_chunk)
@@ -297,7 +298,7 @@ def _tree_top_two(query, reference, exclude_self, with_extremes, chunk_elements,
     from scipy.spatial import cKDTree
 
     n, m = len(query), len(reference)
-    threads = workers or min(4, os.cpu_count() or 1)
+    threads = resolve_workers(workers)
     tree = cKDTree(reference)
     k = min(3 if exclude_self else 2, m)
     tree_dist, _ = tree.query(query, k=k, workers=threads)
@@ -419,7 +420,7 @@ def all_within(
     chunk_elements : int
         Upper bound on distances held at once per worker.
     workers : int, optional
-        Threads working on chunks (default: the number of CPUs, at most 4).
+        Threads working on chunks (default: :func:`privcore.cores.usable_cores`).
     progress : callable, optional
         ``progress(fraction_done, message)``.
     label : str
@@ -448,7 +449,7 @@ def all_within(
     half_ref_norm, query_norm, error_scale, max_half_ref = _norms_and_error_scale(query, reference)
     rows_per_chunk = max(1, min(n, chunk_elements // max(m, 1)))
     starts = list(range(0, n, rows_per_chunk))
-    workers = workers or min(4, os.cpu_count() or 1)
+    workers = resolve_workers(workers)
 
     def run(start: int):
         stop = min(n, start + rows_per_chunk)
@@ -547,7 +548,7 @@ def nearest_k(
     # np.partition copies the block, so a chunk holds two blocks: half the rows of nearest_two's chunks.
     rows_per_chunk = max(1, min(n, chunk_elements // max(2 * m, 1)))
     starts = list(range(0, n, rows_per_chunk))
-    workers = workers or min(4, os.cpu_count() or 1)
+    workers = resolve_workers(workers)
 
     def run(start: int):
         stop = min(n, start + rows_per_chunk)
@@ -590,7 +591,7 @@ def _tree_top_k(query, reference, k, chunk_elements, workers, progress, label) -
     from scipy.spatial import cKDTree
 
     n, m = len(query), len(reference)
-    threads = workers or min(4, os.cpu_count() or 1)
+    threads = resolve_workers(workers)
     tree = cKDTree(reference)
     tree_dist, _ = tree.query(query, k=min(k, m), workers=threads)
     radius = tree_dist.reshape(n, -1)[:, -1] * (1 + 1e-9) + 1e-300
@@ -672,7 +673,7 @@ def count_within(
     widest = radius.max(axis=1)
     rows_per_chunk = max(1, min(n, chunk_elements // max(m, 1)))
     starts = list(range(0, n, rows_per_chunk))
-    workers = workers or min(4, os.cpu_count() or 1)
+    workers = resolve_workers(workers)
 
     def run(start: int):
         stop = min(n, start + rows_per_chunk)

@@ -281,3 +281,21 @@ def test_infinite_and_huge_numbers_exit_2_naming_file_column_and_row(demo_files,
     line = _one_error_line(proc)
     assert "Column 'age' of real_extreme.csv" in line and fragment in line, line
     assert "RuntimeWarning" not in proc.stderr
+
+
+@pytest.mark.parametrize("workers", ["0", "-1", "1.5", "two", ""])
+def test_workers_other_than_a_whole_number_of_at_least_one_exit_2(workers):
+    line = _one_error_line(run_cli("evaluate", "--demo", "exact_copy", "--metrics", "crp", "--workers", workers))
+    assert f"--workers {workers}:" in line and "whole number of at least 1" in line
+
+
+def test_workers_flag_gives_the_same_report(tmp_path):
+    reports = []
+    for workers in ("1", "2"):
+        proc = run_cli("evaluate", "--demo", "noisy_copy", "--metrics", "cvp,auth,dcr,mir", "--workers", workers)
+        assert proc.returncode == 0, proc.stderr
+        report = json.loads(proc.stdout)
+        for entry in report["metrics"].values():
+            entry.pop("seconds", None)
+        reports.append(report)
+    assert reports[0] == reports[1]

@@ -262,3 +262,35 @@ def test_a_seed_outside_0_to_2_31_is_an_input_error(demo, demo_schema, seed):
         evaluate(demo.real, demo.synthetic, demo_schema, metrics="crp", seed=seed)
     with pytest.raises(InputError, match="whole number from 0 to 2147483647"):
         evaluate(demo.real, demo.synthetic, demo_schema.with_changes(seed=seed), metrics="crp")
+
+
+def _without_timings(value):
+    """A JSON report with its run times left out (they differ between any two runs)."""
+    if isinstance(value, dict):
+        return {k: _without_timings(v) for k, v in value.items() if k != "seconds"}
+    if isinstance(value, list):
+        return [_without_timings(v) for v in value]
+    return value
+
+
+def test_the_report_is_the_same_for_any_number_of_workers(demo, demo_schema):
+    # Small chunks (13 query rows of 300) so that two workers really split every neighbour pass between
+    # them; the classifiers' folds and repeats run side by side too.
+    reports = [evaluate(demo.real, demo.synthetic, demo_schema, metrics="all", holdout=demo.holdout, seed=0,
+                        chunk_elements=4096, workers=workers, strict=True) for workers in (1, 2)]
+    one, two = (_without_timings(json.loads(r.to_json())) for r in reports)
+    assert one == two
+    compared = 0
+    for metric_id in reports[0]:
+        a, b = reports[0][metric_id].per_record, reports[1][metric_id].per_record
+        if a is not None:
+            np.testing.assert_array_equal(a, b, err_msg=metric_id)
+            compared += 1
+    assert compared >= 17
+    assert reports[0].shared.workers == 1 and reports[1].shared.workers == 2
+
+
+@pytest.mark.parametrize("workers", [0, -1, 1.5, True, "2"])
+def test_workers_must_be_a_whole_number_of_at_least_one(demo, demo_schema, workers):
+    with pytest.raises(InputError, match="workers must be a whole number of at least 1"):
+        evaluate(demo.real, demo.synthetic, demo_schema, metrics="crp", workers=workers)

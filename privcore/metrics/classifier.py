@@ -24,12 +24,12 @@ import numpy as np  # noqa: E402
 from sklearn.exceptions import ConvergenceWarning  # noqa: E402
 from sklearn.metrics import roc_auc_score  # noqa: E402
 from sklearn.model_selection import StratifiedKFold, train_test_split  # noqa: E402
-from sklearn.neural_network import MLPClassifier  # noqa: E402
 from sklearn.preprocessing import StandardScaler  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 from privcore.context import MetricContext  # noqa: E402
 from privcore.details import ClassifierScores  # noqa: E402
+from privcore.metrics._mlp import DetectionMLP  # noqa: E402
 from privcore.registry import Explanation, MetricInfo, register  # noqa: E402
 from privcore.results import MetricOutput, NotApplicable  # noqa: E402
 
@@ -41,9 +41,14 @@ N_REPEATS = 5
 TEST_SIZE = 0.3
 
 
-def n_threads() -> int:
-    """Threads for LightGBM: all cores up to 2 (the target machine), never OpenMP's implicit default."""
-    return max(1, min(2, os.cpu_count() or 1))
+#: LightGBM threads per fit. One: the five repeats run side by side instead (see compute_mir), which keeps
+#: every core busy without OpenMP barriers; with ``deterministic=True`` the model does not depend on it.
+LGBM_THREADS_PER_FIT = 1
+
+
+def _parallel_fits(workers: int, n_fits: int) -> int:
+    """Fits run side by side: the evaluation's workers, at most one per fit."""
+    return max(1, min(workers, n_fits))
 
 
 def _labelled_features(ctx: MetricContext) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -53,11 +58,16 @@ def _labelled_features(ctx: MetricContext) -> tuple[np.ndarray, np.ndarray, np.n
     [real; synthetic]. Real rows come first, each table sorted by its feature values. Folds, splits and
     SGD batches are drawn by position, so without this the metric would change when the same real table
     is uploaded in another row order (issue 3 asks that only HidR depend on row order); identical rows
-    are interchangeable, so the result no longer depends on the input order at all.
+    are interchangeable, so the result no longer depends on the input order at all. Computed once per
+    evaluation and table pair: D-MLP and MIR read the same arrays (do not modify them).
     """
     if ctx.space("E").dim == 0:  # a model needs at least one feature (sklearn and LightGBM refuse none)
         raise NotApplicable("every column is constant in the real table, so there is no feature to tell real "
                             "from synthetic records by.")
+    return ctx.shared.cached(("classifier features", ctx.is_baseline), lambda: _canonical_features(ctx))
+
+
+def _canonical_features(ctx: MetricContext) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     real = ctx.encoded("E", "real")
     synthetic = ctx.encoded("E", "synthetic")
     stacked = np.vstack([real, synthetic])
@@ -74,9 +84,12 @@ def _to_input_order(values: np.ndarray, origin: np.ndarray, start: int, stop: in
     return out
 
 
-def make_mlp(seed: int) -> MLPClassifier:
-    """D-MLP's classifier, exactly as metrics.md §2.2.3 fixes it (tests may substitute a stub)."""
-    return MLPClassifier(hidden_layer_sizes=(100,), early_stopping=True, max_iter=300, random_state=seed)
+def make_mlp(seed: int) -> DetectionMLP:
+    """D-MLP's classifier as metrics.md §2.2.3 fixes it: ``MLPClassifier(hidden_layer_sizes=(100,),
+    early_stopping=True, max_iter=300, random_state=seed)``, trained by :class:`DetectionMLP`, which
+    performs the same computation without scikit-learn's per-batch overhead (tests may substitute a stub).
+    """
+    return DetectionMLP(hidden=100, max_iter=300, random_state=seed)
 
 
 def make_lgbm(seed: int):
@@ -85,14 +98,17 @@ def make_lgbm(seed: int):
     ``deterministic=True`` and ``force_row_wise=True`` change no model setting; they fix the order of
     floating-point sums (LightGBM otherwise times row- against column-wise histograms at start-up and
     keeps the faster, so equal seeds could give different models). Row-wise was the faster of the two
-    on Adult at 10,000 × 10,000 (2.2 s against 4.6 s for the five fits).
+    on Adult at 10,000 × 10,000 (2.2 s against 4.6 s for the five fits). With ``deterministic=True`` the
+    model is the same for one thread or two (checked on Adult, identical probabilities), so one thread per
+    fit changes no result: on a 2-core machine that another job also uses, five fits took 1.4 s with one
+    thread against 3.7 s with two (two OpenMP threads wait for each other whenever one is descheduled).
     """
     import lightgbm  # lazy: OMP_WAIT_POLICY above must be set before libgomp loads
 
     return lightgbm.LGBMClassifier(
         verbose=-1,
         random_state=seed,
-        n_jobs=n_threads(),
+        n_jobs=LGBM_THREADS_PER_FIT,
         deterministic=True,
         force_row_wise=True,
     )
@@ -109,19 +125,20 @@ def _fit_fold(features, labels, train, test, seed) -> tuple[np.ndarray, int, boo
     return model.predict_proba(features[test])[:, 1], iterations, converged
 
 
-def _run_folds(features, labels, folds, seed) -> list[tuple[np.ndarray, int, bool]]:
-    """Fit the folds on up to two threads, each with single-threaded BLAS.
+def _run_folds(features, labels, folds, seed, workers: int) -> list[tuple[np.ndarray, int, bool]]:
+    """Fit the folds on up to ``workers`` threads, each with single-threaded BLAS.
 
     The network's matrices are small (batches of 200 rows), so multi-threaded BLAS mostly spins: with
     two BLAS threads on a busy 2-core machine ten epochs were measured at 6.1 s of CPU against 0.37 s
-    with one. Folds are independent and BLAS releases the GIL, so two folds run side by side instead.
-    Each fold's result does not depend on the thread it ran on.
+    with one. Folds are independent and BLAS releases the GIL, so folds run side by side instead.
+    Each fold's result does not depend on the thread it ran on, so neither does the metric.
     """
+    threads = _parallel_fits(workers, len(folds))
     with threadpool_limits(limits=1, user_api="blas"), warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # reported as a metric warning instead
-        if n_threads() == 1:
+        if threads == 1:
             return [_fit_fold(features, labels, train, test, seed) for train, test in folds]
-        with ThreadPoolExecutor(max_workers=n_threads()) as pool:
+        with ThreadPoolExecutor(max_workers=threads) as pool:
             jobs = [pool.submit(_fit_fold, features, labels, train, test, seed) for train, test in folds]
             return [job.result() for job in jobs]
 
@@ -129,9 +146,12 @@ def _run_folds(features, labels, folds, seed) -> list[tuple[np.ndarray, int, boo
 def compute_dmlp(ctx: MetricContext) -> MetricOutput:
     """Detection MLP: how well a small neural network tells real from synthetic rows.
 
-    Features: space E, standardised on ``Y ∪ Z``. Labels: real 1, synthetic 0. Stratified 5-fold
-    cross-validation (shuffled, ``random_state=seed``) of ``MLPClassifier(hidden_layer_sizes=(100,),
-    early_stopping=True, max_iter=300, random_state=seed)``. ``risk = raw =`` mean fold ROC AUC (0.5 =
+    Features: space E, standardised on ``Y ∪ Z`` (in float64, then held as float32: the network trains in
+    the features' precision, and float32 makes each epoch's matrix products about twice as fast while
+    moving the fold AUCs far less than the fold-to-fold spread, see tests/test_golden.py). Labels: real 1,
+    synthetic 0. Stratified 5-fold cross-validation (shuffled, ``random_state=seed``) of
+    ``MLPClassifier(hidden_layer_sizes=(100,), early_stopping=True, max_iter=300, random_state=seed)``
+    (computed by :class:`privcore.metrics._mlp.DetectionMLP`). ``risk = raw =`` mean fold ROC AUC (0.5 =
     indistinguishable; an AUC below 0.5 is kept as is). per_record (real) = out-of-fold probability of
     being real.
 
@@ -146,10 +166,10 @@ def compute_dmlp(ctx: MetricContext) -> MetricOutput:
     True
     """
     features, labels, origin = _labelled_features(ctx)
-    features = StandardScaler().fit_transform(features)
+    features = StandardScaler().fit_transform(features).astype(np.float32)
     folds = list(StratifiedKFold(n_splits=N_FOLDS, shuffle=True, random_state=ctx.seed).split(features, labels))
     probability = np.empty(len(labels))
-    fits = _run_folds(features, labels, folds, ctx.seed)
+    fits = _run_folds(features, labels, folds, ctx.seed, ctx.workers)
     fold_auc, fold_iterations, unconverged = [], [], 0
     for (_, test), (fold_probability, iterations, converged) in zip(folds, fits):
         probability[test] = fold_probability
@@ -212,18 +232,33 @@ def compute_mir(ctx: MetricContext) -> MetricOutput:
     features, labels, origin = _labelled_features(ctx)
     n_real = int(labels.sum())
     rows = np.arange(len(labels))
+    splits = [train_test_split(rows, test_size=TEST_SIZE, stratify=labels, random_state=ctx.seed + repeat)
+              for repeat in range(N_REPEATS)]
+
+    def fit_repeat(repeat: int) -> tuple[np.ndarray, np.ndarray]:
+        train, test = splits[repeat]
+        model = make_lgbm(ctx.seed + repeat)
+        model.fit(features[train], labels[train])
+        real_test = test[labels[test] == 1]
+        probability = np.asarray(model.predict_proba(features[real_test]))
+        # LGBMClassifier.predict is the class of the larger probability (the first on a tie): read it off
+        # the same probabilities instead of predicting a second time.
+        return real_test, probability
+
+    # LightGBM releases the GIL while it fits, so repeats on threads use the cores; each repeat's model
+    # depends only on its seed and split, so the result is the same for any number of workers.
+    threads = _parallel_fits(ctx.workers, N_REPEATS)
+    if threads == 1:
+        fitted = [fit_repeat(repeat) for repeat in range(N_REPEATS)]
+    else:
+        with ThreadPoolExecutor(max_workers=threads) as pool:
+            fitted = list(pool.map(fit_repeat, range(N_REPEATS)))
     probability_sum = np.zeros(n_real)
     times_tested = np.zeros(n_real, dtype=np.int64)
     recalls = []
-    for repeat in range(N_REPEATS):
-        seed = ctx.seed + repeat
-        train, test = train_test_split(rows, test_size=TEST_SIZE, stratify=labels, random_state=seed)
-        model = make_lgbm(seed)
-        model.fit(features[train], labels[train])
-        real_test = test[labels[test] == 1]
-        predicted = np.asarray(model.predict(features[real_test]))
-        recalls.append(float(np.mean(predicted == 1)))
-        probability_sum[real_test] += model.predict_proba(features[real_test])[:, 1]
+    for real_test, probability in fitted:
+        recalls.append(float(np.mean(np.argmax(probability, axis=1) == 1)))
+        probability_sum[real_test] += probability[:, 1]
         times_tested[real_test] += 1
     recalls = np.array(recalls)
     mean = float(recalls.mean())
@@ -253,7 +288,7 @@ def compute_mir(ctx: MetricContext) -> MetricOutput:
             test_size=TEST_SIZE,
             n_features=int(features.shape[1]),
         ),
-        params={"seed": ctx.seed, "repeats": N_REPEATS, "test_size": TEST_SIZE, "n_jobs": n_threads()},
+        params={"seed": ctx.seed, "repeats": N_REPEATS, "test_size": TEST_SIZE, "n_jobs": LGBM_THREADS_PER_FIT},
         warnings=notes,
     )
 

@@ -455,6 +455,7 @@ def _nearest_in_subset(
     subset_encoded: np.ndarray,
     own_position: np.ndarray | None,
     chunk_elements: int,
+    workers: int | None = None,
 ) -> np.ndarray:
     """Distance from each query row to its nearest row of a subset of the reference table.
 
@@ -472,7 +473,7 @@ def _nearest_in_subset(
     out = np.where(first_in, distance[:, 0], np.where(second_in, distance[:, 1], np.nan))
     todo = np.flatnonzero(~(first_in | second_in))
     if todo.size:
-        found = nearest_two(query[todo], subset_encoded, chunk_elements=chunk_elements)[0]
+        found = nearest_two(query[todo], subset_encoded, chunk_elements=chunk_elements, workers=workers)[0]
         if own_position is None:
             out[todo] = found.d1
         else:
@@ -507,10 +508,10 @@ def _nnaa_subsets(ctx: MetricContext, repeats: int, tolerance: float) -> tuple[l
         member[subset] = True
         subset_encoded = larger_encoded[subset]
         other_in_subset = _nearest_in_subset(
-            larger_within, subset, member, subset_encoded, subset_encoded, np.arange(n_smaller), chunk
+            larger_within, subset, member, subset_encoded, subset_encoded, np.arange(n_smaller), chunk, ctx.workers
         )
         smaller_to_subset = _nearest_in_subset(
-            smaller_to_larger, np.arange(n_smaller), member, smaller_encoded, subset_encoded, None, chunk
+            smaller_to_larger, np.arange(n_smaller), member, smaller_encoded, subset_encoded, None, chunk, ctx.workers
         )
         subset_to_smaller = larger_to_smaller[subset]
         if larger == "real":

@@ -18,12 +18,12 @@ only for the real points whose two nearest synthetic rows tie.
 from __future__ import annotations
 
 import math
-import os
 from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pandas as pd
 
 from privcore.context import MetricContext
+from privcore.cores import resolve_workers
 from privcore.details import AttributeInference, CopyCounts, KeyMatches
 from privcore.errors import InputError
 from privcore.metrics._exact_match import first_positions, joint_tuple_ids, tuple_ids, value_codes
@@ -148,7 +148,7 @@ def compute_gcap(ctx: MetricContext) -> MetricOutput:
         q_tuple, q_lo, q_hi = tuple_of_row[q_first], lo[rows][q_first], hi[rows][q_first]
         tuple_pool, tuple_distance, q_correct = _hamming_pool_counts(
             query_codes, ref_codes, syn_tuples, counter, q_tuple, q_lo, q_hi,
-            chunk_elements=ctx.shared.chunk_elements,
+            chunk_elements=ctx.shared.chunk_elements, workers=ctx.workers,
         )
         pool[rows] = tuple_pool[tuple_of_row]
         hamming[rows] = tuple_distance[tuple_of_row]
@@ -217,7 +217,7 @@ def compute_air(ctx: MetricContext) -> MetricOutput:
     radius = nearest.d1[real_first] + tie
     tied = np.flatnonzero(nearest.d2[real_first] <= radius)
     within = all_within(real_enc[real_first[tied]], syn_enc[syn_first], radius[tied],
-                        chunk_elements=ctx.shared.chunk_elements)
+                        chunk_elements=ctx.shared.chunk_elements, workers=ctx.workers)
     alone = np.setdiff1d(np.arange(len(real_first)), tied, assume_unique=True)
     owner = np.concatenate([tied[within.rows()], alone])
     group = np.concatenate([within.indices, syn_point[nearest.i1[real_first[alone]]]])
@@ -566,7 +566,7 @@ def _hamming_pool_counts(
         return start, stop, size, n_attr - best.astype(np.int64), queries, correct
 
     starts = list(range(0, n_query, rows_per_chunk))
-    workers = workers or min(4, os.cpu_count() or 1)
+    workers = resolve_workers(workers)
     if workers > 1 and len(starts) > 1:
         with ThreadPoolExecutor(max_workers=workers) as pool:
             results = list(pool.map(run, starts))

@@ -84,7 +84,8 @@ def test_dmlp_separable_scores_one(monkeypatch):
     # the test parts of the 5 folds cover every row once, standardised on Y ∪ Z: (a − 8)/sqrt(29)
     seen = np.sort(np.concatenate([s.seen[0][:, 0] for s in stubs]))
     expected = np.sort((np.r_[np.arange(0, 7), np.arange(10, 17)] - 8) / math.sqrt(29))
-    np.testing.assert_allclose(seen, expected, atol=1e-12)
+    # D-MLP trains in float32 (standardised in float64, then rounded once): float32's resolution here.
+    np.testing.assert_allclose(seen, expected, rtol=1e-6, atol=1e-7)
 
 
 def test_dmlp_auc_below_half_is_kept(monkeypatch):
@@ -229,11 +230,22 @@ def test_mir_exact_copy_scores_low_as_its_caveat_says():
     assert run(real, real.copy(), metrics=["mir"])["mir"].risk < 0.6
 
 
-def test_lightgbm_is_set_up_for_two_cores():
+def test_lightgbm_fits_on_one_thread_each():
+    # The repeats run side by side instead (issue 12); with deterministic=True the thread count changes no
+    # model, so the report must not depend on the machine either.
     model = classifier.make_lgbm(3)
     params = model.get_params()
-    assert params["n_jobs"] == min(2, os.cpu_count() or 1)
+    assert params["n_jobs"] == 1 and params["deterministic"] is True
     assert params["random_state"] == 3 and params["verbose"] == -1
+
+
+def test_mir_is_the_same_when_its_repeats_run_side_by_side():
+    rng = np.random.default_rng(4)
+    real, synthetic = mixed(rng, 120), mixed(rng, 120)
+    one = evaluate(real, synthetic, metrics="mir", seed=2, workers=1, strict=True)["mir"]
+    five = evaluate(real, synthetic, metrics="mir", seed=2, workers=5, strict=True)["mir"]
+    assert one.details.scores.tolist() == five.details.scores.tolist()
+    np.testing.assert_array_equal(one.per_record, five.per_record)
 
 
 def test_omp_wait_policy_is_set_before_lightgbm_loads():

@@ -1,0 +1,57 @@
+"""D-MLP's network (privcore.metrics._mlp) performs scikit-learn's MLPClassifier computation.
+
+D-MLP is defined by ``MLPClassifier(hidden_layer_sizes=(100,), early_stopping=True, max_iter=300,
+random_state=seed)``; :class:`DetectionMLP` must train the same network, so its probabilities and its
+number of epochs are compared with scikit-learn's on tables where the network learns something (an
+offset class) and where it cannot (identical distributions, early stopping after few epochs), in both
+precisions the metric may use.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.neural_network import MLPClassifier
+
+from privcore.metrics._mlp import DetectionMLP
+
+
+def labelled_table(rng, n, d, offset):
+    labels = np.r_[np.ones(n // 2, dtype=np.int64), np.zeros(n - n // 2, dtype=np.int64)]
+    features = rng.normal(size=(n, d)) + offset * labels[:, None]
+    return features, labels
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("offset, seed, max_iter", [(0.0, 0, 300), (0.7, 3, 300), (0.7, 5, 4)])
+def test_same_probabilities_and_epochs_as_scikit_learn(dtype, offset, seed, max_iter):
+    rng = np.random.default_rng(seed)
+    features, labels = labelled_table(rng, 900, 12, offset)
+    features = features.astype(dtype)
+    test = np.arange(1, 900, 3)
+    train = np.setdiff1d(np.arange(900), test)
+    theirs = MLPClassifier(hidden_layer_sizes=(100,), early_stopping=True, max_iter=max_iter, random_state=seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        theirs.fit(features[train], labels[train])
+    ours = DetectionMLP(hidden=100, max_iter=max_iter, random_state=seed).fit(features[train], labels[train])
+    assert ours.n_iter_ == theirs.n_iter_
+    expected = theirs.predict_proba(features[test])
+    got = ours.predict_proba(features[test])
+    assert got.dtype == expected.dtype == dtype
+    # The same operations in the same order: equal up to the last bit in practice; 1e-12 (float64) and
+    # 1e-6 (float32) leave room only for a BLAS kernel that sums a product in another order.
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12 if dtype == np.float64 else 1e-6)
+    if offset > 0 and max_iter == 300:
+        assert theirs.n_iter_ > 11  # the network learned beyond the first epochs: a real comparison
+
+
+def test_same_seed_same_network_other_seed_other_network():
+    features, labels = labelled_table(np.random.default_rng(1), 400, 5, 0.5)
+    a = DetectionMLP(random_state=2).fit(features, labels).predict_proba(features)
+    b = DetectionMLP(random_state=2).fit(features, labels).predict_proba(features)
+    c = DetectionMLP(random_state=3).fit(features, labels).predict_proba(features)
+    assert np.array_equal(a, b) and not np.array_equal(a, c)
