@@ -37,7 +37,7 @@ from privcore.cores import usable_cores as privcore_usable_cores
 LOGGER = logging.getLogger(__name__)
 
 WORKERS_VARIABLE = "PRIVCORE_DASHBOARD_WORKERS"
-WORKER_NICENESS = 10
+WORKER_NICENESS = 19  # the lowest priority: batch work never delays a page load
 _THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")
 _POLL_SECONDS = 0.2
 _PROGRESS_INTERVAL = 0.1

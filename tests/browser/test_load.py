@@ -175,6 +175,7 @@ def test_eight_sessions_at_once_stay_responsive_separate_and_leak_free(server, b
         contexts = contexts[:1]
         page = pages[0]
         run_seconds = []
+        memory_trace = figures["memory_after_each_run_mb"] = []
         for run in range(WARM_UP_RUNS + SUCCESSIVE_RUNS):
             if run == WARM_UP_RUNS:
                 time.sleep(1.0)
@@ -186,6 +187,7 @@ def test_eight_sessions_at_once_stay_responsive_separate_and_leak_free(server, b
             start_run(page)
             page.locator("[data-testid=stMain]").get_by_text(RISK_LEVEL).first.wait_for(timeout=RUN_TIMEOUT)
             wait_idle(page, timeout=RUN_TIMEOUT)
+            memory_trace.append(round(resident_bytes(server.proc.pid) / 1024**2, 1))
             if run >= WARM_UP_RUNS:
                 run_seconds.append(time.perf_counter() - started)
         time.sleep(1.0)
