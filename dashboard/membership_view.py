@@ -136,7 +136,7 @@ def membership_view(report, key: str) -> None:
                    "holdout) to compare every membership attack and see the ε bound it implies.")
         return
     st.markdown(membership_summary(details))
-    st.dataframe(membership_table(details), hide_index=True, use_container_width=True)
+    st.dataframe(membership_table(details), hide_index=True, width="stretch")
     st.caption(f"{details.n_members:,} members and {details.n_nonmembers:,} non-members; reference: "
                f"{details.reference}. TPR at FPR x = share of members caught while wrongly accusing at most x of the "
                "non-members (n/a where there are too few non-members to measure x). p (Holm) = one-sided p-value "
