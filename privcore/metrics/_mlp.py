@@ -75,33 +75,39 @@ class DetectionMLP:
             features, target, random_state=rng, test_size=VALIDATION_FRACTION, stratify=target
         )
         y_val = y_val.ravel()
-        params = [weights[0], weights[1], biases[0], biases[1]]  # scikit-learn's order: coefs, intercepts
-        first_moment = [np.zeros_like(p) for p in params]
-        second_moment = [np.zeros_like(p) for p in params]
-        buffers = [(np.empty(p.shape, dtype=np.float64), np.empty_like(p)) for p in params]
+        # Parameters, gradients and Adam's moments each live in one flat array, in scikit-learn's order
+        # (coefs, then intercepts), with per-layer views: Adam then updates all of them in a handful of
+        # array operations instead of a handful per layer, elementwise the same arithmetic.
+        shapes = [w.shape for w in weights] + [b.shape for b in biases]
+        flat = np.concatenate([a.ravel() for a in weights + biases])
+        params = _views(flat, shapes)
+        grad_flat = np.empty_like(flat)
+        grads = _views(grad_flat, shapes)
+        first_moment, second_moment = np.zeros_like(flat), np.zeros_like(flat)
+        buffers = (np.empty(flat.shape, dtype=np.float64), np.empty_like(flat))
         n_train = len(x_train)
         batch = min(BATCH_SIZE, n_train)
         order = np.arange(n_train, dtype=int)
         step = 0
         best_score, stalled = -np.inf, 0
-        best_params = [p.copy() for p in params]
+        best_flat = flat.copy()
         self.n_iter_ = 0
         for _ in range(self.max_iter):
             order = shuffle(order, random_state=rng)
             for start in range(0, n_train, batch):
                 rows = order[start : start + batch]
                 step += 1
-                grads = self._gradients(x_train[rows], y_train[rows], params)
-                self._adam_step(params, grads, first_moment, second_moment, step, buffers)
+                self._gradients(x_train[rows], y_train[rows], params, grads)
+                self._adam_step(flat, grad_flat, first_moment, second_moment, step, buffers)
             self.n_iter_ += 1
             score = self._accuracy(x_val, y_val, params)
             stalled = stalled + 1 if score < best_score + TOL else 0
             if score > best_score:
                 best_score = score
-                best_params = [p.copy() for p in params]
+                best_flat = flat.copy()
             if stalled > N_ITER_NO_CHANGE:
                 break
-        self._params = best_params
+        self._params = _views(best_flat, shapes)
         return self
 
     def predict_proba(self, features: np.ndarray) -> np.ndarray:
@@ -110,8 +116,10 @@ class DetectionMLP:
         return np.hstack([1 - p, p])
 
     @staticmethod
-    def _gradients(x, y, params):
+    def _gradients(x, y, params, grads):
+        """Back-propagation of one batch into ``grads`` (views of the flat gradient array)."""
         w1, w2, b1, b2 = params
+        grad_w1, grad_w2, grad_b1, grad_b2 = grads
         n = len(x)
         hidden = x @ w1
         hidden += b1
@@ -120,37 +128,35 @@ class DetectionMLP:
         output += b2
         expit(output, out=output)
         delta_out = output - y
-        grad_w2 = hidden.T @ delta_out
+        np.matmul(hidden.T, delta_out, out=grad_w2)
         grad_w2 += ALPHA * w2
         grad_w2 /= n
-        grad_b2 = np.mean(delta_out, 0)
+        np.mean(delta_out, 0, out=grad_b2)
         # delta_out @ w2.T has an inner dimension of 1: a plain product gives the same values, faster.
         delta_hidden = np.multiply(delta_out, w2.T)
         np.multiply(delta_hidden, hidden > 0, out=delta_hidden)  # ReLU derivative
-        grad_w1 = x.T @ delta_hidden
+        np.matmul(x.T, delta_hidden, out=grad_w1)
         grad_w1 += ALPHA * w1
         grad_w1 /= n
-        grad_b1 = np.mean(delta_hidden, 0)
-        return [grad_w1, grad_w2, grad_b1, grad_b2]
+        np.mean(delta_hidden, 0, out=grad_b1)
 
     @staticmethod
-    def _adam_step(params, grads, first_moment, second_moment, step, buffers):
-        """scikit-learn's AdamOptimizer update, in place: ``m = β1·m + (1 − β1)·g``,
-        ``v = β2·v + (1 − β2)·g²``, ``p += −rate·m / (√v + ε)``. The rate is a float64 scalar, so (as there) the update is formed in
-        float64 and rounded once into ``p``; ``buffers`` holds one (float64, parameter-dtype) pair per
-        parameter so that no step allocates."""
-        for m, v, g in zip(first_moment, second_moment, grads):
-            m *= BETA_1
-            m += (1 - BETA_1) * g
-            v *= BETA_2
-            v += (1 - BETA_2) * (g * g)
+    def _adam_step(params, grads, m, v, step, buffers):
+        """scikit-learn's AdamOptimizer update, in place on the flat arrays: ``m = β1·m + (1 − β1)·g``,
+        ``v = β2·v + (1 − β2)·g²``, ``p += −rate·m / (√v + ε)``. The rate is a float64 scalar, so (as
+        there) the update is formed in float64 and rounded once into ``p``; ``buffers`` (a float64 and a
+        parameter-dtype array) keep the step from allocating."""
+        m *= BETA_1
+        m += (1 - BETA_1) * grads
+        v *= BETA_2
+        v += (1 - BETA_2) * (grads * grads)
         rate = LEARNING_RATE * np.sqrt(1 - BETA_2**step) / (1 - BETA_1**step)
-        for p, m, v, (update, denominator) in zip(params, first_moment, second_moment, buffers):
-            np.multiply(-rate, m, out=update)
-            np.sqrt(v, out=denominator)
-            denominator += EPSILON
-            np.divide(update, denominator, out=update)
-            p += update
+        update, denominator = buffers
+        np.multiply(-rate, m, out=update)
+        np.sqrt(v, out=denominator)
+        denominator += EPSILON
+        np.divide(update, denominator, out=update)
+        params += update
 
     @staticmethod
     def _accuracy(x, y, params) -> float:
@@ -168,3 +174,13 @@ def _forward(x, params):
     output = hidden @ w2
     output += b2
     return expit(output, out=output)
+
+
+def _views(flat, shapes):
+    """Consecutive views of ``flat`` with the given shapes."""
+    views, start = [], 0
+    for shape in shapes:
+        size = int(np.prod(shape))
+        views.append(flat[start : start + size].reshape(shape))
+        start += size
+    return views
