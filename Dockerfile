@@ -12,6 +12,9 @@ WORKDIR /app
 
 COPY requirements.txt ./
 RUN pip install -r requirements.txt
+# Optional: docker build --build-arg WITH_DASK=1 adds the Dask cluster backend (docker-compose.dask.yml).
+ARG WITH_DASK=0
+RUN if [ "$WITH_DASK" = "1" ]; then pip install "dask==2025.12.0" "distributed==2025.12.0"; fi
 
 COPY --chown=app:app . .
 USER app

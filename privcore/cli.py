@@ -60,6 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--workers", metavar="N",
                     help="threads for the neighbour passes and the classifiers' folds, a whole number >= 1 "
                     "(default: every usable core); the report does not depend on it")
+    ev.add_argument("--dask", metavar="ADDRESS",
+                    help="compute the neighbour passes on a Dask cluster: tcp://host:8786, or local:N for N worker "
+                    "processes on this machine (needs pip install 'privcore[dask]'); the report does not change")
     ev.add_argument("--json", metavar="OUT.json", help="write the JSON report here (default: stdout)")
     ev.add_argument("--html", metavar="OUT.html", help="also write a self-contained HTML report")
     ev.add_argument("--quiet", action="store_true", help="no progress on stderr")
@@ -284,6 +287,10 @@ def _evaluate(args) -> int:
     params = parse_params(args.param)  # bad ids and names fail before any file is read
     checked_seed(args.seed)
     workers = checked_workers(args.workers)
+    if args.dask is not None:
+        from privcore.cluster import check_address
+
+        check_address(args.dask)  # a malformed address fails before any file is read
     for option in ("json", "html"):  # fail fast: an unwritable report path is known before any computation
         check_output_path(getattr(args, option), f"--{option}")
     real, synthetic, holdout, overrides, demo_key, demo_sensitive, names = _load_inputs(args)
@@ -307,7 +314,7 @@ def _evaluate(args) -> int:
     progress = None if args.quiet or not sys.stderr.isatty() else print_progress
     report = evaluate(real, synthetic, schema, metrics=args.metrics, holdout=holdout, seed=args.seed,
                       progress=progress, names=names, params=params, famd_components=args.famd_components,
-                      workers=workers)
+                      workers=workers, cluster=args.dask)
     if progress is not None:
         print(file=sys.stderr)
     text = report.to_json()

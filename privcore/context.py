@@ -66,6 +66,8 @@ class SharedComputation:
     reuse : dict, optional
         Kept by the caller between evaluations on the same real table, holdout and schema (see
         :func:`privcore.evaluate`): passes not involving the synthetic table are stored and taken from it.
+    cluster : distributed.Client, optional
+        Run the neighbour passes on a Dask cluster (:mod:`privcore.cluster`); results are identical.
     """
 
     def __init__(
@@ -77,9 +79,12 @@ class SharedComputation:
         workers: int | None = None,
         progress: Callable[[float, str], None] | None = None,
         reuse: dict | None = None,
+        cluster: Any = None,
     ):
         self.data = data
         self.workers = resolve_workers(workers)
+        #: A ``distributed.Client`` whose workers compute the neighbour passes (privcore.cluster), or None.
+        self.cluster = cluster
         # Passes that do not involve the synthetic table (real→real, and with a holdout most of the §5
         # baseline) are the same for every synthetic table compared against the same real table: when the
         # caller keeps ``reuse`` between evaluations, they are computed once for all of them.
@@ -109,6 +114,7 @@ class SharedComputation:
         state = self.__dict__.copy()
         state["progress"] = None
         state["_reuse"] = None
+        state["cluster"] = None
         state["_factories"] = {name: f for name, f in self._factories.items() if _picklable(f)}
         return state
 
@@ -155,6 +161,7 @@ class SharedComputation:
             workers=self.workers,
             progress=self.progress,
             label=f"{query}→{reference} in {space}",
+            cluster=self.cluster,
         )
         self.passes.append(key)
         self._neighbours[key] = result

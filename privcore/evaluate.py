@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from privcore import registry
+from privcore.cluster import connected
 from privcore.context import MetricContext, SharedComputation
 from privcore.errors import InputError, TooFewRowsError
 from privcore.neighbors import DEFAULT_CHUNK_ELEMENTS
@@ -87,6 +88,7 @@ def evaluate(
     strict: bool = False,
     reuse: dict | None = None,
     workers: int | None = None,
+    cluster: Any = None,
 ) -> Report:
     """Evaluate privacy metrics of a synthetic table against the real table it was trained on.
 
@@ -126,6 +128,11 @@ def evaluate(
         Threads for the neighbour passes and for the classifier metrics' folds and repeats, a whole number
         ≥ 1; default :func:`privcore.cores.usable_cores` (CPU affinity, cgroup quota and thread variables
         such as ``OMP_NUM_THREADS``). The report is the same for any number of workers.
+    cluster : str or distributed.Client, optional
+        Compute the neighbour passes on a Dask cluster (optional extra ``privcore[dask]``, see
+        :mod:`privcore.cluster`): a scheduler address ``"tcp://host:8786"``, ``"local:N"`` for N worker
+        processes on this machine (started and stopped for this call), or a Client. The report is the same
+        as on one machine; the tables are sent to the cluster's workers.
 
     Returns
     -------
@@ -168,8 +175,15 @@ def evaluate(
         if reuse.get("fingerprint") != fingerprint:
             reuse.clear()
             reuse["fingerprint"] = fingerprint
+    with connected(cluster) as client:
+        return _evaluate_prepared(data, ids, schema, seed, progress, params, famd_components, chunk_elements, strict,
+                                  reuse, workers, client, report_warnings, started)
+
+
+def _evaluate_prepared(data, ids, schema, seed, progress, params, famd_components, chunk_elements, strict, reuse,
+                       workers, client, report_warnings, started) -> Report:
     shared = SharedComputation(data, famd_components=famd_components, chunk_elements=chunk_elements, reuse=reuse,
-                               workers=workers)
+                               workers=workers, cluster=client)
     dropped = [c for c in schema.columns if data.real[c].nunique() <= 1]
     if dropped:
         report_warnings.append(
@@ -195,6 +209,7 @@ def evaluate(
         results[metric_id] = result
     if progress is not None:
         progress(1.0, "done")
+    shared.cluster = None  # a pass computed later (a figure) runs here: the cluster may be gone by then
     rows = {
         "real": len(data.real),
         "synthetic": len(data.synthetic),

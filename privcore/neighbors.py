@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -111,6 +111,7 @@ def nearest_two(
     progress: ProgressCallback | None = None,
     label: str = "",
     method: str = "auto",
+    cluster: Any = None,
 ) -> tuple[Neighbours, PairExtremes | None]:
     """Exact nearest and second-nearest reference rows for every query row.
 
@@ -137,6 +138,10 @@ def nearest_two(
         ``"matrix"``: chunked matrix products (any dimension). ``"tree"``: a k-d tree proposes the
         candidates (fast in few dimensions, such as the FAMD projection). ``"auto"`` picks the tree for at
         most ``TREE_MAX_DIM`` columns. Both refine candidates exactly and return identical results.
+    cluster : distributed.Client, optional
+        Run the pass on a Dask cluster (:mod:`privcore.cluster`): the query and reference are sent to every
+        worker once, and each task is one chunk of query rows of the matrix path; the chunks' results are
+        merged as on one machine, so the result is identical.
 
     Returns
     -------
@@ -160,6 +165,8 @@ def nearest_two(
     index = np.full((n, 2), -1, dtype=np.int64)
     if n == 0 or m == 0:
         return Neighbours(distance, index), (PairExtremes(np.nan, np.nan) if with_extremes else None)
+    if cluster is not None:
+        method = "matrix"  # the tree path's state lives in one process; the matrix path splits by rows
     if method == "auto":
         # Without coordinates every distance is 0: the matrix path handles that, a k-d tree cannot.
         method = "tree" if 0 < query.shape[1] <= TREE_MAX_DIM and m > TREE_MIN_ROWS else "matrix"
@@ -182,8 +189,17 @@ def nearest_two(
         )
         return start, stop, result
 
-    results = _run_chunks(run, starts, workers, progress, n, lambda r: r[1] - r[0],
-                          f"nearest neighbours {label}".strip())
+    message = f"nearest neighbours {label}".strip()
+    if cluster is not None:
+        from privcore.cluster import run_chunks_on_cluster
+
+        results = run_chunks_on_cluster(
+            cluster, _chunk_task, (query, reference, half_ref_norm, query_norm),
+            [(start, min(n, start + rows_per_chunk), exclude_self, with_extremes, error_scale, max_half_ref,
+              chunk_elements) for start in starts],
+            progress, n, lambda r: r[1] - r[0], message)
+    else:
+        results = _run_chunks(run, starts, workers, progress, n, lambda r: r[1] - r[0], message)
     extremes = []
     for start, stop, (dist, idx, chunk_extremes) in results:
         distance[start:stop] = dist
@@ -263,6 +279,15 @@ def _select_two(cand_rows, cand_cols, exact, n_rows):
     dist[owner[has_second], 1] = exact[group_start[has_second] + 1]
     idx[owner[has_second], 1] = cand_cols[group_start[has_second] + 1]
     return dist, idx
+
+
+def _chunk_task(query, reference, half_ref_norm, query_norm, start, stop, exclude_self, with_extremes,
+                error_scale, max_half_ref, chunk_elements):
+    """One chunk of the matrix path as a task for a cluster worker (module level, so it can be sent)."""
+    with threadpool_limits(limits=1, user_api="blas"):
+        result = _chunk_top_two(query, reference, half_ref_norm, query_norm, start, stop, exclude_self,
+                                with_extremes, error_scale, max_half_ref, chunk_elements)
+    return start, stop, result
 
 
 def _run_chunks(run, starts, workers, progress, total, size_of, message):

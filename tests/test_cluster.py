@@ -1,0 +1,90 @@
+"""The Dask cluster backend (issue 12): a 2-worker LocalCluster of processes gives exactly the single-machine
+neighbours and the same JSON report; addresses are checked; without Dask the message says what to install."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+distributed = pytest.importorskip("distributed")
+
+from privcore import Schema, evaluate  # noqa: E402
+from privcore.cluster import ClusterError, check_address, connected  # noqa: E402
+from privcore.demo import load_scenario  # noqa: E402
+from privcore.neighbors import nearest_two  # noqa: E402
+
+pytestmark = pytest.mark.timeout(300)
+
+
+@pytest.fixture(scope="module")
+def client():
+    with connected("local:2") as made:
+        yield made
+
+
+def test_neighbour_passes_on_the_cluster_are_identical(client):
+    rng = np.random.default_rng(0)
+    query, reference = rng.random((1500, 9)), rng.random((1200, 9))
+    query[5] = reference[7]  # an exact tie at distance 0
+    query[6] = query[8]  # duplicates within the query table
+    small_chunks = 100_000  # about 80 query rows per task: many tasks on two workers
+    for exclude_self, a, b in ((False, query, reference), (True, query, query)):
+        on_cluster, ext_cluster = nearest_two(a, b, exclude_self=exclude_self, with_extremes=not exclude_self,
+                                              chunk_elements=small_chunks, cluster=client)
+        here, ext_here = nearest_two(a, b, exclude_self=exclude_self, with_extremes=not exclude_self)
+        np.testing.assert_array_equal(on_cluster.distance, here.distance)
+        np.testing.assert_array_equal(on_cluster.index, here.index)
+        assert ext_cluster == ext_here
+
+
+def test_the_json_report_is_the_same_as_on_one_machine(client):
+    demo = load_scenario("noisy_copy", n=400)
+    schema = Schema(types=demo.types, key=demo.key, sensitive=demo.sensitive)
+    metrics = ["dcr", "nndr", "cvp", "dvp", "nsnd", "mdcr", "idscore", "auth", "dcr_test", "mia_distance"]
+    alone = evaluate(demo.real, demo.synthetic, schema, metrics=metrics, holdout=demo.holdout)
+    spread = evaluate(demo.real, demo.synthetic, schema, metrics=metrics, holdout=demo.holdout, cluster=client)
+
+    def without_times(report):
+        document = json.loads(report.to_json())
+        for result in document["metrics"].values():
+            result.pop("seconds", None)
+        return document
+
+    assert without_times(spread) == without_times(alone)
+    assert spread.shared.cluster is None  # not kept with the report: it may be closed after the call
+
+
+@pytest.mark.parametrize("address", ["local:0", "local:x", "localhost", "", "http://host:8786"])
+def test_a_malformed_address_is_named(address):
+    with pytest.raises(ClusterError, match="--dask must be"):
+        check_address(address)
+
+
+def test_the_cli_runs_on_a_local_cluster_and_writes_the_same_report(tmp_path):
+    import subprocess
+    import sys
+
+    outputs = {}
+    for name, extra in (("alone", []), ("cluster", ["--dask", "local:2"])):
+        out = tmp_path / f"{name}.json"
+        done = subprocess.run([sys.executable, "-m", "privcore", "evaluate", "--demo", "noisy_copy", "--metrics",
+                               "dcr,cvp,mia_distance", "--json", str(out), "--quiet", *extra],
+                              capture_output=True, text=True, timeout=240)
+        assert done.returncode == 0, done.stderr[-2000:]
+        document = json.loads(out.read_text())
+        for result in document["metrics"].values():
+            result.pop("seconds", None)
+        outputs[name] = document
+    assert outputs["cluster"] == outputs["alone"]
+
+
+def test_the_cli_refuses_a_malformed_address_before_reading_tables(tmp_path):
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "privcore", "evaluate", "--real", str(tmp_path / "missing.csv"),
+                           "--synthetic", str(tmp_path / "missing.csv"), "--dask", "local:0"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "--dask must be" in done.stderr and "Traceback" not in done.stderr
