@@ -65,11 +65,18 @@ def configured_workers() -> int:
 
 # ----------------------------------------------------------------------------------- worker side
 _progress_queue = None
+_cancelled = None
+#: Slots of the shared array of cancelled job ids (a job's slot is its id modulo this).
+CANCEL_SLOTS = 256
 
 
-def _start_worker(progress_queue) -> None:
-    global _progress_queue
-    _progress_queue = progress_queue
+class JobCancelled(Exception):
+    """Raised inside a worker at the job's next progress report after the page that waited for it left."""
+
+
+def _start_worker(progress_queue, cancelled) -> None:
+    global _progress_queue, _cancelled
+    _progress_queue, _cancelled = progress_queue, cancelled
     # Page loads and clicks of every session come first: the server process keeps its priority, the
     # batch work yields the cores to it (an evaluation takes a little longer while someone browses).
     try:
@@ -93,6 +100,10 @@ def _run_in_worker(job_id: int, environment: dict[str, str], function: Callable,
         now = time.monotonic()
         if now - last[0] >= _PROGRESS_INTERVAL or fraction >= 1.0:
             last[0] = now
+            # Cooperative cancellation: a job stops at a progress report (every neighbour chunk and metric),
+            # so a worker is free again soon after the user leaves, not when the job would have ended.
+            if _cancelled is not None and _cancelled[job_id % CANCEL_SLOTS] == job_id:
+                raise JobCancelled(f"job {job_id} was cancelled")
             _progress_queue.put((job_id, float(fraction), str(message)))
 
     try:
@@ -130,8 +141,10 @@ class ComputePool:
         context = multiprocessing.get_context("spawn")  # never fork a multi-threaded server
         self.workers = workers
         self._queue = context.Queue()
+        self._cancelled = context.Array("q", CANCEL_SLOTS)
         self._executor = concurrent.futures.ProcessPoolExecutor(
-            max_workers=workers, mp_context=context, initializer=_start_worker, initargs=(self._queue,))
+            max_workers=workers, mp_context=context, initializer=_start_worker,
+            initargs=(self._queue, self._cancelled))
         self._ids = itertools.count(1)
         self._latest: dict[int, tuple[float, str]] = {}
         self._finished: dict[int, threading.Event] = {}
@@ -157,7 +170,8 @@ class ComputePool:
         """Run ``function(*args, progress=..., **kwargs)`` in a worker and return its result.
 
         Waits in short steps, passing the latest progress to ``progress``; if the waiting thread is
-        interrupted (the user left the page), a job that has not started yet is cancelled.
+        interrupted (the user left the page or pressed Stop), a job that has not started is dropped and a
+        running one stops at its next progress report (:class:`JobCancelled`), which frees its worker.
         """
         job_id = next(self._ids)
         finished = threading.Event()
@@ -187,7 +201,10 @@ class ComputePool:
                 show_latest()
                 return result
         except BaseException:
-            future.cancel()
+            # The waiting page went away (Streamlit stops a script run by raising in it): drop a job that has
+            # not started, and tell a running one to stop at its next progress report.
+            if not future.cancel():
+                self._cancelled[job_id % CANCEL_SLOTS] = job_id
             raise
         finally:
             with self._lock:

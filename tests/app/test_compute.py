@@ -59,3 +59,33 @@ def test_worker_count_setting(monkeypatch, text, expected):
     monkeypatch.setenv(compute.WORKERS_VARIABLE, text)
     assert compute.configured_workers() == (compute.usable_cores() if expected is None else expected)
     assert compute.usable_cores() >= 1
+
+
+def slow_job(seconds: float, *, progress) -> str:
+    import time
+
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        progress(0.5, "working")
+        time.sleep(0.02)
+    return "finished"
+
+
+class PageLeft(BaseException):
+    """Stands for Streamlit's StopException, raised in the waiting script when the user leaves."""
+
+
+def test_a_job_whose_page_left_stops_and_frees_its_worker(monkeypatch):
+    import time
+
+    monkeypatch.setenv(compute.WORKERS_VARIABLE, "1")
+    compute.run_job(where_and_progress, 1)  # the single worker is started
+
+    def leave(fraction, message):
+        raise PageLeft()
+
+    with pytest.raises(PageLeft):
+        compute.run_job(slow_job, 60.0, progress=leave)
+    started = time.monotonic()
+    assert compute.run_job(slow_job, 0.1) == "finished"  # the only worker is free again long before 60 s
+    assert time.monotonic() - started < 15
