@@ -682,17 +682,25 @@ def t_kde_logpdf(data: np.ndarray, query: np.ndarray, bandwidths, *, tail: float
     power = -(tail + dims) / 2
     constant = (gammaln((tail + dims) / 2) - gammaln(tail / 2) - dims / 2 * np.log(tail * np.pi) - np.log(n)
                 - dims * np.log(h))
-    sq_data = np.einsum("ij,ij->i", data, data)
     out = np.empty((len(query), len(h)))
-    rows = max(1, chunk_elements // max(n, 1))
-    for start in range(0, len(query), rows):
-        block = query[start : start + rows]
-        d2 = np.einsum("ij,ij->i", block, block)[:, None] + sq_data[None, :] - 2.0 * (block @ data.T)
-        np.maximum(d2, 0.0, out=d2)
+    for rows, d2 in squared_distance_blocks(query, data, chunk_elements):
         nearest = d2.min(axis=1)
         for j, scale in enumerate(h):
-            out[start : start + rows, j] = _log_kernel_sum(d2, nearest, 1.0 / (tail * scale * scale), power)
+            out[rows, j] = _log_kernel_sum(d2, nearest, 1.0 / (tail * scale * scale), power)
     return out + constant
+
+
+def squared_distance_blocks(query: np.ndarray, data: np.ndarray, chunk_elements: int):
+    """Yield ``(rows, d2)``: a slice of query rows and their squared Euclidean distances to every data row
+    (clipped at 0 against rounding), at most about ``chunk_elements`` distances at a time. Shared by the
+    kernel density estimates, which need every distance, not only the nearest."""
+    sq_data = np.einsum("ij,ij->i", data, data)
+    step = max(1, chunk_elements // max(len(data), 1))
+    for start in range(0, len(query), step):
+        block = query[start : start + step]
+        d2 = np.einsum("ij,ij->i", block, block)[:, None] + sq_data[None, :] - 2.0 * (block @ data.T)
+        np.maximum(d2, 0.0, out=d2)
+        yield slice(start, start + len(block)), d2
 
 
 #: Kernel terms below e^−40 times a row's largest term are left out of its sum: with at most 10^4·n terms

@@ -43,6 +43,7 @@ from privcore.metrics.membership import (
     _require_holdout,
     _steps,
     held_out_bandwidth,
+    squared_distance_blocks,
     output_from_scores,
 )
 from privcore.neighbors import count_within, nearest_k, nearest_two
@@ -110,15 +111,10 @@ def gaussian_kde_logpdf(data: np.ndarray, query: np.ndarray, bandwidths, *, chun
     h = np.atleast_1d(np.asarray(bandwidths, dtype=float))
     n, dims = data.shape
     constant = -np.log(n) - dims / 2 * np.log(2 * np.pi * h * h)
-    sq_data = np.einsum("ij,ij->i", data, data)
     out = np.empty((len(query), len(h)))
-    rows = max(1, chunk_elements // max(n, 1))
-    for start in range(0, len(query), rows):
-        block = query[start : start + rows]
-        d2 = np.einsum("ij,ij->i", block, block)[:, None] + sq_data[None, :] - 2.0 * (block @ data.T)
-        np.maximum(d2, 0.0, out=d2)
+    for rows, d2 in squared_distance_blocks(query, data, chunk_elements):
         for j, scale in enumerate(h):
-            out[start : start + rows, j] = logsumexp(d2 * (-0.5 / (scale * scale)), axis=1)
+            out[rows, j] = logsumexp(d2 * (-0.5 / (scale * scale)), axis=1)
     return out + constant
 
 
