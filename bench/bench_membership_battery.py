@@ -2,7 +2,7 @@
 
 Part ``speed``: on the demo's noisy copy at ``--rows`` rows (real, holdout and synthetic tables of that
 size), one evaluation of the three attacks that existed before the battery (``mia_distance``,
-``mia_calibrated``, ``mia_domias``) and one of all seven attacks plus ``mia_best``, each in its own fresh
+``mia_calibrated``, ``mia_domias``) and one of all eight attacks plus ``mia_best``, each in its own fresh
 process, with the default settings (1,000 bootstrap replicates). Reported: seconds of each, the ratio, and
 the seconds per metric. Target: the full battery ≤ 60 s on the 2-core machine.
 
@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from _adult import run_in_own_process  # noqa: E402
 
 EXISTING = ["mia_distance", "mia_calibrated", "mia_domias"]
-BATTERY = [*EXISTING, "mia_gen_lra", "mia_classifier", "mia_density_count", "mia_dpi", "mia_best"]
+BATTERY = [*EXISTING, "mia_gen_lra", "mia_classifier", "mia_density_count", "mia_dpi", "mia_learned", "mia_best"]
 TARGET_SECONDS = 60
 #: Recreated cases: name → how the synthetic table is made (a demo scenario, or a generator on the demo's
 #: real rows with its settings).

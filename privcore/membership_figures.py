@@ -28,6 +28,7 @@ ATTACK_NAMES = {
     "mia_classifier": "classifier",
     "mia_density_count": "synthetic rows nearby",
     "mia_dpi": "plagiarism index (DPI)",
+    "mia_learned": "learned attack",
 }
 
 

@@ -18,7 +18,7 @@ The rule (:class:`VerdictRule`, every threshold adjustable, shown on the Results
    lowers "release" to "release with caution", never further.
 4. **The strongest membership attack speaks for the battery.** When ``mia_best`` ran, it alone stands for
    the membership attacks it compares (read by its held-out AUC and that AUC's interval, like one attack):
-   the seven attacks separately would count the same evidence seven times, and their largest AUC is
+   the eight attacks separately would count the same evidence eight times, and their largest AUC is
    inflated by the choice (the winner's curse). Without it, each membership attack counts on its own.
 5. **No attack, no release.** Without an attack or membership-inference result (no holdout, or none
    chosen), the best answer is "release with caution", because the strongest evidence was not gathered.

@@ -13,6 +13,7 @@ _MODULES = (
     "privcore.metrics.membership",
     "privcore.metrics.membership_battery",
     "privcore.metrics.membership_best",
+    "privcore.metrics.membership_learned",
     "privcore.metrics.synqp",
 )
 

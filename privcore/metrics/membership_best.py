@@ -3,7 +3,7 @@
 No single data-only attack dominates (Ward et al. 2025, Synth-MIA), so ``mia_best`` runs the whole battery
 (:data:`BATTERY`) on the same members ``M``, non-members ``N`` and reference ``R`` and reports the strongest.
 Choosing the strongest on the records it is then scored on would inflate a fresh sample's score (the
-winner's curse: the maximum of seven AUCs near 0.5 is above 0.5), so:
+winner's curse: the maximum of eight AUCs near 0.5 is above 0.5), so:
 
 1. ``M`` and ``N`` are each split into seeded halves A and B (``numpy.random.default_rng([seed, 7])``:
    one permutation of ``M``, then one of ``N``; the first ``|M| // 2`` positions are A).
@@ -55,7 +55,7 @@ from privcore.stats import epsilon_lower_bound, holm_adjust
 
 #: The attacks compared, in the order that breaks ties.
 BATTERY = ("mia_distance", "mia_calibrated", "mia_domias", "mia_gen_lra", "mia_classifier", "mia_density_count",
-           "mia_dpi")
+           "mia_dpi", "mia_learned")
 #: False-positive rates at which the true-positive rate is reported.
 LOW_FPRS = (0.001, 0.01, 0.1)
 #: One-sided confidence of each Clopper–Pearson bound behind the ε lower bound (metrics.md §3: 95 %).
@@ -115,6 +115,29 @@ def _curve(fpr, tpr):
     return fpr[keep], tpr[keep]
 
 
+def seeded_halves(n_members: int, n_nonmembers: int, seed: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Step 1 of the module docstring: the halves A and B of the members and of the non-members.
+
+    Returns
+    -------
+    dict
+        ``{"A": (member positions, non-member positions), "B": (…)}``, positions in the order of
+        :class:`~privcore.metrics.membership.MembershipSets` ``members`` and ``nonmembers``. The learned
+        attack (:mod:`privcore.metrics.membership_learned`) trains within these halves, so it never learns
+        from the half it is judged on.
+
+    Examples
+    --------
+    >>> h = seeded_halves(5, 4, 0)
+    >>> [len(h["A"][0]), len(h["A"][1]), len(h["B"][0]), len(h["B"][1])]
+    [2, 2, 3, 2]
+    """
+    rng = np.random.default_rng([seed, 7])
+    perm_m, perm_n = rng.permutation(n_members), rng.permutation(n_nonmembers)
+    return {"A": (perm_m[: n_members // 2], perm_n[: n_nonmembers // 2]),
+            "B": (perm_m[n_members // 2 :], perm_n[n_nonmembers // 2 :])}
+
+
 def honest_splits(scores: Mapping[str, tuple[np.ndarray, np.ndarray]], seed: int, delta: float
                   ) -> tuple[list[HeldOutSplit], list[dict]]:
     """Steps 1–4 of the module docstring: choose on one half, count on the other, both ways.
@@ -137,11 +160,7 @@ def honest_splits(scores: Mapping[str, tuple[np.ndarray, np.ndarray]], seed: int
         the bootstrap).
     """
     ids = list(scores)
-    n_members, n_nonmembers = (len(v) for v in next(iter(scores.values())))
-    rng = np.random.default_rng([seed, 7])
-    perm_m, perm_n = rng.permutation(n_members), rng.permutation(n_nonmembers)
-    halves = {"A": (perm_m[: n_members // 2], perm_n[: n_nonmembers // 2]),
-              "B": (perm_m[n_members // 2 :], perm_n[n_nonmembers // 2 :])}
+    halves = seeded_halves(*(len(v) for v in next(iter(scores.values()))), seed)
     splits, held_out = [], []
     for choose, count in (("A", "B"), ("B", "A")):
         (cm, cn), (tm, tn) = halves[choose], halves[count]
@@ -309,7 +328,7 @@ def _battery_attacks(scored, summaries) -> dict[str, BatteryAttack]:
 register(MetricInfo(
     id="mia_best",
     name="Membership inference: strongest attack (held out)",
-    summary="The strongest of seven membership attacks, chosen on half the people and measured on the other "
+    summary="The strongest of eight membership attacks, chosen on half the people and measured on the other "
             "half, with the ε of differential privacy it rules out.",
     attacker_knows="The synthetic table, the suspect's record, a reference sample of other real people from the "
                    "same population, and every attack of the battery to choose from.",
@@ -320,7 +339,7 @@ register(MetricInfo(
         attack="The attacker tries every membership attack privcore knows and keeps the one that works best; to "
                "stay honest, the choice is made on half of the people and the result counted on the other half.",
         steps=(
-            "Score every training record (member) and holdout record (non-member) with each of the seven attacks.",
+            "Score every training record (member) and holdout record (non-member) with each of the eight attacks.",
             "Split members and non-members into two random halves; on the first, pick the attack with the best "
             "AUC and the score threshold that best separates members from non-members.",
             "Count on the second half how well that attack and threshold do (AUC, members caught minus "
@@ -330,7 +349,7 @@ register(MetricInfo(
         ),
         high="At least one attack tells training records from other people on records it was not tuned on: the "
              "synthetic data gives membership away.",
-        low="Even the best of seven attacks, measured on fresh records, does no better than a coin flip.",
+        low="Even the best of eight attacks, measured on fresh records, does no better than a coin flip.",
         blind_spots="Only data-only attacks: shadow-model attacks (the Audit page) can be stronger. A leak of a few "
                     "records hardly moves the AUC; the TPR at low FPR and the ε bound show it better. Halving the "
                     "records costs precision on small tables.",

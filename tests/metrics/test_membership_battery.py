@@ -487,7 +487,7 @@ def test_an_exact_copy_is_caught_with_a_large_epsilon_bound():
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_a_fresh_sample_stays_at_chance_over_seeds(seed):
-    # The winner's curse would put the best of seven AUCs above 0.5; choosing on one half and reporting on
+    # The winner's curse would put the best of eight AUCs above 0.5; choosing on one half and reporting on
     # the other keeps a fresh sample at chance.
     res = _best("fresh_sample", 1500, seed=seed)
     assert 0.45 <= res.raw <= 0.55, res.raw
