@@ -63,6 +63,10 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--dask", metavar="ADDRESS",
                     help="compute the neighbour passes on a Dask cluster: tcp://host:8786, or local:N for N worker "
                     "processes on this machine (needs pip install 'privcore[dask]'); the report does not change")
+    ev.add_argument("--device", metavar="{auto,cpu,gpu}", default="auto",
+                    help="where the neighbour passes run: gpu needs pip install 'privcore[gpu]' and an NVIDIA GPU; "
+                    "auto (default) uses a GPU only when one is usable and the tables are large; the report does "
+                    "not change")
     ev.add_argument("--json", metavar="OUT.json", help="write the JSON report here (default: stdout)")
     ev.add_argument("--html", metavar="OUT.html", help="also write a self-contained HTML report")
     ev.add_argument("--quiet", action="store_true", help="no progress on stderr")
@@ -257,6 +261,34 @@ def checked_workers(text: str | None) -> int | None:
     return int(stripped)
 
 
+def checked_device(text: str, dask: str | None = None) -> str:
+    """``--device`` as "auto", "cpu" or "gpu"; "gpu" only where a GPU is usable and without ``--dask``.
+
+    Raises
+    ------
+    InputError
+        For another value, for ``gpu`` without CuPy or a GPU, or with ``--dask`` (exit 2, one line,
+        before any table is read).
+
+    Examples
+    --------
+    >>> checked_device("CPU")
+    'cpu'
+    """
+    from privcore.gpu import check_device, require_gpu
+
+    try:
+        device = check_device(text)
+        if device == "gpu":
+            if dask is not None:
+                raise InputError("choose either --dask or --device gpu, not both (the cluster's workers compute on "
+                                 "their CPUs).")
+            require_gpu()
+    except InputError as exc:
+        raise InputError(f"--device {text}: {exc}") from None
+    return device
+
+
 def _load_inputs(args):
     from privcore.io import load_table
 
@@ -291,6 +323,7 @@ def _evaluate(args) -> int:
         from privcore.cluster import check_address
 
         check_address(args.dask)  # a malformed address fails before any file is read
+    device = checked_device(args.device, args.dask)
     for option in ("json", "html"):  # fail fast: an unwritable report path is known before any computation
         check_output_path(getattr(args, option), f"--{option}")
     real, synthetic, holdout, overrides, demo_key, demo_sensitive, names = _load_inputs(args)
@@ -314,7 +347,7 @@ def _evaluate(args) -> int:
     progress = None if args.quiet or not sys.stderr.isatty() else print_progress
     report = evaluate(real, synthetic, schema, metrics=args.metrics, holdout=holdout, seed=args.seed,
                       progress=progress, names=names, params=params, famd_components=args.famd_components,
-                      workers=workers, cluster=args.dask)
+                      workers=workers, cluster=args.dask, device=device)
     if progress is not None:
         print(file=sys.stderr)
     text = report.to_json()

@@ -19,6 +19,7 @@ import pandas as pd
 
 from privcore.cores import resolve_workers
 from privcore.encoding import EuclideanSpace, FAMDProjection
+from privcore.gpu import check_device
 from privcore.neighbors import DEFAULT_CHUNK_ELEMENTS, Neighbours, PairExtremes, nearest_two
 from privcore.prepare import PreparedData
 from privcore.schema import Schema
@@ -68,6 +69,8 @@ class SharedComputation:
         :func:`privcore.evaluate`): passes not involving the synthetic table are stored and taken from it.
     cluster : distributed.Client, optional
         Run the neighbour passes on a Dask cluster (:mod:`privcore.cluster`); results are identical.
+    device : {"auto", "cpu", "gpu"}
+        Where the neighbour passes' matrix products run (:mod:`privcore.gpu`); results are identical.
     """
 
     def __init__(
@@ -80,11 +83,14 @@ class SharedComputation:
         progress: Callable[[float, str], None] | None = None,
         reuse: dict | None = None,
         cluster: Any = None,
+        device: str = "auto",
     ):
         self.data = data
         self.workers = resolve_workers(workers)
         #: A ``distributed.Client`` whose workers compute the neighbour passes (privcore.cluster), or None.
         self.cluster = cluster
+        #: "auto", "cpu" or "gpu": where the matrix passes run (privcore.gpu.resolve_device, per pass).
+        self.device = check_device(device)
         # Passes that do not involve the synthetic table (real→real, and with a holdout most of the §5
         # baseline) are the same for every synthetic table compared against the same real table: when the
         # caller keeps ``reuse`` between evaluations, they are computed once for all of them.
@@ -115,11 +121,14 @@ class SharedComputation:
         state["progress"] = None
         state["_reuse"] = None
         state["cluster"] = None
+        # Where it is unpickled there may be no GPU; results do not depend on the device.
+        state["device"] = "auto"
         state["_factories"] = {name: f for name, f in self._factories.items() if _picklable(f)}
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+        self.__dict__.setdefault("device", "auto")  # pickled before the GPU backend existed
 
     def space(self, name: str, factory: SpaceFactory | None = None) -> Any:
         """The fitted space ``name`` (built on first use)."""
@@ -162,6 +171,7 @@ class SharedComputation:
             progress=self.progress,
             label=f"{query}→{reference} in {space}",
             cluster=self.cluster,
+            device=self.device,
         )
         self.passes.append(key)
         self._neighbours[key] = result

@@ -15,6 +15,7 @@ from privcore import registry
 from privcore.cluster import connected
 from privcore.context import MetricContext, SharedComputation
 from privcore.errors import InputError, TooFewRowsError
+from privcore.gpu import check_device, require_gpu, using_device
 from privcore.neighbors import DEFAULT_CHUNK_ELEMENTS
 from privcore.params import check_params
 from privcore.prepare import PreparedData, prepare
@@ -89,6 +90,7 @@ def evaluate(
     reuse: dict | None = None,
     workers: int | None = None,
     cluster: Any = None,
+    device: str = "auto",
 ) -> Report:
     """Evaluate privacy metrics of a synthetic table against the real table it was trained on.
 
@@ -133,6 +135,12 @@ def evaluate(
         :mod:`privcore.cluster`): a scheduler address ``"tcp://host:8786"``, ``"local:N"`` for N worker
         processes on this machine (started and stopped for this call), or a Client. The report is the same
         as on one machine; the tables are sent to the cluster's workers.
+    device : {"auto", "cpu", "gpu"}
+        Where the neighbour passes' matrix products run (optional extra ``privcore[gpu]``, see
+        :mod:`privcore.gpu`): ``"gpu"`` on an NVIDIA GPU, ``"cpu"`` never, ``"auto"`` (default) on a GPU
+        only when one is usable and a pass has at least :data:`privcore.gpu.GPU_MIN_PAIRS` pairs. The
+        report is the same on either. Not combined with ``cluster``: with a cluster, ``"auto"`` means the
+        cluster's CPUs and ``"gpu"`` is refused.
 
     Returns
     -------
@@ -145,7 +153,8 @@ def evaluate(
         When the tables, the schema or the seed are unusable (the message says which file and column).
         A numerical column holding ``inf``/``-inf`` or a magnitude beyond ``privcore.schema.MAX_MAGNITUDE``
         raises :class:`privcore.errors.ExtremeValueError` (file, column, first row) under either
-        missing-value policy, never a silently wrong score.
+        missing-value policy, never a silently wrong score. ``device="gpu"`` where CuPy or a GPU is
+        missing, or together with a cluster, raises too, saying what to install or choose.
 
     Examples
     --------
@@ -162,6 +171,13 @@ def evaluate(
                                 or workers < 1):
         raise InputError(f"The number of workers must be a whole number of at least 1 (got {workers!r}); leave it "
                          "unset to use every usable core.")
+    device = check_device(device)
+    if device == "gpu":
+        if cluster is not None:
+            raise InputError("Choose either a Dask cluster or the GPU, not both: the cluster's workers compute on "
+                             "their CPUs. Leave the device at 'auto' (or 'cpu') with a cluster, or drop the cluster "
+                             "to use the GPU.")
+        require_gpu()
     if famd_components is not None and int(famd_components) < 1:
         raise InputError(f"The number of FAMD axes must be at least 1 (got {famd_components}); leave it unset for "
                          "the default min(5, r).")
@@ -175,15 +191,16 @@ def evaluate(
         if reuse.get("fingerprint") != fingerprint:
             reuse.clear()
             reuse["fingerprint"] = fingerprint
-    with connected(cluster) as client:
+    # Metrics that call the neighbour engine themselves (not through the shared passes) find the device here.
+    with connected(cluster) as client, using_device("cpu" if client is not None else device):
         return _evaluate_prepared(data, ids, schema, seed, progress, params, famd_components, chunk_elements, strict,
-                                  reuse, workers, client, report_warnings, started)
+                                  reuse, workers, client, report_warnings, started, device)
 
 
 def _evaluate_prepared(data, ids, schema, seed, progress, params, famd_components, chunk_elements, strict, reuse,
-                       workers, client, report_warnings, started) -> Report:
+                       workers, client, report_warnings, started, device="auto") -> Report:
     shared = SharedComputation(data, famd_components=famd_components, chunk_elements=chunk_elements, reuse=reuse,
-                               workers=workers, cluster=client)
+                               workers=workers, cluster=client, device=device)
     dropped = [c for c in schema.columns if data.real[c].nunique() <= 1]
     if dropped:
         report_warnings.append(

@@ -12,6 +12,12 @@ every reference row that could truly be among the two nearest is within that bou
 second-nearest value; only those candidates are recomputed exactly as ``sqrt(Σ (q − r)²)``. Identical
 rows therefore get distance exactly 0, and equal distances compare equal. Among rows at exactly the same
 distance, the lowest reference index wins.
+
+Where the matrix path runs (``device``, :mod:`privcore.gpu`): its chunk kernels are written against an
+array module ``xp``, numpy on the CPU and CuPy on a GPU. On the GPU the block products, the per-row
+reductions and the candidate masks run in float64 on the device; the candidates come back to the host and
+are refined by the same exact host code, so both devices return the same numbers. The k-d tree path runs on
+the CPU.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from typing import Any, Callable
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from privcore import gpu
 from privcore.cores import resolve_workers
 
 #: Distances held at once per worker: 2**22 float64 = 32 MiB.
@@ -30,6 +37,10 @@ DEFAULT_CHUNK_ELEMENTS = 2**22
 #: Up to this many columns a k-d tree finds candidates faster than matrix products (e.g. Φk, k ≤ 5).
 TREE_MAX_DIM = 8
 TREE_MIN_ROWS = 256
+#: Near-farthest pairs a chunk refines exactly for d_max; beyond that many (maxima tied across thousands of
+#: pairs, as in all-categorical tables, where their exact distances are equal) only the approximately
+#: farthest pair is refined, which keeps the extremes' cost at one row's worth per chunk.
+FAR_CANDIDATES = 4096
 
 ProgressCallback = Callable[[float, str], None]
 
@@ -112,6 +123,7 @@ def nearest_two(
     label: str = "",
     method: str = "auto",
     cluster: Any = None,
+    device: str | None = None,
 ) -> tuple[Neighbours, PairExtremes | None]:
     """Exact nearest and second-nearest reference rows for every query row.
 
@@ -142,10 +154,16 @@ def nearest_two(
         Run the pass on a Dask cluster (:mod:`privcore.cluster`): the query and reference are sent to every
         worker once, and each task is one chunk of query rows of the matrix path; the chunks' results are
         merged as on one machine, so the result is identical.
+    device : {"auto", "cpu", "gpu"}, optional
+        Where the matrix path runs (:func:`privcore.gpu.resolve_device`; default: the device of the
+        enclosing :func:`privcore.evaluate`, ``"auto"`` outside one). The result is the same on either;
+        the tree path and a cluster always use CPUs.
 
     Returns
     -------
     Neighbours, PairExtremes or None
+        ``d_max`` is the largest exact distance over all pairs: the pairs whose approximate distance lies
+        within rounding of the largest one are refined exactly (see :data:`FAR_CANDIDATES`).
 
     Examples
     --------
@@ -157,6 +175,8 @@ def nearest_two(
     query = np.ascontiguousarray(query, dtype=np.float64)
     reference = np.ascontiguousarray(reference, dtype=np.float64)
     n, m = len(query), len(reference)
+    if device is not None:
+        gpu.check_device(device)
     if query.shape[1] != reference.shape[1]:
         raise ValueError("query and reference must have the same number of columns")
     if exclude_self and n != m:
@@ -176,16 +196,14 @@ def nearest_two(
     if method != "matrix":
         raise ValueError("method must be 'auto', 'matrix' or 'tree'")
 
-    half_ref_norm, query_norm, error_scale, max_half_ref = _norms_and_error_scale(query, reference)
-    rows_per_chunk = max(1, min(n, chunk_elements // max(m, 1)))
-    starts = list(range(0, n, rows_per_chunk))
-    workers = resolve_workers(workers)
+    setup = _matrix_setup(query, reference, "cpu" if cluster is not None else device, chunk_elements, workers)
+    rows_per_chunk = setup.rows_per_chunk
 
     def run(start: int):
         stop = min(n, start + rows_per_chunk)
         result = _chunk_top_two(
-            query, reference, half_ref_norm, query_norm, start, stop, exclude_self, with_extremes,
-            error_scale, max_half_ref, chunk_elements,
+            query, reference, setup.operands, start, stop, exclude_self, with_extremes, setup.error_scale,
+            setup.max_half_ref, chunk_elements,
         )
         return start, stop, result
 
@@ -194,12 +212,12 @@ def nearest_two(
         from privcore.cluster import run_chunks_on_cluster
 
         results = run_chunks_on_cluster(
-            cluster, _chunk_task, (query, reference, half_ref_norm, query_norm),
-            [(start, min(n, start + rows_per_chunk), exclude_self, with_extremes, error_scale, max_half_ref,
-              chunk_elements) for start in starts],
+            cluster, _chunk_task, (query, reference, setup.half_ref_norm, setup.query_norm),
+            [(start, min(n, start + rows_per_chunk), exclude_self, with_extremes, setup.error_scale,
+              setup.max_half_ref, chunk_elements) for start in setup.starts],
             progress, n, lambda r: r[1] - r[0], message)
     else:
-        results = _run_chunks(run, starts, workers, progress, n, lambda r: r[1] - r[0], message)
+        results = _run_chunks(run, setup.starts, setup.workers, progress, n, lambda r: r[1] - r[0], message)
     extremes = []
     for start, stop, (dist, idx, chunk_extremes) in results:
         distance[start:stop] = dist
@@ -210,9 +228,7 @@ def nearest_two(
     pair_extremes = None
     if with_extremes:
         d_min = float(min(e[0] for e in extremes))
-        # The approximate farthest pair is refined exactly; its distance is within rounding of the true max.
-        _, _, qi, rj = max(extremes, key=lambda e: e[1])
-        d_max = float(np.sqrt(np.sum((query[qi] - reference[rj]) ** 2)))
+        d_max = float(max(e[1] for e in extremes))
         pair_extremes = PairExtremes(d_min=d_min, d_max=max(d_max, d_min))
     return Neighbours(distance, index), pair_extremes
 
@@ -222,46 +238,203 @@ def _norms_and_error_scale(query, reference):
     half_ref_norm = 0.5 * np.einsum("ij,ij->i", reference, reference)
     query_norm = np.einsum("ij,ij->i", query, query)
     # Bound on the rounding error of |q|²/2 + |r|²/2 − q·r (Higham, dot products: d·u per term), doubled.
+    # It also covers the GPU's single product [q, 1]·[−r, |r|²/2] (d + 1 terms, see _Operands).
     error_scale = 4.0 * (query.shape[1] + 4) * np.finfo(np.float64).eps
     return half_ref_norm, query_norm, error_scale, float(half_ref_norm.max())
 
 
-def _chunk_top_two(
-    query, reference, half_ref_norm, query_norm, start, stop, exclude_self, with_extremes,
-    error_scale, max_half_ref, chunk_elements,
-):
-    """Exact top-2 for query rows [start, stop); also the chunk's approximate farthest pair."""
-    block = query[start:stop] @ reference.T
-    # score = |r|²/2 − q·r; the squared distance is |q|² + 2·score, so per row the order is the same.
-    np.subtract(half_ref_norm, block, out=block)
-    rows = np.arange(stop - start)
-    chunk_extremes = None
-    if with_extremes:
-        far = np.argmax(block, axis=1)
-        far_sq = query_norm[start:stop] + 2.0 * block[rows, far]
-        best = int(np.argmax(far_sq))
-        chunk_extremes = [np.inf, float(far_sq[best]), start + best, int(far[best])]
-    if exclude_self:
-        block[rows, start + rows] = np.inf
-    m = block.shape[1]
-    first = np.argmin(block, axis=1)
-    first_score = block[rows, first]
-    if m - int(exclude_self) >= 2:
-        block[rows, first] = np.inf
-        second_score = block.min(axis=1)
-        block[rows, first] = first_score
-        tolerance = 2.0 * error_scale * (query_norm[start:stop] + max_half_ref * 2.0 + 1e-300)
-        threshold = second_score + tolerance
-        cand_rows, cand_cols = np.nonzero(block <= threshold[:, None])
+@dataclass(frozen=True)
+class _Operands:
+    """The arrays of one matrix pass, where its chunk kernels run (:mod:`privcore.gpu`).
+
+    On the CPU: the host arrays; a chunk's scores ``|r|²/2 − q·r`` come from one product and one
+    subtraction. On the GPU the tables are copied to the device once per pass with one more column each,
+    ``[q, 1]`` and ``[−r, |r|²/2]``, so that one product gives the scores without a second pass over the
+    block (whose reads and writes, not the arithmetic, bound a GPU pass). The scores then round differently
+    from the CPU's, within the same error bound; since only candidates come from them and the candidates are
+    refined exactly, the results do not change.
+
+    Attributes
+    ----------
+    xp : module
+        numpy or cupy.
+    query, reference : array
+        The tables (augmented on the GPU).
+    half_ref_norm : array or None
+        ``|r|²/2``, None where the product already subtracts it.
+    query_norm : array
+        ``|q|²`` per query row.
+    group : int
+        0: top-two candidates from whole rows (the CPU); ``g``: from groups of ``g`` columns
+        (:func:`_top_two_candidates`).
+    """
+
+    xp: Any
+    query: Any
+    reference: Any
+    half_ref_norm: Any
+    query_norm: Any
+    group: int
+
+    def scores(self, start: int, stop: int) -> Any:
+        """``|r|²/2 − q·r`` for query rows [start, stop) against every reference row (the squared distance
+        is ``|q|² + 2·score``, so within a row the order is the distances' order)."""
+        block = self.query[start:stop] @ self.reference.T
+        if self.half_ref_norm is not None:
+            self.xp.subtract(self.half_ref_norm, block, out=block)
+        return block
+
+
+def _gpu_operands(query, reference, half_ref_norm, query_norm) -> _Operands:
+    """The tables on the GPU (numpy when emulated), augmented so that one product gives the scores."""
+    xp = gpu.array_module("gpu")
+    n, d = query.shape
+    augmented_query = xp.empty((n, d + 1))
+    augmented_query[:, :d] = xp.asarray(query)
+    augmented_query[:, d] = 1.0
+    augmented_reference = xp.empty((len(reference), d + 1))
+    augmented_reference[:, :d] = -xp.asarray(reference)
+    augmented_reference[:, d] = xp.asarray(half_ref_norm)
+    return _Operands(xp, augmented_query, augmented_reference, None, xp.asarray(query_norm), gpu.GPU_GROUP)
+
+
+@dataclass(frozen=True)
+class _MatrixSetup:
+    """What every chunk of one matrix pass shares: operands, chunking, threads, error bound."""
+
+    operands: _Operands
+    starts: list[int]
+    rows_per_chunk: int
+    workers: int
+    half_ref_norm: np.ndarray
+    query_norm: np.ndarray
+    error_scale: float
+    max_half_ref: float
+
+
+def _matrix_setup(query, reference, device, chunk_elements, workers, blocks_per_chunk=1) -> _MatrixSetup:
+    """Norms, the device (:func:`privcore.gpu.resolve_device`) and the chunks of a matrix pass.
+
+    ``blocks_per_chunk``: score blocks a chunk holds at once (``nearest_k``'s partition copies its block).
+    """
+    n, m = len(query), len(reference)
+    half_ref_norm, query_norm, error_scale, max_half_ref = _norms_and_error_scale(query, reference)
+    if gpu.resolve_device(device, n, m, query.shape[1]) == "gpu":
+        operands = _gpu_operands(query, reference, half_ref_norm, query_norm)
+        elements = gpu.device_chunk_elements(chunk_elements)
+        threads = min(resolve_workers(workers), gpu.GPU_THREADS)
     else:
-        cand_rows, cand_cols = rows, first
+        operands = _Operands(np, query, reference, half_ref_norm, query_norm, 0)
+        elements, threads = chunk_elements, resolve_workers(workers)
+    rows_per_chunk = max(1, min(n, elements // max(blocks_per_chunk * m, 1)))
+    return _MatrixSetup(operands, list(range(0, n, rows_per_chunk)), rows_per_chunk, threads, half_ref_norm,
+                        query_norm, error_scale, max_half_ref)
+
+
+def _chunk_top_two(
+    query, reference, operands, start, stop, exclude_self, with_extremes, error_scale, max_half_ref,
+    chunk_elements,
+):
+    """Exact top-2 for query rows [start, stop) and, with extremes, the chunk's (d_min, d_max).
+
+    The scores, reductions and masks run in ``operands.xp``; the exact refinement runs on the host arrays
+    ``query`` and ``reference``.
+    """
+    xp = operands.xp
+    block = operands.scores(start, stop)
+    rows = xp.arange(stop - start)
+    query_norm = operands.query_norm[start:stop]
+    far_rows = far_cols = None
+    if with_extremes:
+        far_rows, far_cols = _far_candidates(block, query_norm, error_scale, max_half_ref, xp)
+    if exclude_self:
+        block[rows, start + rows] = xp.inf
+    m = block.shape[1]
+    others = m - int(exclude_self)
+    if others >= 2:
+        tolerance = 2.0 * error_scale * (query_norm + max_half_ref * 2.0 + 1e-300)
+        cand_rows, cand_cols = _top_two_candidates(block, rows, tolerance, operands.group, xp)
+    elif others == 1:
+        cand_rows, cand_cols = rows, xp.argmin(block, axis=1)
+    else:  # a one-row table without itself: no neighbour at all
+        cand_rows = cand_cols = xp.zeros(0, dtype=np.int64)
     del block
+    cand_rows, cand_cols = gpu.to_host(cand_rows), gpu.to_host(cand_cols)
     exact = _exact_distances(query, reference, start + cand_rows, cand_cols, chunk_elements)
     dist, idx = _select_two(cand_rows, cand_cols, exact, stop - start)
-    if chunk_extremes is not None:
-        # (smallest distance in the chunk, approximate largest squared distance, its query row, its reference row)
-        chunk_extremes = (float(dist[:, 0].min()), chunk_extremes[1], chunk_extremes[2], chunk_extremes[3])
+    chunk_extremes = None
+    if with_extremes:
+        far = _exact_distances(query, reference, start + far_rows, far_cols, chunk_elements)
+        chunk_extremes = (float(dist[:, 0].min()), float(far.max()))
     return dist, idx, chunk_extremes
+
+
+def _far_candidates(block, query_norm, error_scale, max_half_ref, xp):
+    """(chunk row, reference row) of every pair that may be the chunk's farthest, on the host.
+
+    A pair's approximate squared distance ``|q|² + 2·score`` is within half the tolerance below of its exact
+    value, so the exactly farthest pair is within the tolerance of the approximate maximum, whatever the
+    device's rounding: refining all those pairs gives the same d_max on every device and for any chunking.
+    More than :data:`FAR_CANDIDATES` such pairs means a maximum tied across many pairs; then the
+    approximately farthest pair alone is refined.
+    """
+    row_max = block.max(axis=1)
+    far_sq = query_norm + 2.0 * row_max
+    best = int(xp.argmax(far_sq))
+    tolerance = 4.0 * error_scale * (float(query_norm.max()) + 2.0 * max_half_ref) + 1e-300
+    limit = float(far_sq[best]) - tolerance
+    near = xp.flatnonzero(far_sq >= limit)
+    if len(near) <= FAR_CANDIDATES:
+        hit_rows, hit_cols = xp.nonzero(query_norm[near][:, None] + 2.0 * block[near] >= limit)
+        if len(hit_rows) <= FAR_CANDIDATES:
+            return gpu.to_host(near[hit_rows]), gpu.to_host(hit_cols)
+    return np.array([best]), np.array([int(xp.argmax(block[best]))])
+
+
+def _top_two_candidates(block, rows, tolerance, group, xp):
+    """(chunk row, reference row) of every score within ``tolerance`` of its row's second-best score.
+
+    ``group == 0`` (the CPU): the best and second-best score of each row from the whole block. ``group = g``
+    (the GPU): the block's columns in groups of ``g``; the second-smallest of the groups' minima is a score
+    of another column than the best one, so at least the second-best score, and the threshold built on it
+    keeps every candidate the whole-row threshold keeps (perhaps a few more, which the exact refinement
+    sorts out). Only the groups whose minimum lies under the threshold are read again, so the block is read
+    about once instead of three times.
+    """
+    m = block.shape[1]
+    if group < 2 or m // group < 2:
+        first = xp.argmin(block, axis=1)
+        first_score = block[rows, first]
+        block[rows, first] = xp.inf
+        second_score = block.min(axis=1)
+        block[rows, first] = first_score
+        threshold = second_score + tolerance
+        return xp.nonzero(block <= threshold[:, None])
+    # With two full groups of at least two columns, some group other than the best one has a finite score
+    # even when the row's own column is excluded (inf), so the threshold is finite.
+    minima = _group_minima(block, group, xp)
+    first = xp.argmin(minima, axis=1)
+    first_minimum = minima[rows, first]
+    minima[rows, first] = xp.inf
+    threshold = minima.min(axis=1) + tolerance
+    minima[rows, first] = first_minimum
+    group_rows, groups = xp.nonzero(minima <= threshold[:, None])
+    cols = groups[:, None] * group + xp.arange(group)
+    inside = cols < m  # the last group may be shorter
+    cols = xp.minimum(cols, m - 1)
+    hit = inside & (block[group_rows[:, None], cols] <= threshold[group_rows][:, None])
+    i, j = xp.nonzero(hit)
+    return group_rows[i], cols[i, j]
+
+
+def _group_minima(block, group, xp):
+    """Minimum of each run of ``group`` columns of every row (the last run may be shorter)."""
+    k, m = block.shape
+    full = (m // group) * group
+    minima = block[:, :full].reshape(k, full // group, group).min(axis=2)
+    if full < m:
+        minima = xp.concatenate([minima, block[:, full:].min(axis=1)[:, None]], axis=1)
+    return minima
 
 
 def _select_two(cand_rows, cand_cols, exact, n_rows):
@@ -284,9 +457,10 @@ def _select_two(cand_rows, cand_cols, exact, n_rows):
 def _chunk_task(query, reference, half_ref_norm, query_norm, start, stop, exclude_self, with_extremes,
                 error_scale, max_half_ref, chunk_elements):
     """One chunk of the matrix path as a task for a cluster worker (module level, so it can be sent)."""
+    operands = _Operands(np, query, reference, half_ref_norm, query_norm, 0)
     with threadpool_limits(limits=1, user_api="blas"):
-        result = _chunk_top_two(query, reference, half_ref_norm, query_norm, start, stop, exclude_self,
-                                with_extremes, error_scale, max_half_ref, chunk_elements)
+        result = _chunk_top_two(query, reference, operands, start, stop, exclude_self, with_extremes,
+                                error_scale, max_half_ref, chunk_elements)
     return start, stop, result
 
 
@@ -459,6 +633,7 @@ def all_within(
     workers: int | None = None,
     progress: ProgressCallback | None = None,
     label: str = "",
+    device: str | None = None,
 ) -> WithinPairs:
     """Every reference row at exact Euclidean distance ≤ ``radius[i]`` of each query row *i*.
 
@@ -485,6 +660,8 @@ def all_within(
         ``progress(fraction_done, message)``.
     label : str
         Shown in progress messages.
+    device : {"auto", "cpu", "gpu"}, optional
+        Where the matrix products run, as in :func:`nearest_two`; the result is the same on either.
 
     Returns
     -------
@@ -506,19 +683,16 @@ def all_within(
     if n == 0 or m == 0:
         return WithinPairs(np.zeros(n + 1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
 
-    half_ref_norm, query_norm, error_scale, max_half_ref = _norms_and_error_scale(query, reference)
-    rows_per_chunk = max(1, min(n, chunk_elements // max(m, 1)))
-    starts = list(range(0, n, rows_per_chunk))
-    workers = resolve_workers(workers)
+    setup = _matrix_setup(query, reference, device, chunk_elements, workers)
 
     def run(start: int):
-        stop = min(n, start + rows_per_chunk)
+        stop = min(n, start + setup.rows_per_chunk)
         return stop - start, _chunk_within(
-            query, reference, half_ref_norm, query_norm, radius, start, stop, error_scale, max_half_ref,
-            chunk_elements,
+            query, reference, setup.operands, setup.query_norm, radius, start, stop, setup.error_scale,
+            setup.max_half_ref, chunk_elements,
         )
 
-    results = [r for _, r in _run_chunks(run, starts, workers, progress, n, lambda r: r[0],
+    results = [r for _, r in _run_chunks(run, setup.starts, setup.workers, progress, n, lambda r: r[0],
                                          f"neighbours within radius {label}".strip())]
     rows = np.concatenate([r[0] for r in results])
     indices = np.concatenate([r[1] for r in results])
@@ -529,19 +703,23 @@ def all_within(
 
 
 def _chunk_within(
-    query, reference, half_ref_norm, query_norm, radius, start, stop, error_scale, max_half_ref, chunk_elements
+    query, reference, operands, query_norm, radius, start, stop, error_scale, max_half_ref, chunk_elements
 ):
-    """Pairs (global query row, reference row, exact distance) within the radius, for query rows [start, stop)."""
+    """Pairs (global query row, reference row, exact distance) within the radius, for query rows [start, stop).
+
+    The thresholds are computed on the host (``query_norm`` is the host copy), the scores and the mask in
+    ``operands.xp``; the candidates are refined exactly on the host."""
     r = radius[start:stop]
     finite = np.where(np.isfinite(r), r, 0.0)
     # Squared distance = |q|² + 2·score with score = |r|²/2 − q·r: a candidate has score ≤ threshold.
     threshold = 0.5 * (np.where(r >= 0, finite * finite, -np.inf) - query_norm[start:stop])
     tolerance = 2.0 * error_scale * (query_norm[start:stop] + max_half_ref * 2.0 + finite * finite + 1e-300)
     threshold = np.where(np.isposinf(r), np.inf, threshold + tolerance)
-    block = query[start:stop] @ reference.T
-    np.subtract(half_ref_norm, block, out=block)
-    cand_rows, cand_cols = np.nonzero(block <= threshold[:, None])
+    xp = operands.xp
+    block = operands.scores(start, stop)
+    cand_rows, cand_cols = xp.nonzero(block <= xp.asarray(threshold)[:, None])
     del block
+    cand_rows, cand_cols = gpu.to_host(cand_rows), gpu.to_host(cand_cols)
     exact = _exact_distances(query, reference, start + cand_rows, cand_cols, chunk_elements)
     keep = exact <= r[cand_rows]
     return start + cand_rows[keep], cand_cols[keep], exact[keep]
@@ -557,6 +735,7 @@ def nearest_k(
     progress: ProgressCallback | None = None,
     label: str = "",
     method: str = "auto",
+    device: str | None = None,
 ) -> Neighbours:
     """Exact ``k`` nearest reference rows of every query row (the k-neighbour sibling of :func:`nearest_two`).
 
@@ -573,7 +752,7 @@ def nearest_k(
         Shape (m, d) float64.
     k : int
         Neighbours wanted (≥ 1); when the reference has fewer rows, the missing ones are ``inf`` / −1.
-    chunk_elements, workers, progress, label, method
+    chunk_elements, workers, progress, label, method, device
         As in :func:`nearest_two`.
 
     Returns
@@ -604,25 +783,23 @@ def nearest_k(
         return _tree_top_k(query, reference, k, chunk_elements, workers, progress, label)
     if method != "matrix":
         raise ValueError("method must be 'auto', 'matrix' or 'tree'")
-    half_ref_norm, query_norm, error_scale, max_half_ref = _norms_and_error_scale(query, reference)
-    # np.partition copies the block, so a chunk holds two blocks: half the rows of nearest_two's chunks.
-    rows_per_chunk = max(1, min(n, chunk_elements // max(2 * m, 1)))
-    starts = list(range(0, n, rows_per_chunk))
-    workers = resolve_workers(workers)
+    # partition copies the block, so a chunk holds two blocks: half the rows of nearest_two's chunks.
+    setup = _matrix_setup(query, reference, device, chunk_elements, workers, blocks_per_chunk=2)
+    error_scale, max_half_ref, xp = setup.error_scale, setup.max_half_ref, setup.operands.xp
 
     def run(start: int):
-        stop = min(n, start + rows_per_chunk)
-        block = query[start:stop] @ reference.T
-        np.subtract(half_ref_norm, block, out=block)
+        stop = min(n, start + setup.rows_per_chunk)
+        block = setup.operands.scores(start, stop)
         kept = min(k, m)
-        kth = np.partition(block, kept - 1, axis=1)[:, kept - 1] if kept < m else block.max(axis=1)
-        tolerance = 2.0 * error_scale * (query_norm[start:stop] + max_half_ref * 2.0 + 1e-300)
-        cand_rows, cand_cols = np.nonzero(block <= (kth + tolerance)[:, None])
+        kth = xp.partition(block, kept - 1, axis=1)[:, kept - 1] if kept < m else block.max(axis=1)
+        tolerance = 2.0 * error_scale * (setup.operands.query_norm[start:stop] + max_half_ref * 2.0 + 1e-300)
+        cand_rows, cand_cols = xp.nonzero(block <= (kth + tolerance)[:, None])
         del block
+        cand_rows, cand_cols = gpu.to_host(cand_rows), gpu.to_host(cand_cols)
         exact = _exact_distances(query, reference, start + cand_rows, cand_cols, chunk_elements)
         return start, stop, _select_k(cand_rows, cand_cols, exact, stop - start, k)
 
-    for start, stop, (dist, idx) in _run_chunks(run, starts, workers, progress, n, lambda r: r[1] - r[0],
+    for start, stop, (dist, idx) in _run_chunks(run, setup.starts, setup.workers, progress, n, lambda r: r[1] - r[0],
                                                 f"{k} nearest neighbours {label}".strip()):
         distance[start:stop], index[start:stop] = dist, idx
     return Neighbours(distance, index)
@@ -665,6 +842,7 @@ def count_within(
     workers: int | None = None,
     progress: ProgressCallback | None = None,
     label: str = "",
+    device: str | None = None,
 ) -> np.ndarray:
     """How many reference rows lie at exact Euclidean distance ≤ ``radius`` of each query row, by label.
 
@@ -682,7 +860,7 @@ def count_within(
         A scalar, shape (n,) or shape (n, j): ``j`` radii per query row, counted in one pass.
     labels : numpy.ndarray, optional
         Shape (m,), integers 0..L−1: the group of each reference row (default: one group).
-    chunk_elements, workers, progress, label
+    chunk_elements, workers, progress, label, device
         As in :func:`all_within`.
 
     Returns
@@ -708,16 +886,13 @@ def count_within(
     counts = np.zeros((n, n_radii, n_labels), dtype=np.int64)
     if n == 0 or m == 0:
         return counts
-    half_ref_norm, query_norm, error_scale, max_half_ref = _norms_and_error_scale(query, reference)
     widest = radius.max(axis=1)
-    rows_per_chunk = max(1, min(n, chunk_elements // max(m, 1)))
-    starts = list(range(0, n, rows_per_chunk))
-    workers = resolve_workers(workers)
+    setup = _matrix_setup(query, reference, device, chunk_elements, workers)
 
     def run(start: int):
-        stop = min(n, start + rows_per_chunk)
-        rows, cols, exact = _chunk_within(query, reference, half_ref_norm, query_norm, widest, start, stop,
-                                          error_scale, max_half_ref, chunk_elements)
+        stop = min(n, start + setup.rows_per_chunk)
+        rows, cols, exact = _chunk_within(query, reference, setup.operands, setup.query_norm, widest, start, stop,
+                                          setup.error_scale, setup.max_half_ref, chunk_elements)
         local = np.zeros((stop - start, n_radii, n_labels), dtype=np.int64)
         for j in range(n_radii):
             inside = exact <= radius[rows, j]
@@ -725,7 +900,7 @@ def count_within(
             local[:, j, :] = np.bincount(flat, minlength=(stop - start) * n_labels).reshape(-1, n_labels)
         return start, stop, local
 
-    for start, stop, local in _run_chunks(run, starts, workers, progress, n, lambda r: r[1] - r[0],
+    for start, stop, local in _run_chunks(run, setup.starts, setup.workers, progress, n, lambda r: r[1] - r[0],
                                           f"counting neighbours {label}".strip()):
         counts[start:stop] = local
     return counts
