@@ -61,7 +61,7 @@ def test_the_view_renders_the_table_and_both_figures(copy_report):
     at = AppTest.from_function(page, args=(copy_report,), default_timeout=60).run()
     assert not at.exception
     assert len(at.dataframe) == 1
-    assert "strongest of 7 membership attacks" in at.markdown[1].value
+    assert f"strongest of {len(BATTERY)} membership attacks" in at.markdown[1].value
     assert len(at.get("plotly_chart")) == 2
     empty = AppTest.from_function(page, args=(_report("exact_copy", ("mia_distance",)),), default_timeout=60).run()
     assert not empty.exception and "strongest attack" in empty.caption[0].value
