@@ -66,7 +66,8 @@ def lab_generated(real: pd.DataFrame, schema: Schema, *, progress: Callable[[flo
     from dashboard.lab_view import progress_update
     from privcore.lab import run
 
-    return run(real, schema, progress=progress_update(progress), **settings)
+    # One process: the dashboard's pool already spreads users' jobs over the cores.
+    return run(real, schema, progress=progress_update(progress), **{"workers": 1, **settings})
 
 
 def lab_supplied(real: pd.DataFrame, ladder: Mapping[float, list[pd.DataFrame]], schema: Schema, *,
@@ -75,7 +76,7 @@ def lab_supplied(real: pd.DataFrame, ladder: Mapping[float, list[pd.DataFrame]],
     from dashboard.lab_view import progress_update
     from privcore.lab import run_ladder
 
-    return run_ladder(real, ladder, schema, progress=progress_update(progress), **settings)
+    return run_ladder(real, ladder, schema, progress=progress_update(progress), **{"workers": 1, **settings})
 
 
 def audit_generator(real: pd.DataFrame, schema: Schema, name: str, settings: Mapping[str, Any], budget_settings,

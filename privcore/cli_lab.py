@@ -5,7 +5,7 @@
     python -m privcore lab --real R.csv [--holdout H.csv] [type flags as in evaluate]
         [--leaks partial_copy,noisy_copy,...] [--levels 0,0.25,0.5,0.75,1] [--seeds 3]
         [--metrics crp,dcr,...] [--param ID.NAME=VALUE ...] [--margin 0.01] [--seed 0]
-        [--json OUT.json] [--html OUT.html]
+        [--json OUT.json] [--html OUT.html] [--workers N] [--dask ADDRESS]
     python -m privcore lab --demo NAME [--rows 3000] ...            (a demo's real table and holdout)
     python -m privcore lab --real R.csv [--holdout H.csv] --ladder 0.1=eps01.csv --ladder 1=eps1.csv ...
                                                                     (a supplied ladder: LABEL=FILE, repeatable)
@@ -58,15 +58,23 @@ def add_lab_parser(sub) -> None:
     lab.add_argument("--json", metavar="OUT.json", help="write the JSON report here (default: stdout)")
     lab.add_argument("--html", metavar="OUT.html", help="also write a self-contained HTML page")
     lab.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    lab.add_argument("--workers", metavar="N", help="processes that evaluate the synthetic tables (default: every "
+                     "usable core, one per 4 tables); the result does not change")
+    lab.add_argument("--dask", metavar="ADDRESS", help="evaluate the tables as tasks on a Dask cluster: "
+                     "tcp://host:8786, or local:N for N worker processes on this machine (needs pip install "
+                     "'privcore[dask]'); the result does not change")
 
 
 def _check_settings(args: argparse.Namespace) -> dict[str, Any]:
     """Every lab setting checked (exit 2 with one line) before any table is read."""
-    from privcore.cli import check_output_path, checked_seed, parse_params
+    from privcore.cli import check_output_path, checked_seed, checked_workers, parse_params
+    from privcore.cluster import check_address
     from privcore.lab.settings import check_leaks, check_levels, check_margin, check_metrics, check_seeds
 
     settings: dict[str, Any] = {"params": parse_params(args.param), "seed": checked_seed(args.seed),
-                                "metrics": check_metrics(args.metrics), "margin": check_margin(args.margin)}
+                                "metrics": check_metrics(args.metrics), "margin": check_margin(args.margin),
+                                "workers": checked_workers(args.workers),
+                                "cluster": None if args.dask is None else check_address(args.dask)}
     if args.ladder:
         given = [option for option in ("leaks", "levels", "seeds") if getattr(args, option) is not None]
         if given:
@@ -135,7 +143,8 @@ def run_lab(args: argparse.Namespace) -> int:
             show(done / max(total, 1), message)
 
     common = {"holdout": holdout, "metrics": settings["metrics"], "seed": settings["seed"],
-              "params": settings["params"], "margin": settings["margin"], "progress": progress, "names": names}
+              "params": settings["params"], "margin": settings["margin"], "progress": progress, "names": names,
+              "workers": settings["workers"], "cluster": settings["cluster"]}
     if "ladder" in settings:
         tables: dict[float, list] = {}
         for label, path in settings["ladder"]:

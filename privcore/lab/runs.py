@@ -13,10 +13,13 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from privcore import registry
+from privcore.cluster import connected
+from privcore.cores import usable_cores
 from privcore.evaluate import evaluate, validated_params
 from privcore.generators import LADDER, level_to_epsilon, make_generator
 from privcore.io import validate_tables
 from privcore.lab.errors import LabError, LabTableTooSmallError, LevelError
+from privcore.lab.parallel import EvaluationSetup, Outcome, in_daemon_process, run_tasks
 from privcore.lab.result import LabResult, LabRun, json_epsilon
 from privcore.lab.statistics import DEFAULT_MARGIN, analyse, false_alarm_bound
 from privcore.lab.summary import metric_sentence
@@ -106,6 +109,36 @@ def _digest(table: pd.DataFrame) -> str:
     return digest.hexdigest()
 
 
+#: By default the lab uses one process per this many synthetic tables (up to every usable core): starting a
+#: process costs about as much as evaluating a few small tables.
+TABLES_PER_WORKER = 4
+
+
+def lab_workers(workers: int | None, tables: int) -> int:
+    """Processes the lab's ``tables`` evaluations run on.
+
+    ``workers`` when given (a whole number ≥ 1); by default every usable core
+    (:func:`privcore.cores.usable_cores`) but no more than one per :data:`TABLES_PER_WORKER` tables, and 1
+    inside a daemonic process such as the dashboard's worker pool, which may not start processes of its own.
+
+    Raises
+    ------
+    LabError
+        For a number of workers that is not a whole number ≥ 1.
+
+    Examples
+    --------
+    >>> lab_workers(3, 100), lab_workers(None, 2)
+    (3, 1)
+    """
+    if workers is None:
+        return 1 if in_daemon_process() else max(1, min(usable_cores(), tables // TABLES_PER_WORKER))
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
+        raise LabError(f"The number of workers must be a whole number of at least 1 (got {workers!r}); leave it out "
+                       "to use every core.")
+    return int(workers)
+
+
 class _Evaluator:
     """Evaluates synthetic tables against one training table and holdout with one ``reuse`` dict.
 
@@ -114,8 +147,8 @@ class _Evaluator:
     """
 
     def __init__(self, training, holdout, schema, metrics, params, share_passes, names):
-        self.training, self.holdout, self.schema, self.metrics = training, holdout, schema, metrics
-        self.params, self.names = params, dict(names)
+        self.setup = EvaluationSetup(training, holdout, schema, tuple(metrics), params, dict(names), share_passes)
+        self.metrics = metrics
         self.reuse: dict | None = {} if share_passes else None
         self.cache: dict[tuple[str, int], dict[str, tuple[float | None, float | None]]] = {}
         self.evaluations = self.repeats = 0
@@ -127,15 +160,16 @@ class _Evaluator:
         if key in self.cache:
             self.repeats += 1
             return self.cache[key]
-        report = evaluate(self.training, table, self.schema, metrics=self.metrics, holdout=self.holdout, seed=seed,
-                          params=self.params, names={**self.names, "synthetic": label}, reuse=self.reuse)
+        return self.record(key, self.setup.evaluate(self.reuse, table, seed, label))
+
+    def record(self, key: tuple[str, int], outcome: Outcome) -> dict[str, tuple[float | None, float | None]]:
+        """Keep one evaluation's scores, errors and reasons (from this process or from a worker)."""
         self.evaluations += 1
-        self.errors += [f"{label}: {error}" for error in report.errors]
-        for metric in self.metrics:
-            if report[metric].risk is None and report[metric].reason:
-                self.reasons.setdefault(metric, report[metric].reason)
-        self.cache[key] = {m: (report[m].risk, report[m].baseline) for m in self.metrics}
-        return self.cache[key]
+        self.errors += list(outcome.errors)
+        for metric, reason in outcome.reasons:
+            self.reasons.setdefault(metric, reason)
+        self.cache[key] = outcome.scores
+        return outcome.scores
 
 
 # --------------------------------------------------------------------------------------------------
@@ -156,6 +190,8 @@ def run(
     progress: LabProgress | None = None,
     share_passes: bool = True,
     names: Mapping[str, str] | None = None,
+    workers: int | None = None,
+    cluster: Any = None,
 ) -> LabResult:
     """Run the metric lab on a real table: which metric notices which leak, from which level.
 
@@ -192,6 +228,12 @@ def run(
         dict for every :func:`privcore.evaluate` call); False only to measure what that saves.
     names : mapping, optional
         ``{"real": ..., "holdout": ...}`` file names for messages.
+    workers : int, optional
+        Processes the evaluations run on (:func:`lab_workers`; default every usable core). The result is the
+        same for any number.
+    cluster : str or distributed.Client, optional
+        Run the evaluations as tasks on a Dask cluster (an address, ``"local:N"`` or a Client, as in
+        :func:`privcore.evaluate`; optional extra ``privcore[dask]``); the result is the same.
 
     Returns
     -------
@@ -207,6 +249,7 @@ def run(
     """
     started = time.perf_counter()
     leaks, grid, n_seeds, ids = check_leaks(leaks), check_levels(levels), check_seeds(seeds), check_metrics(metrics)
+    workers = lab_workers(workers, (len(leaks) * len(grid) + 1) * n_seeds)
     margin, seeds_used, names = check_margin(margin), run_seeds(seed, n_seeds), dict(names or {})
     schema = _lab_schema(real, schema, holdout, {}, names)
     validated_params(params, schema)
@@ -224,9 +267,10 @@ def run(
     ladder = [(REFERENCE, 0.0, make_generator(REFERENCE, population=population))]
     ladder += [(leak, level, make_generator(leak, level=level, **context)) for leak in leaks for level in grid]
     evaluator = _Evaluator(training, evaluation, schema, ids, params, share_passes, names)
-    runs = _run_tables(evaluator, ids, seeds_used, progress, [
-        (leak, level, lambda i, s, g=gen: g.sample(len(evaluation), s), gen) for leak, level, gen in ladder],
-        training, types)
+    with connected(cluster) as client:
+        runs = _run_tables(evaluator, ids, seeds_used, progress, [
+            (leak, level, lambda i, s, g=gen: g.sample(len(evaluation), s), gen) for leak, level, gen in ladder],
+            training, types, workers=workers, client=client)
     fresh = {(r.metric, r.seed): r.risk for r in runs if r.leak == REFERENCE}
     own = {m: registry.get(m).baseline for m in ids}
     runs = [r if own[r.metric] else replace(r, baseline=fresh[(r.metric, r.seed)]) for r in runs]
@@ -256,6 +300,8 @@ def run_ladder(
     name: str = "uploaded",
     share_passes: bool = True,
     names: Mapping[str, str] | None = None,
+    workers: int | None = None,
+    cluster: Any = None,
 ) -> LabResult:
     """The lab on a supplied ladder: synthetic tables with a numeric label each (e.g. one generator at several ε).
 
@@ -270,9 +316,11 @@ def run_ladder(
 
     Runs carry ``leak = name`` and ``level = label``; ``baseline`` is evaluate's holdout baseline (None
     for metrics without one). Raises as :func:`run`; :class:`LevelError` for a label that is not a finite
-    number, fewer than two labels or a label without tables.
+    number, fewer than two labels or a label without tables. ``workers`` and ``cluster`` as in :func:`run`.
     """
     started = time.perf_counter()
+    if workers is not None:
+        lab_workers(workers, 0)  # a bad value is refused before any table is checked
     ids, margin, names = check_metrics(metrics), check_margin(margin), dict(names or {})
     if not isinstance(tables, Mapping):
         raise LevelError("Give the supplied ladder as a mapping from a numeric label to a table (or a list of tables).")
@@ -288,13 +336,15 @@ def run_ladder(
                          "reference).")
     seeds_used = run_seeds(seed, max(len(group) for group in ladder.values()))
     grid = sorted(ladder)
+    workers = lab_workers(workers, sum(len(group) for group in ladder.values()))
     synthetic = {f"{name} {label:g} #{i + 1}": t for label in grid for i, t in enumerate(ladder[label])}
     schema = _lab_schema(real, schema, holdout, synthetic, names)
     validated_params(params, schema)
     evaluator = _Evaluator(real, holdout, schema, ids, params, share_passes, names)
     jobs = [(name, label, lambda i, s, group=ladder[label]: group[i], None) for label in grid]
-    runs = _run_tables(evaluator, ids, seeds_used, progress, jobs, real, None,
-                       count={label: len(ladder[label]) for label in grid})
+    with connected(cluster) as client:
+        runs = _run_tables(evaluator, ids, seeds_used, progress, jobs, real, None,
+                           count={label: len(ladder[label]) for label in grid}, workers=workers, client=client)
     settings = {
         "kind": "supplied", "leaks": [name], "levels": grid, "reference": f"label {grid[0]:g}",
         "tables_per_label": {f"{label:g}": len(ladder[label]) for label in grid},
@@ -306,32 +356,88 @@ def run_ladder(
                    phrases={name: f"the {name} ladder"})
 
 
-def _run_tables(evaluator, ids, seeds_used, progress, jobs, training, types, count=None) -> list[LabRun]:
+def _run_tables(evaluator, ids, seeds_used, progress, jobs, training, types, count=None, workers=1,
+                client=None) -> list[LabRun]:
     """Evaluate every (leak, level, draw, generator) job at each seed; ``count`` limits seeds per level.
 
-    BLAS runs on one thread meanwhile, as in the neighbour engine: on the lab's small matrices (the FAMD fit
-    of every evaluation above all) its threads gain little on a quiet 2-core machine (one evaluation of the
-    default metrics on 2,000 Adult rows: 1.2 s on one thread, 1.3 s on two) and cost much when another process
-    holds a core (1.6–1.8 s against 2.9–3.6 s; a FAMD fit 0.07 s against 0.49 s).
+    With ``workers`` > 1 or a Dask ``client`` the evaluations run as tasks (:mod:`privcore.lab.parallel`);
+    otherwise one after the other here. BLAS runs on one thread meanwhile, as in the neighbour engine: on the
+    lab's small matrices (the FAMD fit of every evaluation above all) its threads gain little on a quiet
+    2-core machine (one evaluation of the default metrics on 2,000 Adult rows: 1.2 s on one thread, 1.3 s on
+    two) and cost much when another process holds a core (1.6–1.8 s against 2.9–3.6 s; a FAMD fit 0.07 s
+    against 0.49 s).
     """
     with threadpool_limits(limits=1, user_api="blas"):
+        if workers > 1 or client is not None:
+            return _evaluate_jobs_as_tasks(evaluator, ids, seeds_used, progress, jobs, training, types, count,
+                                           workers, client)
         return _evaluate_jobs(evaluator, ids, seeds_used, progress, jobs, training, types, count)
 
 
-def _evaluate_jobs(evaluator, ids, seeds_used, progress, jobs, training, types, count) -> list[LabRun]:
-    total = sum((count or {}).get(level, len(seeds_used)) for _, level, _, _ in jobs)
-    runs, done = [], 0
+def _planned_tables(jobs, seeds_used, count, training, types):
+    """Every synthetic table of the lab, drawn in the sequential run's order: (leak, level, seed, ε, table)."""
     for leak, level, draw, generator in jobs:
         if generator is not None:
             generator.fit(training, types)
         epsilon = level_to_epsilon(level) if leak == "dp_marginals" else None
         for i, s in enumerate(seeds_used[:(count or {}).get(level, len(seeds_used))]):
-            message = f"{leak} at level {level:g}, seed {s}"
-            if progress is not None:
-                progress(done, total, message)
-            scores = evaluator(draw(i, s), s, message)
-            runs += [LabRun(leak, level, s, m, *scores[m], epsilon) for m in ids]
-            done += 1
+            yield leak, level, s, epsilon, draw(i, s)
+
+
+def _evaluate_jobs(evaluator, ids, seeds_used, progress, jobs, training, types, count) -> list[LabRun]:
+    total = sum((count or {}).get(level, len(seeds_used)) for _, level, _, _ in jobs)
+    runs, done = [], 0
+    for leak, level, s, epsilon, table in _planned_tables(jobs, seeds_used, count, training, types):
+        message = f"{leak} at level {level:g}, seed {s}"
+        if progress is not None:
+            progress(done, total, message)
+        scores = evaluator(table, s, message)
+        runs += [LabRun(leak, level, s, m, *scores[m], epsilon) for m in ids]
+        done += 1
+    if progress is not None:
+        progress(total, total, "statistics")
+    return runs
+
+
+def _evaluate_jobs_as_tasks(evaluator, ids, seeds_used, progress, jobs, training, types, count, workers,
+                            client) -> list[LabRun]:
+    """As :func:`_evaluate_jobs`, each distinct (table, seed) one task; the result is the same, in the same
+    order (outcomes are recorded in the sequential order once all have arrived)."""
+    total = sum((count or {}).get(level, len(seeds_used)) for _, level, _, _ in jobs)
+    plan, first, outcomes, done = [], {}, {}, 0
+
+    def report(message):
+        if progress is not None:
+            progress(done, total, message)
+
+    def tasks():
+        nonlocal done
+        for leak, level, s, epsilon, table in _planned_tables(jobs, seeds_used, count, training, types):
+            key = (_digest(table), s)
+            plan.append((leak, level, s, epsilon, key))
+            if key in first:
+                evaluator.repeats += 1
+                done += 1
+                report(f"{leak} at level {level:g}, seed {s} (evaluated before)")
+                continue
+            first[key] = len(plan) - 1
+            yield len(plan) - 1, table, s, f"{leak} at level {level:g}, seed {s}"
+
+    def finished(position, outcome):
+        nonlocal done
+        outcomes[position] = outcome
+        done += 1
+        leak, level, s, _, _ = plan[position]
+        report(f"{leak} at level {level:g}, seed {s}")
+
+    report("starting the workers")
+    run_tasks(evaluator.setup, tasks(), workers=workers, client=client, on_done=finished)
+    for position in sorted(outcomes):
+        evaluator.record(plan[position][4], outcomes[position])
+    runs = []
+    for leak, level, s, epsilon, key in plan:
+        scores = evaluator.cache[key]
+        runs += [LabRun(leak, level, s, m, *scores[m], epsilon) for m in ids]
     if progress is not None:
         progress(total, total, "statistics")
     return runs
