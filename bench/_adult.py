@@ -43,4 +43,6 @@ def run_in_own_process(target, rows):
     proc.start()
     out = queue.get()
     proc.join()
+    if proc.exitcode != 0:
+        raise RuntimeError(f"{target.__name__} failed with exit code {proc.exitcode}")
     return out

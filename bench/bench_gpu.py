@@ -40,6 +40,8 @@ ROOT = BENCH.parent
 sys.path.insert(0, str(BENCH))
 sys.path.insert(0, str(ROOT))
 
+from _adult import run_in_own_process  # noqa: E402
+
 DISTANCE = ("cvp", "dvp", "auth", "idscore", "nsnd", "nndr", "dcr", "mdcr", "nnaa", "hidr", "hitr")
 
 
@@ -105,20 +107,13 @@ def _evaluate(rows: int, device: str, subsample: int | None):
     return report, time.perf_counter() - started
 
 
-def _without_timings(value):
-    if isinstance(value, dict):
-        return {k: _without_timings(v) for k, v in value.items() if k != "seconds"}
-    if isinstance(value, list):
-        return [_without_timings(v) for v in value]
-    return value
-
-
 def _metrics(args: tuple, queue) -> None:
     from _adult import peak_rss_mb
+    from privcore.jsonvalues import without_timings
 
     rows, device, subsample = args
     report, seconds = _evaluate(rows, device, subsample)
-    document = _without_timings(json.loads(report.to_json()))
+    document = without_timings(json.loads(report.to_json()))
     queue.put({
         "rows": subsample or rows,
         "device": device,
@@ -129,21 +124,6 @@ def _metrics(args: tuple, queue) -> None:
         "peak_rss_mb": round(peak_rss_mb(), 1),
         "report_sha256": hashlib.sha256(json.dumps(document, sort_keys=True).encode()).hexdigest(),
     })
-
-
-def _own_process(target, argument):
-    """``target(argument, queue)`` in a fresh spawned process; what it puts (its peak RSS is its own)."""
-    import multiprocessing as mp
-
-    context = mp.get_context("spawn")
-    queue = context.Queue()
-    process = context.Process(target=target, args=(argument, queue))
-    process.start()
-    out = queue.get()
-    process.join()
-    if process.exitcode != 0:
-        raise RuntimeError(f"{target.__name__} failed with exit code {process.exitcode}")
-    return out
 
 
 def machine() -> dict:
@@ -189,16 +169,17 @@ def main() -> None:
     parts = args.parts.split(",")
     record = {"benchmark": "gpu", "machine": machine()}
     if "pair" in parts:
-        record["pair"] = _own_process(_pair, args.pair_rows)
+        record["pair"] = run_in_own_process(_pair, args.pair_rows)
         print(json.dumps({"pair": record["pair"]}), flush=True)
     if "metrics" in parts:
-        record["metrics"] = _own_process(_metrics, (args.metric_rows, "gpu", None))
+        record["metrics"] = run_in_own_process(_metrics, (args.metric_rows, "gpu", None))
         record["metrics"]["targets_met"] = {"seconds_le_120": record["metrics"]["total_seconds"] <= 120,
                                             "peak_rss_le_8_gb": record["metrics"]["peak_rss_mb"] <= 8 * 1024}
         print(json.dumps({"metrics": record["metrics"]}), flush=True)
     if "check" in parts:
         subsample = min(args.check_rows, args.metric_rows)
-        runs = {device: _own_process(_metrics, (args.metric_rows, device, subsample)) for device in ("cpu", "gpu")}
+        runs = {device: run_in_own_process(_metrics, (args.metric_rows, device, subsample))
+                for device in ("cpu", "gpu")}
         record["check"] = {"rows": subsample, "of_rows": args.metric_rows,
                            "identical_report": runs["cpu"]["report_sha256"] == runs["gpu"]["report_sha256"],
                            "cpu_seconds": runs["cpu"]["total_seconds"], "gpu_seconds": runs["gpu"]["total_seconds"],

@@ -18,6 +18,22 @@ def finite_or_none(value: Any) -> float | None:
     return value if math.isfinite(value) else None
 
 
+def without_timings(value: Any) -> Any:
+    """A JSON document (report, lab, audit) with every ``"seconds"`` entry left out, recursively: the only
+    values that differ between two runs of the same computation, so that reports can be compared.
+
+    Examples
+    --------
+    >>> without_timings({"seconds": 1.5, "metrics": [{"risk": 0.2, "seconds": 0.1}]})
+    {'metrics': [{'risk': 0.2}]}
+    """
+    if isinstance(value, dict):
+        return {k: without_timings(v) for k, v in value.items() if k != "seconds"}
+    if isinstance(value, list):
+        return [without_timings(v) for v in value]
+    return value
+
+
 def jsonable(value: Any) -> Any:
     """``value`` as plain JSON values, recursively; non-finite floats become None.
 

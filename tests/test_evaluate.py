@@ -11,6 +11,7 @@ import pytest
 from privcore import evaluate, registry
 from privcore.demo import load_scenario
 from privcore.errors import InputError
+from privcore.jsonvalues import without_timings
 from privcore.schema import Schema
 
 
@@ -264,21 +265,12 @@ def test_a_seed_outside_0_to_2_31_is_an_input_error(demo, demo_schema, seed):
         evaluate(demo.real, demo.synthetic, demo_schema.with_changes(seed=seed), metrics="crp")
 
 
-def _without_timings(value):
-    """A JSON report with its run times left out (they differ between any two runs)."""
-    if isinstance(value, dict):
-        return {k: _without_timings(v) for k, v in value.items() if k != "seconds"}
-    if isinstance(value, list):
-        return [_without_timings(v) for v in value]
-    return value
-
-
 def test_the_report_is_the_same_for_any_number_of_workers(demo, demo_schema):
     # Small chunks (13 query rows of 300) so that two workers really split every neighbour pass between
     # them; the classifiers' folds and repeats run side by side too.
     reports = [evaluate(demo.real, demo.synthetic, demo_schema, metrics="all", holdout=demo.holdout, seed=0,
                         chunk_elements=4096, workers=workers, strict=True) for workers in (1, 2)]
-    one, two = (_without_timings(json.loads(r.to_json())) for r in reports)
+    one, two = (without_timings(json.loads(r.to_json())) for r in reports)
     assert one == two
     compared = 0
     for metric_id in reports[0]:

@@ -18,6 +18,7 @@ from privcore.cli import main
 from privcore.demo import load_scenario
 from privcore.encoding import EuclideanSpace
 from privcore.errors import InputError
+from privcore.jsonvalues import without_timings
 from privcore.neighbors import all_within, count_within, nearest_k, nearest_two
 
 CHUNK_SIZES = [1, 7, 64, 1000, 2**22]
@@ -189,14 +190,6 @@ def test_nearest_k_and_radius_passes_are_identical_on_the_gpu_path(emulated, chu
             np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
 
 
-def _without_timings(value):
-    if isinstance(value, dict):
-        return {k: _without_timings(v) for k, v in value.items() if k != "seconds"}
-    if isinstance(value, list):
-        return [_without_timings(v) for v in value]
-    return value
-
-
 DISTANCE_METRICS = ["cvp", "dvp", "auth", "idscore", "nsnd", "nndr", "dcr", "mdcr", "nnaa", "hidr", "hitr"]
 
 
@@ -215,7 +208,7 @@ def test_the_distance_metrics_report_is_identical_on_the_gpu_path(emulated, monk
     assert not emulated
     on_gpu = evaluate(demo.real, synthetic, schema, device="gpu", **run)
     assert len(emulated) >= 6  # the shared passes in E and E_idscore at least
-    assert _without_timings(json.loads(on_gpu.to_json())) == _without_timings(json.loads(cpu.to_json()))
+    assert without_timings(json.loads(on_gpu.to_json())) == without_timings(json.loads(cpu.to_json()))
     compared = 0
     for metric_id in cpu:
         assert cpu[metric_id].applicable == on_gpu[metric_id].applicable
@@ -311,7 +304,7 @@ def test_the_cli_refuses_device_gpu_without_one_and_runs_on_cpu(no_gpu, tmp_path
         target = tmp_path / f"{device}.json"
         assert main(["evaluate", "--demo", "noisy_copy", "--metrics", "dcr,cvp", "--device", device, "--json",
                      str(target), "--quiet"]) == 0
-        out[device] = _without_timings(json.loads(target.read_text()))
+        out[device] = without_timings(json.loads(target.read_text()))
     assert out["cpu"] == out["auto"]
 
 
