@@ -37,10 +37,10 @@ DEFAULT_CHUNK_ELEMENTS = 2**22
 #: Columns per group of the CPU's top-two candidate search (:func:`_top_two_candidates`): each block is read
 #: about once instead of three times (20,000 × 20,000 Adult rows in six columns: 1.6× faster with 64 or 128).
 CPU_GROUP = 128
-#: The CPU computes scores in float32 when no coordinate exceeds this in magnitude (E's numbers are scaled to
-#: [0, 1] on the real table, one-hot codes are 0/1): larger values widen float32's error bound, and with it
-#: the candidates to refine, too much.
-FLOAT32_MAX_ABS = 4.0
+#: The CPU computes scores in float32 when no row's squared norm exceeds this many times the median one:
+#: float32's error bound grows with the largest norm, and a few rows far out (values far beyond the real
+#: table's range) would widen every row's candidates; a space scaled as a whole (IdScore's weights) is fine.
+FLOAT32_NORM_RATIO = 16.0
 #: A float32 chunk proposing more candidates than this per row on average is recomputed in float64.
 CANDIDATES_PER_ROW = 64
 #: Up to this many columns a k-d tree finds candidates faster than matrix products (e.g. Φk, k ≤ 5).
@@ -221,9 +221,9 @@ def nearest_two(
         from privcore.cluster import run_chunks_on_cluster
 
         results = run_chunks_on_cluster(
-            cluster, _chunk_task, (query, reference, setup.half_ref_norm, setup.query_norm),
-            [(start, min(n, start + rows_per_chunk), exclude_self, with_extremes, setup.error_scale,
-              setup.max_half_ref, chunk_elements) for start in setup.starts],
+            cluster, _chunk_task, (query, reference, setup.operands),
+            [(start, min(n, start + rows_per_chunk), exclude_self, with_extremes, setup.max_half_ref,
+              chunk_elements) for start in setup.starts],
             progress, n, lambda r: r[1] - r[0], message)
     else:
         results = _run_chunks(run, setup.starts, setup.workers, progress, n, lambda r: r[1] - r[0], message)
@@ -318,7 +318,7 @@ def _gpu_operands(query, reference, half_ref_norm, query_norm, error_scale) -> _
 
 def _cpu_operands(query, reference, half_ref_norm, query_norm, error_scale) -> _Operands:
     """The CPU's operands: float32 scores from one product of augmented tables where that is safe
-    (:data:`FLOAT32_MAX_ABS`), with the float64 operands as the fallback; else float64 alone.
+    (:data:`FLOAT32_NORM_RATIO`), with the float64 operands as the fallback; else float64 alone.
 
     float32 halves the bytes every pass over a score block moves (the product's output, the group minima,
     the masks), which bound the pass in few dimensions: the 17 review metrics' passes at 20,000 Adult rows
@@ -327,8 +327,9 @@ def _cpu_operands(query, reference, half_ref_norm, query_norm, error_scale) -> _
     refinement makes the results identical.
     """
     plain = _Operands(np, query, reference, half_ref_norm, query_norm, CPU_GROUP, error_scale)
-    largest = max(float(np.abs(query).max(initial=0.0)), float(np.abs(reference).max(initial=0.0)))
-    if not largest <= FLOAT32_MAX_ABS:
+    norms = np.concatenate([query_norm, 2.0 * half_ref_norm])
+    # The second test also keeps inf and NaN, and squares beyond float32's range, on the float64 path.
+    if not (norms.max() <= FLOAT32_NORM_RATIO * np.median(norms) and norms.max() < 1e30):
         return plain
     n, d = query.shape
     augmented_query = np.empty((n, d + 1), dtype=np.float32)
@@ -505,10 +506,9 @@ def _select_two(cand_rows, cand_cols, exact, n_rows):
     return dist, idx
 
 
-def _chunk_task(query, reference, half_ref_norm, query_norm, start, stop, exclude_self, with_extremes,
-                error_scale, max_half_ref, chunk_elements):
-    """One chunk of the matrix path as a task for a cluster worker (module level, so it can be sent)."""
-    operands = _Operands(np, query, reference, half_ref_norm, query_norm, 0, error_scale)
+def _chunk_task(query, reference, operands, start, stop, exclude_self, with_extremes, max_half_ref, chunk_elements):
+    """One chunk of the matrix path as a task for a cluster worker (module level, so it can be sent); the
+    operands are the CPU's (float32 candidates where safe), sent to every worker once with the tables."""
     with threadpool_limits(limits=1, user_api="blas"):
         result = _chunk_top_two(query, reference, operands, start, stop, exclude_self, with_extremes,
                                 max_half_ref, chunk_elements)

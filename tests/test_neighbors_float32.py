@@ -14,9 +14,9 @@ from privcore.neighbors import count_within, nearest_k, nearest_two
 
 @pytest.fixture
 def float64_only(monkeypatch):
-    """Run the CPU passes with float64 scores alone (no coordinate is ≤ −1 in magnitude)."""
+    """Run the CPU passes with float64 scores alone (no norm is below −1 times the median)."""
     def use():
-        monkeypatch.setattr(N, "FLOAT32_MAX_ABS", -1.0)
+        monkeypatch.setattr(N, "FLOAT32_NORM_RATIO", -1.0)
     return use
 
 
@@ -85,9 +85,12 @@ def test_the_group_search_reads_groups_of_columns_when_the_reference_is_wide_eno
     assert set(zip(*(a.tolist() for a in got))) >= expected
 
 
-def test_large_values_take_the_float64_path():
+def test_a_row_far_out_takes_the_float64_path_and_a_uniformly_scaled_space_does_not():
     query, reference = tables(0)
-    reference[5, 0] = 10 * N.FLOAT32_MAX_ABS
+    scaled = N._cpu_operands(query * 100, reference * 100,
+                             *N._norms_and_error_scale(query * 100, reference * 100)[:2], 1e-15)
+    assert scaled.fallback is not None and scaled.query.dtype == np.float32
+    reference[5, 0] = 10 * np.sqrt(N.FLOAT32_NORM_RATIO * 12)
     operands = N._cpu_operands(query, reference, *N._norms_and_error_scale(query, reference)[:2], 1e-15)
     assert operands.fallback is None and operands.query.dtype == np.float64
     got, _ = nearest_two(query, reference, workers=1)
