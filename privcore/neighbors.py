@@ -41,6 +41,10 @@ CPU_GROUP = 128
 #: float32's error bound grows with the largest norm, and a few rows far out (values far beyond the real
 #: table's range) would widen every row's candidates; a space scaled as a whole (IdScore's weights) is fine.
 FLOAT32_NORM_RATIO = 16.0
+#: Query rows on which a pass tries float32 against float64 before choosing (:func:`_float32_pays`).
+PROBE_ROWS = 256
+#: float32 is kept when its probe proposes at most this many times float64's candidates (plus 8 per row).
+PROBE_CANDIDATE_RATIO = 3.0
 #: A float32 chunk proposing more candidates than this per row on average is recomputed in float64.
 CANDIDATES_PER_ROW = 64
 #: Up to this many columns a k-d tree finds candidates faster than matrix products (e.g. Φk, k ≤ 5).
@@ -339,7 +343,26 @@ def _cpu_operands(query, reference, half_ref_norm, query_norm, error_scale) -> _
     augmented_reference[:, :d] = -reference
     augmented_reference[:, d] = half_ref_norm
     widened = error_scale * float(np.finfo(np.float32).eps / np.finfo(np.float64).eps)
-    return _Operands(np, augmented_query, augmented_reference, None, query_norm, CPU_GROUP, widened, plain)
+    fast = _Operands(np, augmented_query, augmented_reference, None, query_norm, CPU_GROUP, widened, plain)
+    return fast if _float32_pays(fast, plain, float(half_ref_norm.max())) else plain
+
+
+def _float32_pays(fast, plain, max_half_ref) -> bool:
+    """Whether float32 scores propose few enough candidates for this pass, judged on its first
+    :data:`PROBE_ROWS` query rows: at most :data:`PROBE_CANDIDATE_RATIO` times float64's top-two candidates
+    (plus a few per row). Where precision matters at a finer scale than the norms (a weighted space whose
+    heavy columns set the norms while light ones separate the rows, thousands of near-duplicates), float32's
+    wider threshold lets in so many candidates that refining them costs more than float32 saves.
+    """
+    rows = min(PROBE_ROWS, len(plain.query))
+    if len(plain.reference) < 2:
+        return True
+    counts = []
+    for operands in (fast, plain):
+        tolerance = 2.0 * operands.error_scale * (operands.query_norm[:rows] + 2.0 * max_half_ref + 1e-300)
+        candidates, _ = _top_two_candidates(operands.scores(0, rows), np.arange(rows), tolerance, operands.group, np)
+        counts.append(len(candidates))
+    return counts[0] <= PROBE_CANDIDATE_RATIO * counts[1] + 8 * rows
 
 
 @dataclass(frozen=True)

@@ -117,3 +117,20 @@ def test_a_chunk_with_too_many_candidates_is_recomputed_in_float64(monkeypatch, 
     np.testing.assert_array_equal(forced.distance, plain.distance)
     np.testing.assert_array_equal(forced_k.index, nearest_k(query, reference, 3, workers=1).index)
     assert (forced_ext.d_min, forced_ext.d_max) == (plain_ext.d_min, plain_ext.d_max)
+
+
+def test_a_pass_whose_rows_differ_far_below_their_norms_is_probed_and_stays_float64():
+    # Every row sits at norm 100 in one column and differs from the others by at most 0.01 in another: the
+    # norms pass the ratio test, but float32's threshold (relative to the norms) would take in every row.
+    rng = np.random.default_rng(5)
+    query = np.c_[np.full(400, 100.0), rng.random(400) * 0.01]
+    reference = np.c_[np.full(500, 100.0), rng.random(500) * 0.01]
+    half, norm = N._norms_and_error_scale(query, reference)[:2]
+    assert N._cpu_operands(query, reference, half, norm, 1e-15).fallback is None
+    got, _ = nearest_two(query, reference, workers=1)
+    assert_same_as_brute_force(got, query, reference)
+    # The demo-like tables pass the probe.
+    query, reference = tables(6)
+    half, norm = N._norms_and_error_scale(query, reference)[:2]
+    assert N._float32_pays(N._cpu_operands(query, reference, half, norm, 1e-15), N._Operands(
+        np, query, reference, half, norm, N.CPU_GROUP, 1e-15), float(half.max()))
