@@ -47,6 +47,9 @@ PROBE_ROWS = 256
 PROBE_CANDIDATE_RATIO = 3.0
 #: A float32 chunk proposing more candidates than this per row on average is recomputed in float64.
 CANDIDATES_PER_ROW = 64
+#: Tasks per Dask worker in one pass (:func:`_cluster_tasks`): enough to balance the load, few enough that
+#: scheduling does not cost more than the work.
+CLUSTER_TASKS_PER_WORKER = 3
 #: Up to this many columns a k-d tree finds candidates faster than matrix products (e.g. Φk, k ≤ 5).
 TREE_MAX_DIM = 8
 TREE_MIN_ROWS = 256
@@ -224,11 +227,13 @@ def nearest_two(
     if cluster is not None:
         from privcore.cluster import run_chunks_on_cluster
 
-        results = run_chunks_on_cluster(
-            cluster, _chunk_task, (query, reference, setup.operands),
-            [(start, min(n, start + rows_per_chunk), exclude_self, with_extremes, setup.max_half_ref,
-              chunk_elements) for start in setup.starts],
-            progress, n, lambda r: r[1] - r[0], message)
+        tasks = _cluster_tasks(setup.starts, len(cluster.scheduler_info().get("workers", {})))
+        grouped = run_chunks_on_cluster(
+            cluster, _chunk_task, (setup.operands,),
+            [(starts, rows_per_chunk, exclude_self, with_extremes, setup.max_half_ref, chunk_elements)
+             for starts in tasks],
+            progress, n, lambda group: sum(stop - start for start, stop, _ in group), message)
+        results = [chunk for group in grouped for chunk in group]
     else:
         results = _run_chunks(run, setup.starts, setup.workers, progress, n, lambda r: r[1] - r[0], message)
     extremes = []
@@ -529,13 +534,35 @@ def _select_two(cand_rows, cand_cols, exact, n_rows):
     return dist, idx
 
 
-def _chunk_task(query, reference, operands, start, stop, exclude_self, with_extremes, max_half_ref, chunk_elements):
-    """One chunk of the matrix path as a task for a cluster worker (module level, so it can be sent); the
-    operands are the CPU's (float32 candidates where safe), sent to every worker once with the tables."""
+def _cluster_tasks(starts: list[int], n_workers: int) -> list[tuple[int, ...]]:
+    """The chunks of a pass grouped into about :data:`CLUSTER_TASKS_PER_WORKER` tasks per worker: a Dask task
+    costs milliseconds of scheduling, as much as a small chunk's work, so each task runs several chunks (one
+    at a time, so a worker's memory stays that of one chunk).
+
+    Examples
+    --------
+    >>> _cluster_tasks([0, 10, 20, 30, 40], 1)
+    [(0, 10), (20, 30), (40,)]
+    """
+    wanted = max(1, CLUSTER_TASKS_PER_WORKER * max(n_workers, 1))
+    per_task = -(-len(starts) // wanted)
+    return [tuple(starts[i : i + per_task]) for i in range(0, len(starts), per_task)]
+
+
+def _chunk_task(operands, starts, rows_per_chunk, exclude_self, with_extremes, max_half_ref, chunk_elements):
+    """Several consecutive chunks of the matrix path as one task for a cluster worker (module level, so it
+    can be sent). ``operands`` are the CPU's (float32 candidates where they pay), sent to every worker once;
+    the float64 tables of the exact refinement are its own (plain) or its fallback's arrays, so they travel
+    once. Returns ``[(start, stop, result), ...]``."""
+    exact = operands.fallback or operands
+    query, reference = exact.query, exact.reference
+    out = []
     with threadpool_limits(limits=1, user_api="blas"):
-        result = _chunk_top_two(query, reference, operands, start, stop, exclude_self, with_extremes,
-                                max_half_ref, chunk_elements)
-    return start, stop, result
+        for start in starts:
+            stop = min(len(query), start + rows_per_chunk)
+            out.append((start, stop, _chunk_top_two(query, reference, operands, start, stop, exclude_self,
+                                                    with_extremes, max_half_ref, chunk_elements)))
+    return out
 
 
 def _run_chunks(run, starts, workers, progress, total, size_of, message):
