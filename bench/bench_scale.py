@@ -10,6 +10,8 @@ Parts, each measured in fresh processes (``python -c`` with ``PYTHONPATH`` set t
   against the baseline worktree, CPU seconds (fastest of ``--repeats``); the results must be identical.
 - ``review``: all 17 review metrics at ``--rows`` (default 10,000) real × synthetic Adult rows, seconds per
   metric and risks, this checkout against the baseline worktree.
+- ``must_show``: issue 12's first and last lines, see :func:`bench_must_show`; ``large``: all 17 review metrics
+  at ``--large-rows`` (default 100,000) with seconds and peak memory (:func:`bench_large`).
 - ``classifiers``: D-MLP and MIR alone at ``--rows``, baseline and this checkout alternating,
   ``--repeats`` times (default 3); the fastest run of each counts, so that another job's load on the
   machine during one run does not decide the ratio. Risks before and after, with D-MLP's fold-to-fold
@@ -102,8 +104,10 @@ ids = [m for m in ids if m not in ("dmlp", "mir")] if sys.argv[3] == "review" an
 started = time.perf_counter()
 report = evaluate(real, synthetic, schema, metrics=ids, seed=0, strict=True)
 total = time.perf_counter() - started
+import resource
 out = {"total_seconds": round(total, 3), "seconds": {m: round(report[m].seconds, 3) for m in ids},
-       "risk": {m: report[m].risk for m in ids}}
+       "risk": {m: report[m].risk for m in ids},
+       "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
 if "dmlp" in ids:
     folds = report["dmlp"].details
     out["dmlp_fold_auc"] = [float(a) for a in (folds["fold_auc"] if isinstance(folds, dict) else folds.scores)]
@@ -262,6 +266,18 @@ def bench_must_show(rows: int, six_rows: int, baseline: Path, after: Path, repea
     return out
 
 
+def bench_large(rows: int) -> dict:
+    """Issue 12's second "Must show": all 17 review metrics at ``rows`` × ``rows`` Adult rows (target ≤ 5 minutes
+    and ≤ 4 GB peak memory on the 2-core machine), this checkout only (the baseline would take hours)."""
+    run = run_python(REVIEW, ROOT, rows, "review")
+    out = {"rows": rows, "total_seconds": run["total_seconds"], "peak_rss_mb": run["peak_rss_mb"],
+           "seconds": run["seconds"], "under_5_minutes": run["total_seconds"] <= 300,
+           "under_4_gb": run["peak_rss_mb"] <= 4096}
+    print(f"17 review metrics at {rows} x {rows}: {run['total_seconds']:.0f} s, peak {run['peak_rss_mb']:.0f} MB",
+          flush=True)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--parts", default="neighbours,lowdim,review,classifiers")
@@ -272,6 +288,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--after", default=None, help="measure this commit (a worktree) instead of the checkout")
     parser.add_argument("--six-rows", type=int, default=30_000)
+    parser.add_argument("--large-rows", type=int, default=100_000)
     parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "scale.json"))
     args = parser.parse_args()
     parts = args.parts.split(",")
@@ -286,6 +303,8 @@ def main() -> None:
         record["review"] = bench_review(args.rows, baseline)
     if "classifiers" in parts:
         record["classifiers"] = bench_classifiers(args.rows, baseline, args.repeats)
+    if "large" in parts:
+        record["large"] = bench_large(args.large_rows)
     if "must_show" in parts:
         record["must_show"] = bench_must_show(args.rows, args.six_rows, baseline, after, args.repeats)
     record["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]

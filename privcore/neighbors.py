@@ -41,12 +41,11 @@ CPU_GROUP = 128
 #: float32's error bound grows with the largest norm, and a few rows far out (values far beyond the real
 #: table's range) would widen every row's candidates; a space scaled as a whole (IdScore's weights) is fine.
 FLOAT32_NORM_RATIO = 16.0
-#: Query rows on which a pass tries float32 against float64 before choosing (:func:`_float32_pays`).
+#: Query rows on which a pass tries float32 before choosing it (:func:`_float32_pays`).
 PROBE_ROWS = 256
-#: float32 is kept when its probe proposes at most this many times float64's candidates (plus 8 per row).
-PROBE_CANDIDATE_RATIO = 3.0
-#: A float32 chunk proposing more candidates than this per row on average is recomputed in float64.
-CANDIDATES_PER_ROW = 64
+#: float32 candidates pay while refining them costs at most this share of the block they save: a candidate's
+#: exact distance costs about ``d + 64`` operations, a row of the block ``m·d`` (:func:`candidate_budget`).
+REFINE_SHARE = 0.25
 #: Tasks per Dask worker in one pass (:func:`_cluster_tasks`): enough to balance the load, few enough that
 #: scheduling does not cost more than the work.
 CLUSTER_TASKS_PER_WORKER = 3
@@ -289,8 +288,8 @@ class _Operands:
     error_scale : float
         The rounding-error scale of these scores (float64's, or float32's for float32 operands).
     fallback : _Operands or None
-        Float64 operands to recompute a chunk with when these propose more than
-        :data:`CANDIDATES_PER_ROW` candidates per row on average.
+        Float64 operands to recompute a chunk with when these propose more candidates than
+        :func:`candidate_budget` allows.
     """
 
     xp: Any
@@ -352,22 +351,24 @@ def _cpu_operands(query, reference, half_ref_norm, query_norm, error_scale) -> _
     return fast if _float32_pays(fast, plain, float(half_ref_norm.max())) else plain
 
 
+def candidate_budget(rows: int, reference_rows: int, dims: int) -> float:
+    """How many float32 candidates ``rows`` query rows may propose before refining them costs more than
+    :data:`REFINE_SHARE` of the float32 block (then float64, whose threshold is narrower, is cheaper)."""
+    return REFINE_SHARE * rows * reference_rows * dims / (dims + 64)
+
+
 def _float32_pays(fast, plain, max_half_ref) -> bool:
     """Whether float32 scores propose few enough candidates for this pass, judged on its first
-    :data:`PROBE_ROWS` query rows: at most :data:`PROBE_CANDIDATE_RATIO` times float64's top-two candidates
-    (plus a few per row). Where precision matters at a finer scale than the norms (a weighted space whose
-    heavy columns set the norms while light ones separate the rows, thousands of near-duplicates), float32's
-    wider threshold lets in so many candidates that refining them costs more than float32 saves.
+    :data:`PROBE_ROWS` query rows (:func:`candidate_budget`). Where rows differ at a far finer scale than their
+    norms (a weighted space whose heavy columns set the norms while light ones separate the rows), float32's
+    wider threshold takes in most of the table.
     """
     rows = min(PROBE_ROWS, len(plain.query))
     if len(plain.reference) < 2:
         return True
-    counts = []
-    for operands in (fast, plain):
-        tolerance = 2.0 * operands.error_scale * (operands.query_norm[:rows] + 2.0 * max_half_ref + 1e-300)
-        candidates, _ = _top_two_candidates(operands.scores(0, rows), np.arange(rows), tolerance, operands.group, np)
-        counts.append(len(candidates))
-    return counts[0] <= PROBE_CANDIDATE_RATIO * counts[1] + 8 * rows
+    tolerance = 2.0 * fast.error_scale * (fast.query_norm[:rows] + 2.0 * max_half_ref + 1e-300)
+    candidates, _ = _top_two_candidates(fast.scores(0, rows), np.arange(rows), tolerance, fast.group, np)
+    return len(candidates) <= candidate_budget(rows, *plain.reference.shape)
 
 
 @dataclass(frozen=True)
@@ -445,8 +446,10 @@ def _chunk_top_two(
 
 
 def _too_many(candidates, rows, operands) -> bool:
-    """Whether a chunk's candidates should be recomputed with the float64 fallback (:data:`CANDIDATES_PER_ROW`)."""
-    return operands.fallback is not None and len(candidates) > CANDIDATES_PER_ROW * max(rows, 1)
+    """Whether a chunk's float32 candidates should be recomputed with the float64 fallback
+    (:func:`candidate_budget`)."""
+    return operands.fallback is not None and len(candidates) > candidate_budget(max(rows, 1),
+                                                                                *operands.fallback.reference.shape)
 
 
 def _far_candidates(block, query_norm, error_scale, max_half_ref, xp):
@@ -897,7 +900,7 @@ def nearest_k(
     def run(start: int):
         stop = min(n, start + setup.rows_per_chunk)
         cand_rows, cand_cols = candidates(setup.operands, start, stop)
-        if len(cand_rows) > k * CANDIDATES_PER_ROW * (stop - start) and setup.operands.fallback is not None:
+        if _too_many(cand_rows, stop - start, setup.operands):
             cand_rows, cand_cols = candidates(setup.operands.fallback, start, stop)
         cand_rows, cand_cols = gpu.to_host(cand_rows), gpu.to_host(cand_cols)
         exact = _exact_distances(query, reference, start + cand_rows, cand_cols, chunk_elements)

@@ -107,7 +107,8 @@ def test_a_chunk_with_too_many_candidates_is_recomputed_in_float64(monkeypatch, 
         return original(query_, reference_, operands, *args)
 
     monkeypatch.setattr(N, "_chunk_top_two", watched)
-    monkeypatch.setattr(N, "CANDIDATES_PER_ROW", 0)  # every float32 chunk is "too many"
+    monkeypatch.setattr(N, "_float32_pays", lambda *args: True)  # the pass starts in float32…
+    monkeypatch.setattr(N, "REFINE_SHARE", 0.0)  # …and every chunk is "too many" for it
     forced, forced_ext = nearest_two(query, reference, with_extremes=True, workers=1, chunk_elements=100_000)
     forced_k = nearest_k(query, reference, 3, workers=1, chunk_elements=100_000)
     assert np.dtype(np.float32) in calls and np.dtype(np.float64) in calls
@@ -132,5 +133,5 @@ def test_a_pass_whose_rows_differ_far_below_their_norms_is_probed_and_stays_floa
     # The demo-like tables pass the probe.
     query, reference = tables(6)
     half, norm = N._norms_and_error_scale(query, reference)[:2]
-    assert N._float32_pays(N._cpu_operands(query, reference, half, norm, 1e-15), N._Operands(
-        np, query, reference, half, norm, N.CPU_GROUP, 1e-15), float(half.max()))
+    fast = N._cpu_operands(query, reference, half, norm, 1e-15)
+    assert fast.fallback is not None and N._float32_pays(fast, fast.fallback, float(half.max()))
