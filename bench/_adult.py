@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import tempfile
+from pathlib import Path
+
 import numpy as np
 
 from privcore.demo import ADULT_TYPES, SENSITIVE, generate, load_adult
@@ -46,3 +50,14 @@ def run_in_own_process(target, rows):
     if proc.exitcode != 0:
         raise RuntimeError(f"{target.__name__} failed with exit code {proc.exitcode}")
     return out
+
+
+def worktree(commit: str) -> Path:
+    """A detached git worktree of ``commit`` (created once, in the temporary folder): the baseline that a
+    benchmark measures in the same run as this checkout."""
+    root = Path(__file__).resolve().parents[1]
+    path = Path(tempfile.gettempdir()) / f"privcore-{commit}"
+    if not path.exists():
+        subprocess.run(["git", "-C", str(root), "worktree", "add", "--detach", str(path), commit], check=True,
+                       capture_output=True)
+    return path

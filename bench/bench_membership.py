@@ -17,10 +17,14 @@ import os
 import platform
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from _adult import worktree  # noqa: E402
+
 ATTACKS = ("mia_distance", "mia_calibrated", "mia_domias")
 
 MEASURE = r"""
@@ -47,14 +51,6 @@ def measure(root: Path, rows: int, scenarios: str) -> dict:
     proc = subprocess.run([sys.executable, "-c", MEASURE, str(rows), scenarios], capture_output=True, text=True,
                           env=env, cwd=root, check=True)
     return json.loads(proc.stdout.strip().splitlines()[-1])
-
-
-def worktree(commit: str) -> Path:
-    path = Path(tempfile.gettempdir()) / f"privcore-{commit}"
-    if not path.exists():
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(path), commit], check=True,
-                       capture_output=True)
-    return path
 
 
 def main() -> None:

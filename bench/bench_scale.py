@@ -32,11 +32,14 @@ import os
 import platform
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "bench"
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(BENCH))
+
+from _adult import worktree  # noqa: E402
 #: The commit before issue 12's changes (main when the work started).
 DEFAULT_BASELINE = "05f2008"
 CLASSIFIERS = ("dmlp", "mir")
@@ -123,15 +126,6 @@ def run_python(code: str, root: Path, *args: str) -> dict:
     if proc.returncode != 0:
         raise RuntimeError(f"measurement in {root} failed:\n{proc.stderr[-3000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
-
-
-def worktree(commit: str) -> Path:
-    """A detached git worktree of ``commit`` (created once, in the temporary folder)."""
-    path = Path(tempfile.gettempdir()) / f"privcore-{commit}"
-    if not path.exists():
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(path), commit], check=True,
-                       capture_output=True)
-    return path
 
 
 def machine() -> dict:
