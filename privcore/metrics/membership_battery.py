@@ -138,6 +138,25 @@ def standardised_factors(ctx: MetricContext) -> np.ndarray:
     return factors
 
 
+def standardised_synthetic_neighbours(ctx: MetricContext, sets: MembershipSets, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Distances and indices of the ``k`` synthetic rows nearest to every real row and each non-member, in
+    Gen-LRA's space (:func:`standardised_factors`), one pass per evaluation for Gen-LRA and the learned attack.
+
+    At least :data:`DEFAULT_K` neighbours are found and kept, so the attack asking second reads the first
+    ``k`` columns (nearest first, lowest index among ties: the same as a pass for ``k`` alone).
+    """
+    synthetic = ctx.encoded("E", "synthetic")
+    found = ctx.shared.cached(("standardised records→synthetic", ctx.is_baseline,
+                               np.asarray(sets.nonmembers).tobytes()), dict)
+    if found.get("k", 0) < min(k, len(synthetic)):
+        factors = standardised_factors(ctx)
+        wanted = min(max(k, DEFAULT_K), len(synthetic))
+        near = nearest_k(_queries(ctx, "E", sets) * factors, synthetic * factors, wanted,
+                         chunk_elements=ctx.shared.chunk_elements, label="records→synthetic (standardised)")
+        found.update(k=wanted, distance=near.distance, index=near.index)
+    return found["distance"][:, :k], found["index"][:, :k]
+
+
 def compute_mia_gen_lra(ctx: MetricContext) -> MetricOutput:
     """Generative likelihood-ratio membership inference (Gen-LRA).
 
@@ -180,21 +199,20 @@ def compute_mia_gen_lra(ctx: MetricContext) -> MetricOutput:
 def gen_lra_scores(ctx: MetricContext, sets: MembershipSets, reference: Reference, params: Mapping) -> AttackScores:
     """The scores of :func:`compute_mia_gen_lra` for every real row and each non-member."""
     factors = standardised_factors(ctx)
-    queries = _queries(ctx, "E", sets) * factors
     synthetic = ctx.encoded("E", "synthetic") * factors
     fitted = reference.encoded(ctx, "E") * factors
     chunk = ctx.shared.chunk_elements
     k = min(_int_param(params, "k", DEFAULT_K, 1), len(synthetic))
     bandwidth, _ = held_out_bandwidth(fitted, np.random.default_rng([ctx.seed, 11]), chunk_elements=chunk,
                                       what="the reference", logpdf=gaussian_kde_logpdf)
-    near = nearest_k(queries, synthetic, k, chunk_elements=chunk, label="records→synthetic (Gen-LRA)")
-    needed = np.unique(near.index)
+    near_distance, near_index = standardised_synthetic_neighbours(ctx, sets, k)
+    needed = np.unique(near_index)
     log_p_reference = np.empty(len(synthetic))
     log_p_reference[needed] = gaussian_kde_logpdf(fitted, synthetic[needed], bandwidth, chunk_elements=chunk)[:, 0]
     n = len(fitted)
-    dims = queries.shape[1]
-    log_kernel = -0.5 * (near.distance / bandwidth) ** 2 - dims / 2 * np.log(2 * np.pi * bandwidth**2)
-    before = log_p_reference[near.index]
+    dims = synthetic.shape[1]
+    log_kernel = -0.5 * (near_distance / bandwidth) ** 2 - dims / 2 * np.log(2 * np.pi * bandwidth**2)
+    before = log_p_reference[near_index]
     after = np.logaddexp(np.log(n) + before, log_kernel) - np.log(n + 1)
     score_real, score_non = _split((after - before).sum(axis=1), len(ctx.real))
     details = {"reference": reference.described, "reference_positions": sets.reference,

@@ -47,7 +47,7 @@ from privcore.metrics.membership import (
     _steps,
     output_from_scores,
 )
-from privcore.metrics.membership_battery import _queries, standardised_factors
+from privcore.metrics.membership_battery import _queries, standardised_factors, standardised_synthetic_neighbours
 from privcore.metrics.membership_best import seeded_halves
 from privcore.neighbors import nearest_k
 from privcore.params import Param
@@ -109,17 +109,15 @@ def _fit_and_score(features, labels, train, score_rows, extra_rows, seed):
 def learned_scores(ctx: MetricContext, sets: MembershipSets, reference: Reference, params: Mapping) -> AttackScores:
     """The scores of :func:`compute_mia_learned` for every real row and each non-member."""
     factors = standardised_factors(ctx)
-    queries = _queries(ctx, "E", sets) * factors
-    synthetic = ctx.encoded("E", "synthetic") * factors
+    synthetic = ctx.encoded("E", "synthetic")
     fitted = reference.encoded(ctx, "E") * factors
     if len(synthetic) < 1 or len(fitted) < 1:
         raise NotApplicable("needs at least one synthetic and one reference row to measure distances to.")
     k = _int_param(params, "k", DEFAULT_FEATURE_NEIGHBOURS, 1)
-    chunk = ctx.shared.chunk_elements
-    to_synthetic = nearest_k(queries, synthetic, min(k, len(synthetic)), chunk_elements=chunk,
-                             workers=ctx.workers, label="records→synthetic (learned attack)").distance
-    to_reference = nearest_k(queries, fitted, min(k, len(fitted)), chunk_elements=chunk,
-                             workers=ctx.workers, label="records→reference (learned attack)").distance
+    to_synthetic, _ = standardised_synthetic_neighbours(ctx, sets, min(k, len(synthetic)))
+    to_reference = nearest_k(_queries(ctx, "E", sets) * factors, fitted, min(k, len(fitted)),
+                             chunk_elements=ctx.shared.chunk_elements, workers=ctx.workers,
+                             label="records→reference (learned attack)").distance
     features = np.c_[to_synthetic, to_reference]
 
     n_real = len(ctx.real)

@@ -189,3 +189,18 @@ def test_its_auc_is_the_auc_of_its_scores():
     members = res.per_record[res.details.member_positions]
     labels = np.r_[np.ones(len(members)), np.zeros(len(res.details.nonmember_scores))]
     assert res.raw == pytest.approx(roc_auc_score(labels, np.r_[members, res.details.nonmember_scores]))
+
+
+def test_gen_lra_and_the_learned_attack_share_one_standardised_pass_to_the_synthetic_rows(monkeypatch):
+    from privcore.metrics import membership_battery
+
+    labels = []
+    original = membership_battery.nearest_k
+
+    def counted(*args, label="", **kwargs):
+        labels.append(label)
+        return original(*args, label=label, **kwargs)
+
+    monkeypatch.setattr(membership_battery, "nearest_k", counted)
+    _run("noisy_copy", 300, metrics=("mia_learned", "mia_gen_lra"))
+    assert labels.count("records→synthetic (standardised)") == 1
