@@ -34,6 +34,8 @@ def test_small_lab_on_the_demo_shows_both_heatmaps(server, page, guard):
     assert_clean(page)
 
     charts = main.locator("[data-testid=stPlotlyChart]")
+    # The script can be idle a moment before the browser has attached the last chart (seen under CI load).
+    charts.nth(2).wait_for(state="attached")
     assert charts.count() == 3
     detection, curves, agreement = charts.nth(0), charts.nth(1), charts.nth(2)
     for heatmap in (detection, agreement):
