@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import pickle
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -21,6 +21,8 @@ from privcore.cores import resolve_workers
 from privcore.encoding import EuclideanSpace, FAMDProjection
 from privcore.gpu import check_device
 from privcore.neighbors import DEFAULT_CHUNK_ELEMENTS, Neighbours, PairExtremes, nearest_two
+from privcore.neighbors_both_ways import applicable as both_ways_applicable
+from privcore.neighbors_both_ways import nearest_two_both_ways
 from privcore.prepare import PreparedData
 from privcore.schema import Schema
 
@@ -105,6 +107,9 @@ class SharedComputation:
         self._extremes: dict[tuple[str, str, str], PairExtremes] = {}
         #: Every neighbour pass actually computed, in order: (space, query role, reference role).
         self.passes: list[tuple[str, str, str]] = []
+        #: The passes this evaluation's metrics declare (:func:`planned_passes`): a pass whose reverse is
+        #: planned computes both directions from one block.
+        self.planned: set[tuple[str, str, str]] = set()
         #: Results that several metrics of this evaluation read (e.g. each membership attack's scores, which
         #: ``mia_best`` compares): computed by the first metric that asks, see :meth:`cached`.
         self._cache: dict[Any, Any] = {}
@@ -129,6 +134,7 @@ class SharedComputation:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self.__dict__.setdefault("device", "auto")  # pickled before the GPU backend existed
+        self.__dict__.setdefault("planned", set())
 
     def space(self, name: str, factory: SpaceFactory | None = None) -> Any:
         """The fitted space ``name`` (built on first use)."""
@@ -161,28 +167,47 @@ class SharedComputation:
                 if pair in reused_extremes:
                     self._extremes.setdefault(pair, reused_extremes[pair])
                 return self._neighbours[key]
+        computed = self._compute_pass(space, query, reference)
+        for pass_key, result in computed.items():
+            self.passes.append(pass_key)
+            self._neighbours[pass_key] = result
+            if shareable:
+                reused_neighbours[pass_key] = result
+        if shareable and pair in self._extremes:
+            reused_extremes.setdefault(pair, self._extremes[pair])
+        return self._neighbours[key]
+
+    def _compute_pass(self, space: str, query: str, reference: str) -> dict[tuple[str, str, str], Neighbours]:
+        """Run the pass ``query → reference`` and, where the reverse pass is planned and not known yet and both
+        run on this machine's CPU, the reverse from the same block (identical results, one pass)."""
+        key, reverse = (space, query, reference), (space, reference, query)
+        pair = _pair_key(space, query, reference)
+        a, b = self.encoded(space, query), self.encoded(space, reference)
+        label = f"{query}→{reference} in {space}"
+        reused = (self._reuse or {}).get("neighbours", {})
+        if (query != reference and reverse in self.planned and reverse not in self._neighbours
+                and reverse not in reused and self.cluster is None
+                and both_ways_applicable(len(a), len(b), a.shape[1], self.device)):
+            forward, backward, extremes = nearest_two_both_ways(
+                a, b, with_extremes=True, chunk_elements=self.chunk_elements, workers=self.workers,
+                progress=self.progress, label=f"{query}⇄{reference} in {space}")
+            self._extremes.setdefault(pair, extremes)
+            return {key: forward, reverse: backward}
         result, extremes = nearest_two(
-            self.encoded(space, query),
-            self.encoded(space, reference),
+            a, b,
             exclude_self=query == reference,
             with_extremes=query != reference,
             chunk_elements=self.chunk_elements,
             workers=self.workers,
             progress=self.progress,
-            label=f"{query}→{reference} in {space}",
+            label=label,
             cluster=self.cluster,
             device=self.device,
         )
-        self.passes.append(key)
-        self._neighbours[key] = result
         if extremes is not None:
             # The first pass between two tables fixes d_min/d_max; the reverse pass must not change them.
             self._extremes.setdefault(pair, extremes)
-        if shareable:
-            reused_neighbours[key] = result
-            if pair in self._extremes:
-                reused_extremes.setdefault(pair, self._extremes[pair])
-        return result
+        return {key: result}
 
     def cached(self, key: Any, compute: Callable[[], Any]) -> Any:
         """``compute()`` the first time ``key`` is asked for in this evaluation, the stored value after.
@@ -201,6 +226,27 @@ class SharedComputation:
         if pair not in self._extremes:
             self.neighbours(space, a, b)
         return self._extremes[pair]
+
+
+def planned_passes(metric_ids: Iterable[str], has_holdout: bool) -> set[tuple[str, str, str]]:
+    """The neighbour passes the metrics ``metric_ids`` declare (``MetricInfo.passes``), with their §5
+    baselines' passes (the holdout in place of the synthetic table) where a holdout is given.
+
+    Examples
+    --------
+    >>> sorted(planned_passes(["auth"], has_holdout=False))
+    [('E', 'real', 'real'), ('E', 'real', 'synthetic')]
+    """
+    from privcore import registry
+
+    planned = set()
+    for metric_id in metric_ids:
+        info = registry.get(metric_id)
+        planned.update(info.passes)
+        if has_holdout and info.baseline:
+            planned.update(tuple("holdout" if role == "synthetic" else role for role in p) for p in info.passes
+                           if "holdout" not in p)
+    return planned
 
 
 def _picklable(value: Any) -> bool:

@@ -13,7 +13,7 @@ import pandas as pd
 
 from privcore import registry
 from privcore.cluster import connected
-from privcore.context import MetricContext, SharedComputation
+from privcore.context import MetricContext, SharedComputation, planned_passes
 from privcore.errors import InputError, TooFewRowsError
 from privcore.gpu import check_device, require_gpu, using_device
 from privcore.neighbors import DEFAULT_CHUNK_ELEMENTS
@@ -211,6 +211,7 @@ def _evaluate_prepared(data, ids, schema, seed, progress, params, famd_component
     results: dict[str, MetricResult] = {}
     errors: list[str] = []
     total = len(ids)
+    shared.planned = planned_passes(ids, data.holdout is not None)
     shared.metric_params = {metric_id: {**dict(registry.get(metric_id).default_params), **params.get(metric_id, {})}
                             for metric_id in ids}
     for position, metric_id in enumerate(ids):

@@ -211,6 +211,12 @@ def nearest_two(
     if method != "matrix":
         raise ValueError("method must be 'auto', 'matrix' or 'tree'")
 
+    if exclude_self and not with_extremes and cluster is None and _sweeps_on_cpu(device, n, m, query.shape[1]):
+        from privcore.neighbors_both_ways import nearest_two_within
+
+        # Each pair once instead of from both ends: identical results for half the products.
+        return nearest_two_within(query, chunk_elements=chunk_elements, workers=workers, progress=progress,
+                                  label=label), None
     setup = _matrix_setup(query, reference, "cpu" if cluster is not None else device, chunk_elements, workers)
     rows_per_chunk = setup.rows_per_chunk
 
@@ -248,6 +254,14 @@ def nearest_two(
         d_max = float(max(e[1] for e in extremes))
         pair_extremes = PairExtremes(d_min=d_min, d_max=max(d_max, d_min))
     return Neighbours(distance, index), pair_extremes
+
+
+def _sweeps_on_cpu(device, n, m, dims) -> bool:
+    """Whether a matrix pass of this shape runs on the CPU and is large enough for the one-block sweeps of
+    :mod:`privcore.neighbors_both_ways`."""
+    from privcore.neighbors_both_ways import MIN_ROWS
+
+    return min(n, m) >= MIN_ROWS and dims > 0 and gpu.resolve_device(device, n, m, dims) == "cpu"
 
 
 def _norms_and_error_scale(query, reference):
@@ -301,12 +315,12 @@ class _Operands:
     error_scale: float
     fallback: "_Operands | None" = None
 
-    def scores(self, start: int, stop: int) -> Any:
-        """``|r|²/2 − q·r`` for query rows [start, stop) against every reference row (the squared distance
-        is ``|q|² + 2·score``, so within a row the order is the distances' order)."""
-        block = self.query[start:stop] @ self.reference.T
+    def scores(self, start: int, stop: int, first_column: int = 0) -> Any:
+        """``|r|²/2 − q·r`` for query rows [start, stop) against the reference rows from ``first_column`` on
+        (the squared distance is ``|q|² + 2·score``, so within a row the order is the distances' order)."""
+        block = self.query[start:stop] @ self.reference[first_column:].T
         if self.half_ref_norm is not None:
-            self.xp.subtract(self.half_ref_norm, block, out=block)
+            self.xp.subtract(self.half_ref_norm[first_column:], block, out=block)
         return block
 
 

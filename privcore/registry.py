@@ -117,6 +117,11 @@ class MetricInfo:
         Trains a model (slow); excluded from the "quick" preset.
     interval_kind : str
         ``""``, ``"wilson"``, ``"bootstrap"`` or ``"standard error"``: where ``interval`` comes from.
+    passes : tuple of (space, query role, reference role)
+        The neighbour passes ``compute`` may read through ``ctx.neighbours`` (roles as the metric names them;
+        in a baseline the holdout plays "synthetic"). An evaluation that will read both directions between
+        two tables computes them from one block (:mod:`privcore.neighbors_both_ways`); a test checks that
+        every pass a metric computes is declared.
     """
 
     id: str
@@ -138,6 +143,7 @@ class MetricInfo:
     baseline: bool = True
     uses_classifier: bool = False
     interval_kind: str = ""
+    passes: tuple[tuple[str, str, str], ...] = ()
 
     @property
     def default_params(self) -> dict[str, Any]:

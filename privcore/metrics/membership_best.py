@@ -358,6 +358,7 @@ register(MetricInfo(
                          "with generators trained with and without exactly that record, is the rigorous one.",
     ),
     compute=compute_mia_best,
+    passes=(('E', 'real', 'synthetic'), ('E', 'holdout', 'synthetic')),
     details_type=MembershipBattery,
     params=(*COMMON_PARAMS, REFERENCE,
             Param("delta", "float", 0.0, "δ of the DP claim",

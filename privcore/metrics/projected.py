@@ -255,6 +255,7 @@ register(
             + K_CLAUSE + ".",
         ),
         compute=compute_nndr,
+        passes=(('phi', 'synthetic', 'real'),),
         details_type=ProjectionDistances,
         space="phi", figures=("distances", "famd_map"),
     )
@@ -288,6 +289,7 @@ register(
             note="Choice: " + K_CLAUSE + "; the risk is the review's eq. 25, 1 − σ(ln DCR) = 1 / (1 + DCR).",
         ),
         compute=compute_dcr,
+        passes=(('phi', 'real', 'synthetic'),),
         details_type=ProjectionDistances,
         space="phi", figures=("distances", "famd_map"),
     )
@@ -326,6 +328,7 @@ register(
             "nearest synthetic row count as hits, and we use " + K_CLAUSE + ".",
         ),
         compute=compute_hidr,
+        passes=(('phi', 'real', 'synthetic'),),
         details_type=PairedRecords,
         space="phi", figures=("distances", "famd_map"),
     )

@@ -696,6 +696,7 @@ register(
             "(the review divides by the guess); the 10 % is settable.",
         ),
         compute=compute_air,
+        passes=(('E_keys', 'real', 'synthetic'),),
         details_type=AttributeInference,
         min_rows=1,
     )
