@@ -23,6 +23,9 @@ from privcore.gpu import check_device
 from privcore.neighbors import DEFAULT_CHUNK_ELEMENTS, Neighbours, PairExtremes, nearest_two
 from privcore.neighbors_both_ways import applicable as both_ways_applicable
 from privcore.neighbors_both_ways import nearest_two_both_ways
+from privcore.neighbors_distinct import DistinctRows, distinct_rows, expand_within
+from privcore.neighbors_distinct import expand as expand_distinct
+from privcore.neighbors_distinct import pays as distinct_pays
 from privcore.prepare import PreparedData
 from privcore.schema import Schema
 
@@ -105,6 +108,7 @@ class SharedComputation:
         self._encoded: dict[tuple[str, str], np.ndarray] = {}
         self._neighbours: dict[tuple[str, str, str], Neighbours] = {}
         self._extremes: dict[tuple[str, str, str], PairExtremes] = {}
+        self._distinct: dict[tuple[str, str], DistinctRows] = {}
         #: Every neighbour pass actually computed, in order: (space, query role, reference role).
         self.passes: list[tuple[str, str, str]] = []
         #: The passes this evaluation's metrics declare (:func:`planned_passes`): a pass whose reverse is
@@ -125,6 +129,7 @@ class SharedComputation:
         state = self.__dict__.copy()
         state["progress"] = None
         state["_reuse"] = None
+        state["_distinct"] = {}  # recomputed from the encoded tables when needed
         state["cluster"] = None
         # Where it is unpickled there may be no GPU; results do not depend on the device.
         state["device"] = "auto"
@@ -135,6 +140,7 @@ class SharedComputation:
         self.__dict__.update(state)
         self.__dict__.setdefault("device", "auto")  # pickled before the GPU backend existed
         self.__dict__.setdefault("planned", set())
+        self.__dict__.setdefault("_distinct", {})
 
     def space(self, name: str, factory: SpaceFactory | None = None) -> Any:
         """The fitted space ``name`` (built on first use)."""
@@ -178,36 +184,47 @@ class SharedComputation:
         return self._neighbours[key]
 
     def _compute_pass(self, space: str, query: str, reference: str) -> dict[tuple[str, str, str], Neighbours]:
-        """Run the pass ``query → reference`` and, where the reverse pass is planned and not known yet and both
-        run on this machine's CPU, the reverse from the same block (identical results, one pass)."""
+        """Run the pass ``query → reference`` and, where the reverse pass is planned and not known yet and the
+        pass runs on CPUs (this machine's or a cluster's), the reverse from the same block (identical results,
+        one pass). Tables with repeated rows are searched once per distinct row
+        (:mod:`privcore.neighbors_distinct`)."""
         key, reverse = (space, query, reference), (space, reference, query)
         pair = _pair_key(space, query, reference)
-        a, b = self.encoded(space, query), self.encoded(space, reference)
-        label = f"{query}→{reference} in {space}"
+        query_rows, reference_rows = self.distinct(space, query), self.distinct(space, reference)
+        on_points = distinct_pays(query_rows, reference_rows)
+        a = query_rows.points if on_points else self.encoded(space, query)
+        b = reference_rows.points if on_points else self.encoded(space, reference)
+
+        def rows(result: Neighbours, of: DistinctRows, against: DistinctRows) -> Neighbours:
+            return expand_distinct(result, of, against) if on_points else result
+
+        engine = dict(chunk_elements=self.chunk_elements, workers=self.workers, progress=self.progress,
+                      cluster=self.cluster)
         reused = (self._reuse or {}).get("neighbours", {})
-        if (query != reference and reverse in self.planned and reverse not in self._neighbours
-                and reverse not in reused and self.cluster is None
-                and both_ways_applicable(len(a), len(b), a.shape[1], self.device)):
-            forward, backward, extremes = nearest_two_both_ways(
-                a, b, with_extremes=True, chunk_elements=self.chunk_elements, workers=self.workers,
-                progress=self.progress, label=f"{query}⇄{reference} in {space}")
+        if query == reference:
+            result, _ = nearest_two(a, a, exclude_self=True, label=f"{query}→{reference} in {space}",
+                                    device=self.device, **engine)
+            return {key: expand_within(result, query_rows) if on_points else result}
+        device = "cpu" if self.cluster is not None else self.device
+        if (reverse in self.planned and reverse not in self._neighbours and reverse not in reused
+                and both_ways_applicable(len(a), len(b), a.shape[1], device)):
+            forward, backward, extremes = nearest_two_both_ways(a, b, with_extremes=True,
+                                                                label=f"{query}⇄{reference} in {space}", **engine)
             self._extremes.setdefault(pair, extremes)
-            return {key: forward, reverse: backward}
-        result, extremes = nearest_two(
-            a, b,
-            exclude_self=query == reference,
-            with_extremes=query != reference,
-            chunk_elements=self.chunk_elements,
-            workers=self.workers,
-            progress=self.progress,
-            label=label,
-            cluster=self.cluster,
-            device=self.device,
-        )
-        if extremes is not None:
-            # The first pass between two tables fixes d_min/d_max; the reverse pass must not change them.
-            self._extremes.setdefault(pair, extremes)
-        return {key: result}
+            return {key: rows(forward, query_rows, reference_rows),
+                    reverse: rows(backward, reference_rows, query_rows)}
+        result, extremes = nearest_two(a, b, with_extremes=True, label=f"{query}→{reference} in {space}",
+                                       device=self.device, **engine)
+        # The first pass between two tables fixes d_min/d_max; the reverse pass must not change them.
+        self._extremes.setdefault(pair, extremes)
+        return {key: rows(result, query_rows, reference_rows)}
+
+    def distinct(self, space: str, role: str) -> DistinctRows:
+        """The distinct rows of table ``role`` in ``space`` (cached; not kept when pickled)."""
+        key = (space, role)
+        if key not in self._distinct:
+            self._distinct[key] = distinct_rows(self.encoded(space, role))
+        return self._distinct[key]
 
     def cached(self, key: Any, compute: Callable[[], Any]) -> Any:
         """``compute()`` the first time ``key`` is asked for in this evaluation, the stored value after.

@@ -166,9 +166,10 @@ def nearest_two(
         candidates (fast in few dimensions, such as the FAMD projection). ``"auto"`` picks the tree for at
         most ``TREE_MAX_DIM`` columns. Both refine candidates exactly and return identical results.
     cluster : distributed.Client, optional
-        Run the pass on a Dask cluster (:mod:`privcore.cluster`): the query and reference are sent to every
-        worker once, and each task is one chunk of query rows of the matrix path; the chunks' results are
-        merged as on one machine, so the result is identical.
+        Run the matrix path on a Dask cluster (:mod:`privcore.cluster`): the query and reference are sent to
+        every worker once, and each task is a few chunks of query rows; the chunks' results are merged as on
+        one machine, so the result is identical. The tree path runs here (it takes less time than sending the
+        tables would).
     device : {"auto", "cpu", "gpu"}, optional
         Where the matrix path runs (:func:`privcore.gpu.resolve_device`; default: the device of the
         enclosing :func:`privcore.evaluate`, ``"auto"`` outside one). The result is the same on either;
@@ -200,8 +201,6 @@ def nearest_two(
     index = np.full((n, 2), -1, dtype=np.int64)
     if n == 0 or m == 0:
         return Neighbours(distance, index), (PairExtremes(np.nan, np.nan) if with_extremes else None)
-    if cluster is not None:
-        method = "matrix"  # the tree path's state lives in one process; the matrix path splits by rows
     if method == "auto":
         # Without coordinates every distance is 0: the matrix path handles that, a k-d tree cannot.
         method = "tree" if 0 < query.shape[1] <= TREE_MAX_DIM and m > TREE_MIN_ROWS else "matrix"
@@ -211,12 +210,13 @@ def nearest_two(
     if method != "matrix":
         raise ValueError("method must be 'auto', 'matrix' or 'tree'")
 
-    if exclude_self and not with_extremes and cluster is None and _sweeps_on_cpu(device, n, m, query.shape[1]):
+    if exclude_self and not with_extremes and _sweeps_on_cpu("cpu" if cluster is not None else device, n, m,
+                                                             query.shape[1]):
         from privcore.neighbors_both_ways import nearest_two_within
 
         # Each pair once instead of from both ends: identical results for half the products.
         return nearest_two_within(query, chunk_elements=chunk_elements, workers=workers, progress=progress,
-                                  label=label), None
+                                  label=label, cluster=cluster), None
     setup = _matrix_setup(query, reference, "cpu" if cluster is not None else device, chunk_elements, workers)
     rows_per_chunk = setup.rows_per_chunk
 

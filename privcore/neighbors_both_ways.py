@@ -19,16 +19,19 @@ bound before the pass. The candidates are refined exactly as in the plain engine
 chosen by (exact distance, index), whatever order the chunks ran in, so the results are identical to the
 plain engine's (tests compare both on ties, duplicates and uneven chunks).
 
-These run on the CPU's threads only; on a GPU or a Dask cluster the plain engine's passes run as before.
+They run on the CPU's threads or as tasks on a Dask cluster (each task keeps its own running top two of the
+columns, merged by the caller); on a GPU the plain engine's passes run as before.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from privcore.cores import resolve_workers
 from privcore.neighbors import (
@@ -108,7 +111,7 @@ class _Sweep:
     max_query_norm: float
     half_ref_norm: np.ndarray
     first_bound: np.ndarray  # per reference row, in units of d²/2 (see _first_bounds)
-    columns: RunningTopTwo
+    columns: RunningTopTwo | None  # None while sent to a cluster worker (a lock cannot be sent)
     chunk_elements: int
 
     def column_thresholds(self, first: int, operands: _Operands, dtype) -> np.ndarray:
@@ -132,6 +135,7 @@ def nearest_two_within(
     workers: int | None = None,
     progress: ProgressCallback | None = None,
     label: str = "",
+    cluster: Any = None,
 ) -> Neighbours:
     """Nearest and second-nearest other row of every row of one table, each pair computed once.
 
@@ -143,8 +147,8 @@ def nearest_two_within(
     ----------
     table : numpy.ndarray
         Shape (n, d) float64.
-    chunk_elements, workers, progress, label
-        As in :func:`privcore.neighbors.nearest_two`.
+    chunk_elements, workers, progress, label, cluster
+        As in :func:`privcore.neighbors.nearest_two` (on a cluster see :func:`_sweep_task`).
 
     Returns
     -------
@@ -161,8 +165,7 @@ def nearest_two_within(
     n = len(table)
     # A chunk's work is its rows times the columns from its first row on.
     work = [(min(n, s + sweep.rows_per_chunk) - s) * (n - s) for s in starts]
-    _run_chunks(lambda start: _sweep_chunk(sweep, start), starts, threads, progress, sum(work),
-                lambda result: result[2], f"nearest neighbours {label}".strip())
+    _sweep(sweep, starts, threads, cluster, progress, sum(work), f"nearest neighbours {label}".strip())
     return Neighbours(sweep.columns.distance, sweep.columns.index)
 
 
@@ -175,6 +178,7 @@ def nearest_two_both_ways(
     workers: int | None = None,
     progress: ProgressCallback | None = None,
     label: str = "",
+    cluster: Any = None,
 ) -> tuple[Neighbours, Neighbours, PairExtremes | None]:
     """Nearest two reference rows of every query row and nearest two query rows of every reference row,
     from one pass over their pairs.
@@ -190,8 +194,8 @@ def nearest_two_both_ways(
         Shape (m, d) float64.
     with_extremes : bool
         Also return the smallest and largest distance over all pairs.
-    chunk_elements, workers, progress, label
-        As in :func:`privcore.neighbors.nearest_two`.
+    chunk_elements, workers, progress, label, cluster
+        As in :func:`privcore.neighbors.nearest_two` (on a cluster see :func:`_sweep_task`).
 
     Returns
     -------
@@ -214,8 +218,8 @@ def nearest_two_both_ways(
     distance = np.full((n, 2), np.inf)
     index = np.full((n, 2), -1, dtype=np.int64)
     extremes = []
-    results = _run_chunks(lambda start: _sweep_chunk(sweep, start), starts, threads, progress,
-                          n * len(reference), lambda result: result[2], f"nearest neighbours {label}".strip())
+    results = _sweep(sweep, starts, threads, cluster, progress, n * len(reference),
+                     f"nearest neighbours {label}".strip())
     for start, (dist, idx, chunk_extremes), _ in results:
         distance[start : start + len(dist)] = dist
         index[start : start + len(dist)] = idx
@@ -236,13 +240,49 @@ def applicable(rows: int, reference_rows: int, dims: int, device: str | None = N
     return not tree and _sweeps_on_cpu(device, rows, reference_rows, dims)
 
 
+def _sweep(sweep: _Sweep, starts, threads, cluster, progress, total, message) -> list:
+    """Every chunk of ``sweep``, on this machine's threads or as tasks on a Dask cluster; returns the chunks'
+    results in order, the columns' top two merged into ``sweep.columns``."""
+    if cluster is None:
+        return _run_chunks(lambda start: _sweep_chunk(sweep, start), starts, threads, progress, total,
+                           lambda result: result[2], message)
+    from privcore.cluster import run_chunks_on_cluster
+    from privcore.neighbors import CLUSTER_TASKS_PER_WORKER
+
+    workers = max(1, len(cluster.scheduler_info().get("workers", {})))
+    tasks = min(len(starts), CLUSTER_TASKS_PER_WORKER * workers)
+    # Interleaved, so that the tasks of a pass within one table (whose chunks shrink) get equal work.
+    grouped = run_chunks_on_cluster(
+        cluster, _sweep_task, (dataclasses.replace(sweep, columns=None),),
+        [(tuple(starts[t::tasks]),) for t in range(tasks)], progress, total,
+        lambda task_result: sum(chunk[2] for chunk in task_result[0]), message)
+    for _, distance, index in grouped:
+        owners, slot = np.nonzero(index >= 0)
+        sweep.columns.merge(owners, index[owners, slot], distance[owners, slot])
+    return sorted((chunk for chunk_results, _, _ in grouped for chunk in chunk_results), key=lambda c: c[0])
+
+
+def _sweep_task(sweep: _Sweep, starts: tuple[int, ...]):
+    """Chunks of one sweep as one task of a Dask cluster worker (module level, so it can be sent).
+
+    The task keeps its own running top two of the columns, bounded by the chunks it has seen; every pair
+    belongs to exactly one chunk, so the caller's merge of the tasks' top twos is the top two of all pairs.
+    Returns ``(chunk results, columns' distance, columns' index)``.
+    """
+    local = dataclasses.replace(sweep, columns=RunningTopTwo(len(sweep.reference)))
+    with threadpool_limits(limits=1, user_api="blas"):
+        results = [_sweep_chunk(local, start) for start in starts]
+    return results, local.columns.distance, local.columns.index
+
+
 def _prepare(query, reference, within, with_extremes, chunk_elements, workers):
     setup = _matrix_setup(query, reference, "cpu", chunk_elements, workers)
     sweep = _Sweep(
         query=query, reference=reference, operands=setup.operands, rows_per_chunk=setup.rows_per_chunk,
         within=within, with_extremes=with_extremes, max_half_ref=setup.max_half_ref,
         max_query_norm=float(setup.query_norm.max()), half_ref_norm=setup.half_ref_norm,
-        first_bound=_first_bounds(query, reference, within, setup, chunk_elements), columns=RunningTopTwo(len(reference)),
+        first_bound=_first_bounds(query, reference, within, setup, chunk_elements),
+        columns=RunningTopTwo(len(reference)),
         chunk_elements=chunk_elements,
     )
     return sweep, setup.starts, resolve_workers(workers)
@@ -263,7 +303,8 @@ def _first_bounds(query, reference, within, setup, chunk_elements) -> np.ndarray
     tolerance = 4.0 * setup.error_scale * (float(setup.query_norm[sample].max()) + 2.0 * setup.half_ref_norm)
     step = max(1, chunk_elements // len(sample))
     for s in range(0, m, step):
-        half_square = setup.half_ref_norm[s : s + step, None] + half_sample_norm[None, :] - reference[s : s + step] @ points.T
+        block = reference[s : s + step]
+        half_square = setup.half_ref_norm[s : s + step, None] + half_sample_norm[None, :] - block @ points.T
         if within:
             own = np.flatnonzero((sample >= s) & (sample < s + step))
             half_square[sample[own] - s, own] = np.inf

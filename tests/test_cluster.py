@@ -39,10 +39,55 @@ def test_neighbour_passes_on_the_cluster_are_identical(client):
         assert ext_cluster == ext_here
 
 
+def test_one_block_sweeps_on_the_cluster_are_identical(client):
+    """Within one table and both ways at once: each task keeps its own running top two of the columns and the
+    caller merges them; the result is the single machine's, pair for pair."""
+    from privcore.neighbors_both_ways import nearest_two_both_ways, nearest_two_within
+
+    rng = np.random.default_rng(1)
+    query, reference = rng.integers(0, 3, (900, 10)) / 2.0, rng.integers(0, 3, (700, 10)) / 2.0  # many ties
+    here = nearest_two_within(query, chunk_elements=40_000)
+    there = nearest_two_within(query, chunk_elements=40_000, cluster=client)
+    np.testing.assert_array_equal(there.distance, here.distance)
+    np.testing.assert_array_equal(there.index, here.index)
+    expected = nearest_two_both_ways(query, reference, with_extremes=True, chunk_elements=30_000)
+    got = nearest_two_both_ways(query, reference, with_extremes=True, chunk_elements=30_000, cluster=client)
+    for a, b in zip(got[:2], expected[:2]):
+        np.testing.assert_array_equal(a.distance, b.distance)
+        np.testing.assert_array_equal(a.index, b.index)
+    assert got[2] == expected[2]
+
+
+def test_local_workers_keep_glibcs_heap_for_large_blocks(client):
+    """Dask's default MALLOC_TRIM_THRESHOLD_ alone makes every large block a fresh mmap (tasks 1.5x slower);
+    a local cluster's workers get privcore.cluster.WORKER_MALLOC instead."""
+    import os
+
+    from privcore.cluster import WORKER_MALLOC
+
+    seen = client.run(lambda: {name: os.environ.get(name) for name in WORKER_MALLOC})
+    assert len(seen) == 2
+    for environ in seen.values():
+        assert environ == {name: str(value) for name, value in WORKER_MALLOC.items()}
+
+
+def test_passes_in_few_columns_run_on_the_caller(client, monkeypatch):
+    """A k-d tree answers Φ's passes in less time than sending the tables would take."""
+    import privcore.cluster as cluster_module
+
+    monkeypatch.setattr(cluster_module, "run_chunks_on_cluster", lambda *a, **k: pytest.fail("sent to the cluster"))
+    rng = np.random.default_rng(2)
+    query, reference = rng.random((800, 3)), rng.random((700, 3))
+    there, ext_there = nearest_two(query, reference, with_extremes=True, cluster=client)
+    here, ext_here = nearest_two(query, reference, with_extremes=True)
+    np.testing.assert_array_equal(there.index, here.index)
+    assert ext_there == ext_here
+
+
 def test_the_json_report_is_the_same_as_on_one_machine(client):
     demo = load_scenario("noisy_copy", n=400)
     schema = Schema(types=demo.types, key=demo.key, sensitive=demo.sensitive)
-    metrics = ["dcr", "nndr", "cvp", "dvp", "nsnd", "mdcr", "idscore", "auth", "dcr_test", "mia_distance"]
+    metrics = ["dcr", "nndr", "cvp", "dvp", "nsnd", "mdcr", "idscore", "auth", "nnaa", "dcr_test", "mia_distance"]
     alone = evaluate(demo.real, demo.synthetic, schema, metrics=metrics, holdout=demo.holdout)
     spread = evaluate(demo.real, demo.synthetic, schema, metrics=metrics, holdout=demo.holdout, cluster=client)
 
