@@ -61,7 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="threads for the neighbour passes and the classifiers' folds, a whole number >= 1 "
                     "(default: every usable core); the report does not depend on it")
     ev.add_argument("--dask", metavar="ADDRESS",
-                    help="compute the neighbour passes on a Dask cluster: tcp://host:8786, or local:N for N worker "
+                    help="compute the neighbour passes and the classifiers' fits on a Dask cluster: tcp://host:8786, "
+                    "or local:N for N worker "
                     "processes on this machine (needs pip install 'privcore[dask]'); the report does not change")
     ev.add_argument("--device", metavar="{auto,cpu,gpu}", default="auto",
                     help="where the neighbour passes run: gpu needs pip install 'privcore[gpu]' and an NVIDIA GPU; "

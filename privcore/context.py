@@ -329,6 +329,11 @@ class MetricContext:
         return self.shared.workers
 
     @property
+    def cluster(self) -> Any:
+        """The Dask client whose workers may run this metric's independent fits (None: this machine)."""
+        return self.shared.cluster
+
+    @property
     def pair_index(self) -> np.ndarray | None:
         """For each synthetic row, the position of its real twin (−1: none); None without pairing."""
         return None if self.is_baseline else self.shared.data.pair_index

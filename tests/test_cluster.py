@@ -101,6 +101,29 @@ def test_the_json_report_is_the_same_as_on_one_machine(client):
     assert spread.shared.cluster is None  # not kept with the report: it may be closed after the call
 
 
+def test_the_classifiers_fits_run_as_tasks_and_give_the_same_results(client, monkeypatch):
+    """D-MLP's five folds and MIR's five repeats are tasks on the cluster's workers; each fit depends only on
+    its seed and split, so the results are those of the single machine."""
+    import privcore.cluster as cluster_module
+
+    demo = load_scenario("noisy_copy", n=300)
+    schema = Schema(types=demo.types, sensitive=demo.sensitive)
+    alone = evaluate(demo.real, demo.synthetic, schema, metrics=["dmlp", "mir"], seed=3)
+    sent = []
+    original = cluster_module.run_chunks_on_cluster
+
+    def counting(client_, task, shared, chunks, *args):
+        sent.append((task.__name__, len(chunks)))
+        return original(client_, task, shared, chunks, *args)
+
+    monkeypatch.setattr(cluster_module, "run_chunks_on_cluster", counting)
+    spread = evaluate(demo.real, demo.synthetic, schema, metrics=["dmlp", "mir"], seed=3, cluster=client)
+    assert ("_fit_fold_task", 5) in sent and ("_fit_repeat", 5) in sent
+    for metric in ("dmlp", "mir"):
+        assert spread[metric].risk == alone[metric].risk
+        np.testing.assert_array_equal(spread[metric].per_record, alone[metric].per_record)
+
+
 @pytest.mark.parametrize("address", ["local:0", "local:x", "localhost", "", "http://host:8786"])
 def test_a_malformed_address_is_named(address):
     with pytest.raises(ClusterError, match="--dask must be"):
