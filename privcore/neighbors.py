@@ -259,9 +259,10 @@ def nearest_two(
 def _sweeps_on_cpu(device, n, m, dims) -> bool:
     """Whether a matrix pass of this shape runs on the CPU and is large enough for the one-block sweeps of
     :mod:`privcore.neighbors_both_ways`."""
-    from privcore.neighbors_both_ways import MIN_ROWS
+    from privcore.neighbors_both_ways import MIN_ROWS, MIN_WORK
 
-    return min(n, m) >= MIN_ROWS and dims > 0 and gpu.resolve_device(device, n, m, dims) == "cpu"
+    return (min(n, m) >= MIN_ROWS and dims > 0 and min(n, m) * dims >= MIN_WORK
+            and gpu.resolve_device(device, n, m, dims) == "cpu")
 
 
 def _norms_and_error_scale(query, reference):

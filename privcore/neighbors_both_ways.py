@@ -54,6 +54,11 @@ from privcore.neighbors import (
 SAMPLE_ROWS = 256
 #: Below this many rows on either side the plain engine is used: the bookkeeping would cost more than it saves.
 MIN_ROWS = 8
+#: ... and below this many rows × columns (of the smaller table): in smaller passes the columns' bookkeeping
+#: costs about what the products it saves cost (bench/results/one_block.json, 2-core machine: within one table
+#: at 15,000 × 29 columns 0.71x, 30,000 × 29 0.92x, 60,000 × 29 1.09x, 30,000 × 106 1.16x, 100,000 × 107
+#: 1.54x; both ways at 10,000 × 29 0.96x, 60,000 × 29 1.12x, 100,000 × 107 1.57x).
+MIN_WORK = 1_500_000
 
 
 class RunningTopTwo:
@@ -233,7 +238,7 @@ def nearest_two_both_ways(
 
 def applicable(rows: int, reference_rows: int, dims: int, device: str | None = None) -> bool:
     """Whether :func:`privcore.neighbors.nearest_two` would take its CPU matrix path for this shape (a k-d tree
-    serves at most ``TREE_MAX_DIM`` columns, a GPU large passes) and the sweep pays (``MIN_ROWS``)."""
+    serves at most ``TREE_MAX_DIM`` columns, a GPU large passes) and the sweep pays (``MIN_ROWS``, ``MIN_WORK``)."""
     from privcore.neighbors import TREE_MAX_DIM, TREE_MIN_ROWS, _sweeps_on_cpu
 
     tree = 0 < dims <= TREE_MAX_DIM and max(rows, reference_rows) > TREE_MIN_ROWS

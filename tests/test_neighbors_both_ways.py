@@ -151,6 +151,8 @@ def test_running_top_two_merges_in_any_order_to_the_same_two():
 
 def test_nearest_two_takes_the_sweep_within_one_table_on_the_cpu_only(monkeypatch):
     query, _ = tables(7)
+    assert not B.applicable(len(query), len(query), query.shape[1])  # too small to pay
+    monkeypatch.setattr(B, "MIN_WORK", 0)
     calls = []
     monkeypatch.setattr(B, "nearest_two_within", lambda *a, **k: calls.append(1) or plain_within(a[0]))
     N.nearest_two(query, query, exclude_self=True)
@@ -166,6 +168,7 @@ def demo():
 
 
 def test_an_evaluation_computes_both_directions_once_and_reports_the_same(demo, monkeypatch):
+    monkeypatch.setattr(B, "MIN_WORK", 0)  # the demo is too small for the sweeps to pay
     schema = Schema(types=dict(demo.types), key=list(demo.key), sensitive=demo.sensitive)
     metrics = ["cvp", "auth", "nnaa", "dcr_test", "mia_distance"]
     calls = []
@@ -189,6 +192,7 @@ def test_an_evaluation_computes_both_directions_once_and_reports_the_same(demo, 
 
 
 def test_a_pass_whose_reverse_is_not_planned_runs_alone(demo, monkeypatch):
+    monkeypatch.setattr(B, "MIN_WORK", 0)
     schema = Schema(types=dict(demo.types), key=list(demo.key), sensitive=demo.sensitive)
     import privcore.context as context
 
