@@ -119,3 +119,9 @@ def run_chunks_on_cluster(client: Any, task: Callable, shared: Sequence[Any], ch
     except BaseException:
         client.cancel(futures)  # stop what has not run yet; the data is released with the references
         raise
+
+
+def map_on_cluster(client: Any, task: Callable, shared: Sequence[Any], items: Sequence[tuple]) -> list[Any]:
+    """``task(*shared, *item)`` for every item as tasks on the cluster, results in item order (independent
+    fits: a classifier's folds or repeats, an attack's models); ``shared`` is sent to every worker once."""
+    return run_chunks_on_cluster(client, task, shared, items, None, len(items), lambda result: 1, "")

@@ -105,8 +105,8 @@ def test_the_json_report_is_the_same_as_on_one_machine(client, monkeypatch):
 
 
 def test_the_classifiers_fits_run_as_tasks_and_give_the_same_results(client, monkeypatch):
-    """D-MLP's five folds and MIR's five repeats are tasks on the cluster's workers; each fit depends only on
-    its seed and split, so the results are those of the single machine."""
+    """D-MLP's five folds, MIR's five repeats and the learned attack's fold models are tasks on the cluster's
+    workers; each fit depends only on its seed and split, so the results are those of the single machine."""
     import privcore.cluster as cluster_module
 
     demo = load_scenario("noisy_copy", n=300)
@@ -122,6 +122,13 @@ def test_the_classifiers_fits_run_as_tasks_and_give_the_same_results(client, mon
     monkeypatch.setattr(cluster_module, "run_chunks_on_cluster", counting)
     spread = evaluate(demo.real, demo.synthetic, schema, metrics=["dmlp", "mir"], seed=3, cluster=client)
     assert ("_fit_fold_task", 5) in sent and ("_fit_repeat", 5) in sent
+    # The learned membership attack's ten fold models (five per half) likewise.
+    learned = evaluate(demo.real, demo.synthetic, schema, metrics=["mia_learned"], holdout=demo.holdout, seed=3)
+    learned_spread = evaluate(demo.real, demo.synthetic, schema, metrics=["mia_learned"], holdout=demo.holdout,
+                              seed=3, cluster=client)
+    assert ("_fit_and_score", 10) in sent
+    assert learned_spread["mia_learned"].risk == learned["mia_learned"].risk
+    np.testing.assert_array_equal(learned_spread["mia_learned"].per_record, learned["mia_learned"].per_record)
     for metric in ("dmlp", "mir"):
         assert spread[metric].risk == alone[metric].risk
         np.testing.assert_array_equal(spread[metric].per_record, alone[metric].per_record)

@@ -27,6 +27,7 @@ from sklearn.model_selection import StratifiedKFold, train_test_split  # noqa: E
 from sklearn.preprocessing import StandardScaler  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
+from privcore.cluster import map_on_cluster  # noqa: E402
 from privcore.context import MetricContext  # noqa: E402
 from privcore.details import ClassifierScores  # noqa: E402
 from privcore.metrics._mlp import DetectionMLP  # noqa: E402
@@ -142,7 +143,8 @@ def _run_folds(features, labels, folds, seed, workers: int, cluster=None) -> lis
     Each fold's result does not depend on the thread or worker it ran on, so neither does the metric.
     """
     if cluster is not None:
-        return _on_cluster(cluster, _fit_fold_task, (features, labels), [(train, test, seed) for train, test in folds])
+        fits = [(train, test, seed) for train, test in folds]
+        return map_on_cluster(cluster, _fit_fold_task, (features, labels), fits)
     threads = _parallel_fits(workers, len(folds))
     with threadpool_limits(limits=1, user_api="blas"), warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # reported as a metric warning instead
@@ -229,13 +231,6 @@ def _fit_repeat(features, labels, train, test, seed) -> tuple[np.ndarray, np.nda
     return real_test, np.asarray(model.predict_proba(features[real_test]))
 
 
-def _on_cluster(cluster, task, shared, items) -> list:
-    """``task(*shared, *item)`` for every item as tasks on a Dask cluster, results in item order."""
-    from privcore.cluster import run_chunks_on_cluster
-
-    return run_chunks_on_cluster(cluster, task, shared, items, None, len(items), lambda result: 1, "")
-
-
 def compute_mir(ctx: MetricContext) -> MetricOutput:
     """Membership Inference Risk (as defined by the review): LightGBM detection recall on real rows.
 
@@ -267,7 +262,7 @@ def compute_mir(ctx: MetricContext) -> MetricOutput:
     repeats = [(train, test, ctx.seed + repeat) for repeat, (train, test) in enumerate(splits)]
     threads = _parallel_fits(ctx.workers, N_REPEATS)
     if ctx.cluster is not None:
-        fitted = _on_cluster(ctx.cluster, _fit_repeat, (features, labels), repeats)
+        fitted = map_on_cluster(ctx.cluster, _fit_repeat, (features, labels), repeats)
     elif threads == 1:
         fitted = [_fit_repeat(features, labels, *repeat) for repeat in repeats]
     else:

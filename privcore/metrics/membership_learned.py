@@ -29,6 +29,7 @@ from typing import Mapping
 
 import numpy as np
 
+from privcore.cluster import map_on_cluster
 from privcore.context import MetricContext
 from privcore.details import MembershipScores
 from privcore.metrics.membership import (
@@ -140,10 +141,14 @@ def learned_scores(ctx: MetricContext, sets: MembershipSets, reference: Referenc
             train = np.concatenate([p for g, p in enumerate(parts) if g != f])
             tasks.append((train, part))
     # Fits are independent and LightGBM releases the GIL; each is seeded and single-threaded, so the scores
-    # do not depend on how many run at once.
-    with ThreadPoolExecutor(max_workers=max(1, min(ctx.workers, len(tasks)))) as pool:
-        results = list(pool.map(lambda t: _fit_and_score(features, labels, t[0], t[1], unlabelled, ctx.seed),
-                                tasks))
+    # do not depend on how many run at once, nor on where (threads here, or a cluster's workers).
+    if ctx.cluster is not None:
+        results = map_on_cluster(ctx.cluster, _fit_and_score, (features, labels),
+                                 [(train, part, unlabelled, ctx.seed) for train, part in tasks])
+    else:
+        with ThreadPoolExecutor(max_workers=max(1, min(ctx.workers, len(tasks)))) as pool:
+            results = list(pool.map(lambda t: _fit_and_score(features, labels, t[0], t[1], unlabelled, ctx.seed),
+                                    tasks))
     scores = np.full(len(features), np.nan)
     for (_, part), (scored, _) in zip(tasks, results):
         scores[part] = scored
