@@ -224,3 +224,15 @@ def test_a_pickled_evaluation_from_before_the_plan_still_loads(demo):
     restored = SharedComputation.__new__(SharedComputation)
     restored.__setstate__(pickle.loads(pickle.dumps(state)))
     assert restored.planned == set()
+
+
+def test_progress_counts_work_done_and_ends_at_one():
+    """Within one table the chunks shrink (each row's pairs with later rows only): progress counts pairs, not
+    chunks, so it moves evenly, never goes back and ends at exactly 1."""
+    query, reference = tables(8)
+    for run in (lambda p: nearest_two_within(query, chunk_elements=20_000, workers=2, progress=p),
+                lambda p: nearest_two_both_ways(query, reference, chunk_elements=20_000, workers=2, progress=p)):
+        seen = []
+        run(lambda fraction, message: seen.append(fraction))
+        assert len(seen) > 5 and seen[-1] == pytest.approx(1.0)
+        assert all(b >= a for a, b in zip(seen, seen[1:]))
