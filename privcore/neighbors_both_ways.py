@@ -110,7 +110,7 @@ class _Sweep:
     reference: np.ndarray
     operands: _Operands
     rows_per_chunk: int
-    within: bool  # one table: only the pairs i < j are computed
+    within: bool  # one table: each chunk computes only the pairs from its own first row on (about half)
     with_extremes: bool
     max_half_ref: float
     max_query_norm: float
