@@ -202,8 +202,7 @@ def nearest_two(
     if n == 0 or m == 0:
         return Neighbours(distance, index), (PairExtremes(np.nan, np.nan) if with_extremes else None)
     if method == "auto":
-        # Without coordinates every distance is 0: the matrix path handles that, a k-d tree cannot.
-        method = "tree" if 0 < query.shape[1] <= TREE_MAX_DIM and m > TREE_MIN_ROWS else "matrix"
+        method = "tree" if uses_tree(query.shape[1], m) else "matrix"
     if method == "tree":
         return _tree_top_two(query, reference, exclude_self, with_extremes, chunk_elements, workers, progress,
                              label)
@@ -436,19 +435,12 @@ def _chunk_top_two(
         far_rows, far_cols = _far_candidates(block, query_norm, error_scale, max_half_ref, xp)
     if exclude_self:
         block[rows, start + rows] = xp.inf
-    m = block.shape[1]
-    others = m - int(exclude_self)
-    if others >= 2:
-        tolerance = 2.0 * error_scale * (query_norm + max_half_ref * 2.0 + 1e-300)
-        cand_rows, cand_cols = _top_two_candidates(block, rows, tolerance, operands.group, xp)
-        if _too_many(cand_rows, stop - start, operands):
-            del block
-            return _chunk_top_two(query, reference, operands.fallback, start, stop, exclude_self, with_extremes,
-                                  max_half_ref, chunk_elements)
-    elif others == 1:
-        cand_rows, cand_cols = rows, xp.argmin(block, axis=1)
-    else:  # a one-row table without itself: no neighbour at all
-        cand_rows = cand_cols = xp.zeros(0, dtype=np.int64)
+    cand_rows, cand_cols = row_candidates(block, rows, block.shape[1] - int(exclude_self), query_norm, operands,
+                                          max_half_ref)
+    if _too_many(cand_rows, stop - start, operands):
+        del block
+        return _chunk_top_two(query, reference, operands.fallback, start, stop, exclude_self, with_extremes,
+                              max_half_ref, chunk_elements)
     del block
     cand_rows, cand_cols = gpu.to_host(cand_rows), gpu.to_host(cand_cols)
     exact = _exact_distances(query, reference, start + cand_rows, cand_cols, chunk_elements)
@@ -458,6 +450,27 @@ def _chunk_top_two(
         far = _exact_distances(query, reference, start + far_rows, far_cols, chunk_elements)
         chunk_extremes = (float(dist[:, 0].min()), float(far.max()))
     return dist, idx, chunk_extremes
+
+
+def row_candidates(block, rows, others, query_norm, operands, max_half_ref):
+    """(chunk row, block column) of every score that may be among its row's two nearest, ``others`` being the
+    columns a row may have as neighbours (the block's, less the row itself where it is excluded as ``inf``):
+    with two or more, those within the rounding bound of the second-best (:func:`_top_two_candidates`); with
+    one, that one; with none (a one-row table without itself), no neighbour at all."""
+    xp = operands.xp
+    if others >= 2:
+        tolerance = 2.0 * operands.error_scale * (query_norm + max_half_ref * 2.0 + 1e-300)
+        return _top_two_candidates(block, rows, tolerance, operands.group, xp)
+    if others == 1:
+        return rows, xp.argmin(block, axis=1)
+    return xp.zeros(0, dtype=np.int64), xp.zeros(0, dtype=np.int64)
+
+
+def uses_tree(dims: int, reference_rows: int) -> bool:
+    """The engine's ``method="auto"`` choice: a k-d tree for at most ``TREE_MAX_DIM`` columns and more than
+    ``TREE_MIN_ROWS`` reference rows (without columns every distance is 0: the matrix path handles that, a
+    k-d tree cannot)."""
+    return 0 < dims <= TREE_MAX_DIM and reference_rows > TREE_MIN_ROWS
 
 
 def _too_many(candidates, rows, operands) -> bool:
@@ -895,7 +908,7 @@ def nearest_k(
     if n == 0 or m == 0:
         return Neighbours(distance, index)
     if method == "auto":
-        method = "tree" if 0 < query.shape[1] <= TREE_MAX_DIM and m > TREE_MIN_ROWS else "matrix"
+        method = "tree" if uses_tree(query.shape[1], m) else "matrix"
     if method == "tree":
         return _tree_top_k(query, reference, k, chunk_elements, workers, progress, label)
     if method != "matrix":

@@ -46,8 +46,8 @@ from privcore.neighbors import (
     _run_chunks,
     _select_two,
     _too_many,
-    _top_two_candidates,
     candidate_budget,
+    row_candidates,
 )
 
 #: Rows of the table whose distances give every column its first bound on its second-nearest distance.
@@ -239,9 +239,10 @@ def nearest_two_both_ways(
 def applicable(rows: int, reference_rows: int, dims: int, device: str | None = None) -> bool:
     """Whether :func:`privcore.neighbors.nearest_two` would take its CPU matrix path for this shape (a k-d tree
     serves at most ``TREE_MAX_DIM`` columns, a GPU large passes) and the sweep pays (``MIN_ROWS``, ``MIN_WORK``)."""
-    from privcore.neighbors import TREE_MAX_DIM, TREE_MIN_ROWS, _sweeps_on_cpu
+    from privcore.neighbors import _sweeps_on_cpu, uses_tree
 
-    tree = 0 < dims <= TREE_MAX_DIM and max(rows, reference_rows) > TREE_MIN_ROWS
+    # Either direction taking the tree would make the sweep a detour.
+    tree = uses_tree(dims, rows) or uses_tree(dims, reference_rows)
     return not tree and _sweeps_on_cpu(device, rows, reference_rows, dims)
 
 
@@ -360,14 +361,8 @@ def _sweep_chunk(sweep: _Sweep, start: int, operands: _Operands | None = None):
         far_rows, far_cols = _far_candidates(block, query_norm, operands.error_scale, sweep.max_half_ref, np)
     if sweep.within:
         block[rows, rows] = np.inf  # the row itself, on the diagonal
-    others = width - int(sweep.within)
-    if others >= 2:
-        tolerance = 2.0 * operands.error_scale * (query_norm + sweep.max_half_ref * 2.0 + 1e-300)
-        cand_rows, cand_cols = _top_two_candidates(block, rows, tolerance, operands.group, np)
-    elif others == 1:
-        cand_rows, cand_cols = rows, np.argmin(block, axis=1)
-    else:
-        cand_rows = cand_cols = np.zeros(0, dtype=np.int64)
+    cand_rows, cand_cols = row_candidates(block, rows, width - int(sweep.within), query_norm, operands,
+                                          sweep.max_half_ref)
     # Columns: reference rows of other chunks (within one table, those after this chunk's rows: the pairs
     # inside the chunk were all proposed along its rows). Scores become d²/2 by adding |q|²/2 per row.
     first_owner = k if sweep.within else 0
