@@ -202,7 +202,15 @@ def _empty(title: str, message: str) -> Figure:
     return Figure(fig, message, f"Empty figure: {message}", title)
 
 
+#: Decimals that values and bin edges are rounded to before binning.
+BIN_DECIMALS = 12
+
+
 def _shares(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    # Values and edges are rounded first: a risk of exactly 0.3 (e.g. 1 - 0.7) comes out a few ulps either
+    # side of the edge 0.30000000000000004 depending on the CPU's BLAS kernel, and must land in one bin on
+    # every machine. 1e-12 is far below any bin width and far above the last bits of a float in [0, 100].
+    values, edges = np.round(values, BIN_DECIMALS), np.round(edges, BIN_DECIMALS)
     counts, _ = np.histogram(np.clip(values, edges[0], edges[-1]), bins=edges)
     return counts / max(1, len(values))
 

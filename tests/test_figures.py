@@ -105,6 +105,16 @@ def test_per_record_distribution_continuous_and_nan():
     assert len(fig.fig.data) == 2
 
 
+def test_a_risk_on_a_bin_edge_lands_in_the_bin_that_starts_there_on_every_machine():
+    """0.3 and 0.6 computed a few ulps either side (as two CPUs' BLAS kernels do) count in "0.3–0.4" and
+    "0.6–0.7", the bins their labels name, not in the one below by the accident of linspace's 0.30000000000000004."""
+    ulp = np.finfo(float).eps
+    for values in ([0.3 * (1 - 2 * ulp), 0.6 * (1 - 2 * ulp)], [0.3, 0.6], [0.3 * (1 + 2 * ulp), 0.6 * (1 + 2 * ulp)]):
+        fig = F.per_record_distribution(np.array(values + [0.05, 0.95]))
+        shares = np.asarray(fig.fig.data[0].y, dtype=float)
+        np.testing.assert_allclose(shares, [0.25, 0, 0, 0.25, 0, 0, 0.25, 0, 0, 0.25], err_msg=str(values))
+
+
 def test_attack_intervals_and_risk_row():
     fig = F.attack_intervals({"main": (0.6, 0.5, 0.7), "baseline": (0.1, 0.05, 0.15), "control": (0.3, None, None)},
                              name="Singling out", risk=(0.43, 0.3, 0.55))

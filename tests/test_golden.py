@@ -2,19 +2,27 @@
 
 The stored snapshot (``tests/golden/before_declarations.json.gz``) was taken at commit 320299e, before
 metric parameters, details and figures were declared per metric. Every metric's JSON-contract fields,
-per-record risks and figure data (traces, axis titles, caption, alt text) must still be the same, to 10
-significant digits.
+per-record risks and figure data (traces, axis titles, caption, alt text) must still be the same: words,
+ids and shapes exactly, numbers to a relative 1e-8 (:mod:`golden.compare`), so that the test fails on a
+change of a metric but not on another CPU whose BLAS kernel rounds the last digits differently.
+
+One deliberate change was written into the snapshot since (issue 20): the risk histograms ("risk of each
+record", the NNDR holdout test) put a value lying on a bin edge (a GCAP of 3/5, an NNDR of 0.3) into the bin
+that starts there, on every CPU; before, it fell below or above by the last bit of a BLAS sum. Only those
+traces' bar heights were replaced, each one's total unchanged (records moved to the next bin up).
 """
 
 from __future__ import annotations
 
 import base64
+import copy
 from pathlib import Path
 
 import numpy as np
 
 import pytest
 
+from golden.compare import differences
 from golden.snapshot import read, snapshot
 
 BEFORE = Path(__file__).parent / "golden" / "before_declarations.json.gz"
@@ -57,31 +65,88 @@ def test_same_scenarios_and_metrics(now, before):
         assert now[scenario]["warnings"] == before[scenario]["warnings"]
 
 
-@pytest.mark.parametrize("part", ["result", "per_record", "figures"])
-def test_every_metric_unchanged(now, before, part):
-    changed = []
+def changed(now, before, part) -> list[str]:
+    """Every difference in ``part`` ("result", "per_record" or "figures") between the snapshot ``before``
+    and ``now``, beyond the tolerance of :mod:`golden.compare` (floats to a relative 1e-8, so that another
+    CPU's BLAS kernel passes while a real change of a metric fails)."""
+    out = []
     for scenario, content in before.items():
         for metric_id, old in content["metrics"].items():
             new = now[scenario]["metrics"].get(metric_id, {})
+            where = f"{scenario}/{metric_id}"
             if metric_id in CHANGED_METRICS:  # other numbers, the same figures
                 if part == "figures" and [f["title"] for f in old["figures"]] != [f["title"] for f in new["figures"]]:
-                    changed.append(f"{scenario}/{metric_id}: other figures")
+                    out.append(f"{where}: other figures")
                 continue
             if part == "figures":
                 old_titles = [f["title"] for f in old["figures"]]
                 new_titles = [f["title"] for f in new.get("figures", [])]
                 if old_titles != new_titles:
-                    changed.append(f"{scenario}/{metric_id}: figures {old_titles} → {new_titles}")
+                    out.append(f"{where}: figures {old_titles} → {new_titles}")
                     continue
                 for i, (a, b) in enumerate(zip(old["figures"], new["figures"])):
-                    for key in a:
-                        if a[key] != b.get(key):
-                            changed.append(f"{scenario}/{metric_id}: figure {i} ({a['title']}) {key} differs")
-            elif _without_changed_params(metric_id, part, old[part]) != _without_changed_params(
-                    metric_id, part, new.get(part)):
-                changed.append(f"{scenario}/{metric_id}: {part} differs")
-    assert not changed, "\n".join(changed[:40])
+                    out.extend(differences(a, b, f"{where}: figure {i} ({a['title']})"))
+            else:
+                out.extend(differences(_without_changed_params(metric_id, part, old[part]),
+                                       _without_changed_params(metric_id, part, new.get(part)),
+                                       f"{where}: {part}"))
+    return out
 
+
+@pytest.mark.parametrize("part", ["result", "per_record", "figures"])
+def test_every_metric_unchanged(now, before, part):
+    found = changed(now, before, part)
+    assert not found, "\n".join(found[:40])
+
+
+def _first_per_record(snapshot):
+    """(scenario, metric id, index) of the first non-zero per-record risk of a compared metric."""
+    for scenario, content in snapshot.items():
+        for metric_id, entry in content["metrics"].items():
+            values = entry["per_record"]
+            if metric_id in CHANGED_METRICS or not values:
+                continue
+            for i, value in enumerate(values):
+                if isinstance(value, float) and value != 0:
+                    return scenario, metric_id, i
+    raise AssertionError("no per-record risk to perturb")
+
+
+def test_a_planted_change_of_one_per_record_risk_fails(now, before):
+    """The tolerance lets another BLAS kernel through but not a real change: one per-record risk moved by
+    1e-6 of its value is reported (and only it), while a move of 1e-11, a kernel's size, is not."""
+    assert changed(now, before, "per_record") == []
+    scenario, metric_id, i = _first_per_record(now)
+    for factor, reported in ((1 + 1e-6, True), (1 + 1e-11, False)):
+        planted = copy.deepcopy(now)
+        planted[scenario]["metrics"][metric_id]["per_record"][i] *= factor
+        found = changed(planted, before, "per_record")
+        if reported:
+            assert len(found) == 1 and found[0].startswith(f"{scenario}/{metric_id}: per_record[{i}]"), found
+        else:
+            assert found == [], found
+
+
+def test_a_planted_change_of_a_figure_array_fails(now, before):
+    """A figure's numbers travel as Plotly typed arrays (base64): one value moved by 1e-6 is reported."""
+    for scenario, content in now.items():
+        for metric_id, entry in content["metrics"].items():
+            for f, figure in enumerate(entry["figures"]):
+                for t, trace in enumerate(figure["traces"]):
+                    y = trace.get("y")
+                    if metric_id in CHANGED_METRICS or not (isinstance(y, dict) and y.get("dtype") == "f8"):
+                        continue
+                    values = np.frombuffer(base64.b64decode(y["bdata"]), dtype="f8").copy()
+                    if not values.size or values[0] == 0:
+                        continue
+                    values[0] *= 1 + 1e-6
+                    planted = copy.deepcopy(now)
+                    planted[scenario]["metrics"][metric_id]["figures"][f]["traces"][t]["y"]["bdata"] = \
+                        base64.b64encode(values.tobytes()).decode()
+                    found = changed(planted, before, "figures")
+                    assert len(found) == 1 and f"{scenario}/{metric_id}: figure {f}" in found[0], found
+                    return
+    raise AssertionError("no float typed array to perturb")
 
 
 def _without_changed_params(metric_id, part, value):
