@@ -9,7 +9,7 @@ import streamlit as st
 
 from dashboard import persistence, uploads
 from dashboard.page_setup import DATA_PAGE, LEARN_PAGE, RESULTS_PAGE, setup_page, CONFIGURE_PAGE
-from privcore.errors import InputError
+from privcore.base.errors import InputError
 
 setup_page("Home")
 

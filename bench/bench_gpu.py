@@ -65,9 +65,9 @@ def _schema():
 def _pair(rows: int, queue) -> None:
     import numpy as np
 
-    from privcore.context import SharedComputation
-    from privcore.neighbors import nearest_two
-    from privcore.prepare import prepare
+    from privcore.engine.context import SharedComputation
+    from privcore.engine.neighbors import nearest_two
+    from privcore.data.prepare import prepare
 
     real, synthetic = _tables(rows)
     shared = SharedComputation(prepare(real, synthetic, _schema()))
@@ -109,7 +109,7 @@ def _evaluate(rows: int, device: str, subsample: int | None):
 
 def _metrics(args: tuple, queue) -> None:
     from _adult import peak_rss_mb
-    from privcore.jsonvalues import without_timings
+    from privcore.base.jsonvalues import without_timings
 
     rows, device, subsample = args
     report, seconds = _evaluate(rows, device, subsample)
@@ -128,8 +128,8 @@ def _metrics(args: tuple, queue) -> None:
 
 def machine() -> dict:
     """CPU, cores, memory and the GPU the numbers were measured on."""
-    from privcore import gpu
-    from privcore.cores import usable_cores
+    from privcore.engine import gpu
+    from privcore.base.cores import usable_cores
 
     cpuinfo = Path("/proc/cpuinfo")
     model = next((line.split(":", 1)[1].strip() for line in cpuinfo.read_text().splitlines()
@@ -160,7 +160,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.emulate:
         os.environ["PRIVCORE_GPU_EMULATE"] = "1"  # inherited by the spawned measurements
-    from privcore import gpu
+    from privcore.engine import gpu
 
     if not gpu.gpu_available():
         sys.exit("No usable GPU: install privcore[gpu] on a machine with an NVIDIA GPU, or pass --emulate.")

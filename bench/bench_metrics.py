@@ -35,7 +35,8 @@ def _schema():
 def _review(rows: int, queue) -> None:
     from _adult import adult_tables, peak_rss_mb
 
-    from privcore import evaluate, registry
+    from privcore import evaluate
+    from privcore.metrics import registry
 
     real, synthetic = adult_tables(rows)
     ids = [m for m in registry.REVIEW_METRICS if m in registry.metric_ids()]
@@ -60,8 +61,8 @@ def _naive(rows: int, queue) -> None:
 
     from _adult import adult_tables
 
-    from privcore.context import SharedComputation
-    from privcore.prepare import prepare
+    from privcore.engine.context import SharedComputation
+    from privcore.data.prepare import prepare
 
     real, synthetic = adult_tables(rows)
     shared = SharedComputation(prepare(real, synthetic, _schema()))
@@ -96,7 +97,8 @@ def _naive(rows: int, queue) -> None:
 def _large(rows: int, queue) -> None:
     from _adult import adult_tables, peak_rss_mb
 
-    from privcore import evaluate, registry
+    from privcore import evaluate
+    from privcore.metrics import registry
 
     real, synthetic = adult_tables(rows)
     ids = [m for m in DISTANCE if m in registry.metric_ids()]
@@ -117,7 +119,8 @@ def _compare(rows: int, queue) -> None:
     from _adult import adult_schema
     import numpy as np
 
-    from privcore import evaluate, registry
+    from privcore import evaluate
+    from privcore.metrics import registry
     from privcore.demo import ADULT_TYPES, generate, load_adult
 
     adult = load_adult()

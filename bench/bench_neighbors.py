@@ -26,8 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 def _encode(rows: int):
     from _adult import adult_schema, adult_tables
 
-    from privcore.context import SharedComputation
-    from privcore.prepare import prepare
+    from privcore.engine.context import SharedComputation
+    from privcore.data.prepare import prepare
 
     real, synthetic = adult_tables(rows)
     shared = SharedComputation(prepare(real, synthetic, adult_schema()))

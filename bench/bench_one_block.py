@@ -4,10 +4,10 @@ For each size in ``--rows`` (Adult rows, real × a noisy copy; beyond Adult's 32
 drawn with replacement, so it repeats rows), in space E of all Adult columns and of six columns:
 
 - ``within``: real→real by the plain engine (every pair from both ends) and by
-  :func:`privcore.neighbors_both_ways.nearest_two_within` (each pair once);
+  :func:`privcore.engine.neighbors_both_ways.nearest_two_within` (each pair once);
 - ``both_ways``: real→synthetic with extremes plus synthetic→real by the plain engine, and both from one pass
-  (:func:`privcore.neighbors_both_ways.nearest_two_both_ways`);
-- ``distinct``: the evaluation's real→real pass over the distinct rows (:mod:`privcore.neighbors_distinct`)
+  (:func:`privcore.engine.neighbors_both_ways.nearest_two_both_ways`);
+- ``distinct``: the evaluation's real→real pass over the distinct rows (:mod:`privcore.engine.neighbors_distinct`)
   against the same pass over all rows, with the number of distinct rows.
 
 Every pair of results must be identical. Seconds on this machine's default cores. Results:
@@ -47,13 +47,13 @@ def same(a, b) -> bool:
 
 
 def measure(rows: int, columns) -> dict:
-    from privcore.context import SharedComputation
+    from privcore.engine.context import SharedComputation
     from privcore.demo import ADULT_TYPES, SENSITIVE
-    from privcore.neighbors import nearest_two
-    from privcore.neighbors_both_ways import nearest_two_both_ways, nearest_two_within
-    from privcore.neighbors_distinct import distinct_rows, expand_within
-    from privcore.prepare import prepare
-    from privcore.schema import Schema
+    from privcore.engine.neighbors import nearest_two
+    from privcore.engine.neighbors_both_ways import nearest_two_both_ways, nearest_two_within
+    from privcore.engine.neighbors_distinct import distinct_rows, expand_within
+    from privcore.data.prepare import prepare
+    from privcore.data.schema import Schema
 
     real, synthetic = adult_tables(rows)
     if columns:
@@ -64,7 +64,7 @@ def measure(rows: int, columns) -> dict:
     plain = dict(method="matrix", device="cpu")
     out = {"rows": rows, "columns": len(real.columns), "dims": int(y.shape[1])}
 
-    import privcore.neighbors_both_ways as both
+    import privcore.engine.neighbors_both_ways as both
 
     floor, both.MIN_ROWS = both.MIN_ROWS, 10**12  # the plain engine's own pass within one table
     (within_plain, _), seconds_plain = timed(lambda: nearest_two(y, y, exclude_self=True, **plain))

@@ -4,7 +4,7 @@ Parts, each measured in fresh processes (``python -c`` with ``PYTHONPATH`` set t
 
 - ``neighbours``: the real→synthetic pass in E with d_min/d_max (the pass every distance metric reads) at
   ``--neighbour-rows`` Adult rows (default 30,000 and 100,000), with ``workers=1`` and with the default
-  (:func:`privcore.cores.usable_cores`), as a ratio; the two results must be identical.
+  (:func:`privcore.base.cores.usable_cores`), as a ratio; the two results must be identical.
 - ``lowdim``: the k-d tree path of the FAMD space Φ5 at ``--lowdim-rows`` (default 30,000) Adult rows —
   real→synthetic with d_min/d_max, real→real, the 5 nearest synthetic rows — on one worker, this checkout
   against the baseline worktree, CPU seconds (fastest of ``--repeats``); the results must be identical.
@@ -49,9 +49,9 @@ import json, sys, time
 sys.path.insert(0, sys.argv[1])
 import numpy as np
 from _adult import adult_schema, adult_tables
-from privcore.context import SharedComputation
-from privcore.cores import usable_cores
-from privcore.prepare import prepare
+from privcore.engine.context import SharedComputation
+from privcore.base.cores import usable_cores
+from privcore.data.prepare import prepare
 rows, workers = int(sys.argv[2]), (None if sys.argv[3] == "default" else int(sys.argv[3]))
 real, synthetic = adult_tables(rows)
 shared = SharedComputation(prepare(real, synthetic, adult_schema()), workers=workers)
@@ -70,9 +70,9 @@ LOWDIM = r"""
 import hashlib, json, sys, time
 sys.path.insert(0, sys.argv[1])
 from _adult import adult_schema, adult_tables
-from privcore.context import SharedComputation
-from privcore.neighbors import nearest_k, nearest_two
-from privcore.prepare import prepare
+from privcore.engine.context import SharedComputation
+from privcore.engine.neighbors import nearest_k, nearest_two
+from privcore.data.prepare import prepare
 rows, repeats = int(sys.argv[2]), int(sys.argv[3])
 real, synthetic = adult_tables(rows)
 shared = SharedComputation(prepare(real, synthetic, adult_schema()))
@@ -93,7 +93,8 @@ REVIEW = r"""
 import json, sys, time
 sys.path.insert(0, sys.argv[1])
 from _adult import adult_schema, adult_tables
-from privcore import evaluate, registry
+from privcore import evaluate
+from privcore.metrics import registry
 rows, ids = int(sys.argv[2]), sys.argv[3]
 columns = sys.argv[4].split(",") if len(sys.argv) > 4 and sys.argv[4] else None
 real, synthetic = adult_tables(rows)
@@ -130,7 +131,7 @@ def run_python(code: str, root: Path, *args: str) -> dict:
 
 def machine() -> dict:
     """What the numbers were measured on, including how busy the machine was when the run started."""
-    from privcore.cores import usable_cores
+    from privcore.base.cores import usable_cores
 
     model = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                   if line.startswith("model name")), platform.processor()) if Path("/proc/cpuinfo").exists() else ""

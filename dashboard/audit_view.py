@@ -2,10 +2,10 @@
 
 Every function takes plain values or the session state as a mapping and never imports Streamlit, so the
 page (``pages/6_Audit.py``) stays short and this logic is tested on its own. The audit itself is
-:func:`privcore.audit.audit`; its figure is :func:`privcore.audit_figures.audit_figure`.
+:func:`privcore.audit.shadow.audit`; its figure is :func:`privcore.report.audit_figures.audit_figure`.
 
 Session-state key used here besides the contract of :mod:`dashboard.state`: ``audit_results``, audit key
-(:func:`audit_key`) → :class:`privcore.audit.AuditReport`, the most recent :data:`MAX_CACHED_AUDITS`
+(:func:`audit_key`) → :class:`privcore.audit.shadow.AuditReport`, the most recent :data:`MAX_CACHED_AUDITS`
 only; in the session's memory, never written to disk. (The page's widgets keep their values across
 page switches themselves, with ``persist_state="session"``.)
 """
@@ -22,11 +22,11 @@ from typing import Any, Callable, Mapping, MutableMapping
 import pandas as pd
 
 from dashboard.metric_choice import number_format
-from privcore.audit import FPR_LEVELS, AuditReport, AuditSettings, expected_seconds, severity
-from privcore.errors import InputError
+from privcore.audit.shadow import FPR_LEVELS, AuditReport, AuditSettings, expected_seconds, severity
+from privcore.base.errors import InputError
 from privcore.generators import GeneratorContextError, GeneratorError, GeneratorSpec, list_generators, make_generator
-from privcore.params import Param
-from privcore.schema import MAX_SEED, Schema
+from privcore.data.params import Param
+from privcore.data.schema import MAX_SEED, Schema
 
 LOGGER = logging.getLogger(__name__)
 
@@ -153,7 +153,7 @@ def generator_problem(name: str, settings: Mapping[str, Any], schema: Schema, re
 
 
 def maker(name: str, settings: Mapping[str, Any], schema: Schema) -> Callable[[pd.DataFrame], Any]:
-    """``make(population)`` for :func:`privcore.audit.audit`: a fresh built-in generator per model."""
+    """``make(population)`` for :func:`privcore.audit.shadow.audit`: a fresh built-in generator per model."""
     context, settings = _context(schema), dict(settings)
     return lambda population: make_generator(name, population=population, **context, **settings)
 
@@ -162,7 +162,7 @@ def maker(name: str, settings: Mapping[str, Any], schema: Schema) -> Callable[[p
 
 
 def budget(values: Mapping[str, Any]) -> tuple[AuditSettings | None, str | None]:
-    """:class:`~privcore.audit.AuditSettings` from the budget inputs, checked; or None and the named error.
+    """:class:`~privcore.audit.shadow.AuditSettings` from the budget inputs, checked; or None and the named error.
 
     >>> budget({"targets": 0, "random_targets": 0, "shadow_models": 4, "eval_models": 4, "seed": 0})[1]
     'The audit needs at least one target: set targets or random_targets above 0.'
@@ -190,7 +190,7 @@ def format_duration(seconds: float) -> str:
 
 
 def estimate(rows: int, settings: AuditSettings) -> str:
-    """The run-time estimate shown before an audit starts (:func:`privcore.audit.expected_seconds`)."""
+    """The run-time estimate shown before an audit starts (:func:`privcore.audit.shadow.expected_seconds`)."""
     n_models = (settings.targets + settings.random_targets) * (2 * settings.shadow_models + settings.eval_models)
     return (f"Estimated run time: {format_duration(expected_seconds(rows, settings))} for {n_models:,} generator "
             "fits on this table (a rough guide: slower generators take longer).")
@@ -271,8 +271,8 @@ def run_audit(real: pd.DataFrame, schema: Schema, name: str, settings: Mapping[s
 
 
 def explanation_markdown(write: Callable[[str], Any]) -> None:
-    """Write the audit's explanation (:data:`privcore.audit.EXPLANATION`) as the metrics' panels do."""
-    from privcore.audit import ATTACKER_KNOWS, EXPLANATION as e
+    """Write the audit's explanation (:data:`privcore.audit.shadow.EXPLANATION`) as the metrics' panels do."""
+    from privcore.audit.shadow import ATTACKER_KNOWS, EXPLANATION as e
 
     write(f"**The attack.** {e.attack}")
     write(f"**What the attacker is assumed to know.** {ATTACKER_KNOWS}")
@@ -284,7 +284,7 @@ def explanation_markdown(write: Callable[[str], Any]) -> None:
 
 def verdict_level(summary: Mapping[str, Any]) -> str:
     """How to show the verdict: ``"error"`` (a target clearly exposed), ``"warning"`` (suspect, or no attack
-    at all) or ``"success"`` (no target stood out), from :func:`privcore.audit.severity`.
+    at all) or ``"success"`` (no target stood out), from :func:`privcore.audit.shadow.severity`.
 
     >>> verdict_level({"share_auc_above_0.8": 0.0, "share_auc_above_0.6": 0.2, "chance_share_above_0.6": 0.22})
     'success'
@@ -379,5 +379,5 @@ def target_label(report: AuditReport, index: int) -> str:
 
 
 def report_json(report: AuditReport) -> str:
-    """The JSON download: :meth:`privcore.audit.AuditReport.to_dict`, indented."""
+    """The JSON download: :meth:`privcore.audit.shadow.AuditReport.to_dict`, indented."""
     return json.dumps(report.to_dict(), indent=2)

@@ -1,7 +1,7 @@
 """Shared pieces of the Results and Learn pages: badges, score cards, explanations, figures, explorer.
 
 Everything here draws; nothing computes a metric. Levels, the three questions and the record flags come
-from :mod:`privcore.report`, figures from :mod:`privcore.figures`, so the dashboard and the exported HTML
+from :mod:`privcore.report.html`, figures from :mod:`privcore.report.figures`, so the dashboard and the exported HTML
 report say the same thing. A verdict is always a word and an icon as well as a colour.
 """
 
@@ -14,11 +14,11 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.metric_choice import without_cli_flags
-from privcore import figures as F
-from privcore import registry
-from privcore import report as R
-from privcore.details import InferenceAttack, LinkabilityAttack, SinglingOutAttack
-from privcore.verdict import VERDICT_STYLE, VerdictRule, verdict
+from privcore.report import figures as F
+from privcore.metrics import registry
+from privcore.evaluation import interpret as R
+from privcore.metrics.details import InferenceAttack, LinkabilityAttack, SinglingOutAttack
+from privcore.evaluation.verdict import VERDICT_STYLE, VerdictRule, verdict
 
 #: Plotly options for every chart: no Plotly logo link, no "edit in Chart Studio" (nothing leaves the machine).
 PLOTLY_CONFIG = {"displaylogo": False, "showLink": False, "showSendToCloud": False, "showEditInChartStudio": False}

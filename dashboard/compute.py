@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from privcore.cores import usable_cores as privcore_usable_cores
+from privcore.base.cores import usable_cores as privcore_usable_cores
 
 LOGGER = logging.getLogger(__name__)
 
@@ -47,7 +47,7 @@ ProgressCallback = Callable[[float, str], None]
 
 
 def usable_cores() -> int:
-    """Cores this process may run on: :func:`privcore.cores.usable_cores` (affinity, cgroup quota, thread
+    """Cores this process may run on: :func:`privcore.base.cores.usable_cores` (affinity, cgroup quota, thread
     variables), so that the pool and the computation agree on one answer."""
     return privcore_usable_cores()
 

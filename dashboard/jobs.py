@@ -10,8 +10,8 @@ from typing import Any
 import pandas as pd
 
 from privcore import evaluate
-from privcore.results import Report
-from privcore.schema import Schema
+from privcore.evaluation.outcome import Report
+from privcore.data.schema import Schema
 
 LOGGER = logging.getLogger(__name__)
 
@@ -81,10 +81,10 @@ def lab_supplied(real: pd.DataFrame, ladder: Mapping[float, list[pd.DataFrame]],
 
 def audit_generator(real: pd.DataFrame, schema: Schema, name: str, settings: Mapping[str, Any], budget_settings,
                     *, progress: Callable[[float, str], None]):
-    """:func:`privcore.audit.audit` of the built-in generator ``name`` (made in the worker: its factory is a
+    """:func:`privcore.audit.shadow.audit` of the built-in generator ``name`` (made in the worker: its factory is a
     closure, which cannot travel between processes)."""
     from dashboard.audit_view import maker
-    from privcore.audit import audit
+    from privcore.audit.shadow import audit
 
     return audit(real, None, schema, settings=budget_settings, generator_name=name,
                  make=maker(name, settings, schema), progress=progress)

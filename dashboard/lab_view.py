@@ -4,8 +4,8 @@ the supplied ladder's uploads, and the downloads.
 Every function takes plain values or the session state as a mapping and never imports Streamlit, so the
 page (``pages/7_Compare_metrics.py``) stays short and this logic is tested on its own. The lab itself is
 :func:`privcore.lab.run` (a generated leak ladder) or :func:`privcore.lab.run_ladder` (synthetic tables the
-user uploads, each with a numeric label); its figures are :mod:`privcore.lab_figures`, its HTML page
-:func:`privcore.lab_report.lab_html`.
+user uploads, each with a numeric label); its figures are :mod:`privcore.report.lab_figures`, its HTML page
+:func:`privcore.report.lab_html.lab_html`.
 
 Session-state keys used here (declared in :data:`dashboard.state.DEFAULTS`), all in the session's memory
 only, never written to disk or shared between sessions:
@@ -35,12 +35,13 @@ from threadpoolctl import threadpool_limits
 from dashboard.audit_view import format_duration
 from dashboard.state import LoadedTable, content_hash
 from dashboard.uploads import UPLOAD_TYPES, default_table_name, parse_upload, unique_name  # noqa: F401 - UPLOAD_TYPES: for the page
-from privcore import evaluate, registry
-from privcore.errors import InputError
+from privcore import evaluate
+from privcore.metrics import registry
+from privcore.base.errors import InputError
 from privcore.generators import LADDER, get_generator_spec
 from privcore.lab import DEFAULT_LEVELS, DEFAULT_METRICS, DEFAULT_SEEDS, LabResult, evaluations_needed, split_tables
 from privcore.lab.settings import check_label, check_leaks, check_levels, check_metrics, check_seeds, run_seeds
-from privcore.schema import Schema
+from privcore.data.schema import Schema
 
 LOGGER = logging.getLogger(__name__)
 
@@ -369,8 +370,8 @@ def report_json(document: Mapping[str, Any]) -> str:
 
 
 def report_html(document: Mapping[str, Any]) -> bytes:
-    """The self-contained HTML download (:func:`privcore.lab_report.lab_html`)."""
-    from privcore.lab_report import lab_html
+    """The self-contained HTML download (:func:`privcore.report.lab_html.lab_html`)."""
+    from privcore.report.lab_html import lab_html
 
     return lab_html(document).encode("utf-8")
 
@@ -393,8 +394,8 @@ def summary_lines(result: LabResult) -> list[str]:
 
 def monotonicity_frame(result: LabResult) -> pd.DataFrame:
     """Metric × leak type: Spearman's ρ of risk against level (None where undefined)."""
-    from privcore.figures import short_name
-    from privcore.lab_figures import leak_label
+    from privcore.report.figures import short_name
+    from privcore.report.lab_figures import leak_label
 
     return pd.DataFrame({leak_label(leak): [result.monotonicity[m].get(leak) for m in result.settings["metrics"]]
                          for leak in result.settings["leaks"]},

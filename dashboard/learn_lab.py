@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from privcore import lab
 from privcore.demo import load_adult, load_scenario, sample_positions
 from privcore.lab import LabResult
-from privcore.schema import Schema
+from privcore.data.schema import Schema
 
 #: The lesson lab: three leak types a learner has met in the earlier lessons, three levels, three seeds.
 LESSON_LEAKS = ("partial_copy", "rare_records", "column_resample")
@@ -103,7 +103,7 @@ def walkthrough(result: LabResult) -> list[str]:
     >>> walkthrough(r)
     ['**Partial copies**: noticed by CRP from 50 %; never noticed by DCR.']
     """
-    from privcore.figures import short_name
+    from privcore.report.figures import short_name
     from privcore.lab.summary import LEAK_PHRASES, format_level
 
     lines = []

@@ -1,9 +1,9 @@
 """The membership view of the Results page: every membership attack side by side, and what the strongest implies.
 
-Shown when ``mia_best`` ran (it carries every attack of the battery, :class:`privcore.details.MembershipBattery`):
+Shown when ``mia_best`` ran (it carries every attack of the battery, :class:`privcore.metrics.details.MembershipBattery`):
 
 - one plain paragraph: the strongest attack, its AUC measured on records it was not chosen on, and the ε
-  lower bound in one sentence (:func:`privcore.membership_figures.epsilon_sentence`);
+  lower bound in one sentence (:func:`privcore.report.membership_figures.epsilon_sentence`);
 - a table of all attacks: AUC with its 95 % interval, the Holm-adjusted p-value, TPR at FPR 0.1 %, 1 %, 10 %
   ("n/a" where the non-members are too few to measure that FPR), the strongest marked;
 - the ROC curves of every attack on log-log axes with the chance line, the strongest highlighted, and the
@@ -22,8 +22,8 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.components import show_figure
-from privcore.details import MembershipBattery
-from privcore.membership_figures import battery_auc_intervals, battery_roc_curves, epsilon_sentence, short_attack
+from privcore.metrics.details import MembershipBattery
+from privcore.report.membership_figures import battery_auc_intervals, battery_roc_curves, epsilon_sentence, short_attack
 
 __all__ = ["membership_view", "membership_table", "membership_summary", "battery_details", "LEARN_LOW_FPR",
            "LEARN_LOW_FPR_TITLE"]
@@ -68,7 +68,7 @@ def membership_table(details: MembershipBattery) -> pd.DataFrame:
 
     Examples
     --------
-    >>> from privcore.details import BatteryAttack
+    >>> from privcore.metrics.details import BatteryAttack
     >>> d = MembershipBattery(selected_attack="mia_distance", attacks={"mia_distance": BatteryAttack(
     ...     auc=0.9, auc_interval=(0.88, 0.92), p_value=1e-9, p_value_holm=7e-9,
     ...     tpr_at={"0.001": None, "0.01": 0.25, "0.1": 0.8}, advantage=0.7)}, splits=[], held_out_auc=0.9,
@@ -99,7 +99,7 @@ def membership_summary(details: MembershipBattery) -> str:
 
     Examples
     --------
-    >>> from privcore.details import HeldOutSplit
+    >>> from privcore.metrics.details import HeldOutSplit
     >>> split = HeldOutSplit(chosen_on="A", attack="mia_dpi", choice_auc=0.5, threshold=1.0, auc=0.5, advantage=0.0,
     ...                      true_positives=1, members=2, false_positives=1, nonmembers=2, tpr_at={},
     ...                      epsilon_lower_bound=0.0)

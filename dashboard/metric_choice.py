@@ -18,10 +18,10 @@ import re
 from types import SimpleNamespace
 from typing import Any, Iterable, MutableMapping
 
-from privcore import registry
-from privcore.evaluate import unmet_need
-from privcore.params import Param, ParamError, check_value, format_numbers
-from privcore.schema import Schema
+from privcore.metrics import registry
+from privcore.evaluation.evaluate import unmet_need
+from privcore.data.params import Param, ParamError, check_value, format_numbers
+from privcore.data.schema import Schema
 
 from dashboard.state import Tables
 from dashboard.uploads import store_overrides
@@ -33,7 +33,7 @@ from dashboard.uploads import store_overrides
 def metric_availability(tables: Tables, schema: Schema) -> dict[str, str | None]:
     """For every registered metric, why it cannot run on the loaded data (None when it can).
 
-    Uses :func:`privcore.evaluate.unmet_need`, the very check ``evaluate`` applies, on the tables as
+    Uses :func:`privcore.evaluation.evaluate.unmet_need`, the very check ``evaluate`` applies, on the tables as
     loaded (before missing-value handling), once per synthetic table; the reasons found are joined.
 
     Notes
@@ -110,7 +110,7 @@ def describe_value(param: Param, value: Any) -> str:
 
 
 def check_param(metric_id: str, param: Param, value: Any, schema: Schema) -> tuple[Any, str | None]:
-    """Validate a widget's value with :func:`privcore.params.check_value`, the check ``evaluate`` and the
+    """Validate a widget's value with :func:`privcore.data.params.check_value`, the check ``evaluate`` and the
     command line apply; returns (the value to store, None) or (None, the very same sentence).
 
     Examples

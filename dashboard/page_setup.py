@@ -9,7 +9,7 @@ import streamlit as st
 
 from dashboard import persistence
 from dashboard.state import LoadedTable, Tables, init_state
-from privcore.schema import Schema, infer_schema
+from privcore.data.schema import Schema, infer_schema
 
 DATA_PAGE = "pages/1_Data.py"
 CONFIGURE_PAGE = "pages/2_Configure.py"

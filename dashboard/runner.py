@@ -17,8 +17,8 @@ import streamlit as st
 
 from dashboard import compute, jobs, persistence
 from dashboard.state import Tables, run_key
-from privcore.errors import InputError
-from privcore.results import Report
+from privcore.base.errors import InputError
+from privcore.evaluation.outcome import Report
 
 LOGGER = logging.getLogger(__name__)
 
@@ -54,7 +54,7 @@ def evaluate_all(state: MutableMapping, progress: ProgressCallback | None = None
 
     Raises
     ------
-    privcore.errors.InputError
+    privcore.base.errors.InputError
         When the tables or the settings are unusable (the message says which file and column).
     """
     tables: Tables = state["tables"]

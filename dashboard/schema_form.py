@@ -17,8 +17,8 @@ from typing import Any, Iterable, MutableMapping
 
 import pandas as pd
 
-from privcore.errors import InputError
-from privcore.schema import COLUMN_TYPES, Schema, guess_column_type, infer_schema
+from privcore.base.errors import InputError
+from privcore.data.schema import COLUMN_TYPES, Schema, guess_column_type, infer_schema
 
 from dashboard.state import LoadedTable, Tables
 from dashboard.table_checks import describe, sentence

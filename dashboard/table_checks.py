@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from privcore.errors import ColumnMismatchError, InputError
-from privcore.io import check_column_kinds_agree, check_no_all_missing, check_same_columns
+from privcore.base.errors import ColumnMismatchError, InputError
+from privcore.data.io import check_column_kinds_agree, check_no_all_missing, check_same_columns
 
 from dashboard.state import Tables
 

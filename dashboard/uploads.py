@@ -25,11 +25,11 @@ from typing import Any, Iterable, MutableMapping
 
 import pandas as pd
 
-from privcore import registry
+from privcore.metrics import registry
 from privcore.demo import list_scenarios, load_scenario
-from privcore.errors import ColumnMismatchError, InputError
-from privcore.io import check_column_kinds_agree, check_no_all_missing, check_same_columns, load_table
-from privcore.schema import Schema, infer_schema
+from privcore.base.errors import ColumnMismatchError, InputError
+from privcore.data.io import check_column_kinds_agree, check_no_all_missing, check_same_columns, load_table
+from privcore.data.schema import Schema, infer_schema
 
 from dashboard.state import LoadedTable, Tables
 from dashboard.table_checks import FitProblem, describe, sentence
@@ -60,7 +60,7 @@ GENERIC_READ_ERROR = (
 
 
 def parse_upload(uploaded: Any, name: str | None = None) -> tuple[pd.DataFrame | None, str | None]:
-    """Parse one uploaded file with :func:`privcore.io.load_table`, never raising.
+    """Parse one uploaded file with :func:`privcore.data.io.load_table`, never raising.
 
     Parameters
     ----------

@@ -9,7 +9,7 @@ import streamlit as st
 
 from dashboard import schema_form
 from dashboard.page_setup import METRICS_PAGE, require_tables, setup_page
-from privcore.schema import COLUMN_TYPES, MAX_SEED
+from privcore.data.schema import COLUMN_TYPES, MAX_SEED
 
 EDITOR = "column_editor"
 WIDGETS = (EDITOR, "cfg_sensitive", "cfg_key", "cfg_pairing", "cfg_missing", "cfg_seed")

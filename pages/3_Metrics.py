@@ -13,7 +13,7 @@ import streamlit as st
 from dashboard import metric_choice
 from dashboard.page_setup import RESULTS_PAGE, require_schema, setup_page
 from dashboard.uploads import REFERENCE_METRICS
-from privcore import registry
+from privcore.metrics import registry
 
 setup_page("Metrics")
 state = st.session_state

@@ -14,9 +14,11 @@ from dashboard import components as C
 from dashboard import runner
 from dashboard import membership_view as MV
 from dashboard.page_setup import METRICS_PAGE, require_schema, setup_page
-from privcore import figures as F
-from privcore import report as R
-from privcore.results import NotApplicable
+from privcore.report import figures as F
+from privcore.evaluation import interpret as R
+from privcore.evaluation.outcome import combined_json
+from privcore.report.html import html_report
+from privcore.metrics.results import NotApplicable
 
 setup_page("Results", icon=":material/monitoring:")
 state = st.session_state
@@ -134,12 +136,12 @@ if downloads.open:
                                mime="application/json", icon=":material/download:", on_click="ignore",
                                key=f"json::{key}::{table_name}")
         if len(reports) > 1:
-            st.download_button("JSON for all tables", data=R.combined_json(reports, settings=settings, rule=rule),
+            st.download_button("JSON for all tables", data=combined_json(reports, settings=settings, rule=rule),
                                file_name="privacy-all-tables.json", mime="application/json",
                                icon=":material/download:", on_click="ignore", key=f"json-all::{key}")
         st.download_button(
             "Self-contained HTML report",
-            data=lambda: R.html_report(reports, settings=settings, rule=rule).encode("utf-8"),
+            data=lambda: html_report(reports, settings=settings, rule=rule).encode("utf-8"),
             file_name="privacy-report.html", mime="text/html", icon=":material/description:", on_click="ignore",
             key=f"html::{key}", help="One file with every score, explanation and figure; opens offline.",
         )

@@ -14,10 +14,10 @@ from dashboard import membership_view as MV
 from dashboard.lab_view import COMPARE_PAGE
 from dashboard.page_setup import AUDIT_PAGE, DATA_PAGE, setup_page
 from privcore import Schema, evaluate
-from privcore import figures as F
-from privcore import lab_figures as LF
-from privcore import registry
-from privcore import report as R
+from privcore.report import figures as F
+from privcore.report import lab_figures as LF
+from privcore.metrics import registry
+from privcore.evaluation import interpret as R
 from privcore.demo import SCENARIOS, load_scenario
 
 N = 1000  # people per demo table: small enough for a few seconds per lesson

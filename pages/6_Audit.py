@@ -1,4 +1,4 @@
-"""Audit page: a shadow-model membership audit of a generator on the real table (:mod:`privcore.audit`).
+"""Audit page: a shadow-model membership audit of a generator on the real table (:mod:`privcore.audit.shadow`).
 
 The user picks a built-in generator and its settings and a budget (targets, shadow and evaluation models,
 seed), sees the estimated run time, and runs the audit behind a button with a progress bar; then the
@@ -13,7 +13,7 @@ from dashboard import audit_view as V
 from dashboard import components as C
 from dashboard.page_setup import require_real_table, setup_page
 from dashboard.persistence import keep_alive
-from privcore.audit_figures import audit_figure
+from privcore.report.audit_figures import audit_figure
 
 setup_page("Audit", icon=":material/policy:")
 state = st.session_state

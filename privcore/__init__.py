@@ -4,10 +4,11 @@ The public surface is small: :func:`evaluate`, :class:`Schema`, :func:`infer_sch
 and the result types. Everything else is an implementation module.
 """
 
-from privcore.errors import InputError
-from privcore.evaluate import evaluate
-from privcore.results import MetricResult, Report
-from privcore.schema import Schema, infer_schema
+from privcore.base.errors import InputError
+from privcore.evaluation.evaluate import evaluate
+from privcore.evaluation.outcome import Report
+from privcore.metrics.results import MetricResult
+from privcore.data.schema import Schema, infer_schema
 
 __all__ = ["evaluate", "Schema", "infer_schema", "InputError", "MetricResult", "Report", "load_table"]
 __version__ = "0.1.0"
@@ -16,7 +17,7 @@ __version__ = "0.1.0"
 def __getattr__(name):
     # The loader pulls in optional format readers; import it only when asked for.
     if name == "load_table":
-        from privcore.io import load_table
+        from privcore.data.io import load_table
 
         return load_table
     raise AttributeError(name)

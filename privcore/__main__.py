@@ -1,7 +1,7 @@
-"""``python -m privcore``: see :mod:`privcore.cli`."""
+"""``python -m privcore``: see :mod:`privcore.cli.main`."""
 
 import sys
 
-from privcore.cli import main
+from privcore.cli.main import main
 
 sys.exit(main())

@@ -1,4 +1,4 @@
-"""The shadow-model audit of a generator (privcore.audit; issue 10)."""
+"""The shadow-model audit of a generator (privcore.audit.shadow; issue 10)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from scipy.stats import binom
 from sklearn.metrics import roc_auc_score, roc_curve
 
-from privcore.audit import (
+from privcore.audit.shadow import (
     FPR_LEVELS,
     AuditError,
     AuditSettings,
@@ -22,9 +22,9 @@ from privcore.audit import (
     roc_summary,
 )
 from privcore.demo import load_scenario
-from privcore.errors import TooFewRowsError
+from privcore.base.errors import TooFewRowsError
 from privcore.generators import make_generator
-from privcore.schema import Schema
+from privcore.data.schema import Schema
 
 SMALL = AuditSettings(targets=2, random_targets=2, shadow_models=8, eval_models=10, n_queries=40, seed=0)
 
@@ -242,7 +242,7 @@ def test_cli_bad_settings_exit_2_with_a_named_message(args, fragment):
 def test_clopper_pearson_and_epsilon_by_hand():
     from scipy.stats import binomtest
 
-    from privcore.stats import clopper_pearson_lower, clopper_pearson_upper, epsilon_lower_bound
+    from privcore.base.stats import clopper_pearson_lower, clopper_pearson_upper, epsilon_lower_bound
 
     # One-sided 95 % bounds: all 10 of 10 → 0.05^(1/10); none of 10 → 1 − 0.05^(1/10).
     assert clopper_pearson_lower(10, 10) == pytest.approx(0.05 ** 0.1, rel=1e-12)

@@ -1,11 +1,11 @@
-"""The audit's figure (privcore.audit_figures): per-target AUCs with intervals, Okabe–Ito colours, words."""
+"""The audit's figure (privcore.report.audit_figures): per-target AUCs with intervals, Okabe–Ito colours, words."""
 
 from __future__ import annotations
 
 from test_figures import ALLOWED, check
 
-from privcore.audit import AuditReport, AuditSettings, TargetResult
-from privcore.audit_figures import TARGET_STYLES, audit_figure
+from privcore.audit.shadow import AuditReport, AuditSettings, TargetResult
+from privcore.report.audit_figures import TARGET_STYLES, audit_figure
 
 
 def target(row: int, chosen: str, auc: float | None, interval=None) -> TargetResult:
@@ -40,7 +40,7 @@ def test_vulnerable_and_random_targets_differ_in_symbol_and_colour():
 
 
 def test_rows_are_named_as_in_the_loaded_table():
-    # privcore.audit reports a target's row in the real table as given (rows dropped for a missing number
+    # privcore.audit.shadow reports a target's row in the real table as given (rows dropped for a missing number
     # do not shift it), so the figure names it as it is.
     figure = audit_figure(report([target(20, "vulnerable", 0.8, (0.7, 0.9))]))
     check(figure)

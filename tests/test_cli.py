@@ -137,7 +137,7 @@ def test_bad_param_exits_2_with_one_line(param, fragments):
 
 
 def test_param_values_are_json_or_text():
-    from privcore.cli import parse_params
+    from privcore.cli.main import parse_params
 
     assert parse_params(["nnaa.repeats=3", "nnaa.repeats=1e1", "sd_idr.epsilons=[0, 0.5]",
                          "inference.aux_cols=age"]) == {
@@ -180,9 +180,9 @@ def test_famd_components_flag(tmp_path):
 def test_a_bad_parameter_gets_the_sentence_the_metrics_page_shows(item, metric_id, name, value):
     # One declaration, one check: the command line prints exactly what the dashboard's Metrics page shows.
     from dashboard.metric_choice import check_param
-    from privcore import registry
+    from privcore.metrics import registry
     from privcore.demo import load_scenario
-    from privcore.schema import infer_schema
+    from privcore.data.schema import infer_schema
 
     demo = load_scenario("noisy_copy", n=50)
     schema = infer_schema(demo.real, overrides=demo.types, sensitive=demo.sensitive)

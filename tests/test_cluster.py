@@ -11,9 +11,9 @@ import pytest
 distributed = pytest.importorskip("distributed")
 
 from privcore import Schema, evaluate  # noqa: E402
-from privcore.cluster import ClusterError, check_address, connected  # noqa: E402
+from privcore.engine.cluster import ClusterError, check_address, connected  # noqa: E402
 from privcore.demo import load_scenario  # noqa: E402
-from privcore.neighbors import nearest_two  # noqa: E402
+from privcore.engine.neighbors import nearest_two  # noqa: E402
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -42,7 +42,7 @@ def test_neighbour_passes_on_the_cluster_are_identical(client):
 def test_one_block_sweeps_on_the_cluster_are_identical(client):
     """Within one table and both ways at once: each task keeps its own running top two of the columns and the
     caller merges them; the result is the single machine's, pair for pair."""
-    from privcore.neighbors_both_ways import nearest_two_both_ways, nearest_two_within
+    from privcore.engine.neighbors_both_ways import nearest_two_both_ways, nearest_two_within
 
     rng = np.random.default_rng(1)
     query, reference = rng.integers(0, 3, (900, 10)) / 2.0, rng.integers(0, 3, (700, 10)) / 2.0  # many ties
@@ -60,10 +60,10 @@ def test_one_block_sweeps_on_the_cluster_are_identical(client):
 
 def test_local_workers_keep_glibcs_heap_for_large_blocks(client):
     """Dask's default MALLOC_TRIM_THRESHOLD_ alone makes every large block a fresh mmap (tasks 1.5x slower);
-    a local cluster's workers get privcore.cluster.WORKER_MALLOC instead."""
+    a local cluster's workers get privcore.engine.cluster.WORKER_MALLOC instead."""
     import os
 
-    from privcore.cluster import WORKER_MALLOC
+    from privcore.engine.cluster import WORKER_MALLOC
 
     seen = client.run(lambda: {name: os.environ.get(name) for name in WORKER_MALLOC})
     assert len(seen) == 2
@@ -73,7 +73,7 @@ def test_local_workers_keep_glibcs_heap_for_large_blocks(client):
 
 def test_passes_in_few_columns_run_on_the_caller(client, monkeypatch):
     """A k-d tree answers Φ's passes in less time than sending the tables would take."""
-    import privcore.cluster as cluster_module
+    import privcore.engine.cluster as cluster_module
 
     monkeypatch.setattr(cluster_module, "run_chunks_on_cluster", lambda *a, **k: pytest.fail("sent to the cluster"))
     rng = np.random.default_rng(2)
@@ -85,7 +85,7 @@ def test_passes_in_few_columns_run_on_the_caller(client, monkeypatch):
 
 
 def test_the_json_report_is_the_same_as_on_one_machine(client, monkeypatch):
-    import privcore.neighbors_both_ways as both_ways
+    import privcore.engine.neighbors_both_ways as both_ways
 
     monkeypatch.setattr(both_ways, "MIN_WORK", 0)  # the one-block passes too, small as the tables are
     demo = load_scenario("noisy_copy", n=400)
@@ -107,7 +107,7 @@ def test_the_json_report_is_the_same_as_on_one_machine(client, monkeypatch):
 def test_the_classifiers_fits_run_as_tasks_and_give_the_same_results(client, monkeypatch):
     """D-MLP's five folds, MIR's five repeats and the learned attack's fold models are tasks on the cluster's
     workers; each fit depends only on its seed and split, so the results are those of the single machine."""
-    import privcore.cluster as cluster_module
+    import privcore.engine.cluster as cluster_module
 
     demo = load_scenario("noisy_copy", n=300)
     schema = Schema(types=demo.types, sensitive=demo.sensitive)

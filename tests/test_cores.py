@@ -1,10 +1,10 @@
-"""privcore.cores: the default number of workers follows affinity, cgroup quota and thread variables."""
+"""privcore.base.cores: the default number of workers follows affinity, cgroup quota and thread variables."""
 
 from __future__ import annotations
 
 import pytest
 
-from privcore import cores
+from privcore.base import cores
 
 
 @pytest.fixture

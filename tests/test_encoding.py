@@ -11,9 +11,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from privcore.encoding import EuclideanSpace, FAMDProjection
-from privcore.prepare import MISSING, prepare
-from privcore.schema import Schema
+from privcore.engine.encoding import EuclideanSpace, FAMDProjection
+from privcore.data.prepare import MISSING, prepare
+from privcore.data.schema import Schema
 
 
 def _prepared(real, synthetic, types):
@@ -278,9 +278,9 @@ def test_binary_with_missing_values_is_one_hot_in_e():
 
 
 def test_a_huge_one_hot_space_is_refused_with_the_column_to_blame(monkeypatch):
-    import privcore.encoding as encoding
+    import privcore.engine.encoding as encoding
     from privcore import evaluate
-    from privcore.schema import Schema as _Schema
+    from privcore.data.schema import Schema as _Schema
 
     monkeypatch.setattr(encoding, "MAX_ENCODED_BYTES", 10_000)
     real = pd.DataFrame({"id": [f"p{i}" for i in range(200)], "a": np.arange(200.0) % 13})

@@ -8,11 +8,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privcore import evaluate, registry
+from privcore import evaluate
+from privcore.metrics import registry
 from privcore.demo import load_scenario
-from privcore.errors import InputError
-from privcore.jsonvalues import without_timings
-from privcore.schema import Schema
+from privcore.base.errors import InputError
+from privcore.base.jsonvalues import without_timings
+from privcore.data.schema import Schema
 
 
 @pytest.fixture(scope="module")
@@ -155,7 +156,7 @@ def test_a_metric_returning_a_risk_outside_0_1_is_its_own_internal_error(monkeyp
     # (an "internal error" result and a log entry), not end the whole evaluation.
     import dataclasses
 
-    from privcore.results import MetricOutput
+    from privcore.metrics.results import MetricOutput
 
     broken = dataclasses.replace(registry.get("crp"), compute=lambda ctx: MetricOutput(risk=float("nan")))
     monkeypatch.setitem(registry._REGISTRY, "crp", broken)
@@ -185,8 +186,8 @@ def test_a_table_left_without_rows_by_the_missing_value_policy_is_bad_input():
 def test_out_of_range_baseline_is_dropped_not_reported(demo, demo_schema, monkeypatch):
     from dataclasses import replace
 
-    from privcore.details import CopyCounts
-    from privcore.results import MetricOutput
+    from privcore.metrics.details import CopyCounts
+    from privcore.metrics.results import MetricOutput
 
     info = registry.get("crp")
 
@@ -221,7 +222,7 @@ def _with_values(table: pd.DataFrame, column: str, rows: dict[int, float]) -> pd
     ({5: 1e308, 9: -1e308}, "a number beyond ±1e100 in row 6"),  # max − min would overflow too
 ])
 def test_infinite_or_huge_numbers_are_named_input_errors(demo, demo_schema, role, missing, values, fragment):
-    from privcore.errors import ExtremeValueError
+    from privcore.base.errors import ExtremeValueError
 
     tables = {"real": demo.real, "synthetic": demo.synthetic, "holdout": demo.holdout}
     tables[role] = _with_values(tables[role], "age", values)
@@ -246,7 +247,7 @@ def test_largest_allowed_magnitude_still_gives_finite_scores(demo, demo_schema):
 def test_a_value_too_far_outside_the_real_spread_is_a_named_error_not_a_wrong_score():
     # Every number is within ±1e100, but the real column spans 1e-200: scaled by that span, or standardised
     # (its standard deviation underflows to 0), the synthetic value cannot be represented.
-    from privcore.errors import ExtremeValueError
+    from privcore.base.errors import ExtremeValueError
 
     rng = np.random.default_rng(0)
     real = pd.DataFrame({"x": rng.choice([0.0, 1e-200, 2e-200], 60), "c": rng.choice(list("abc"), 60)})

@@ -9,10 +9,12 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from privcore import Schema, evaluate, registry
-from privcore import figures as F
+from privcore import Schema, evaluate
+from privcore.metrics import registry
+from privcore.report import figures as F
 from privcore.demo import load_scenario
-from privcore.results import MetricOutput, MetricResult, Report
+from privcore.evaluation.outcome import Report
+from privcore.metrics.results import MetricOutput, MetricResult
 
 ALLOWED = {c.upper() for c in F.OKABE_ITO.values()}
 #: The only non-palette colour: the zero end of the overlap heatmap's scale (white background).
@@ -232,7 +234,7 @@ def test_unknown_metric_falls_back_to_per_record_histogram():
 
 
 def test_attack_rates_read_the_typed_rates():
-    from privcore.details import AttackRates, Rate
+    from privcore.metrics.details import AttackRates, Rate
 
     details = AttackRates(main=Rate(0.5, 0.1), baseline=Rate(0.1, 0.0), control=None, residual=None,
                           confidence=0.95, attack="linkability")
@@ -245,7 +247,7 @@ def test_figures_are_chosen_by_details_type_not_by_metric_id():
     # kind gets that kind's figures (dispatch along the MRO).
     from dataclasses import dataclass
 
-    from privcore.details import AttackRates, Rate
+    from privcore.metrics.details import AttackRates, Rate
 
     @dataclass(frozen=True)
     class MyAttack(AttackRates):
@@ -264,10 +266,10 @@ def test_figures_are_chosen_by_details_type_not_by_metric_id():
 def test_figures_of_exact_match_metrics_explain_a_projection_that_cannot_be_built(monkeypatch):
     # CRP and HitR need no distance space, but their figures include the FAMD map: when the projection
     # is refused (an identifier-like column would blow it up), the map says so instead of raising.
-    import privcore.encoding
-    from privcore.report import html_report
+    import privcore.engine.encoding
+    from privcore.report.html import html_report
 
-    monkeypatch.setattr(privcore.encoding, "MAX_ENCODED_BYTES", 1000)
+    monkeypatch.setattr(privcore.engine.encoding, "MAX_ENCODED_BYTES", 1000)
     real = pd.DataFrame({"a": np.arange(30.0), "id": [f"p{i}" for i in range(30)]})
     report = evaluate(real, real.copy(), Schema({"a": "numerical", "id": "categorical"}), metrics="crp,hitr")
     assert report["crp"].applicable and report["hitr"].applicable
@@ -279,7 +281,8 @@ def test_figures_of_exact_match_metrics_explain_a_projection_that_cannot_be_buil
 
 def test_figures_and_html_of_a_table_whose_analysed_columns_are_all_constant():
     # Exact-match metrics still run; the FAMD map has no axis to draw and says so.
-    from privcore.report import html_report, nearest_records
+    from privcore.evaluation.interpret import nearest_records
+    from privcore.report.html import html_report
 
     real = pd.DataFrame({"a": [1.0] * 300, "b": ["x"] * 300})
     report = evaluate(real, real.copy(), Schema({"a": "numerical", "b": "categorical"}), metrics="crp,hitr")

@@ -13,13 +13,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from privcore import Schema, evaluate, gpu, neighbors
-from privcore.cli import main
+from privcore import Schema, evaluate
+from privcore.engine import gpu
+from privcore.engine import neighbors
+from privcore.cli.main import main
 from privcore.demo import load_scenario
-from privcore.encoding import EuclideanSpace
-from privcore.errors import InputError
-from privcore.jsonvalues import without_timings
-from privcore.neighbors import all_within, count_within, nearest_k, nearest_two
+from privcore.engine.encoding import EuclideanSpace
+from privcore.base.errors import InputError
+from privcore.base.jsonvalues import without_timings
+from privcore.engine.neighbors import all_within, count_within, nearest_k, nearest_two
 
 CHUNK_SIZES = [1, 7, 64, 1000, 2**22]
 NO_GPU_MESSAGE = "install privcore[gpu] on a machine with an NVIDIA GPU, or use device='cpu'"

@@ -3,7 +3,7 @@
 Everything here was written from ``/work/shared/spec/metrics.md`` and privcore's public API only
 (``evaluate``, ``Schema``, ``demo.load_scenario``), without reading privcore's metric, encoding or
 neighbour code. It favours readability over speed: full distance matrices with ``scipy.cdist``, Python
-loops over records, one function per metric. The ``privcore.evaluate`` results must agree to 1e-6
+loops over records, one function per metric. The ``privcore.evaluation.evaluate`` results must agree to 1e-6
 (1e-3 for the FAMD-based DCR, NNDR and HidR).
 
 Covered: ZCAP, GCAP, AIR, CRP, CVP, DVP, Auth, IdScore, NSND, NNDR, DCR, MDCR, NNAA (equal and unequal

@@ -1,4 +1,4 @@
-"""Tests for privcore.io: loading tables and checking them against each other.
+"""Tests for privcore.data.io: loading tables and checking them against each other.
 
 Every input is built in memory; nothing here reads a data file from the repository.
 """
@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privcore.errors import (
+from privcore.base.errors import (
     AllMissingColumnError,
     ColumnMismatchError,
     ColumnTypeConflictError,
@@ -26,7 +26,7 @@ from privcore.errors import (
     TooFewRowsError,
     UnparseableFileError,
 )
-from privcore.io import (
+from privcore.data.io import (
     MAX_UPLOAD_MB,
     check_column_kinds_agree,
     check_min_rows,

@@ -10,9 +10,10 @@ import sys
 import jsonschema
 import pytest
 
-from privcore import Schema, evaluate, registry
+from privcore import Schema, evaluate
+from privcore.metrics import registry
 from privcore.demo import list_scenarios, load_scenario
-from privcore.json_schema import report_schema
+from privcore.report.json_schema import report_schema
 
 
 def cli(*args: str, cwd=None) -> subprocess.CompletedProcess:
@@ -82,8 +83,8 @@ def test_a_broken_report_does_not_validate(schema, breakage):
 
 
 def test_every_registered_metric_declares_its_parameters_details_and_explanation():
-    from privcore.details import Details
-    from privcore.params import Param
+    from privcore.metrics.details import Details
+    from privcore.data.params import Param
 
     for info in registry.all_metrics():
         assert isinstance(info.params, tuple) and all(isinstance(p, Param) for p in info.params), info.id

@@ -13,13 +13,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privcore import lab, registry
-from privcore.cli import main
+from privcore import lab
+from privcore.metrics import registry
+from privcore.cli.main import main
 from privcore.demo import load_scenario
-from privcore.errors import InputError, TooFewRowsError
-from privcore.json_schema import DRAFT, report_schema
+from privcore.base.errors import InputError, TooFewRowsError
+from privcore.report.json_schema import DRAFT, report_schema
 from privcore.lab.statistics import agreement, auc, detection_level, false_alarm_bound, rises, separated, spearman
-from privcore.schema import Schema
+from privcore.data.schema import Schema
 
 REPO = Path(__file__).resolve().parents[1]
 DISTANCE = ("dcr", "cvp", "dcr_test", "mia_distance")

@@ -1,4 +1,4 @@
-"""The metric lab's figures (privcore.lab_figures) and its HTML page (privcore.lab_report)."""
+"""The metric lab's figures (privcore.report.lab_figures) and its HTML page (privcore.report.lab_html)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import pytest
 
 from privcore import lab
 from privcore.demo import load_scenario
-from privcore.lab_figures import (AGREEMENT_SCALE, DETECTION_SCALE, NOT_DETECTED_COLOUR, agreement_heatmap,
+from privcore.report.lab_figures import (AGREEMENT_SCALE, DETECTION_SCALE, NOT_DETECTED_COLOUR, agreement_heatmap,
                                   detection_heatmap, lab_figures, response_curves)
-from privcore.lab_report import lab_html
-from privcore.schema import Schema
+from privcore.report.lab_html import lab_html
+from privcore.data.schema import Schema
 
 
 def point(level, risk, spread=0.01, separated=False, baseline=0.0, runs=2):

@@ -11,10 +11,10 @@ import pandas as pd
 import pytest
 
 from privcore import evaluate
-from privcore.memory import (BUDGET_VARIABLE, BYTES_PER_VALUE, WORKING_COPIES, MemoryBudgetError, check_memory,
+from privcore.data.memory import (BUDGET_VARIABLE, BYTES_PER_VALUE, WORKING_COPIES, MemoryBudgetError, check_memory,
                              encoded_columns, estimate_bytes, machine_memory, memory_budget, parse_size)
-from privcore.errors import InputError
-from privcore.schema import Schema
+from privcore.base.errors import InputError
+from privcore.data.schema import Schema
 
 
 def table(n: int, categories: int = 3, seed: int = 0) -> pd.DataFrame:

@@ -10,14 +10,16 @@ import numpy as np
 import pytest
 from scipy.spatial.distance import cdist
 
-from privcore import evaluate, registry
-from privcore import neighbors as N
-from privcore import neighbors_both_ways as B
-from privcore.context import SharedComputation, planned_passes
+from privcore import evaluate
+from privcore.metrics import registry
+from privcore.engine import neighbors as N
+from privcore.engine import neighbors_both_ways as B
+from privcore.engine.context import SharedComputation
+from privcore.evaluation.evaluate import planned_passes
 from privcore.demo import load_scenario
-from privcore.jsonvalues import without_timings
-from privcore.neighbors_both_ways import RunningTopTwo, nearest_two_both_ways, nearest_two_within
-from privcore.schema import Schema
+from privcore.base.jsonvalues import without_timings
+from privcore.engine.neighbors_both_ways import RunningTopTwo, nearest_two_both_ways, nearest_two_within
+from privcore.data.schema import Schema
 
 
 def plain(query, reference, **kwargs):
@@ -178,7 +180,7 @@ def test_an_evaluation_computes_both_directions_once_and_reports_the_same(demo, 
         calls.append(kwargs.get("label"))
         return original(*args, **kwargs)
 
-    import privcore.context as context
+    import privcore.engine.context as context
 
     monkeypatch.setattr(context, "nearest_two_both_ways", counting)
     report = evaluate(demo.real, demo.synthetic, schema, metrics=metrics, holdout=demo.holdout, seed=0, strict=True)
@@ -194,7 +196,7 @@ def test_an_evaluation_computes_both_directions_once_and_reports_the_same(demo, 
 def test_a_pass_whose_reverse_is_not_planned_runs_alone(demo, monkeypatch):
     monkeypatch.setattr(B, "MIN_WORK", 0)
     schema = Schema(types=dict(demo.types), key=list(demo.key), sensitive=demo.sensitive)
-    import privcore.context as context
+    import privcore.engine.context as context
 
     monkeypatch.setattr(context, "nearest_two_both_ways", lambda *a, **k: pytest.fail("reverse not needed"))
     report = evaluate(demo.real, demo.synthetic, schema, metrics=["cvp", "auth"], seed=0, strict=True)

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy.spatial.distance import cdist
 
-from privcore import neighbors as N
-from privcore.neighbors import count_within, nearest_k, nearest_two
+from privcore.engine import neighbors as N
+from privcore.engine.neighbors import count_within, nearest_k, nearest_two
 
 
 @pytest.fixture

@@ -12,10 +12,10 @@ sensitive column, a key and row pairing, under both missing-value policies and w
 inferred schema.
 
 For each case ``privcore.evaluate(..., strict=False)`` must either refuse the input with an
-:class:`~privcore.errors.InputError` written for a person (non-empty, a privcore error class, no raw
+:class:`~privcore.base.errors.InputError` written for a person (non-empty, a privcore error class, no raw
 numpy/pandas wording), or return a report with no internal error in any metric, every applicable
 metric's risk, baseline and interval finite and in [0, 1], whose ``to_json()`` is strict JSON that
-validates against :func:`privcore.json_schema.report_schema`.
+validates against :func:`privcore.report.json_schema.report_schema`.
 
 The sweep is derandomized (the same cases on every run); the classifier metrics (``uses_classifier``:
 DMLP, MIR) train models and run in a second, smaller sweep. Each sweep reports how many cases it
@@ -38,11 +38,11 @@ from hypothesis import HealthCheck, event, given, note, settings
 from hypothesis import strategies as st
 
 import privcore
-from privcore import registry
-from privcore.errors import InputError
-from privcore.json_schema import report_schema
-from privcore.prepare import MISSING
-from privcore.schema import MAX_SEED, Schema, infer_schema
+from privcore.metrics import registry
+from privcore.base.errors import InputError
+from privcore.report.json_schema import report_schema
+from privcore.data.prepare import MISSING
+from privcore.data.schema import MAX_SEED, Schema, infer_schema
 
 CLASSIFIER_IDS = [m.id for m in registry.all_metrics() if m.uses_classifier]
 FAST_IDS = [m for m in registry.metric_ids() if m not in CLASSIFIER_IDS]
@@ -248,7 +248,7 @@ def cases(draw, min_rows: int = 1):
 def _check_input_error(exc: InputError) -> None:
     message = str(exc)
     assert message.strip(), f"{type(exc).__name__} with an empty message"
-    assert type(exc).__module__ == "privcore.errors", f"not a privcore error class: {type(exc)!r}: {message}"
+    assert type(exc).__module__ == "privcore.base.errors", f"not a privcore error class: {type(exc)!r}: {message}"
     assert not RAW_MESSAGE.search(message), f"raw numpy/pandas wording in an InputError: {message!r}"
 
 

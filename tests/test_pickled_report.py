@@ -9,7 +9,7 @@ import numpy as np
 
 from privcore import Schema, evaluate
 from privcore.demo import load_scenario
-from privcore.figures import metric_figures
+from privcore.report.figures import metric_figures
 
 
 def test_a_pickled_report_keeps_every_result_and_draws_the_same_figures():

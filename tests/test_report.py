@@ -9,10 +9,13 @@ import re
 import numpy as np
 import pytest
 
-from privcore import Schema, evaluate, registry
-from privcore import report as R
+from privcore import Schema, evaluate
+from privcore.metrics import registry
+from privcore.evaluation import interpret as R
+from privcore.metrics.names import metric_name, short_name
+from privcore.report import html as H
 from privcore.demo import load_scenario
-from privcore.results import MetricOutput, MetricResult
+from privcore.metrics.results import MetricOutput, MetricResult
 
 QUICK = ["crp", "cvp", "dcr", "auth", "hitr", "zcap", "mia_distance", "singling_out_univariate", "hidr"]
 
@@ -38,7 +41,7 @@ def test_json_round_trip(copy, fresh):
     doc = json.loads(copy.to_json())
     assert doc == json.loads(json.dumps(copy.to_dict()))
     assert set(doc["metrics"]) == set(copy)
-    combined = json.loads(R.combined_json({"copy": copy, "fresh": fresh}, settings={"seed": 0}))
+    combined = json.loads(H.combined_json({"copy": copy, "fresh": fresh}, settings={"seed": 0}))
     assert set(combined["tables"]) == {"copy", "fresh"}
     assert combined["tables"]["copy"] == doc
     assert combined["settings"] == {"seed": 0}
@@ -97,7 +100,7 @@ def test_record_flags_and_disagreements(copy, fresh):
     flags = R.record_flags(copy)
     assert len(flags) == copy.rows["real"]
     assert flags.dtypes.map(lambda d: d == bool).all()
-    assert flags[R.F.short_name("crp")].sum() == int(copy["crp"].per_record.sum())
+    assert flags[short_name("crp")].sum() == int(copy["crp"].per_record.sum())
     patterns = R.disagreements(R.record_flags(fresh))
     some = R.record_flags(fresh)
     mixed = (some.any(axis=1) & ~some.all(axis=1)).sum()
@@ -107,7 +110,7 @@ def test_record_flags_and_disagreements(copy, fresh):
 
 
 def test_flag_rule_for_membership_scores():
-    from privcore.details import MembershipScores
+    from privcore.metrics.details import MembershipScores
 
     details = MembershipScores(
         auc=1.0, advantage=1.0, roc_fpr=np.r_[0.0, 1.0], roc_tpr=np.r_[1.0, 1.0], tpr_at={}, n_boot=0, confidence=0.95,
@@ -136,7 +139,7 @@ def test_worked_computation_and_nearest_records_share_the_computation(copy):
 
 
 def test_html_report_is_self_contained_and_complete(copy, fresh):
-    page = R.html_report({"exact copy": copy, "fresh": fresh}, settings={"metrics": QUICK})
+    page = H.html_report({"exact copy": copy, "fresh": fresh}, settings={"metrics": QUICK})
     assert page.startswith("<!DOCTYPE html>")
     # nothing fetched: no remote scripts, styles or fonts
     assert not re.search(r"<script[^>]+src=", page)
@@ -152,7 +155,7 @@ def test_html_report_is_self_contained_and_complete(copy, fresh):
     assert len(re.findall(r"\* plotly\.js v\d", page)) == 1
     for report in (copy, fresh):
         for metric_id, result in report.items():
-            assert html.escape(R.F.metric_name(metric_id)) in page
+            assert html.escape(metric_name(metric_id)) in page
             if result.risk is not None:
                 assert f"{result.risk:.3f}" in page
             else:
@@ -163,5 +166,5 @@ def test_html_report_is_self_contained_and_complete(copy, fresh):
 
 
 def test_html_report_without_figures_is_small(copy):
-    page = R.html_report({"copy": copy}, include_figures=False)
+    page = H.html_report({"copy": copy}, include_figures=False)
     assert "Plotly" not in page and len(page) < 200_000

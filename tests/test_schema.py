@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 
 from privcore import evaluate
-from privcore.errors import AllMissingColumnError, SchemaError
-from privcore.prepare import MISSING, prepare
-from privcore.schema import Schema, column_notes, guess_column_type, infer_schema
+from privcore.base.errors import AllMissingColumnError, SchemaError
+from privcore.data.prepare import MISSING, prepare
+from privcore.data.schema import Schema, column_notes, guess_column_type, infer_schema
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""Tests of privcore.stats: Wilson rates, residual risk, clipping, AttackResult, bootstrap.
+"""Tests of privcore.base.stats: Wilson rates, residual risk, clipping, AttackResult, bootstrap.
 
 The reference values are the ones published in issue 5 (they are Anonymeter's own test values).
 """
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from privcore.stats import (
+from privcore.base.stats import (
     BASELINE_WARNING,
     CONTROL_WARNING,
     AttackResult,

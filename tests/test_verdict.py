@@ -1,4 +1,4 @@
-"""The custodian's answer (privcore.verdict; issue 11 item 6): attacks decide, proxies support."""
+"""The custodian's answer (privcore.evaluation.verdict; issue 11 item 6): attacks decide, proxies support."""
 
 from __future__ import annotations
 
@@ -6,10 +6,11 @@ import json
 
 import pytest
 
-from privcore import Schema, evaluate, registry
+from privcore import Schema, evaluate
+from privcore.metrics import registry
 from privcore.demo import load_scenario
-from privcore.report import html_report
-from privcore.verdict import CAUTION, DO_NOT_RELEASE, RELEASE, VerdictRule, verdict
+from privcore.report.html import html_report
+from privcore.evaluation.verdict import CAUTION, DO_NOT_RELEASE, RELEASE, VerdictRule, verdict
 
 QUICK_ATTACKS = ["singling_out_univariate", "linkability", "inference", "mia_distance", "mia_calibrated"]
 PROXIES = ["crp", "cvp", "dcr", "nndr", "dcr_test"]
@@ -84,7 +85,7 @@ def test_the_verdict_heads_the_json_and_html_reports(copy_report):
 
 
 def test_every_registered_family_is_either_decisive_or_supporting():
-    from privcore.verdict import DECISIVE_FAMILIES
+    from privcore.evaluation.verdict import DECISIVE_FAMILIES
 
     assert set(DECISIVE_FAMILIES) <= set(registry.FAMILIES)
 

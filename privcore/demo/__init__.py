@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from privcore.demo import generators as _generators
-from privcore.errors import InputError
+from privcore.base.errors import InputError
 
 __all__ = [
     "Scenario",
@@ -283,7 +283,7 @@ def sample_positions(n: int = DEFAULT_N, *, parts: int = 2) -> list[np.ndarray]:
 
     Raises
     ------
-    privcore.errors.InputError
+    privcore.base.errors.InputError
         If ``n`` is not positive or ``parts * n`` exceeds the 32,561 rows (a subclass of
         ``ValueError``).
     """
@@ -344,7 +344,7 @@ def generate(name: str, real: pd.DataFrame, *, types: Mapping[str, str], n: int 
 
     Raises
     ------
-    privcore.errors.InputError
+    privcore.base.errors.InputError
         Unknown or non-generator scenario name, empty ``real`` or non-positive ``n`` (a subclass of
         ``ValueError``).
     """
@@ -383,7 +383,7 @@ def load_scenario(name: str, *, n: int = DEFAULT_N, seed: int = 0) -> DemoData:
 
     Raises
     ------
-    privcore.errors.InputError
+    privcore.base.errors.InputError
         Unknown name (the message lists the valid names) or ``n`` out of range (a subclass of
         ``ValueError``).
     """

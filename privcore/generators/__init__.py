@@ -30,8 +30,8 @@ s ∈ [0, 1]: 0 = a fresh real sample, 1 = the strongest leak. Choices:
 - Key and sensitive columns (``rare_records``, ``attribute_leak``): ``key`` defaults to every column but
   ``sensitive`` (metrics.md §0); ``attribute_leak`` needs ``sensitive``.
 
-Errors are :class:`privcore.errors.InputError` subclasses: :class:`UnknownGeneratorError`,
-:class:`GeneratorSettingError` (also a :class:`privcore.params.ParamError`), :class:`GeneratorContextError`,
+Errors are :class:`privcore.base.errors.InputError` subclasses: :class:`UnknownGeneratorError`,
+:class:`GeneratorSettingError` (also a :class:`privcore.data.params.ParamError`), :class:`GeneratorContextError`,
 :class:`GeneratorOutputError`, all under :class:`GeneratorError`.
 
 Example

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from privcore.generators.base import BaseGenerator, GeneratorError, _check_n, _check_table, check_sample
-from privcore.schema import check_seed
+from privcore.data.schema import check_seed
 
 __all__ = ["SDVAdapter", "as_generator"]
 

@@ -21,9 +21,9 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 import pandas as pd
 
-from privcore.errors import ColumnMismatchError, InputError, TooFewRowsError
-from privcore.params import ParamError
-from privcore.schema import CATEGORICAL, COLUMN_TYPES, NUMERICAL, check_seed, guess_column_type
+from privcore.base.errors import ColumnMismatchError, InputError, TooFewRowsError
+from privcore.data.params import ParamError
+from privcore.data.schema import CATEGORICAL, COLUMN_TYPES, NUMERICAL, check_seed, guess_column_type
 
 __all__ = [
     "Generator",
@@ -289,7 +289,7 @@ class BaseGenerator:
         types : mapping, optional
             Column name -> ``"numerical"``, ``"categorical"`` or ``"binary"``. Columns not listed count as
             categorical; entries for columns the table lacks are ignored. ``None``: every column's type is
-            guessed by :func:`privcore.schema.guess_column_type` (the dashboard's first guess).
+            guessed by :func:`privcore.data.schema.guess_column_type` (the dashboard's first guess).
 
         Returns
         -------
@@ -298,10 +298,10 @@ class BaseGenerator:
 
         Raises
         ------
-        privcore.errors.InputError
+        privcore.base.errors.InputError
             :class:`TooFewRowsError` for an empty table, :class:`GeneratorError` for a non-table, a
             duplicated column name or an unknown type, and the subclass's own checks (e.g. a population
-            whose columns differ: :class:`~privcore.errors.ColumnMismatchError`).
+            whose columns differ: :class:`~privcore.base.errors.ColumnMismatchError`).
         """
         self.table = _check_table(table, self.name)
         self.types = _check_types(self.table, types, self.name)

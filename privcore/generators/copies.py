@@ -34,7 +34,7 @@ from privcore.generators.base import (
     row_positions,
     share_count,
 )
-from privcore.neighbors import nearest_two
+from privcore.engine.neighbors import nearest_two
 
 __all__ = [
     "ExactCopy",

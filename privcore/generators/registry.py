@@ -1,7 +1,7 @@
 """The built-in generators by name, with a one-line description and typed settings.
 
-Settings are :class:`privcore.params.Param` declarations (the same as metric parameters), checked with
-:func:`privcore.params.check_value`, so a bad value gets the same kind of sentence everywhere. Besides
+Settings are :class:`privcore.data.params.Param` declarations (the same as metric parameters), checked with
+:func:`privcore.data.params.check_value`, so a bad value gets the same kind of sentence everywhere. Besides
 settings, :func:`make_generator` takes the *context* some generators need: ``population`` (real rows
 not in the training table, e.g. the holdout), ``key`` and ``sensitive`` columns. Context a generator
 does not use is ignored, so a caller (the lab, the audit) can hand the same context to every generator.
@@ -26,7 +26,7 @@ from privcore.generators.copies import (
     RareRecords,
 )
 from privcore.generators.models import DPMarginals, GaussianCopula, IndependentHistograms, RareLeak, level_to_epsilon
-from privcore.params import Param, ParamError, check_value
+from privcore.data.params import Param, ParamError, check_value
 
 __all__ = ["GeneratorSpec", "GENERATOR_SPECS", "LADDER", "list_generators", "get_generator_spec", "make_generator"]
 

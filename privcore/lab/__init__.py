@@ -60,7 +60,7 @@ Statistics (:mod:`privcore.lab.statistics`)
   against level over the leak type's runs. **Agreement**: Spearman's ρ between two metrics' risks over
   all runs of the chosen leak types.
 
-Errors (all :class:`privcore.errors.InputError`): :class:`UnknownLeakError`, :class:`LevelError` (level
+Errors (all :class:`privcore.base.errors.InputError`): :class:`UnknownLeakError`, :class:`LevelError` (level
 outside [0, 1]), :class:`SeedsError` (zero seeds), :class:`UnknownLabMetricError`,
 :class:`LabTableTooSmallError` (too few rows for the split), under :class:`LabError`.
 """

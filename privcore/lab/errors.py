@@ -1,12 +1,12 @@
 """Named errors of the metric lab: bad lab settings and tables too small to split.
 
-All are :class:`privcore.errors.InputError` subclasses (the command line exits with status 2 and prints
+All are :class:`privcore.base.errors.InputError` subclasses (the command line exits with status 2 and prints
 the message on one line; the dashboard shows it next to the setting).
 """
 
 from __future__ import annotations
 
-from privcore.errors import InputError, TooFewRowsError
+from privcore.base.errors import InputError, TooFewRowsError
 
 __all__ = [
     "LabError",

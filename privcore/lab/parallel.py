@@ -7,7 +7,7 @@ were); each evaluation is one task:
 - ``workers > 1``: a pool of that many spawned processes, each set up once with what every evaluation
   shares (:class:`EvaluationSetup`) and keeping its own ``reuse`` dict, so the passes that do not involve
   the synthetic table are computed once per process instead of once per lab;
-- ``cluster``: a ``dask.distributed`` cluster (:mod:`privcore.cluster`: an address, ``"local:N"`` or a
+- ``cluster``: a ``dask.distributed`` cluster (:mod:`privcore.engine.cluster`: an address, ``"local:N"`` or a
   Client); the setup is sent to every worker once and each worker keeps its own ``reuse`` dict.
 
 Each evaluation uses one thread inside its task (the tasks are the parallelism). Scores do not depend on
@@ -27,8 +27,8 @@ from typing import Any
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from privcore.evaluate import evaluate
-from privcore.schema import Schema
+from privcore.evaluation.evaluate import evaluate
+from privcore.data.schema import Schema
 
 #: Scores of one evaluation: metric id → (risk, baseline).
 Scores = dict[str, tuple[float | None, float | None]]

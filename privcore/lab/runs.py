@@ -12,12 +12,12 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from privcore import registry
-from privcore.cluster import connected
-from privcore.cores import usable_cores
-from privcore.evaluate import evaluate, validated_params
+from privcore.metrics import registry
+from privcore.engine.cluster import connected
+from privcore.base.cores import usable_cores
+from privcore.evaluation.evaluate import validated_params
 from privcore.generators import LADDER, level_to_epsilon, make_generator
-from privcore.io import validate_tables
+from privcore.data.io import validate_tables
 from privcore.lab.errors import LabError, LabTableTooSmallError, LevelError
 from privcore.lab.parallel import EvaluationSetup, Outcome, in_daemon_process, run_tasks
 from privcore.lab.result import LabResult, LabRun, json_epsilon
@@ -37,7 +37,7 @@ from privcore.lab.settings import (
     check_seeds,
     run_seeds,
 )
-from privcore.schema import NUMERICAL, Schema, infer_schema
+from privcore.data.schema import NUMERICAL, Schema, infer_schema
 
 __all__ = ["LabProgress", "run", "run_ladder", "split_tables"]
 
@@ -118,7 +118,7 @@ def lab_workers(workers: int | None, tables: int) -> int:
     """Processes the lab's ``tables`` evaluations run on.
 
     ``workers`` when given (a whole number ≥ 1); by default every usable core
-    (:func:`privcore.cores.usable_cores`) but no more than one per :data:`TABLES_PER_WORKER` tables, and 1
+    (:func:`privcore.base.cores.usable_cores`) but no more than one per :data:`TABLES_PER_WORKER` tables, and 1
     inside a daemonic process such as the dashboard's worker pool, which may not start processes of its own.
 
     Raises
@@ -242,7 +242,7 @@ def run(
     Raises
     ------
     UnknownLeakError, LevelError, SeedsError, UnknownLabMetricError, LabTableTooSmallError, LabError
-        Bad settings or tables too small to split (all :class:`privcore.errors.InputError`).
+        Bad settings or tables too small to split (all :class:`privcore.base.errors.InputError`).
     InputError
         Unusable tables, schema or metric parameters, as for :func:`privcore.evaluate` (checked before any
         table is generated); ``attribute_leak`` without a sensitive column is a :class:`LabError`.

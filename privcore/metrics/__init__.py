@@ -1,4 +1,10 @@
-"""Metric implementations. Importing this package registers every metric in :mod:`privcore.registry`."""
+"""Metric implementations, one module per family, and what metrics declare themselves with: the
+:mod:`~privcore.metrics.registry`, the :mod:`~privcore.metrics.results` and :mod:`~privcore.metrics.details`
+types and their :mod:`~privcore.metrics.names`.
+
+:func:`load_all` imports every family, which registers its metrics; the registry calls it on first use, so
+importing the registry (or a result type) stays cheap.
+"""
 
 import importlib
 
@@ -17,9 +23,13 @@ _MODULES = (
     "privcore.metrics.synqp",
 )
 
-for _name in _MODULES:
-    try:
-        importlib.import_module(_name)
-    except ModuleNotFoundError as _exc:  # a family not written yet; every other family still registers
-        if _exc.name != _name and not _name.startswith(str(_exc.name)):
-            raise
+
+
+def load_all() -> None:
+    """Import every metric family, which registers its metrics (a no-op after the first call)."""
+    for name in _MODULES:
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as exc:  # a family not written yet; every other family still registers
+            if exc.name != name and not name.startswith(str(exc.name)):
+                raise

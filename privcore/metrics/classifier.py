@@ -27,12 +27,12 @@ from sklearn.model_selection import StratifiedKFold, train_test_split  # noqa: E
 from sklearn.preprocessing import StandardScaler  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
-from privcore.cluster import map_on_cluster  # noqa: E402
-from privcore.context import MetricContext  # noqa: E402
-from privcore.details import ClassifierScores  # noqa: E402
+from privcore.engine.cluster import map_on_cluster  # noqa: E402
+from privcore.engine.context import MetricContext  # noqa: E402
+from privcore.metrics.details import ClassifierScores  # noqa: E402
 from privcore.metrics._mlp import DetectionMLP  # noqa: E402
-from privcore.registry import Explanation, MetricInfo, register  # noqa: E402
-from privcore.results import MetricOutput, NotApplicable  # noqa: E402
+from privcore.metrics.registry import Explanation, MetricInfo, register  # noqa: E402
+from privcore.metrics.results import MetricOutput, NotApplicable  # noqa: E402
 
 REVIEW = "Trudslev et al., A review of privacy metrics for synthetic tabular data (PrivEval)"
 

@@ -22,16 +22,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privcore.context import MetricContext
-from privcore.details import AdversarialAccuracy, NearestDistances, NormalisedDistances, NumericalMatches
-from privcore.encoding import EuclideanSpace
-from privcore.errors import InputError
+from privcore.engine.context import MetricContext
+from privcore.metrics.details import AdversarialAccuracy, NearestDistances, NormalisedDistances, NumericalMatches
+from privcore.engine.encoding import EuclideanSpace
+from privcore.base.errors import InputError
 from privcore.metrics._exact_match import joint_tuple_ids
-from privcore.neighbors import Neighbours, PairExtremes, nearest_two
-from privcore.params import Param
-from privcore.registry import Explanation, MetricInfo, register
-from privcore.results import MetricOutput, NotApplicable
-from privcore.schema import NUMERICAL
+from privcore.engine.neighbors import Neighbours, PairExtremes, nearest_two
+from privcore.data.params import Param
+from privcore.metrics.registry import Explanation, MetricInfo, register
+from privcore.metrics.results import MetricOutput, NotApplicable
+from privcore.data.schema import NUMERICAL
 
 REVIEW = "Trudslev et al., A review of privacy metrics for synthetic tabular data (PrivEval)"
 QIAN = "original: Qian et al. (2023), Synthcity"

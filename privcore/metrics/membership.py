@@ -36,14 +36,14 @@ import pandas as pd
 from scipy.special import gammaln
 from sklearn.metrics import roc_auc_score, roc_curve
 
-from privcore.context import MetricContext
-from privcore.details import MembershipScores
-from privcore.errors import InputError
-from privcore.neighbors import nearest_two
-from privcore.params import Param
-from privcore.registry import Explanation, MetricInfo, register
-from privcore.results import MetricOutput, NotApplicable
-from privcore.stats import bootstrap_interval
+from privcore.engine.context import MetricContext
+from privcore.metrics.details import MembershipScores
+from privcore.base.errors import InputError
+from privcore.engine.neighbors import nearest_two
+from privcore.data.params import Param
+from privcore.metrics.registry import Explanation, MetricInfo, register
+from privcore.metrics.results import MetricOutput, NotApplicable
+from privcore.base.stats import bootstrap_interval
 
 #: False-positive rates at which the true-positive rate is reported.
 FPR_TARGETS = (0.01, 0.1)
@@ -283,7 +283,7 @@ def _bootstrap_intervals(
 ) -> dict[str, tuple[float, float]]:
     """Percentile-bootstrap intervals of every ROC statistic from ONE set of resamples.
 
-    :func:`privcore.stats.bootstrap_interval` resamples members and non-members separately (strata) for the
+    :func:`privcore.base.stats.bootstrap_interval` resamples members and non-members separately (strata) for the
     advantage; the other statistics of the same replicates are recorded on the way, which costs one pass
     instead of one per statistic. Should the recording ever fall out of step with the replicates
     ``bootstrap_interval`` reports, each statistic gets its own call with the same seed (same resamples).
@@ -354,7 +354,7 @@ def _output(ctx: MetricContext, sets: MembershipSets, member_scores, nonmember_s
 
 
 def _summary_fields(summary: dict) -> dict:
-    """:func:`attack_summary`'s flat keys as :class:`~privcore.details.MembershipScores` fields: the
+    """:func:`attack_summary`'s flat keys as :class:`~privcore.metrics.details.MembershipScores` fields: the
     ``tpr_at_<fpr>`` values and their ``tpr_at_<fpr>_interval`` go into ``tpr_at`` and ``tpr_at_interval``,
     keyed by the FPR as written in the key (``"0.01"``, ``"0.1"``)."""
     fields: dict = {"tpr_at": {}, "tpr_at_interval": {}}
@@ -385,7 +385,7 @@ def _user_reference(ctx: MetricContext, table: Any = None) -> pd.DataFrame | Non
         return None
     if not isinstance(table, pd.DataFrame):
         raise InputError("The reference table must be a table of real records with the analysed columns.")
-    from privcore.prepare import prepare
+    from privcore.data.prepare import prepare
 
     schema = ctx.schema.with_changes(pairing=None)
     prepared = prepare(table, table, schema, names={"real": "reference", "synthetic": "reference"}).real
@@ -459,7 +459,7 @@ class AttackScores:
     tolerance : float
         Scores closer than this are tied (:func:`snap_ties`).
     details : dict
-        Extra :class:`~privcore.details.MembershipScores` fields (bandwidths, reference…).
+        Extra :class:`~privcore.metrics.details.MembershipScores` fields (bandwidths, reference…).
     params : dict
         Settings the scores depend on, for the report.
     warnings : tuple of str
@@ -540,7 +540,7 @@ def compute_mia_distance(ctx: MetricContext) -> MetricOutput:
     --------
     >>> import pandas as pd
     >>> from privcore import evaluate
-    >>> from privcore.schema import Schema
+    >>> from privcore.data.schema import Schema
     >>> real = pd.DataFrame({"x": [0.0, 2.0, 4.0, 6.0]})
     >>> res = evaluate(real, real.copy(), Schema({"x": "numerical"}), metrics="mia_distance",
     ...                holdout=real + 1.0, params={"mia_distance": {"n_boot": 0}})
@@ -578,7 +578,7 @@ def compute_mia_calibrated(ctx: MetricContext) -> MetricOutput:
     how far it is from the reference). ``R`` = the
     user's reference table (parameter ``reference``, real records disjoint from ``Y`` and ``H``) or,
     without one, a seeded half of ``H`` (the other half are the non-members). ``d(x, R)`` comes from one
-    exact pass of :func:`privcore.neighbors.nearest_two` on the shared E encoding. per_record (real) =
+    exact pass of :func:`privcore.engine.neighbors.nearest_two` on the shared E encoding. per_record (real) =
     ``s(y)`` for every real row.
 
     Notes
@@ -592,7 +592,7 @@ def compute_mia_calibrated(ctx: MetricContext) -> MetricOutput:
     --------
     >>> import pandas as pd
     >>> from privcore import evaluate
-    >>> from privcore.schema import Schema
+    >>> from privcore.data.schema import Schema
     >>> real = pd.DataFrame({"x": [0.0, 2.0, 4.0, 6.0]})
     >>> res = evaluate(real, real.copy(), Schema({"x": "numerical"}), metrics="mia_calibrated",
     ...                holdout=real + 1.0, params={"mia_calibrated": {"n_boot": 0}})
@@ -792,7 +792,7 @@ def compute_mia_domias(ctx: MetricContext) -> MetricOutput:
     --------
     >>> import pandas as pd
     >>> from privcore import evaluate
-    >>> from privcore.schema import Schema
+    >>> from privcore.data.schema import Schema
     >>> real = pd.DataFrame({"x": [0.0, 2.0, 4.0, 6.0, 8.0, 10.0, 12.0, 14.0]})
     >>> res = evaluate(real, real.copy(), Schema({"x": "numerical"}), metrics="mia_domias",
     ...                holdout=real + 1.0, params={"mia_domias": {"n_boot": 0}})

@@ -26,8 +26,8 @@ from typing import Mapping
 import numpy as np
 from scipy.special import logsumexp
 
-from privcore.context import MetricContext
-from privcore.details import MembershipScores
+from privcore.engine.context import MetricContext
+from privcore.metrics.details import MembershipScores
 from privcore.metrics.membership import (
     _COMMON,
     COMMON_PARAMS,
@@ -46,11 +46,11 @@ from privcore.metrics.membership import (
     squared_distance_blocks,
     output_from_scores,
 )
-from privcore.neighbors import count_within, nearest_k, nearest_two
-from privcore.params import Param
-from privcore.registry import Explanation, MetricInfo, register
-from privcore.schema import NUMERICAL
-from privcore.results import MetricOutput, NotApplicable
+from privcore.engine.neighbors import count_within, nearest_k, nearest_two
+from privcore.data.params import Param
+from privcore.metrics.registry import Explanation, MetricInfo, register
+from privcore.data.schema import NUMERICAL
+from privcore.metrics.results import MetricOutput, NotApplicable
 
 #: Default number of neighbours of Gen-LRA and DPI (Synth-MIA's default for both).
 DEFAULT_K = 20
@@ -169,7 +169,7 @@ def compute_mia_gen_lra(ctx: MetricContext) -> MetricOutput:
     saw ``x``, the synthetic rows around ``x`` are better explained once ``x`` joins the population.
     ``h`` maximises the held-out likelihood of ``R``'s distinct rows (one half fitted, the other scored,
     :func:`~privcore.metrics.membership.held_out_bandwidth`) and is used for both densities. Neighbours
-    are exact (:func:`privcore.neighbors.nearest_k`, lowest index among ties). per_record (real) =
+    are exact (:func:`privcore.engine.neighbors.nearest_k`, lowest index among ties). per_record (real) =
     ``s(y)`` for every real row.
 
     Notes
@@ -185,7 +185,7 @@ def compute_mia_gen_lra(ctx: MetricContext) -> MetricOutput:
     --------
     >>> import pandas as pd
     >>> from privcore import evaluate
-    >>> from privcore.schema import Schema
+    >>> from privcore.data.schema import Schema
     >>> real = pd.DataFrame({"x": [float(v) for v in range(0, 40, 2)]})
     >>> res = evaluate(real, real.copy(), Schema({"x": "numerical"}), metrics="mia_gen_lra",
     ...                holdout=real + 1.0, params={"mia_gen_lra": {"n_boot": 0, "k": 1}})
@@ -243,7 +243,7 @@ def compute_mia_classifier(ctx: MetricContext) -> MetricOutput:
     --------
     >>> import pandas as pd
     >>> from privcore import evaluate
-    >>> from privcore.schema import Schema
+    >>> from privcore.data.schema import Schema
     >>> real = pd.DataFrame({"x": [float(v) for v in range(40)]})
     >>> res = evaluate(real, real.copy(), Schema({"x": "numerical"}), metrics="mia_classifier",
     ...                holdout=real + 0.5, params={"mia_classifier": {"n_boot": 0}})
@@ -291,13 +291,13 @@ def compute_mia_density_count(ctx: MetricContext) -> MetricOutput:
     1e-12·d_max of ``r`` count as within, metrics.md §0), with ``r`` the ``radius_quantile`` quantile
     (default 0.5, the median) of the distances from each reference row to its nearest synthetic row:
     a generator that reproduces its training records crowds synthetic rows around them. Counted exactly,
-    in chunks (:func:`privcore.neighbors.count_within`). per_record (real) = ``s(y)`` for every real row.
+    in chunks (:func:`privcore.engine.neighbors.count_within`). per_record (real) = ``s(y)`` for every real row.
 
     Examples
     --------
     >>> import pandas as pd
     >>> from privcore import evaluate
-    >>> from privcore.schema import Schema
+    >>> from privcore.data.schema import Schema
     >>> real = pd.DataFrame({"x": [0.0, 2.0, 4.0, 6.0]})
     >>> res = evaluate(real, real.copy(), Schema({"x": "numerical"}), metrics="mia_density_count",
     ...                holdout=pd.DataFrame({"x": [1.0, 3.0, 5.0, 7.0]}),
@@ -352,7 +352,7 @@ def compute_mia_dpi(ctx: MetricContext) -> MetricOutput:
     --------
     >>> import pandas as pd
     >>> from privcore import evaluate
-    >>> from privcore.schema import Schema
+    >>> from privcore.data.schema import Schema
     >>> real = pd.DataFrame({"x": [0.0, 2.0, 4.0, 6.0]})
     >>> res = evaluate(real, real.copy(), Schema({"x": "numerical"}), metrics="mia_dpi",
     ...                holdout=pd.DataFrame({"x": [1.5, 3.5, 5.5, 7.5, 9.5, 11.5, 13.5, 15.5]}),

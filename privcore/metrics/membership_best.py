@@ -11,7 +11,7 @@ winner's curse: the maximum of eight AUCs near 0.5 is above 0.5), so:
    threshold ``t`` at the largest TPR − FPR (ties: the highest threshold); a record is flagged a member
    when its score is ≥ ``t``.
 3. On B, the chosen attack's AUC, its TPR − FPR at ``t`` and its TPR at FPR 0.1 %, 1 %, 10 % are counted,
-   and the ε lower bound of :func:`privcore.stats.epsilon_lower_bound` from the counts at ``t``.
+   and the ε lower bound of :func:`privcore.base.stats.epsilon_lower_bound` from the counts at ``t``.
 4. A and B swap roles. ``raw`` = the mean of the two held-out AUCs; ``risk`` = the mean held-out
    TPR − FPR at the chosen thresholds, clipped to [0, 1]; ``epsilon_lower_bound`` = the larger of the two.
 
@@ -29,9 +29,10 @@ import numpy as np
 from scipy.stats import mannwhitneyu
 from sklearn.metrics import roc_auc_score, roc_curve
 
-from privcore import registry
-from privcore.context import MetricContext
-from privcore.details import BatteryAttack, HeldOutSplit, MembershipBattery
+from privcore.metrics import registry
+from privcore.engine.context import MetricContext
+from privcore.metrics.names import BATTERY  # noqa: F401  (re-exported)
+from privcore.metrics.details import BatteryAttack, HeldOutSplit, MembershipBattery
 from privcore.metrics.membership import (
     _COMMON,
     COMMON_PARAMS,
@@ -48,14 +49,11 @@ from privcore.metrics.membership import (
     roc_statistics_batch,
     snap_ties,
 )
-from privcore.params import Param
-from privcore.registry import Explanation, MetricInfo, register
-from privcore.results import MetricOutput, NotApplicable
-from privcore.stats import epsilon_lower_bound, holm_adjust
+from privcore.data.params import Param
+from privcore.metrics.registry import Explanation, MetricInfo, register
+from privcore.metrics.results import MetricOutput, NotApplicable
+from privcore.base.stats import epsilon_lower_bound, holm_adjust
 
-#: The attacks compared, in the order that breaks ties.
-BATTERY = ("mia_distance", "mia_calibrated", "mia_domias", "mia_gen_lra", "mia_classifier", "mia_density_count",
-           "mia_dpi", "mia_learned")
 #: False-positive rates at which the true-positive rate is reported.
 LOW_FPRS = (0.001, 0.01, 0.1)
 #: One-sided confidence of each Clopper–Pearson bound behind the ε lower bound (metrics.md §3: 95 %).
@@ -240,7 +238,7 @@ def compute_mia_best(ctx: MetricContext) -> MetricOutput:
     --------
     >>> import pandas as pd
     >>> from privcore import evaluate
-    >>> from privcore.schema import Schema
+    >>> from privcore.data.schema import Schema
     >>> real = pd.DataFrame({"x": [float(v) for v in range(0, 80, 2)]})
     >>> res = evaluate(real, real.copy(), Schema({"x": "numerical"}), metrics="mia_best",
     ...                holdout=real + 1.0, params={"mia_best": {"n_boot": 0}})

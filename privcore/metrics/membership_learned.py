@@ -29,9 +29,9 @@ from typing import Mapping
 
 import numpy as np
 
-from privcore.cluster import map_on_cluster
-from privcore.context import MetricContext
-from privcore.details import MembershipScores
+from privcore.engine.cluster import map_on_cluster
+from privcore.engine.context import MetricContext
+from privcore.metrics.details import MembershipScores
 from privcore.metrics.membership import (
     _COMMON,
     COMMON_PARAMS,
@@ -50,10 +50,10 @@ from privcore.metrics.membership import (
 )
 from privcore.metrics.membership_battery import _queries, standardised_factors, standardised_synthetic_neighbours
 from privcore.metrics.membership_best import seeded_halves
-from privcore.neighbors import nearest_k
-from privcore.params import Param
-from privcore.registry import Explanation, MetricInfo, register
-from privcore.results import MetricOutput, NotApplicable
+from privcore.engine.neighbors import nearest_k
+from privcore.data.params import Param
+from privcore.metrics.registry import Explanation, MetricInfo, register
+from privcore.metrics.results import MetricOutput, NotApplicable
 
 #: Neighbours in ``Z`` and in ``R`` whose distances describe a record.
 DEFAULT_FEATURE_NEIGHBOURS = 5
@@ -182,7 +182,7 @@ def compute_mia_learned(ctx: MetricContext) -> MetricOutput:
     --------
     >>> import pandas as pd
     >>> from privcore import evaluate
-    >>> from privcore.schema import Schema
+    >>> from privcore.data.schema import Schema
     >>> real = pd.DataFrame({"x": [float(v) for v in range(0, 80, 2)]})
     >>> res = evaluate(real, real.copy(), Schema({"x": "numerical"}), metrics="mia_learned",
     ...                holdout=real + 1.0, params={"mia_learned": {"n_boot": 0}})

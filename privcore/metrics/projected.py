@@ -1,7 +1,7 @@
 """Distance metrics in the FAMD projection Φk (metrics.md §0, §2; review §2.2.7, §2.2.8, §2.2.12).
 
 NNDR, DCR and HidR compare records after mapping them to the first ``k`` FAMD components fitted on the
-real table (space ``"phi"``, :class:`privcore.encoding.FAMDProjection`). Every nearest-neighbour query
+real table (space ``"phi"``, :class:`privcore.engine.encoding.FAMDProjection`). Every nearest-neighbour query
 goes through the shared engine (``ctx.neighbours``): DCR and HidR share the real→synthetic pass, NNDR
 reads synthetic→real, and the §5 baseline reuses everything that does not involve the synthetic table.
 """
@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from privcore.context import MetricContext
-from privcore.details import PairedRecords, ProjectionDistances
-from privcore.registry import Explanation, MetricInfo, register
-from privcore.results import MetricOutput, NotApplicable
+from privcore.engine.context import MetricContext
+from privcore.metrics.details import PairedRecords, ProjectionDistances
+from privcore.metrics.registry import Explanation, MetricInfo, register
+from privcore.metrics.results import MetricOutput, NotApplicable
 
 REVIEW = "Trudslev et al., A review of privacy metrics for synthetic tabular data (PrivEval)"
 GUILLAUDEUX = "original: Guillaudeux et al. (2023), avatar method"
@@ -76,7 +76,7 @@ def compute_nndr(ctx: MetricContext) -> MetricOutput:
     --------
     >>> import pandas as pd
     >>> from privcore import evaluate
-    >>> from privcore.schema import Schema
+    >>> from privcore.data.schema import Schema
     >>> real = pd.DataFrame({"a": [0.0, 1.0, 3.0, 7.0]})
     >>> synthetic = pd.DataFrame({"a": [0.0, 2.0]})
     >>> # z=0: d1 = 0 -> r = 0; z=2: d1 = d2 = 1 (scaled alike) -> r = 1; risk = ((1-0) + (1-1)) / 2
@@ -166,7 +166,7 @@ def compute_hidr(ctx: MetricContext) -> MetricOutput:
     --------
     >>> import pandas as pd
     >>> from privcore import evaluate
-    >>> from privcore.schema import Schema
+    >>> from privcore.data.schema import Schema
     >>> real = pd.DataFrame({"a": [0.0, 1.0, 5.0]})
     >>> schema = Schema({"a": "numerical"}, pairing="row")
     >>> # 0's twin 0.1 is its nearest (hit); 1's twin 4.0 is farther than 0.1 (miss); 5's twin 4.9 (hit)

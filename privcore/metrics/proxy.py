@@ -16,14 +16,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from privcore.context import MetricContext
-from privcore.details import IdenticalShares, ProxyTest
-from privcore.errors import InputError
+from privcore.engine.context import MetricContext
+from privcore.metrics.details import IdenticalShares, ProxyTest
+from privcore.base.errors import InputError
 from privcore.metrics._exact_match import joint_tuple_ids
-from privcore.neighbors import Neighbours
-from privcore.params import Param
-from privcore.registry import Explanation, MetricInfo, register
-from privcore.results import MetricOutput, NotApplicable
+from privcore.engine.neighbors import Neighbours
+from privcore.data.params import Param
+from privcore.metrics.registry import Explanation, MetricInfo, register
+from privcore.metrics.results import MetricOutput, NotApplicable
 
 REFERENCE = (
     "Yao, Krčo, Ganev and de Montjoye, The DCR Delusion: Measuring the Privacy Risk of Synthetic Data "
@@ -131,7 +131,7 @@ def _require_holdout(ctx: MetricContext) -> None:
 def _distance_test(ctx: MetricContext, syn_values, hold_values, name: str) -> tuple[dict, float, float, list[str]]:
     """Shared part of the DCR and NNDR tests: percentiles, ratio, per-row values and warnings.
 
-    Returns the :class:`~privcore.details.ProxyTest` fields (a test may add its own), the ratio, the
+    Returns the :class:`~privcore.metrics.details.ProxyTest` fields (a test may add its own), the ratio, the
     holdout's percentile and the warnings.
     """
     q = ctx.params.get("percentile", 5.0)
@@ -171,7 +171,7 @@ def compute_dcr_test(ctx: MetricContext) -> MetricOutput:
     --------
     >>> import pandas as pd
     >>> from privcore import evaluate
-    >>> from privcore.schema import Schema
+    >>> from privcore.data.schema import Schema
     >>> real = pd.DataFrame({"x": [0.0, 1.0, 2.0, 3.0, 4.0]})
     >>> res = evaluate(real, real.copy(), Schema({"x": "numerical"}), metrics="dcr_test", holdout=real + 0.5)
     >>> res["dcr_test"].risk, res["dcr_test"].raw
@@ -215,7 +215,7 @@ def compute_nndr_test(ctx: MetricContext) -> MetricOutput:
     --------
     >>> import pandas as pd
     >>> from privcore import evaluate
-    >>> from privcore.schema import Schema
+    >>> from privcore.data.schema import Schema
     >>> real = pd.DataFrame({"x": [0.0, 1.0, 2.0, 3.0, 4.0]})
     >>> res = evaluate(real, real.copy(), Schema({"x": "numerical"}), metrics="nndr_test", holdout=real + 0.5)
     >>> res["nndr_test"].risk
@@ -251,7 +251,7 @@ def compute_ims_test(ctx: MetricContext) -> MetricOutput:
     --------
     >>> import pandas as pd
     >>> from privcore import evaluate
-    >>> from privcore.schema import Schema
+    >>> from privcore.data.schema import Schema
     >>> real = pd.DataFrame({"x": [0.0, 1.0, 2.0, 3.0]})
     >>> synthetic = pd.DataFrame({"x": [0.0, 0.0, 1.0, 12.0]})  # three rows copy a real one
     >>> holdout = pd.DataFrame({"x": [0.5, 2.5]})

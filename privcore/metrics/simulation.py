@@ -11,7 +11,7 @@ their guesses, so each distinct key tuple is matched once; synthetic rows with t
 counted together. The number of correct guesses in a pool is a count of synthetic rows whose
 (key group, sensitive rank) falls in a range, answered by binary search in one sorted array. No
 |Y| × |Z| matrix is ever held: GCAP's Hamming pass works on chunks of real key tuples, and AIR reads the
-shared nearest-two pass in key space and runs the chunked :func:`privcore.neighbors.all_within` pass
+shared nearest-two pass in key space and runs the chunked :func:`privcore.engine.neighbors.all_within` pass
 only for the real points whose two nearest synthetic rows tie.
 """
 
@@ -22,16 +22,16 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pandas as pd
 
-from privcore.context import MetricContext
-from privcore.cores import resolve_workers
-from privcore.details import AttributeInference, CopyCounts, KeyMatches
-from privcore.errors import InputError
+from privcore.engine.context import MetricContext
+from privcore.base.cores import resolve_workers
+from privcore.metrics.details import AttributeInference, CopyCounts, KeyMatches
+from privcore.base.errors import InputError
 from privcore.metrics._exact_match import first_positions, joint_tuple_ids, tuple_ids, value_codes
-from privcore.neighbors import DEFAULT_CHUNK_ELEMENTS, all_within
-from privcore.params import Param
-from privcore.registry import NEEDS_REASONS, Explanation, MetricInfo, register
-from privcore.results import MetricOutput, NotApplicable
-from privcore.schema import NUMERICAL
+from privcore.engine.neighbors import DEFAULT_CHUNK_ELEMENTS, all_within
+from privcore.data.params import Param
+from privcore.metrics.registry import NEEDS_REASONS, Explanation, MetricInfo, register
+from privcore.metrics.results import MetricOutput, NotApplicable
+from privcore.data.schema import NUMERICAL
 
 REVIEW = "Trudslev et al., A review of privacy metrics for synthetic tabular data (PrivEval)"
 

@@ -23,14 +23,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from privcore.context import MetricContext
-from privcore.details import EpsilonSeries
-from privcore.errors import InputError
+from privcore.engine.context import MetricContext
+from privcore.metrics.details import EpsilonSeries
+from privcore.base.errors import InputError
 from privcore.metrics._exact_match import first_positions, joint_tuple_ids
-from privcore.params import Param
-from privcore.registry import Explanation, MetricInfo, register
-from privcore.results import MetricOutput, NotApplicable
-from privcore.schema import NUMERICAL
+from privcore.data.params import Param
+from privcore.metrics.registry import Explanation, MetricInfo, register
+from privcore.metrics.results import MetricOutput, NotApplicable
+from privcore.data.schema import NUMERICAL
 
 #: The disclosure threshold the SynQP paper reports against.
 THRESHOLD = 0.09
@@ -205,7 +205,7 @@ def compute_sd_idr(ctx: MetricContext) -> MetricOutput:
     --------
     >>> import pandas as pd
     >>> from privcore import evaluate
-    >>> from privcore.schema import Schema
+    >>> from privcore.data.schema import Schema
     >>> real = pd.DataFrame({"sex": ["f", "f", "m"], "age": [30.0, 30.0, 40.0]})
     >>> synthetic = pd.DataFrame({"sex": ["f", "m", "m"], "age": [31.0, 40.0, 40.0]})
     >>> schema = Schema({"sex": "binary", "age": "numerical"})
@@ -248,7 +248,7 @@ def compute_sd_mia(ctx: MetricContext) -> MetricOutput:
     --------
     >>> import pandas as pd
     >>> from privcore import evaluate
-    >>> from privcore.schema import Schema
+    >>> from privcore.data.schema import Schema
     >>> real = pd.DataFrame({"sex": ["f", "f", "m"], "age": [30.0, 30.0, 40.0]})
     >>> synthetic = pd.DataFrame({"sex": ["f", "m", "m"], "age": [31.0, 40.0, 40.0]})
     >>> holdout = pd.DataFrame({"sex": ["m", "f", "f"], "age": [50.0, 20.0, 60.0]})

@@ -21,7 +21,7 @@ if str(ROOT) not in sys.path:  # the pages import the `dashboard` package, which
     sys.path.insert(0, str(ROOT))
 
 from dashboard.state import LoadedTable, Tables  # noqa: E402
-from privcore.schema import infer_schema  # noqa: E402
+from privcore.data.schema import infer_schema  # noqa: E402
 
 APP = ROOT / "app.py"
 DATA = "pages/1_Data.py"

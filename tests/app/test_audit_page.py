@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from privcore.schema import Schema
+from privcore.data.schema import Schema
 
 from .conftest import assert_no_exception, assert_points_to_the_data_page, open_page, seed_session, texts
 from .test_results_page import seed_demo

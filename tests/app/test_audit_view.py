@@ -10,11 +10,11 @@ import pandas as pd
 import pytest
 
 from dashboard import audit_view as V
-from privcore.audit import AuditReport, AuditSettings, TargetResult
-from privcore.audit import verdict as audit_verdict
+from privcore.audit.shadow import AuditSettings
+from privcore.audit.shadow import verdict as audit_verdict
 from privcore.demo import load_scenario
 from privcore.generators import get_generator_spec
-from privcore.schema import Schema
+from privcore.data.schema import Schema
 
 TINY = AuditSettings(targets=1, random_targets=1, shadow_models=4, eval_models=4)
 
@@ -159,7 +159,7 @@ def test_verdict_levels_follow_the_audits_rule():
 
 
 def test_the_audit_explains_itself_like_every_metric():
-    from privcore.audit import ATTACKER_KNOWS, EXPLANATION
+    from privcore.audit.shadow import ATTACKER_KNOWS, EXPLANATION
 
     written = []
     V.explanation_markdown(written.append)

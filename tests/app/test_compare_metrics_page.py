@@ -8,7 +8,7 @@ import jsonschema
 import pytest
 
 from privcore.demo import load_scenario
-from privcore.json_schema import DRAFT, report_schema
+from privcore.report.json_schema import DRAFT, report_schema
 from privcore.lab import DEFAULT_METRICS
 
 from .conftest import assert_no_exception, assert_points_to_the_data_page, csv_bytes, open_page, seed_session, texts

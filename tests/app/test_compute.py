@@ -8,7 +8,7 @@ import os
 import pytest
 
 from dashboard import compute
-from privcore.errors import InputError
+from privcore.base.errors import InputError
 
 
 def where_and_progress(steps: int, *, progress) -> tuple[int, str | None]:

@@ -89,7 +89,7 @@ def test_sidebar_shows_the_sensitive_column_just_chosen():
 
 
 def test_an_infinite_number_is_named_with_file_column_and_row():
-    # The Data page loads "inf" as a number (privcore.io.load_table); the schema check names it here.
+    # The Data page loads "inf" as a number (privcore.data.io.load_table); the schema check names it here.
     import numpy as np
 
     from dashboard.state import LoadedTable

@@ -8,8 +8,8 @@ import pytest
 
 from dashboard import uploads
 from dashboard.state import LoadedTable, Tables, _settings_value, content_hash, run_key
-from privcore.jsonvalues import jsonable
-from privcore.io import load_table
+from privcore.base.jsonvalues import jsonable
+from privcore.data.io import load_table
 from .conftest import DATA, assert_no_exception, csv_bytes, open_page, people, texts
 
 

@@ -1,6 +1,6 @@
 """Home page: works with nothing loaded, and "Start with demo data" loads the default scenario."""
 
-from privcore import registry
+from privcore.metrics import registry
 
 from .conftest import assert_no_exception, open_page, texts
 

@@ -9,7 +9,7 @@ from dashboard import lab_view as V
 from dashboard.learn_lab import Draws, draws_sentence, walkthrough
 from dashboard.state import LoadedTable
 from privcore.lab import LabResult
-from privcore.schema import Schema
+from privcore.data.schema import Schema
 
 
 class Upload:
@@ -58,7 +58,7 @@ def test_timing_is_measured_once_and_an_input_error_becomes_a_message():
     state, calls = {}, []
     measured, error = V.timing(state, "k", lambda: calls.append(1) or V.Timing(1.0, 0.5))
     assert error is None and V.timing(state, "k", lambda: calls.append(1))[0] is measured and calls == [1]
-    from privcore.errors import InputError
+    from privcore.base.errors import InputError
 
     def bad():
         raise InputError("The synthetic table lacks column 'age'.")

@@ -68,7 +68,7 @@ def test_proxy_lesson_explains_why_the_shadow_model_audit_is_stronger(learn):
 def test_resampler_lesson_checks_its_effect_against_fresh_samples(learn):
     """The lesson's claim rests on several draws, not one: what it says follows the lab's detection rule."""
     from dashboard.learn_lab import draws_sentence
-    from privcore.figures import metric_name
+    from privcore.report.figures import metric_name
 
     lesson = next(o for o in learn.radio(key="learn_lesson").options if o.startswith("3"))
     learn.radio(key="learn_lesson").set_value(lesson).run(timeout=TIMEOUT)

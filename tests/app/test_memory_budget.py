@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from privcore.memory import BUDGET_VARIABLE
+from privcore.data.memory import BUDGET_VARIABLE
 
 from .conftest import assert_no_exception, open_page, seed_session, texts
 

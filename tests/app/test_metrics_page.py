@@ -4,9 +4,10 @@ import pytest
 
 from dashboard import metric_choice, uploads
 from dashboard.state import LoadedTable
-from privcore import evaluate, registry
-from privcore.details import CopyCounts
-from privcore.registry import Explanation, MetricInfo
+from privcore import evaluate
+from privcore.metrics import registry
+from privcore.metrics.details import CopyCounts
+from privcore.metrics.registry import Explanation, MetricInfo
 from .conftest import (CONFIGURE, METRICS, assert_no_exception, assert_points_to_the_data_page, open_page, people,
                        seed_session, texts)
 

@@ -7,7 +7,8 @@ import html
 import pytest
 
 from dashboard.state import LoadedTable, Tables
-from privcore import Schema, registry
+from privcore import Schema
+from privcore.metrics import registry
 from privcore.demo import load_scenario
 
 from .conftest import assert_no_exception, assert_points_to_the_data_page, open_page, people, texts
@@ -172,9 +173,9 @@ def test_two_synthetic_tables_and_attack_metrics():
 def test_a_refused_distance_space_is_explained_in_the_detail_and_explorer(monkeypatch):
     # CRP runs without a distance space; the FAMD map and the nearest-record table need one, and an
     # identifier-like column can make it too large. The page must explain that, not fail.
-    import privcore.encoding
+    import privcore.engine.encoding
 
-    monkeypatch.setattr(privcore.encoding, "MAX_ENCODED_BYTES", 1000)
+    monkeypatch.setattr(privcore.engine.encoding, "MAX_ENCODED_BYTES", 1000)
     monkeypatch.setenv("PRIVCORE_DASHBOARD_WORKERS", "0")  # the patch exists in this process only
     at = open_page(RESULTS)
     real = people(40, seed=1).assign(id=[f"p{i}" for i in range(40)])

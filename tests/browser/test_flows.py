@@ -16,7 +16,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from browser_support import (RUN_TIMEOUT, assert_clean, button, go_to, missing_page_xfail, open_app,
                              screenshot, wait_idle)
-from privcore import registry
+from privcore.metrics import registry
 from privcore.demo import load_scenario
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]

@@ -50,7 +50,7 @@ def rounded(value: Any) -> Any:
 
 
 def figure_data(figure) -> dict[str, Any]:
-    """The content of one :class:`privcore.figures.Figure`: traces, axis titles and the words."""
+    """The content of one :class:`privcore.report.figures.Figure`: traces, axis titles and the words."""
     spec = json.loads(pio.to_json(figure.fig, validate=False))
     layout = spec.get("layout", {})
     axes = {key: (value.get("title") or {}).get("text") for key, value in layout.items()
@@ -68,7 +68,7 @@ def snapshot(rows: int = ROWS) -> dict[str, Any]:
     """Every scenario → every metric → its result fields, per-record risks and figures."""
     from privcore import Schema, evaluate
     from privcore.demo import list_scenarios, load_scenario
-    from privcore.figures import metric_figures
+    from privcore.report.figures import metric_figures
 
     out: dict[str, Any] = {}
     for scenario in list_scenarios():

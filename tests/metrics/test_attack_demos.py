@@ -19,9 +19,10 @@ import numpy as np
 import pytest
 from sklearn.metrics import roc_auc_score
 
-from privcore import evaluate, registry
+from privcore import evaluate
+from privcore.metrics import registry
 from privcore.demo import load_scenario
-from privcore.schema import Schema
+from privcore.data.schema import Schema
 
 ATTACK_IDS = ["singling_out_univariate", "singling_out_multivariate", "linkability", "inference"]
 N = 1000

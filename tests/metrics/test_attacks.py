@@ -15,8 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from privcore.details import AttackRates, Rate
-from privcore.errors import ColumnMismatchError, SchemaError
+from privcore.metrics.details import AttackRates, Rate
+from privcore.base.errors import ColumnMismatchError, SchemaError
 from privcore.metrics.attacks import (
     AttackOutcome,
     gower_knn,
@@ -28,7 +28,7 @@ from privcore.metrics.attacks import (
     singling_out_univariate,
 )
 from privcore.metrics.attacks.singling_out import QueryTable, singling_out_probability_integral
-from privcore.stats import success_rate
+from privcore.base.stats import success_rate
 
 # --------------------------------------------------------------------------- linkability (published)
 
@@ -541,7 +541,7 @@ ATTACK_IDS = ["singling_out_univariate", "singling_out_multivariate", "linkabili
 
 
 def test_registered_metadata():
-    from privcore import registry
+    from privcore.metrics import registry
 
     for mid in ATTACK_IDS:
         info = registry.get(mid)
@@ -559,7 +559,7 @@ def test_registered_metadata():
 def demo_reports():
     from privcore import evaluate
     from privcore.demo import load_scenario
-    from privcore.schema import Schema
+    from privcore.data.schema import Schema
 
     out = {}
     for name in ("exact_copy", "column_resampler", "gaussian_copula"):
@@ -602,7 +602,7 @@ def test_registered_attacks_without_holdout(demo_reports):
 
 def test_registered_not_applicable():
     from privcore import evaluate
-    from privcore.schema import Schema
+    from privcore.data.schema import Schema
 
     real = pd.DataFrame({"a": np.arange(20.0), "b": list("xy") * 10})
     report = evaluate(real, real.copy(), Schema(types={"a": "numerical", "b": "binary"}, key=["a"]),
@@ -624,8 +624,8 @@ def test_registered_attacks_reject_bad_parameters_as_input_errors(metric, params
     # A parameter of the wrong kind (e.g. --param linkability.n_attacks=many) is the user's input,
     # so it must be an InputError naming it, not a metric's "internal error".
     from privcore import evaluate
-    from privcore.errors import InputError
-    from privcore.schema import Schema
+    from privcore.base.errors import InputError
+    from privcore.data.schema import Schema
 
     real = pd.DataFrame({"a": np.arange(20.0), "b": list("xy") * 10, "c": list("pqrs") * 5})
     schema = Schema(types={"a": "numerical", "b": "binary", "c": "categorical"}, sensitive="c")
@@ -642,11 +642,11 @@ def test_registered_attacks_reject_bad_parameters_as_input_errors(metric, params
     ("inference", ["zz"], "'zz'"),
 ])
 def test_registered_attacks_aux_cols_of_the_wrong_shape_are_input_errors(metric, aux_cols, fragment):
-    # The declared parameter is checked before any metric runs (privcore.params), with the message the
+    # The declared parameter is checked before any metric runs (privcore.data.params), with the message the
     # command line and the Metrics page show.
     from privcore import evaluate
-    from privcore.errors import InputError
-    from privcore.schema import Schema
+    from privcore.base.errors import InputError
+    from privcore.data.schema import Schema
 
     real = pd.DataFrame({"a": np.arange(20.0), "b": list("xy") * 10, "c": list("pqrs") * 5})
     schema = Schema(types={"a": "numerical", "b": "binary", "c": "categorical"}, sensitive="c")

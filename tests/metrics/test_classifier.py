@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from privcore import evaluate
 from privcore.metrics import classifier
-from privcore.schema import Schema
+from privcore.data.schema import Schema
 
 NUM = Schema({"a": "numerical"})
 
@@ -250,7 +250,7 @@ def test_mir_is_the_same_when_its_repeats_run_side_by_side():
 
 def test_omp_wait_policy_is_set_before_lightgbm_loads():
     code = (
-        "import os, sys; import privcore.metrics; "
+        "import os, sys; import privcore.metrics; privcore.metrics.load_all(); "
         "print(os.environ.get('OMP_WAIT_POLICY'), 'lightgbm' in sys.modules)"
     )
     env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}

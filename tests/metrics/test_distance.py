@@ -19,10 +19,10 @@ from hypothesis import strategies as st
 from scipy.spatial.distance import cdist
 
 from privcore import evaluate
-from privcore.errors import InputError
+from privcore.base.errors import InputError
 from privcore.metrics import distance
 from privcore.metrics.distance import attribute_entropy, hit_counts
-from privcore.schema import Schema
+from privcore.data.schema import Schema
 
 IDS = ["cvp", "dvp", "auth", "idscore", "nsnd", "mdcr", "nnaa", "hitr"]
 COPY_IDS = ["cvp", "dvp", "auth", "idscore", "nsnd", "mdcr", "nnaa", "hitr"]

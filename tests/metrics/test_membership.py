@@ -18,9 +18,10 @@ from hypothesis import strategies as st
 from scipy.stats import cauchy, multivariate_t
 from sklearn.metrics import roc_auc_score, roc_curve
 
-from privcore import evaluate, registry
+from privcore import evaluate
+from privcore.metrics import registry
 from privcore.demo import load_scenario
-from privcore.details import MembershipScores
+from privcore.metrics.details import MembershipScores
 from privcore.metrics.membership import (
     BANDWIDTH_GRID,
     MAX_HELD_OUT,
@@ -31,7 +32,7 @@ from privcore.metrics.membership import (
     snap_ties,
     t_kde_logpdf,
 )
-from privcore.schema import Schema
+from privcore.data.schema import Schema
 
 IDS = ["mia_distance", "mia_calibrated", "mia_domias"]
 FAST = {mid: {"n_boot": 50} for mid in IDS}
@@ -209,7 +210,7 @@ def test_bandwidth_is_the_best_held_out_likelihood_of_its_grids():
     assert len(distinct) == 300
     perm = np.random.default_rng(9).permutation(len(distinct))
     fit, held = distinct[perm[:150]], distinct[perm[150:]][:MAX_HELD_OUT]
-    from privcore.neighbors import nearest_two
+    from privcore.engine.neighbors import nearest_two
 
     base = np.median(nearest_two(held, fit)[0].d1)
     coarse = t_kde_logpdf(fit, held, base * BANDWIDTH_GRID).sum(axis=0)
@@ -292,7 +293,7 @@ def test_calibrated_split_is_seeded():
 
 @pytest.mark.parametrize("params", [{"n_boot": -1}, {"n_boot": 2.5}, {"confidence": 1.0}, {"reference": "x.csv"}])
 def test_bad_parameters_are_input_errors(params):
-    from privcore.errors import InputError
+    from privcore.base.errors import InputError
 
     with pytest.raises(InputError):
         run(REAL, SYN, HOLD, "mia_calibrated", params={"mia_calibrated": params})

@@ -15,11 +15,11 @@ from sklearn.metrics import roc_auc_score
 
 from privcore import evaluate
 from privcore.demo import load_scenario
-from privcore.details import MembershipScores
+from privcore.metrics.details import MembershipScores
 from privcore.metrics import membership_learned
 from privcore.metrics.membership_best import seeded_halves
 from privcore.metrics.membership_learned import stratified_folds
-from privcore.schema import Schema
+from privcore.data.schema import Schema
 
 
 def _run(name, n, metrics=("mia_learned",), seed=0, workers=None, params=None):

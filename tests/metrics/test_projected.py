@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from scipy.spatial.distance import cdist
 
 from privcore import evaluate
-from privcore.schema import Schema
+from privcore.data.schema import Schema
 
 PROJECTED = ["nndr", "dcr", "hidr"]
 

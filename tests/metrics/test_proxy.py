@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from privcore import evaluate
 from privcore.metrics.proxy import nndr_values, percentile_ratio
-from privcore.neighbors import Neighbours
-from privcore.schema import Schema
+from privcore.engine.neighbors import Neighbours
+from privcore.data.schema import Schema
 
 IDS = ["dcr_test", "nndr_test", "ims_test"]
 
@@ -61,7 +61,7 @@ def test_dcr_test_by_hand():
 
 
 def test_dcr_test_explanation_carries_the_caveat():
-    from privcore import registry
+    from privcore.metrics import registry
 
     for mid in IDS:
         text = registry.get(mid).explanation.blind_spots
@@ -215,7 +215,7 @@ def test_other_percentile_parameter():
 
 @pytest.mark.parametrize("q", [-1, 101, "5"])
 def test_bad_percentile_is_an_input_error(q):
-    from privcore.errors import InputError
+    from privcore.base.errors import InputError
 
     with pytest.raises(InputError):
         run(REAL, SYN, HOLD, "dcr_test", params={"dcr_test": {"percentile": q}})

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from privcore import Schema, evaluate
-from privcore.schema import BINARY, CATEGORICAL, NUMERICAL
+from privcore.data.schema import BINARY, CATEGORICAL, NUMERICAL
 
 SIMULATION = ["zcap", "gcap", "air", "crp"]
 
@@ -165,7 +165,7 @@ def test_air_numerical_sensitive_is_relative_to_the_true_value():
 
 
 def test_air_rejects_a_negative_tolerance():
-    from privcore.errors import InputError
+    from privcore.base.errors import InputError
 
     with pytest.raises(InputError, match="tolerance"):
         run("air", CAP_REAL, CAP_SYN, CAP_SCHEMA, params={"air": {"tolerance": -1}})
@@ -214,10 +214,10 @@ def test_zcap_and_gcap_need_a_categorical_sensitive_column_air_does_not():
 
 
 def test_compute_time_reasons():
-    from privcore.context import MetricContext, SharedComputation
+    from privcore.engine.context import MetricContext, SharedComputation
     from privcore.metrics.simulation import compute_air, compute_gcap, compute_zcap
-    from privcore.prepare import prepare
-    from privcore.results import NotApplicable
+    from privcore.data.prepare import prepare
+    from privcore.metrics.results import NotApplicable
 
     for schema, message in [
         (Schema({"k": "categorical", "n": "numerical", "s": "categorical"}), "sensitive column"),

@@ -15,11 +15,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from privcore import evaluate, registry
+from privcore import evaluate
+from privcore.metrics import registry
 from privcore.demo import load_scenario
-from privcore.details import EpsilonSeries
+from privcore.metrics.details import EpsilonSeries
 from privcore.metrics.synqp import identity_disclosure
-from privcore.schema import Schema
+from privcore.data.schema import Schema
 
 TYPES = {"sex": "binary", "city": "categorical", "age": "numerical", "income": "numerical",
          "disease": "categorical"}
@@ -198,7 +199,7 @@ def test_copy_scores_one(seed, n):
 
 @pytest.mark.parametrize("eps", [[-1, 0], [], "abc", [float("inf")]])
 def test_bad_epsilons_are_input_errors(eps):
-    from privcore.errors import InputError
+    from privcore.base.errors import InputError
 
     with pytest.raises(InputError):
         run("sd_idr", params={"sd_idr": {"epsilons": eps}})

@@ -18,8 +18,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from privcore.errors import ColumnMismatchError, SchemaError, TooFewRowsError
-from privcore.stats import AttackResult, Risk, SuccessRate
+from privcore.base.errors import ColumnMismatchError, SchemaError, TooFewRowsError
+from privcore.base.stats import AttackResult, Risk, SuccessRate
 
 NUMERICAL, CATEGORICAL, BINARY = "numerical", "categorical", "binary"
 COLUMN_TYPES = (NUMERICAL, CATEGORICAL, BINARY)

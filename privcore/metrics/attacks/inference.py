@@ -38,7 +38,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from privcore.errors import SchemaError
+from privcore.base.errors import SchemaError
 from privcore.metrics.attacks._common import (
     NUMERICAL,
     AttackOutcome,
@@ -53,7 +53,7 @@ from privcore.metrics.attacks._common import (
     prepare_tables,
     sample_targets,
 )
-from privcore.stats import AttackResult
+from privcore.base.stats import AttackResult
 
 DEFAULT_TOLERANCE = 0.05
 

@@ -4,9 +4,9 @@
 functions of this package. For each, ``risk`` is the residual risk ``(main − control)/(1 − control)``
 clipped to [0, 1] with the holdout as control, or without a holdout the main attack's Wilson rate;
 ``raw`` is the main attack's success rate (Wilson centre at 95 %); ``interval`` is the 95 % interval
-of ``risk``. ``details`` is a :class:`~privcore.details.SinglingOutAttack`,
-:class:`~privcore.details.LinkabilityAttack` or :class:`~privcore.details.InferenceAttack`: ``main``,
-``baseline``, ``control`` and ``residual`` as :class:`~privcore.details.Rate` (what the dashboard's interval
+of ``risk``. ``details`` is a :class:`~privcore.metrics.details.SinglingOutAttack`,
+:class:`~privcore.metrics.details.LinkabilityAttack` or :class:`~privcore.metrics.details.InferenceAttack`: ``main``,
+``baseline``, ``control`` and ``residual`` as :class:`~privcore.metrics.details.Rate` (what the dashboard's interval
 plot reads) and the attack's own details (queries, links, guesses; its per-attack records ``main``,
 ``control``, ``baseline`` as ``attack_main``, ``attack_control``, ``attack_baseline``). ``per_record`` is
 indexed by real record: 1 if the attack succeeded on that record, 0 if it failed, NaN if the record was not
@@ -19,16 +19,16 @@ from typing import Any
 
 import numpy as np
 
-from privcore.context import MetricContext
-from privcore.details import AttackRates, InferenceAttack, LinkabilityAttack, Rate, SinglingOutAttack
-from privcore.errors import InputError
+from privcore.engine.context import MetricContext
+from privcore.metrics.details import AttackRates, InferenceAttack, LinkabilityAttack, Rate, SinglingOutAttack
+from privcore.base.errors import InputError
 from privcore.metrics.attacks._common import AttackOutcome
 from privcore.metrics.attacks.inference import DEFAULT_TOLERANCE, inference
 from privcore.metrics.attacks.linkability import linkability
 from privcore.metrics.attacks.singling_out import DEFAULT_MAX_ATTEMPTS, singling_out
-from privcore.params import Param
-from privcore.registry import Explanation, MetricInfo, register
-from privcore.results import MetricOutput, NotApplicable
+from privcore.data.params import Param
+from privcore.metrics.registry import Explanation, MetricInfo, register
+from privcore.metrics.results import MetricOutput, NotApplicable
 
 REFERENCE = (
     "Giomi, Boenisch, Wehmeyer and Tasnádi, A Unified Framework for Quantifying Privacy Risk in Synthetic "

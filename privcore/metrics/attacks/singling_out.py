@@ -51,7 +51,7 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import OptimizeWarning, curve_fit
 
-from privcore.errors import SchemaError
+from privcore.base.errors import SchemaError
 from privcore.metrics.attacks._common import (
     AttackOutcome,
     Prepared,
@@ -61,7 +61,7 @@ from privcore.metrics.attacks._common import (
     plain_value,
     prepare_tables,
 )
-from privcore.stats import AttackResult
+from privcore.base.stats import AttackResult
 
 Query = tuple[tuple[int, str, float], ...]  # ((column position, operator, encoded value), ...)
 

@@ -1,0 +1,22 @@
+"""Auditing a generator: shadow-model membership inference against the generator itself.
+
+``privcore.audit.audit`` and its settings and result types stay importable from here, as before the
+layered layout (:mod:`privcore.audit.shadow`)."""
+
+from privcore.audit.shadow import (
+    ATTACKER_KNOWS,
+    EXPLANATION,
+    FPR_LEVELS,
+    AuditError,
+    AuditReport,
+    AuditSettings,
+    TargetResult,
+    audit,
+    expected_seconds,
+    implied_epsilon,
+    severity,
+    verdict,
+)
+
+__all__ = ["ATTACKER_KNOWS", "EXPLANATION", "FPR_LEVELS", "AuditError", "AuditReport", "AuditSettings",
+           "TargetResult", "audit", "expected_seconds", "implied_epsilon", "severity", "verdict"]

@@ -1,0 +1,607 @@
+"""Shadow-model membership audit of a generator (TAPAS-style, Houssiau et al. 2022; Meeus et al. 2023).
+
+Data-only scores look at one synthetic table. This audit attacks the *generator*: for one real person at
+a time (a target), it trains the generator many times on data with and without that person, learns from
+the outputs what the person's presence changes (a meta-classifier on query features), and measures how
+well that attack tells fresh outputs apart. It is the evidence the "DCR delusion" paper (Yao et al. 2025)
+asks for: it finds leaks that distance proxies pass.
+
+Steps (:func:`audit`):
+
+1. Split the real table, shuffled by the seed, into a target pool (20 %), auxiliary data (40 %) and
+   evaluation data (40 %). Training sets have ``m`` rows (default min(1000, half of each data part)).
+2. Targets: the ``targets`` most vulnerable records of the pool by the Achilles score (mean distance in
+   E to their 5 nearest other records of the real table; Meeus et al.), plus ``random_targets`` others
+   drawn at random.
+3. For each target: ``shadow_models`` generators trained on ``m`` auxiliary rows *with* the target (it
+   replaces one row) and as many *without* it; from each output, features: for ``n_queries`` random
+   subsets of the columns, the share of synthetic rows matching the target on them (categories equal,
+   numbers within 5 % of the column's range), and the target's distances in E to its 5 nearest
+   synthetic rows. A random forest learns in/out from the shadow features.
+4. It is evaluated on ``eval_models`` fresh generators trained on evaluation rows, half with the target
+   (the model-seeded set-up): ROC AUC and TPR at FPR 0, 1 % and 10 %, with bootstrap intervals.
+5. The ε it implies: the threshold with the largest TPR − FPR on the shadow models' out-of-bag scores
+   (no shadow model is scored by trees trained on it), counted on the evaluation models, gives
+   :func:`privcore.base.stats.epsilon_lower_bound`: no generator that is ε-differentially private for that
+   record, with ε below it, could let the attack do this well (95 % confidence per bound). This is the
+   rigorous bound: the generators differ by exactly that record.
+
+A generator that raises on one model is reported, not fatal; generators that need real people outside the
+training data (``fresh_sample``, the leak ladder) draw them from the auxiliary data.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import traceback
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Mapping
+
+import numpy as np
+import pandas as pd
+from sklearn.ensemble import RandomForestClassifier
+
+from privcore.engine.encoding import EuclideanSpace
+from privcore.base.errors import InputError, TooFewRowsError
+from privcore.base.jsonvalues import jsonable
+from privcore.data.prepare import prepare
+from privcore.metrics.registry import Explanation
+from privcore.data.schema import NUMERICAL, Schema, infer_schema
+
+ProgressCallback = Callable[[float, str], None]
+
+#: False-positive rates at which the audit reports the true-positive rate (as JSON keys).
+FPR_LEVELS = {"0": 0.0, "0.01": 0.01, "0.1": 0.1}
+#: Nearest records behind the Achilles score and the distance features.
+NEIGHBOURS = 5
+#: Numbers match when they differ by at most this share of the column's range in the real table.
+NUMERICAL_TOLERANCE = 0.05
+POOL_SHARE, AUX_SHARE = 0.2, 0.4
+MAX_TRAINING_ROWS = 1000
+BOOTSTRAP = 500
+
+
+#: What the attacker is assumed to know, as the registry says it for every metric.
+ATTACKER_KNOWS = ("The generator (the method, its settings and the right to run it), data from the same population "
+                  "that it was not trained on, and the full record of the person under suspicion; not the training "
+                  "data itself.")
+
+#: The audit's explanation, written once like every metric's (shown by the Audit page and the Learn page).
+EXPLANATION = Explanation(
+    attack="Membership inference against the generator (Houssiau et al., TAPAS; Meeus et al., Achilles' heels): "
+    "the attacker asks whether one particular person was in the data a synthetic table was generated from.",
+    steps=(
+        "Pick the most vulnerable real records (far from their nearest neighbours) and some random ones as targets.",
+        "For each target, train the generator many times on other real data, half of the times with the target "
+        "added, and describe every output by how many synthetic rows match the target on random sets of columns "
+        "and how close the nearest ones come.",
+        "Teach a classifier to tell outputs with the target from outputs without it, then score it on fresh "
+        "generators: the AUC, the share of those trained with the target it catches at low false-positive rates, "
+        "and the ε that no differentially private generator with a smaller ε could allow.",
+    ),
+    high="The generator's output changes visibly when this person is in its training data: publishing it tells an "
+    "attacker whether they were, and often more.",
+    low="Outputs with and without this person look alike to this attack and this budget.",
+    blind_spots="It tests a few targets, one generator setting and one attack; a low AUC bounds only that attack "
+    "and budget (a stronger attack or more models can do better), and the targets are people of this table, so a "
+    "rarer person elsewhere may be more exposed. With few evaluation models the intervals are wide and the ε "
+    "bounds small.",
+    note="Choice: model-seeded set-up (training sets of the evaluation generators are drawn from data the shadow "
+    "models never saw); a random forest as meta-classifier; numbers match within 5 % of the column's range.",
+)
+
+
+class AuditError(InputError):
+    """Audit settings that cannot work (too few rows, no models, a generator that never works)."""
+
+
+@dataclass(frozen=True)
+class AuditSettings:
+    """Budget of an audit; every field is validated by :meth:`check`."""
+
+    targets: int = 5
+    random_targets: int = 5
+    shadow_models: int = 50
+    eval_models: int = 20
+    training_rows: int | None = None
+    n_queries: int = 100
+    seed: int = 0
+
+    def check(self) -> "AuditSettings":
+        """Raise :class:`AuditError` naming the first setting out of range."""
+        rules = {"targets": 0, "random_targets": 0, "shadow_models": 1, "eval_models": 4, "n_queries": 1, "seed": 0}
+        for name, minimum in rules.items():
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+                raise AuditError(f"The audit setting {name} must be a whole number of at least {minimum}; got {value!r}.")
+        if self.targets + self.random_targets == 0:
+            raise AuditError("The audit needs at least one target: set targets or random_targets above 0.")
+        if self.training_rows is not None and (not isinstance(self.training_rows, (int, np.integer))
+                                               or self.training_rows < 10):
+            raise AuditError(f"training_rows must be a whole number of at least 10; got {self.training_rows!r}.")
+        return self
+
+
+@dataclass
+class TargetResult:
+    """The attack on one target record; ``row`` is its position in the real table as given."""
+
+    row: int
+    chosen: str
+    vulnerability: float
+    auc: float | None
+    auc_interval: tuple[float, float] | None
+    tpr_at: dict[str, float | None]
+    tpr_at_interval: dict[str, tuple[float, float] | None]
+    shadow_models: int
+    eval_models: int
+    failed_models: int
+    epsilon_lower_bound: float | None = None
+    eval_scores: list[float] = field(default_factory=list, repr=False)
+    eval_labels: list[int] = field(default_factory=list, repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        out = asdict(self)
+        out.pop("eval_scores"), out.pop("eval_labels")
+        return jsonable(out)
+
+
+@dataclass
+class AuditReport:
+    """Per-target results, the summary and what the audit ran with."""
+
+    generator: str
+    settings: AuditSettings
+    targets: list[TargetResult]
+    summary: dict[str, Any]
+    warnings: list[str]
+    seconds: float
+    splits: dict[str, int]
+    #: Seconds spent per phase: generator fits, samples, features, meta-classifiers, statistics.
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON contract of ``python -m privcore audit --json``."""
+        return {
+            "generator": self.generator,
+            "settings": jsonable(asdict(self.settings)),
+            "splits": dict(self.splits),
+            "targets": [t.to_json() for t in self.targets],
+            "summary": jsonable(self.summary),
+            "warnings": list(self.warnings),
+            "seconds": round(self.seconds, 3),
+            "timings": {k: round(v, 3) for k, v in self.timings.items()},
+        }
+
+
+# ---------------------------------------------------------------------------------------- the pieces
+
+
+def achilles_scores(encoded: np.ndarray, k: int = NEIGHBOURS) -> np.ndarray:
+    """Mean distance of each row to its ``k`` nearest other rows (Meeus et al.'s vulnerability score).
+
+    Examples
+    --------
+    >>> achilles_scores(np.array([[0.0], [1.0], [2.0], [10.0]]), k=2).tolist()
+    [1.5, 1.0, 1.5, 8.5]
+    """
+    n = len(encoded)
+    k = min(k, n - 1)
+    if k < 1:
+        return np.zeros(n)
+    sq = np.einsum("ij,ij->i", encoded, encoded)
+    out = np.empty(n)
+    step = max(1, 2**22 // max(n, 1))
+    for start in range(0, n, step):
+        block = encoded[start : start + step]
+        d2 = np.maximum(sq[start : start + step, None] + sq[None, :] - 2 * block @ encoded.T, 0.0)
+        d2[np.arange(len(block)), np.arange(start, start + len(block))] = np.inf  # not itself
+        nearest = np.sqrt(np.partition(d2, k - 1, axis=1)[:, :k])
+        out[start : start + step] = nearest.mean(axis=1)
+    return out
+
+
+def random_queries(n_columns: int, n_queries: int, rng: np.random.Generator) -> np.ndarray:
+    """``n_queries`` random column subsets (rows of a 0/1 matrix), of sizes uniform in 1..n_columns."""
+    out = np.zeros((n_queries, n_columns), dtype=np.float64)
+    for q in range(n_queries):
+        size = int(rng.integers(1, n_columns + 1))
+        out[q, rng.choice(n_columns, size=size, replace=False)] = 1.0
+    return out
+
+
+class FeatureExtractor:
+    """TAPAS-style query features of one synthetic output about one target record."""
+
+    def __init__(self, real: pd.DataFrame, schema: Schema, space: EuclideanSpace):
+        self.columns = list(schema.columns)
+        self.numerical = [c for c in self.columns if schema.types[c] == NUMERICAL]
+        self.tolerance = {c: NUMERICAL_TOLERANCE * float(real[c].max() - real[c].min()) for c in self.numerical}
+        self.space = space
+
+    def features(self, target: pd.Series, target_encoded: np.ndarray, synthetic: pd.DataFrame,
+                 queries: np.ndarray) -> np.ndarray:
+        """Match shares for every query, then the distances to the nearest synthetic rows."""
+        mismatch = np.empty((len(synthetic), len(self.columns)))
+        for j, col in enumerate(self.columns):
+            values = synthetic[col].to_numpy()
+            if col in self.tolerance:
+                with np.errstate(invalid="ignore"):
+                    mismatch[:, j] = ~(np.abs(values.astype(float) - float(target[col])) <= self.tolerance[col])
+            else:
+                mismatch[:, j] = values != target[col]
+        shares = ((mismatch @ queries.T) == 0).mean(axis=0) if len(synthetic) else np.zeros(len(queries))
+        # A missing number (an ε-DP histogram can draw one) has no distance: such rows are left out here.
+        complete = synthetic.dropna(subset=self.numerical) if self.numerical else synthetic
+        encoded = self.space.transform(complete)
+        distances = np.sqrt(np.maximum(((encoded - target_encoded) ** 2).sum(axis=1), 0.0))
+        nearest = np.sort(distances)[:NEIGHBOURS]
+        nearest = np.pad(nearest, (0, NEIGHBOURS - len(nearest)), constant_values=np.inf)
+        return np.r_[shares, np.minimum(nearest, 1e6)]
+
+
+def chance_share_above(threshold: float, n_in: int, n_out: int, *, draws: int = 20_000, seed: int = 0) -> float:
+    """Probability that an attack that guesses at random scores an AUC above ``threshold`` on ``n_in``
+    models with the target and ``n_out`` without (Monte Carlo over random rankings)."""
+    rng = np.random.default_rng(seed)
+    ranks = np.argsort(rng.random((draws, n_in + n_out)), axis=1)
+    labels = np.r_[np.ones(n_in), np.zeros(n_out)]
+    scores = np.empty((draws, n_in + n_out))
+    np.put_along_axis(scores, ranks, np.arange(n_in + n_out, dtype=float)[None, :].repeat(draws, 0), axis=1)
+    member_rank_sum = (scores * labels).sum(axis=1) + n_in  # ranks from 1
+    auc = (member_rank_sum - n_in * (n_in + 1) / 2) / (n_in * n_out)
+    return float(np.mean(auc > threshold))
+
+
+def roc_summary(member_scores: np.ndarray, nonmember_scores: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """AUC and the largest TPR with FPR ≤ each level of :data:`FPR_LEVELS`, for rows of resamples at once.
+
+    Parameters
+    ----------
+    member_scores, nonmember_scores : numpy.ndarray
+        Shape (b, n_in) and (b, n_out): the attack's scores of models trained with and without the target.
+
+    Returns
+    -------
+    auc : numpy.ndarray
+        Shape (b,): P(member score > non-member score), ties counted ½.
+    tpr_at : dict
+        FPR level key → shape (b,) TPR: with k = ⌊level·n_out⌋ non-members allowed above the threshold,
+        the share of members scoring above the (k+1)-th highest non-member.
+
+    Examples
+    --------
+    >>> auc, tpr = roc_summary(np.array([[0.9, 0.6, 0.4]]), np.array([[0.5, 0.3, 0.6, 0.1]]))
+    >>> float(auc[0]), float(tpr["0"][0])
+    (0.7916666666666666, 0.3333333333333333)
+    """
+    members, non = np.atleast_2d(member_scores), np.atleast_2d(nonmember_scores)
+    diff = members[:, :, None] - non[:, None, :]
+    auc = ((diff > 0) + 0.5 * (diff == 0)).mean(axis=(1, 2))
+    ordered = -np.sort(-non, axis=1)
+    tpr = {}
+    for key, level in FPR_LEVELS.items():
+        k = int(math.floor(level * non.shape[1] + 1e-9))
+        if k >= non.shape[1]:
+            tpr[key] = np.ones(len(members))
+        else:
+            tpr[key] = (members > ordered[:, k : k + 1]).mean(axis=1)
+    return auc, tpr
+
+
+def _statistics(labels: np.ndarray, scores: np.ndarray, rng: np.random.Generator):
+    """AUC and TPRs with percentile-bootstrap intervals (models with and without the target resampled apart)."""
+    members, non = scores[labels == 1], scores[labels == 0]
+    auc, tpr = roc_summary(members, non)
+    boot_members = members[rng.integers(0, len(members), (BOOTSTRAP, len(members)))]
+    boot_non = non[rng.integers(0, len(non), (BOOTSTRAP, len(non)))]
+    boot_auc, boot_tpr = roc_summary(boot_members, boot_non)
+    interval = lambda v: tuple(float(x) for x in np.quantile(v, [0.025, 0.975]))  # noqa: E731
+    return (float(auc[0]), interval(boot_auc), {k: float(v[0]) for k, v in tpr.items()},
+            {k: interval(v) for k, v in boot_tpr.items()})
+
+
+# ------------------------------------------------------------------------------------------ the audit
+
+
+def audit(
+    real: pd.DataFrame,
+    generator: Any,
+    schema: Schema | None = None,
+    *,
+    settings: AuditSettings | None = None,
+    generator_name: str | None = None,
+    make: Callable[[pd.DataFrame], Any] | None = None,
+    progress: ProgressCallback | None = None,
+) -> AuditReport:
+    """Shadow-model membership audit of ``generator`` on the real table (see the module docstring).
+
+    Parameters
+    ----------
+    real : DataFrame
+        The real table.
+    generator : object
+        Anything with ``fit(table, types)`` (or ``fit(table)``) and ``sample(n, seed)``; refitted for every
+        model. Wrap SDV-style synthesizers with :class:`privcore.generators.SDVAdapter`.
+    schema : Schema, optional
+        Column types (inferred when omitted); the audit uses every analysed column.
+    settings : AuditSettings, optional
+        Budget and seed.
+    generator_name : str, optional
+        How the report names the generator.
+    make : callable, optional
+        ``make(population) -> generator``: builds the generator with the auxiliary data as its population
+        of real people outside the training data (built-ins that need one); overrides ``generator``.
+    progress : callable, optional
+        ``progress(fraction, message)``.
+
+    Returns
+    -------
+    AuditReport
+
+    Raises
+    ------
+    AuditError, TooFewRowsError
+        Bad settings, too few rows for the three splits, or a generator that fails on every model.
+    """
+    started = time.perf_counter()
+    settings = (settings or AuditSettings()).check()
+    schema = schema if schema is not None else infer_schema(real)
+    prepared = prepare(real, real, schema)
+    data = prepared.real[list(schema.columns)].reset_index(drop=True)
+    row_in_table = prepared.kept["real"]  # rows with a missing number may have been dropped
+    n = len(data)
+    rng = np.random.default_rng(settings.seed)
+    order = rng.permutation(n)
+    n_pool, n_aux = int(n * POOL_SHARE), int(n * AUX_SHARE)
+    pool, aux, evaluation = order[:n_pool], order[n_pool : n_pool + n_aux], order[n_pool + n_aux :]
+    m = settings.training_rows or min(MAX_TRAINING_ROWS, len(aux) // 2, len(evaluation) // 2)
+    n_targets = settings.targets + settings.random_targets
+    if len(pool) < n_targets or m < 10 or m > min(len(aux), len(evaluation)) - 1:
+        raise TooFewRowsError(
+            f"The real table has {n} usable rows: too few to split into a target pool of at least {n_targets} "
+            f"records and two data sets for training sets of {m} rows (about {max(5 * n_targets, 60)} rows are "
+            "needed at the very least). Use a larger table, fewer targets or smaller training sets.")
+    space = EuclideanSpace(data, [], schema)
+    encoded = space.transform(data)
+    vulnerability = achilles_scores(encoded)
+    pool_order = pool[np.argsort(-vulnerability[pool], kind="stable")]
+    vulnerable = pool_order[: settings.targets]
+    rest = np.setdiff1d(pool, vulnerable)
+    random_picks = rng.choice(rest, size=min(settings.random_targets, len(rest)), replace=False)
+    chosen = [(int(r), "vulnerable") for r in vulnerable] + [(int(r), "random") for r in random_picks]
+    population = data.iloc[aux].reset_index(drop=True)
+    fitted = make(population) if make is not None else generator
+    name = generator_name or getattr(fitted, "name", None) or type(fitted).__name__
+    extractor = FeatureExtractor(data, schema, space)
+    types = {c: schema.types[c] for c in schema.columns}
+    warnings: list[str] = []
+    results: list[TargetResult] = []
+    total_models = n_targets * (2 * settings.shadow_models + settings.eval_models)
+    done = 0
+    timings = dict.fromkeys(("fit", "sample", "features", "meta_classifier", "statistics"), 0.0)
+    clock = time.perf_counter
+
+    def tick(message: str) -> None:
+        nonlocal done
+        done += 1
+        if progress is not None:
+            progress(min(1.0, done / total_models), message)
+
+    for t_index, (row, how) in enumerate(chosen):
+        target = data.iloc[row]
+        queries = random_queries(len(schema.columns), settings.n_queries, rng)
+        failures: list[str] = []
+
+        def features_of(base_rows: np.ndarray, with_target: bool, model_seed: int) -> np.ndarray | None:
+            training = data.iloc[base_rows].reset_index(drop=True)
+            if with_target:
+                training.iloc[0] = target
+            try:
+                model = make(population) if make is not None else fitted
+                began = clock()
+                _fit(model, training, types)
+                timings["fit"] += clock() - began
+                began = clock()
+                output = model.sample(m, seed=model_seed)
+                timings["sample"] += clock() - began
+                _check_columns(output, training, name)
+                began = clock()
+                features = extractor.features(target, encoded[row], output[list(schema.columns)], queries)
+                timings["features"] += clock() - began
+            except Exception as exc:  # noqa: BLE001 - one failing model is reported, not fatal
+                failures.append(f"{type(exc).__name__}: {exc}")
+                if not isinstance(exc, InputError):
+                    failures[-1] += "\n" + traceback.format_exc(limit=3)
+                return None
+            return features
+
+        def collect(source: np.ndarray, count: int, kind: str):
+            feats, labels = [], []
+            for i in range(count):
+                with_target = i % 2 == 0
+                base = rng.choice(source, size=m, replace=False)
+                f = features_of(base, with_target, int(rng.integers(2**31)))
+                tick(f"target {t_index + 1} of {n_targets}: {kind} model {i + 1} of {count}")
+                if f is not None:
+                    feats.append(f)
+                    labels.append(int(with_target))
+            return np.array(feats), np.array(labels)
+
+        shadow_x, shadow_y = collect(aux, 2 * settings.shadow_models, "shadow")
+        eval_x, eval_y = collect(evaluation, settings.eval_models, "evaluation")
+        if len(failures) == 2 * settings.shadow_models + settings.eval_models:
+            raise AuditError(f"The generator {name} failed on every model for target row {row}; the first error "
+                             f"was: {failures[0].splitlines()[0]}")
+        if failures:
+            warnings.append(f"Target row {row}: {len(failures)} model(s) failed and were left out "
+                            f"(first: {failures[0].splitlines()[0]}).")
+        result = TargetResult(row=int(row_in_table[row]), chosen=how, vulnerability=float(vulnerability[row]), auc=None,
+                              auc_interval=None, tpr_at={k: None for k in FPR_LEVELS},
+                              tpr_at_interval={k: None for k in FPR_LEVELS}, shadow_models=len(shadow_y),
+                              eval_models=len(eval_y), failed_models=len(failures))
+        if len(set(shadow_y.tolist())) == 2 and len(set(eval_y.tolist())) == 2:
+            began = clock()
+            forest = RandomForestClassifier(n_estimators=200, min_samples_leaf=2, random_state=settings.seed,
+                                            n_jobs=1, oob_score=True).fit(shadow_x, shadow_y)
+            scores = forest.predict_proba(eval_x)[:, 1]
+            result.epsilon_lower_bound = implied_epsilon(forest.oob_decision_function_[:, 1], shadow_y, scores, eval_y)
+            timings["meta_classifier"] += clock() - began
+            began = clock()
+            result.auc, result.auc_interval, result.tpr_at, result.tpr_at_interval = _statistics(eval_y, scores, rng)
+            timings["statistics"] += clock() - began
+            result.eval_scores, result.eval_labels = scores.tolist(), eval_y.tolist()
+        else:
+            warnings.append(f"Target row {row}: too few working models to train or evaluate the attack.")
+        results.append(result)
+    summary = _summary(results, settings, data, schema, fitted, make, population, evaluation, m, name)
+    return AuditReport(generator=name, settings=settings, targets=results, summary=summary, warnings=warnings,
+                       seconds=time.perf_counter() - started,
+                       splits={"rows": n, "target_pool": len(pool), "auxiliary": len(aux),
+                               "evaluation": len(evaluation), "training_rows": m}, timings=timings)
+
+
+def implied_epsilon(shadow_scores: np.ndarray, shadow_labels: np.ndarray, eval_scores: np.ndarray,
+                    eval_labels: np.ndarray) -> float:
+    """ε lower bound of one target: threshold chosen on the shadow models, counted on the evaluation models.
+
+    The threshold is the shadow score with the largest TPR − FPR (models at or above it are called "trained
+    with the target"); :func:`privcore.base.stats.epsilon_lower_bound` turns the evaluation counts into ε.
+
+    Examples
+    --------
+    A perfect attack on 10 + 10 evaluation models, and one that scores every model alike:
+
+    >>> shadow, labels = np.r_[0.9, 0.2], np.r_[1, 0]
+    >>> evaluation = np.r_[[1] * 10, [0] * 10]
+    >>> round(implied_epsilon(shadow, labels, np.where(evaluation == 1, 0.9, 0.1), evaluation), 4)
+    1.0519
+    >>> implied_epsilon(shadow, labels, np.full(20, 0.5), evaluation)
+    0.0
+    """
+    from privcore.base.stats import epsilon_lower_bound
+
+    usable = np.isfinite(shadow_scores)
+    shadow_scores, shadow_labels = shadow_scores[usable], shadow_labels[usable]
+    if len(set(shadow_labels.tolist())) < 2:
+        return 0.0
+    candidates = np.unique(shadow_scores)
+    gains = [np.mean(shadow_scores[shadow_labels == 1] >= t) - np.mean(shadow_scores[shadow_labels == 0] >= t)
+             for t in candidates]
+    threshold = candidates[int(np.argmax(gains))]
+    flagged = eval_scores >= threshold
+    members, non = eval_labels == 1, eval_labels == 0
+    return epsilon_lower_bound(int(flagged[members].sum()), int(members.sum()), int(flagged[non].sum()),
+                               int(non.sum()))
+
+
+def _fit(model: Any, table: pd.DataFrame, types: Mapping[str, str]) -> None:
+    try:
+        model.fit(table, types)
+    except TypeError:
+        model.fit(table)
+
+
+def _check_columns(output: Any, training: pd.DataFrame, name: str) -> None:
+    if not isinstance(output, pd.DataFrame):
+        raise AuditError(f"The generator {name} returned a {type(output).__name__}, not a table.")
+    missing = [c for c in training.columns if c not in output.columns]
+    if missing:
+        raise AuditError(f"The generator {name} returned a table without the column(s) {', '.join(map(str, missing))}.")
+
+
+def _summary(results, settings, data, schema, fitted, make, population, evaluation, m, name) -> dict[str, Any]:
+    aucs = [r.auc for r in results if r.auc is not None]
+    n_eval = settings.eval_models
+    chance = chance_share_above(0.6, (n_eval + 1) // 2, n_eval // 2, seed=settings.seed)
+    bounds = [r.epsilon_lower_bound for r in results if r.epsilon_lower_bound is not None]
+    summary: dict[str, Any] = {
+        "max_epsilon_lower_bound": max(bounds) if bounds else None,
+        "share_auc_above_0.6": float(np.mean([a > 0.6 for a in aucs])) if aucs else None,
+        "share_auc_above_0.8": float(np.mean([a > 0.8 for a in aucs])) if aucs else None,
+        "share_clearly_exposed": float(np.mean([r.auc > 0.8 and r.auc_interval[0] > 0.5 for r in results
+                                                if r.auc is not None])) if aucs else None,
+        "chance_share_above_0.6": chance,
+        "mean_auc": {how: _mean([r.auc for r in results if r.chosen == how and r.auc is not None])
+                     for how in ("vulnerable", "random")},
+        "dcr_test": _dcr_test(data, schema, fitted, make, population, evaluation, m, settings.seed),
+    }
+    summary["verdict"] = verdict(summary, name)
+    return summary
+
+
+def _mean(values) -> float | None:
+    return float(np.mean(values)) if values else None
+
+
+def _dcr_test(data, schema, fitted, make, population, evaluation, m, seed) -> dict[str, Any] | None:
+    """The DCR holdout test on one synthetic output, to show the proxy beside the attack."""
+    from privcore.evaluation.evaluate import evaluate
+
+    rng = np.random.default_rng([seed, 7])
+    picks = rng.permutation(evaluation)
+    training = data.iloc[picks[:m]].reset_index(drop=True)
+    holdout = data.iloc[picks[m : 2 * m]].reset_index(drop=True)
+    if len(holdout) < 2:
+        return None
+    try:
+        model = make(population) if make is not None else fitted
+        _fit(model, training, {c: schema.types[c] for c in schema.columns})
+        output = model.sample(m, seed=seed)
+        result = evaluate(training, output[list(schema.columns)], schema, metrics="dcr_test", holdout=holdout)["dcr_test"]
+    except Exception:  # noqa: BLE001 - the proxy is context, not the audit's result
+        return None
+    if not result.applicable:
+        return None
+    return {"passes": bool(result.details.passes), "risk": result.risk, "p_synthetic": result.details.p_synthetic,
+            "p_holdout": result.details.p_holdout}
+
+
+def severity(summary: Mapping[str, Any]) -> str:
+    """What the audit found, in one word: ``"exposed"`` (a target above AUC 0.8 with its interval above 0.5),
+    ``"suspect"`` (above 0.8 but within reach of chance, or more targets above 0.6 than chance explains),
+    ``"none"`` (no target stood out) or ``"unknown"`` (no attack could be trained)."""
+    share6, chance = summary.get("share_auc_above_0.6"), summary.get("chance_share_above_0.6") or 0.0
+    if share6 is None:
+        return "unknown"
+    if summary.get("share_clearly_exposed"):
+        return "exposed"
+    if summary.get("share_auc_above_0.8") or share6 > chance + 0.1:
+        return "suspect"
+    return "none"
+
+
+def verdict(summary: Mapping[str, Any], name: str) -> str:
+    """One plain sentence on what the audit found (see :func:`severity`)."""
+    share8, share6, chance = summary.get("share_auc_above_0.8"), summary.get("share_auc_above_0.6"), \
+        summary.get("chance_share_above_0.6")
+    found = severity(summary)
+    if found == "unknown":
+        return f"The audit of {name} could not train or evaluate an attack."
+    dcr = summary.get("dcr_test") or {}
+    proxy = ""
+    if dcr:
+        proxy = (" The DCR test on one of its outputs passes, which shows how little that proxy says."
+                 if dcr.get("passes") and share6 > chance + 0.1 else
+                 f" The DCR test on one of its outputs {'passes' if dcr.get('passes') else 'fails'}.")
+    if found == "exposed":
+        return (f"{name} is not private for the people it was tested on: for {summary['share_clearly_exposed']:.0%} of "
+                f"the targets an attacker tells with AUC above 0.8, and beyond chance (95 % interval above 0.5), "
+                f"whether they were in the training data.{proxy}")
+    if share8:
+        return (f"{name} may leak membership: {share8:.0%} of the targets give the attack an AUC above 0.8, but with "
+                f"intervals that still reach chance; run more evaluation models to settle it.{proxy}")
+    if found == "suspect":
+        return (f"{name} leaks membership of some people: {share6:.0%} of the targets give the attack an AUC above 0.6, "
+                f"where chance alone would give about {chance:.0%}.{proxy}")
+    return (f"No target stood out: the attack did no better than chance would ({share6:.0%} of targets above AUC 0.6, "
+            f"about {chance:.0%} expected by chance). This bounds only this attack and this budget.{proxy}")
+
+
+def expected_seconds(rows: int, settings: AuditSettings, seconds_per_model: float = 0.02) -> float:
+    """A rough run-time estimate to show before an audit starts."""
+    n_targets = settings.targets + settings.random_targets
+    m = settings.training_rows or min(MAX_TRAINING_ROWS, int(rows * AUX_SHARE) // 2)
+    per_model = seconds_per_model * max(1.0, m / 1000)
+    return n_targets * ((2 * settings.shadow_models + settings.eval_models) * per_model + 1.0) + math.log1p(rows)

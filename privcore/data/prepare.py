@@ -1,0 +1,172 @@
+"""Apply a validated schema to the tables: keep analysed columns, canonical values, missing-value policy.
+
+After :func:`prepare`, numerical columns are float64 without missing values and categorical/binary
+columns hold strings in which a missing value is its own category (:data:`MISSING`), as metrics.md §0
+prescribes. Every later step (encoding, neighbours, metrics) reads only the prepared tables.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from privcore.base.errors import AllMissingColumnError, SchemaError
+from privcore.data.memory import check_memory
+from privcore.data.schema import NUMERICAL, Schema, _canonical_categories
+
+#: The category that stands for a missing categorical or binary value.
+MISSING = "(missing)"
+
+
+@dataclass
+class PreparedData:
+    """The tables of one evaluation, cleaned and typed.
+
+    Attributes
+    ----------
+    real, synthetic : DataFrame
+        Analysed columns only, rows renumbered 0..n-1.
+    holdout : DataFrame or None
+    pair_index : numpy.ndarray or None
+        For synthetic row *i*, the position of its real twin in ``real`` (−1 if the twin was dropped
+        or has no match); ``None`` without pairing.
+    dropped : dict
+        Table name → number of rows dropped for missing numerical values.
+    warnings : list of str
+    kept : dict
+        Table role → positions, in the table as given, of the rows kept (row ``i`` of ``real`` is row
+        ``kept["real"][i]`` of the real table given).
+    """
+
+    real: pd.DataFrame
+    synthetic: pd.DataFrame
+    holdout: pd.DataFrame | None
+    schema: Schema
+    pair_index: np.ndarray | None = None
+    dropped: dict[str, int] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    kept: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def table(self, role: str) -> pd.DataFrame:
+        """The table playing ``role`` (``"real"``, ``"synthetic"`` or ``"holdout"``)."""
+        table = {"real": self.real, "synthetic": self.synthetic, "holdout": self.holdout}[role]
+        if table is None:
+            raise KeyError(f"no {role} table in this evaluation")
+        return table
+
+
+def prepare(
+    real: pd.DataFrame,
+    synthetic: pd.DataFrame,
+    schema: Schema,
+    holdout: pd.DataFrame | None = None,
+    *,
+    names: dict[str, str] | None = None,
+) -> PreparedData:
+    """Validate ``schema`` against the tables and return them cleaned and typed.
+
+    Parameters
+    ----------
+    real, synthetic, holdout : DataFrame
+        Tables as loaded.
+    schema : Schema
+        Column types and roles.
+    names : dict, optional
+        Role → display name (file name) used in messages.
+
+    Returns
+    -------
+    PreparedData
+
+    Raises
+    ------
+    SchemaError
+        From :meth:`Schema.validate`; among them :class:`~privcore.base.errors.ExtremeValueError` for ``inf``,
+        ``-inf`` or a magnitude beyond ``privcore.data.schema.MAX_MAGNITUDE`` in a numerical column. These are
+        refused under both missing-value policies, never dropped or imputed as if they were missing.
+    MemoryBudgetError
+        When the encoded tables would need more memory than :func:`privcore.data.memory.memory_budget` allows.
+    """
+    names = {"real": "real", "synthetic": "synthetic", "holdout": "holdout", **(names or {})}
+    schema.validate(
+        real, {names["synthetic"]: synthetic}, holdout, real_name=names["real"], holdout_name=names["holdout"]
+    )
+    numerical = schema.columns_of(NUMERICAL)
+    raw = {"real": real, "synthetic": synthetic, "holdout": holdout}
+    for role, df in raw.items():
+        if df is None:
+            continue
+        empty = [c for c in schema.columns if df[c].isna().all()]
+        if empty:
+            raise AllMissingColumnError(
+                f"Column(s) {', '.join(repr(c) for c in empty)} of {names[role]} have no values at all; "
+                "remove them from the analysis (or the file).",
+                file=names[role],
+                column=empty[0],
+            )
+
+    medians = {c: float(pd.to_numeric(real[c], errors="coerce").median()) for c in numerical}
+    typed: dict[str, pd.DataFrame] = {}
+    keep: dict[str, np.ndarray] = {}
+    dropped: dict[str, int] = {}
+    warnings: list[str] = []
+    for role, df in raw.items():
+        if df is None:
+            continue
+        out = pd.DataFrame(index=pd.RangeIndex(len(df)))
+        for col in schema.columns:
+            if col in numerical:
+                out[col] = pd.to_numeric(df[col], errors="coerce").astype("float64").to_numpy()
+            else:
+                out[col] = _canonical_categories(df[col]).fillna(MISSING).to_numpy()
+        mask = np.ones(len(df), dtype=bool)
+        if numerical:
+            has_missing = out[numerical].isna().any(axis=1).to_numpy()
+            if schema.missing == "impute":
+                out[numerical] = out[numerical].fillna(medians)
+            else:
+                mask = ~has_missing
+                if has_missing.any():
+                    warnings.append(
+                        f"{names[role]}: {int(has_missing.sum())} row(s) with a missing numerical value were "
+                        "dropped (choose median imputation to keep them)."
+                    )
+        dropped[role] = int((~mask).sum())
+        keep[role] = mask
+        typed[role] = out[mask].reset_index(drop=True)
+
+    # Before anything is encoded: refuse what would not fit, rather than run out of memory half-way.
+    check_memory(typed, schema)
+    pair_index = _pair_index(real, synthetic, schema, keep, names) if schema.pairing else None
+    return PreparedData(
+        real=typed["real"],
+        synthetic=typed["synthetic"],
+        holdout=typed.get("holdout"),
+        schema=schema,
+        pair_index=pair_index,
+        dropped=dropped,
+        warnings=warnings,
+        kept={role: np.flatnonzero(mask) for role, mask in keep.items()},
+    )
+
+
+def _pair_index(real, synthetic, schema: Schema, keep, names) -> np.ndarray:
+    """Map each kept synthetic row to the kept position of its real twin (−1 when none)."""
+    real_kept_pos = np.full(len(real), -1, dtype=np.int64)
+    real_kept_pos[keep["real"]] = np.arange(int(keep["real"].sum()))
+    if schema.pairing == "row":
+        twin_original = np.arange(len(synthetic))
+    else:
+        col = schema.pairing
+        lookup = pd.Series(np.arange(len(real)), index=real[col].to_numpy())
+        twin_original = lookup.reindex(synthetic[col].to_numpy()).fillna(-1).to_numpy().astype(np.int64)
+        if (twin_original < 0).all():
+            raise SchemaError(
+                f"No id in {names['synthetic']}'s column '{col}' matches an id in {names['real']}; "
+                "check the pairing column.",
+                column=col,
+            )
+    twins = np.where(twin_original >= 0, real_kept_pos[np.clip(twin_original, 0, None)], -1)
+    return twins[keep["synthetic"]]

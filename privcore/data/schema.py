@@ -1,0 +1,435 @@
+"""Column types and roles (metrics.md §0), inferred from the data and overridable by the user.
+
+A :class:`Schema` says, for each analysed column, whether it is numerical, categorical or binary, which
+columns are quasi-identifiers (key) and which one is sensitive, how synthetic rows pair with real rows,
+and what to do with missing numerical values. :func:`infer_schema` proposes one; :meth:`Schema.validate`
+checks a (possibly user-edited) schema against the tables with specific, user-facing messages.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from privcore.base.errors import ExtremeValueError, SchemaError
+
+NUMERICAL = "numerical"
+CATEGORICAL = "categorical"
+BINARY = "binary"
+COLUMN_TYPES = (NUMERICAL, CATEGORICAL, BINARY)
+MISSING_POLICIES = ("drop", "impute")
+
+#: An integer column with at most this many distinct values is flagged as probably categorical.
+FEW_INTEGER_VALUES = 10
+
+#: Largest seed: every random step (numpy, scikit-learn's ``random_state=seed + i``) accepts it.
+MAX_SEED = 2**31 - 1
+
+#: Largest magnitude of a numerical value. Beyond it the squares and sums behind min–max scaling,
+#: standardisation and distances can overflow double precision (1e308) and give wrong scores.
+MAX_MAGNITUDE = 1e100
+
+
+@dataclass(frozen=True)
+class ColumnGuess:
+    """An inferred column type with the reason a user may want to change it.
+
+    ``identifier`` marks a text column with a distinct value in (nearly) every row: a record id or free
+    text, which no attacker model uses as a quasi-identifier and which would blow up the one-hot space.
+    """
+
+    type: str
+    note: str = ""
+    identifier: bool = False
+
+
+@dataclass
+class Schema:
+    """Types and roles of the analysed columns.
+
+    Parameters
+    ----------
+    types : dict
+        Column name → ``"numerical"``, ``"categorical"`` or ``"binary"``. Columns not listed are ignored.
+    key : list of str, optional
+        Quasi-identifiers. ``None`` means every analysed column except the sensitive one.
+    sensitive : str, optional
+        The sensitive attribute.
+    pairing : str, optional
+        ``None`` (no pairing), ``"row"`` (synthetic row *i* was generated from real row *i*) or the
+        name of an id column present in both tables (not analysed).
+    missing : {"drop", "impute"}
+        Numerical missing values: drop the row (default) or impute the real table's median. Infinite
+        values are not missing values: :meth:`validate` refuses them under either policy.
+    seed : int
+        Seed for every random step (metrics.md §0): a whole number from 0 to :data:`MAX_SEED`.
+
+    Examples
+    --------
+    >>> Schema({"age": "numerical", "sex": "binary", "income": "categorical"}, sensitive="income").key_columns
+    ['age', 'sex']
+    """
+
+    types: dict[str, str]
+    key: list[str] | None = None
+    sensitive: str | None = None
+    pairing: str | None = None
+    missing: str = "drop"
+    seed: int = 0
+
+    @property
+    def columns(self) -> list[str]:
+        """Analysed columns, in the order of ``types``."""
+        return [c for c in self.types if c != self.pairing_column]
+
+    @property
+    def pairing_column(self) -> str | None:
+        """The id column used for pairing, if pairing is by column."""
+        return self.pairing if self.pairing not in (None, "row") else None
+
+    @property
+    def key_columns(self) -> list[str]:
+        """The key attributes actually used (default: every analysed non-sensitive column)."""
+        if self.key is not None:
+            return list(self.key)
+        return [c for c in self.columns if c != self.sensitive]
+
+    def columns_of(self, kind: str) -> list[str]:
+        """Analysed columns of one type."""
+        return [c for c in self.columns if self.types[c] == kind]
+
+    @property
+    def sensitive_type(self) -> str | None:
+        return None if self.sensitive is None else self.types.get(self.sensitive)
+
+    def with_changes(self, **changes: Any) -> "Schema":
+        """A copy with some fields replaced."""
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "types": dict(self.types),
+            "key": None if self.key is None else list(self.key),
+            "sensitive": self.sensitive,
+            "pairing": self.pairing,
+            "missing": self.missing,
+            "seed": self.seed,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Schema":
+        return cls(
+            types=dict(data["types"]),
+            key=None if data.get("key") is None else list(data["key"]),
+            sensitive=data.get("sensitive"),
+            pairing=data.get("pairing"),
+            missing=data.get("missing", "drop"),
+            seed=int(data.get("seed", 0)),
+        )
+
+    def validate(
+        self,
+        real: pd.DataFrame,
+        synthetic: Mapping[str, pd.DataFrame] | pd.DataFrame | None = None,
+        holdout: pd.DataFrame | None = None,
+        *,
+        real_name: str = "real",
+        holdout_name: str = "holdout",
+    ) -> None:
+        """Check the schema against the tables; raise :class:`SchemaError` with a specific message.
+
+        Besides types, roles and pairing, every numerical column of every table must hold finite
+        numbers within ±:data:`MAX_MAGNITUDE`: ``inf``, ``-inf`` (CSV text "inf", "Infinity", or a
+        number beyond ±1.8e308) and larger magnitudes raise :class:`~privcore.base.errors.ExtremeValueError`
+        naming the file, the column and the first such row (counted from 1 below the header), under
+        either missing-value policy: an infinite value is a measurement gone wrong, not a missing
+        one, and dropping or imputing it silently would change the records being assessed.
+
+        Parameters
+        ----------
+        real : DataFrame
+            The real (training) table.
+        synthetic : DataFrame or mapping of name → DataFrame, optional
+            Synthetic table(s).
+        holdout : DataFrame, optional
+            Holdout table.
+        real_name, holdout_name : str
+            Names used in messages (file names where known).
+        """
+        if isinstance(synthetic, pd.DataFrame):
+            synthetic = {"synthetic": synthetic}
+        others = dict(synthetic or {})
+        if holdout is not None:
+            others[holdout_name] = holdout
+        tables = {real_name: real, **others}
+
+        if not self.types:
+            raise SchemaError("No column is selected for analysis: give at least one column a type.")
+        unnamed = [c for c in self.types if not isinstance(c, str)]
+        if unnamed:  # reports, messages and the JSON contract name columns by text
+            raise SchemaError(
+                f"Column {unnamed[0]!r} is not named by text; give every column a text name (for example "
+                "df.columns = df.columns.astype(str)).",
+                column=str(unnamed[0]),
+            )
+        for col, kind in self.types.items():
+            if kind not in COLUMN_TYPES:
+                raise SchemaError(
+                    f"Column '{col}' has type '{kind}'; choose one of numerical, categorical, binary.",
+                    column=col,
+                )
+        if self.missing not in MISSING_POLICIES:
+            raise SchemaError(f"Missing-value policy '{self.missing}' is unknown; use 'drop' or 'impute'.")
+        check_seed(self.seed)
+        for name, df in tables.items():
+            absent = [c for c in self.types if c not in df.columns]
+            if absent:
+                raise SchemaError(
+                    f"{name} has no column {', '.join(repr(c) for c in absent)}; "
+                    "remove it from the schema or upload a table that has it.",
+                    file=name,
+                    column=absent[0],
+                )
+        if self.sensitive is not None and self.sensitive not in self.columns:
+            raise SchemaError(
+                f"The sensitive column '{self.sensitive}' is not among the analysed columns; "
+                "give it a type or choose another sensitive column.",
+                column=self.sensitive,
+            )
+        if self.key is not None:
+            if not self.key:
+                raise SchemaError("The key (quasi-identifier) list is empty: choose at least one key column.")
+            unknown = [c for c in self.key if c not in self.columns]
+            if unknown:
+                raise SchemaError(
+                    f"Key column(s) {', '.join(repr(c) for c in unknown)} are not analysed columns; "
+                    "give them a type or remove them from the key.",
+                    column=unknown[0],
+                )
+            if self.sensitive in self.key:
+                raise SchemaError(
+                    f"'{self.sensitive}' is both a key and the sensitive column; remove it from the key.",
+                    column=self.sensitive,
+                )
+        elif not self.key_columns:
+            raise SchemaError("No key column is left once the sensitive column is set aside; add a column.")
+        self._validate_types_against_data(tables)
+        self._validate_pairing(real, others, real_name, holdout_name)
+
+    def _validate_types_against_data(self, tables: Mapping[str, pd.DataFrame]) -> None:
+        for col in self.columns:
+            kind = self.types[col]
+            if kind == NUMERICAL:
+                for name, df in tables.items():
+                    values = df[col].dropna()
+                    numeric = pd.to_numeric(values, errors="coerce")
+                    bad = values[numeric.isna()]
+                    if len(bad):
+                        raise SchemaError(
+                            f"Column '{col}' is declared numerical but {name} holds text such as "
+                            f"{str(bad.iloc[0])!r}; declare it categorical or fix those values.",
+                            file=name,
+                            column=col,
+                        )
+                for name, df in tables.items():
+                    _check_magnitudes(pd.to_numeric(df[col], errors="coerce"), name, col)
+            elif kind == BINARY:
+                levels = set()
+                for df in tables.values():
+                    levels |= set(_canonical_categories(df[col]).dropna().unique())
+                if len(levels) > 2:
+                    shown = ", ".join(repr(v) for v in sorted(levels)[:5])
+                    raise SchemaError(
+                        f"Column '{col}' is declared binary but takes {len(levels)} values across the "
+                        f"tables ({shown}…); declare it categorical.",
+                        column=col,
+                    )
+
+    def _validate_pairing(self, real, others, real_name, holdout_name) -> None:
+        if self.pairing is None:
+            return
+        synthetic = {n: df for n, df in others.items() if n != holdout_name}
+        if self.pairing == "row":
+            for name, df in synthetic.items():
+                if len(df) != len(real):
+                    raise SchemaError(
+                        f"Pairing by row order needs equal row counts, but {real_name} has {len(real)} rows "
+                        f"and {name} has {len(df)}; pair by an id column or choose no pairing.",
+                        file=name,
+                    )
+            return
+        col = self.pairing
+        for name, df in [(real_name, real), *synthetic.items()]:
+            if col not in df.columns:
+                raise SchemaError(
+                    f"The pairing id column '{col}' is missing from {name}; choose a column present in "
+                    "both tables, 'row', or no pairing.",
+                    file=name,
+                    column=col,
+                )
+        dup = real[col][real[col].duplicated()]
+        if len(dup):
+            raise SchemaError(
+                f"The pairing id column '{col}' repeats values in {real_name} (e.g. {dup.iloc[0]!r}); "
+                "ids must identify one real row each.",
+                file=real_name,
+                column=col,
+            )
+        if col in self.key_columns or col == self.sensitive:
+            raise SchemaError(
+                f"'{col}' is the pairing id and cannot also be a key or the sensitive column.", column=col
+            )
+
+
+def check_seed(seed: Any) -> int:
+    """The seed as an int; :class:`SchemaError` unless it is a whole number from 0 to :data:`MAX_SEED`."""
+    whole = isinstance(seed, (int, np.integer)) or (isinstance(seed, float) and seed.is_integer())
+    if isinstance(seed, (bool, np.bool_)) or not whole or not 0 <= seed <= MAX_SEED:
+        raise SchemaError(f"The seed must be a whole number from 0 to {MAX_SEED} (got {seed!r}); "
+                          "any such number gives reproducible scores, 0 is the default.")
+    return int(seed)
+
+
+def _check_magnitudes(numbers: pd.Series, name: str, col: str) -> None:
+    """Refuse ±inf and magnitudes beyond :data:`MAX_MAGNITUDE` in one table's numerical column."""
+    values = numbers.to_numpy(dtype=np.float64, na_value=np.nan)
+    infinite = np.isinf(values)
+    huge = np.abs(np.where(infinite, 0.0, values)) > MAX_MAGNITUDE  # NaN compares False
+    limit = f"{MAX_MAGNITUDE:.0e}".replace("e+", "e")
+    for bad, what, todo in (
+        (infinite, "an infinite value", "Replace such values with the actual numbers, or empty those cells if "
+         "the values are unknown (the missing-value policy then applies), or declare the column categorical."),
+        (huge, f"a number beyond ±{limit}", "Numbers this large overflow the scaling behind the distances. "
+         "Check the value, rescale the column (other units, or its logarithm), or declare it categorical."),
+    ):
+        positions = np.flatnonzero(bad)
+        if len(positions):
+            first = int(positions[0])
+            more = f"; {len(positions)} such values in all" if len(positions) > 1 else ""
+            raise ExtremeValueError(
+                f"Column '{col}' of {name} holds {what} in row {first + 1}, counting rows from 1 below the "
+                f"header ({values[first]:g}{more}). {todo}",
+                file=name,
+                column=col,
+            )
+
+
+def _canonical_categories(series: pd.Series) -> pd.Series:
+    """Values as strings, integral floats written as integers, so 1 and 1.0 are the same category."""
+    out = series.astype(object).copy()
+    mask = out.notna()
+    out[mask] = [_category_text(v) for v in out[mask]]
+    return out
+
+
+def _category_text(value: Any) -> str:
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def guess_column_type(series: pd.Series) -> ColumnGuess:
+    """Guess one column's type from the real table.
+
+    Two distinct values make a binary column; text is categorical; numbers are numerical, but an
+    integer column with at most ``FEW_INTEGER_VALUES`` distinct values is flagged as probably
+    categorical (codes such as 1–5 are rarely quantities).
+    """
+    values = series.dropna()
+    distinct = values.nunique()
+    if len(values) == 0:
+        return ColumnGuess(CATEGORICAL, "all values are missing")
+    if distinct == 1:
+        kind = NUMERICAL if pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series) else CATEGORICAL
+        return ColumnGuess(kind, "constant in the real table: it will be left out of distance spaces")
+    if distinct == 2:
+        return ColumnGuess(BINARY, "")
+    if pd.api.types.is_bool_dtype(series) or not pd.api.types.is_numeric_dtype(series):
+        if distinct > 0.5 * len(values) and distinct > 20:
+            return ColumnGuess(
+                CATEGORICAL,
+                f"{distinct} distinct values in {len(values)} rows: looks like an identifier or free text, so it "
+                "is left out of the analysis by default; tick it only if it is a genuine category",
+                identifier=True,
+            )
+        return ColumnGuess(CATEGORICAL, "")
+    numeric = values.astype(float)
+    integral = bool(np.all(np.isfinite(numeric)) and np.all(np.mod(numeric, 1) == 0))
+    if integral and distinct <= FEW_INTEGER_VALUES:
+        return ColumnGuess(
+            NUMERICAL, f"only {distinct} distinct integer values: probably categorical (codes), check the type"
+        )
+    return ColumnGuess(NUMERICAL, "")
+
+
+def infer_schema(
+    real: pd.DataFrame,
+    *,
+    sensitive: str | None = None,
+    key: Iterable[str] | None = None,
+    pairing: str | None = None,
+    overrides: Mapping[str, str] | None = None,
+    exclude: Iterable[str] = (),
+    missing: str = "drop",
+    seed: int = 0,
+) -> Schema:
+    """Propose a schema for ``real``: inferred types with user overrides applied.
+
+    Parameters
+    ----------
+    real : DataFrame
+        The real table; types are inferred from it alone.
+    sensitive, key, pairing, missing, seed
+        As in :class:`Schema`.
+    overrides : mapping, optional
+        Column → type chosen by the user; wins over inference.
+    exclude : iterable of str
+        Columns to leave out of the analysis. Text columns that look like identifiers (a distinct value in
+        most rows) are left out too unless they are overridden, the sensitive column or a key column.
+
+    Returns
+    -------
+    Schema
+    """
+    overrides = dict(overrides or {})
+    excluded = set(exclude)
+    if pairing not in (None, "row"):
+        excluded.add(pairing)
+    unknown = [c for c in overrides if c not in real.columns]
+    if unknown:
+        raise SchemaError(
+            f"Column(s) {', '.join(repr(c) for c in unknown)} given a type are not in the real table.",
+            column=unknown[0],
+        )
+    for col, kind in overrides.items():
+        if kind not in COLUMN_TYPES:
+            raise SchemaError(
+                f"Column '{col}' was given type '{kind}'; choose numerical, categorical or binary.", column=col
+            )
+    types = {}
+    for col in real.columns:
+        if col in excluded:
+            continue
+        guess = guess_column_type(real[col])
+        if col in overrides:
+            types[col] = overrides[col]
+        elif not guess.identifier or col == sensitive or (key is not None and col in key):
+            types[col] = guess.type
+    return Schema(
+        types=types,
+        key=None if key is None else list(key),
+        sensitive=sensitive,
+        pairing=pairing,
+        missing=missing,
+        seed=seed,
+    )
+
+
+def column_notes(real: pd.DataFrame) -> dict[str, str]:
+    """For each column of ``real``, the inference note (empty when nothing is worth saying)."""
+    return {col: guess_column_type(real[col]).note for col in real.columns}

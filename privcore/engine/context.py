@@ -1,0 +1,330 @@
+"""Per-evaluation shared state: encoded tables and neighbour passes computed once, read by every metric.
+
+:class:`SharedComputation` lives for one :func:`privcore.evaluate` call. It memoises each vector space,
+each encoded table and each neighbour pass, so that two metrics asking for the same neighbours (for
+example CVP, DVP, NSND and MDCR all reading real→synthetic in E) share one pass, and the §5 baseline
+(holdout in place of synthetic) reuses the real→real pass. :class:`MetricContext` is the view one
+metric gets: role names ("real", "synthetic", "holdout") are resolved to tables, and in a baseline
+context "synthetic" means the holdout.
+"""
+
+from __future__ import annotations
+
+import functools
+import pickle
+from typing import Any, Callable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from privcore.base.cores import resolve_workers
+from privcore.engine.encoding import EuclideanSpace, FAMDProjection
+from privcore.engine.gpu import check_device
+from privcore.engine.neighbors import DEFAULT_CHUNK_ELEMENTS, Neighbours, PairExtremes, nearest_two
+from privcore.engine.neighbors_both_ways import applicable as both_ways_applicable
+from privcore.engine.neighbors_both_ways import nearest_two_both_ways
+from privcore.engine.neighbors_distinct import DistinctRows, distinct_rows, expand_within
+from privcore.engine.neighbors_distinct import expand as expand_distinct
+from privcore.engine.neighbors_distinct import pays as distinct_pays
+from privcore.data.prepare import PreparedData
+from privcore.data.schema import Schema
+
+SpaceFactory = Callable[[PreparedData], Any]
+
+
+def _euclidean(data: PreparedData, columns: list[str] | None = None) -> EuclideanSpace:
+    others = [df for df in (data.synthetic, data.holdout) if df is not None]
+    return EuclideanSpace(data.real, others, data.schema, columns=columns)
+
+
+def _key_space(data: PreparedData) -> EuclideanSpace:
+    return _euclidean(data, data.schema.key_columns)
+
+
+def _famd(data: PreparedData, famd_components: int | None) -> FAMDProjection:
+    return FAMDProjection(data.real, data.schema, famd_components)
+
+
+# Module-level functions, not lambdas, so that a finished evaluation can be pickled (see __getstate__).
+#: Spaces every metric can ask for by name; metrics may also pass their own factory.
+STANDARD_SPACES: dict[str, SpaceFactory] = {
+    "E": _euclidean,
+    "E_keys": _key_space,
+}
+
+
+class SharedComputation:
+    """Caches shared by all metrics of one evaluation.
+
+    Parameters
+    ----------
+    data : PreparedData
+        The prepared tables.
+    famd_components : int, optional
+        ``k`` of Φk (default metrics.md §0).
+    chunk_elements : int
+        Memory bound of the neighbour engine.
+    workers : int, optional
+        Threads of the neighbour passes and parallel model fits (default
+        :func:`privcore.base.cores.usable_cores`); results do not depend on it.
+    progress : callable, optional
+        ``progress(fraction, message)`` for neighbour passes.
+    reuse : dict, optional
+        Kept by the caller between evaluations on the same real table, holdout and schema (see
+        :func:`privcore.evaluate`): passes not involving the synthetic table are stored and taken from it.
+    cluster : distributed.Client, optional
+        Run the neighbour passes on a Dask cluster (:mod:`privcore.engine.cluster`); results are identical.
+    device : {"auto", "cpu", "gpu"}
+        Where the neighbour passes' matrix products run (:mod:`privcore.engine.gpu`); results are identical.
+    """
+
+    def __init__(
+        self,
+        data: PreparedData,
+        *,
+        famd_components: int | None = None,
+        chunk_elements: int = DEFAULT_CHUNK_ELEMENTS,
+        workers: int | None = None,
+        progress: Callable[[float, str], None] | None = None,
+        reuse: dict | None = None,
+        cluster: Any = None,
+        device: str = "auto",
+    ):
+        self.data = data
+        self.workers = resolve_workers(workers)
+        #: A ``distributed.Client`` whose workers compute the neighbour passes (privcore.engine.cluster), or None.
+        self.cluster = cluster
+        #: "auto", "cpu" or "gpu": where the matrix passes run (privcore.engine.gpu.resolve_device, per pass).
+        self.device = check_device(device)
+        # Passes that do not involve the synthetic table (real→real, and with a holdout most of the §5
+        # baseline) are the same for every synthetic table compared against the same real table: when the
+        # caller keeps ``reuse`` between evaluations, they are computed once for all of them.
+        self._reuse = reuse
+        self.chunk_elements = chunk_elements
+        self.progress = progress
+        self._factories: dict[str, SpaceFactory] = dict(STANDARD_SPACES)
+        self._factories["phi"] = functools.partial(_famd, famd_components=famd_components)
+        self._spaces: dict[str, Any] = {}
+        self._encoded: dict[tuple[str, str], np.ndarray] = {}
+        self._neighbours: dict[tuple[str, str, str], Neighbours] = {}
+        self._extremes: dict[tuple[str, str, str], PairExtremes] = {}
+        self._distinct: dict[tuple[str, str], DistinctRows] = {}
+        #: Every neighbour pass actually computed, in order: (space, query role, reference role).
+        self.passes: list[tuple[str, str, str]] = []
+        #: The passes this evaluation's metrics declare (:func:`planned_passes`): a pass whose reverse is
+        #: planned computes both directions from one block.
+        self.planned: set[tuple[str, str, str]] = set()
+        #: Results that several metrics of this evaluation read (e.g. each membership attack's scores, which
+        #: ``mia_best`` compares): computed by the first metric that asks, see :meth:`cached`.
+        self._cache: dict[Any, Any] = {}
+        #: Every chosen metric's parameters as this evaluation runs it (set by :func:`privcore.evaluate`), so
+        #: that a metric reusing another one's results uses that metric's settings.
+        self.metric_params: dict[str, dict[str, Any]] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What a pickled evaluation keeps (the dashboard computes in worker processes and sends reports
+        back): every computed space, table and pass, but not the progress callback, the caller's ``reuse``
+        dict (other evaluations' passes) or factories that cannot be pickled (spaces not built yet by a
+        metric's own factory are rebuilt on demand only from the standard ones)."""
+        state = self.__dict__.copy()
+        state["progress"] = None
+        state["_reuse"] = None
+        state["_distinct"] = {}  # recomputed from the encoded tables when needed
+        state["cluster"] = None
+        # Where it is unpickled there may be no GPU; results do not depend on the device.
+        state["device"] = "auto"
+        state["_factories"] = {name: f for name, f in self._factories.items() if _picklable(f)}
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.__dict__.setdefault("device", "auto")  # pickled before the GPU backend existed
+        self.__dict__.setdefault("planned", set())
+        self.__dict__.setdefault("_distinct", {})
+
+    def space(self, name: str, factory: SpaceFactory | None = None) -> Any:
+        """The fitted space ``name`` (built on first use)."""
+        if name not in self._spaces:
+            if factory is not None:
+                self._factories.setdefault(name, factory)
+            self._spaces[name] = self._factories[name](self.data)
+        return self._spaces[name]
+
+    def encoded(self, space: str, role: str) -> np.ndarray:
+        """Table ``role`` encoded in ``space`` (cached)."""
+        key = (space, role)
+        if key not in self._encoded:
+            self._encoded[key] = self.space(space).transform(self.data.table(role))
+        return self._encoded[key]
+
+    def neighbours(self, space: str, query: str, reference: str) -> Neighbours:
+        """Nearest two ``reference`` rows of each ``query`` row in ``space`` (self excluded by position
+        when both roles are the same table). Computed once per evaluation."""
+        key = (space, query, reference)
+        if key in self._neighbours:
+            return self._neighbours[key]
+        pair = _pair_key(space, query, reference)
+        shareable = self._reuse is not None and "synthetic" not in (query, reference)
+        if shareable:
+            reused_neighbours = self._reuse.setdefault("neighbours", {})
+            reused_extremes = self._reuse.setdefault("extremes", {})
+            if key in reused_neighbours:
+                self._neighbours[key] = reused_neighbours[key]
+                if pair in reused_extremes:
+                    self._extremes.setdefault(pair, reused_extremes[pair])
+                return self._neighbours[key]
+        computed = self._compute_pass(space, query, reference)
+        for pass_key, result in computed.items():
+            self.passes.append(pass_key)
+            self._neighbours[pass_key] = result
+            if shareable:
+                reused_neighbours[pass_key] = result
+        if shareable and pair in self._extremes:
+            reused_extremes.setdefault(pair, self._extremes[pair])
+        return self._neighbours[key]
+
+    def _compute_pass(self, space: str, query: str, reference: str) -> dict[tuple[str, str, str], Neighbours]:
+        """Run the pass ``query → reference`` and, where the reverse pass is planned and not known yet and the
+        pass runs on CPUs (this machine's or a cluster's), the reverse from the same block (identical results,
+        one pass). Tables with repeated rows are searched once per distinct row
+        (:mod:`privcore.engine.neighbors_distinct`)."""
+        key, reverse = (space, query, reference), (space, reference, query)
+        pair = _pair_key(space, query, reference)
+        query_rows, reference_rows = self.distinct(space, query), self.distinct(space, reference)
+        on_points = distinct_pays(query_rows, reference_rows)
+        a = query_rows.points if on_points else self.encoded(space, query)
+        b = reference_rows.points if on_points else self.encoded(space, reference)
+
+        def rows(result: Neighbours, of: DistinctRows, against: DistinctRows) -> Neighbours:
+            return expand_distinct(result, of, against) if on_points else result
+
+        engine = dict(chunk_elements=self.chunk_elements, workers=self.workers, progress=self.progress,
+                      cluster=self.cluster)
+        reused = (self._reuse or {}).get("neighbours", {})
+        if query == reference:
+            result, _ = nearest_two(a, a, exclude_self=True, label=f"{query}→{reference} in {space}",
+                                    device=self.device, **engine)
+            return {key: expand_within(result, query_rows) if on_points else result}
+        device = "cpu" if self.cluster is not None else self.device
+        if (reverse in self.planned and reverse not in self._neighbours and reverse not in reused
+                and both_ways_applicable(len(a), len(b), a.shape[1], device)):
+            forward, backward, extremes = nearest_two_both_ways(a, b, with_extremes=True,
+                                                                label=f"{query}⇄{reference} in {space}", **engine)
+            self._extremes.setdefault(pair, extremes)
+            return {key: rows(forward, query_rows, reference_rows),
+                    reverse: rows(backward, reference_rows, query_rows)}
+        result, extremes = nearest_two(a, b, with_extremes=True, label=f"{query}→{reference} in {space}",
+                                       device=self.device, **engine)
+        # The first pass between two tables fixes d_min/d_max; the reverse pass must not change them.
+        self._extremes.setdefault(pair, extremes)
+        return {key: rows(result, query_rows, reference_rows)}
+
+    def distinct(self, space: str, role: str) -> DistinctRows:
+        """The distinct rows of table ``role`` in ``space`` (cached; not kept when pickled)."""
+        key = (space, role)
+        if key not in self._distinct:
+            self._distinct[key] = distinct_rows(self.encoded(space, role))
+        return self._distinct[key]
+
+    def cached(self, key: Any, compute: Callable[[], Any]) -> Any:
+        """``compute()`` the first time ``key`` is asked for in this evaluation, the stored value after.
+
+        For results shared between metrics beyond the neighbour passes (for example the membership attacks'
+        scores, which ``mia_best`` compares without running the attacks again). ``key`` must name everything
+        the value depends on besides the tables of this evaluation (metric, parameters, seed).
+        """
+        if key not in self._cache:
+            self._cache[key] = compute()
+        return self._cache[key]
+
+    def extremes(self, space: str, a: str, b: str) -> PairExtremes:
+        """d_min and d_max over all pairs of tables ``a`` × ``b`` in ``space``."""
+        pair = _pair_key(space, a, b)
+        if pair not in self._extremes:
+            self.neighbours(space, a, b)
+        return self._extremes[pair]
+
+
+def _picklable(value: Any) -> bool:
+    try:
+        pickle.dumps(value)
+    except Exception:  # lambdas and closures of metrics: dropped with a pickled evaluation
+        return False
+    return True
+
+
+def _pair_key(space: str, a: str, b: str) -> tuple[str, str, str]:
+    """Key of the pair extremes of tables ``a`` and ``b``: the same whichever is the query."""
+    return (space, *sorted((a, b)))
+
+
+class MetricContext:
+    """What one metric sees: the tables by role, the schema, its parameters, the shared caches.
+
+    In a baseline context (metrics.md §5) the role "synthetic" resolves to the holdout table and no
+    holdout or pairing is available.
+    """
+
+    def __init__(
+        self,
+        shared: SharedComputation,
+        params: Mapping[str, Any],
+        seed: int,
+        *,
+        is_baseline: bool = False,
+    ):
+        self.shared = shared
+        self.params = dict(params)
+        self.seed = int(seed)
+        self.is_baseline = is_baseline
+
+    def _role(self, role: str) -> str:
+        if self.is_baseline:
+            if role == "synthetic":
+                return "holdout"
+            if role == "holdout":
+                raise KeyError("the holdout plays the synthetic table in a baseline computation")
+        return role
+
+    @property
+    def schema(self) -> Schema:
+        return self.shared.data.schema
+
+    @property
+    def real(self) -> pd.DataFrame:
+        return self.shared.data.real
+
+    @property
+    def synthetic(self) -> pd.DataFrame:
+        return self.shared.data.table(self._role("synthetic"))
+
+    @property
+    def holdout(self) -> pd.DataFrame | None:
+        return None if self.is_baseline else self.shared.data.holdout
+
+    @property
+    def workers(self) -> int:
+        """Threads this evaluation may use (:func:`privcore.evaluate`'s ``workers``)."""
+        return self.shared.workers
+
+    @property
+    def cluster(self) -> Any:
+        """The Dask client whose workers may run this metric's independent fits (None: this machine)."""
+        return self.shared.cluster
+
+    @property
+    def pair_index(self) -> np.ndarray | None:
+        """For each synthetic row, the position of its real twin (−1: none); None without pairing."""
+        return None if self.is_baseline else self.shared.data.pair_index
+
+    def space(self, name: str, factory: SpaceFactory | None = None) -> Any:
+        return self.shared.space(name, factory)
+
+    def encoded(self, space: str, role: str) -> np.ndarray:
+        return self.shared.encoded(space, self._role(role))
+
+    def neighbours(self, space: str, query: str, reference: str) -> Neighbours:
+        return self.shared.neighbours(space, self._role(query), self._role(reference))
+
+    def extremes(self, space: str, a: str = "real", b: str = "synthetic") -> PairExtremes:
+        return self.shared.extremes(space, self._role(a), self._role(b))

@@ -1,0 +1,247 @@
+"""The shared vector spaces of metrics.md §0: E (min–max + one-hot) and the FAMD projection Φk.
+
+Both are fitted once per evaluation on the real table ``Y`` (E also sees the category union of every
+table) and then applied unchanged to every table, so an exact copy of a real record lands exactly on it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import scipy.linalg
+
+from privcore.base.errors import ExtremeValueError
+from privcore.data.prepare import MISSING
+from privcore.base.errors import NotApplicable
+from privcore.data.schema import BINARY, MAX_MAGNITUDE, NUMERICAL, Schema
+
+#: Largest encoded table (rows × coordinates × 8 bytes) the distance spaces may build: 2 GiB.
+MAX_ENCODED_BYTES = 2 * 1024**3
+
+
+@dataclass(frozen=True)
+class Block:
+    """The coordinates of E that belong to one attribute."""
+
+    column: str
+    start: int
+    stop: int
+
+
+class EuclideanSpace:
+    """Vector space E: numerical columns min–max scaled on ``Y``, categorical columns one-hot.
+
+    Parameters
+    ----------
+    real : DataFrame
+        Prepared real table (fixes the min/max of numerical columns and which columns are constant).
+    others : list of DataFrame
+        The other tables of the evaluation (their categories join the one-hot union).
+    schema : Schema
+        Column types.
+    columns : list of str, optional
+        Restrict the space to these columns (e.g. the key attributes); default every analysed column.
+
+    Notes
+    -----
+    Columns constant in ``Y`` are dropped (listed in ``dropped_constant``). A binary column is one 0/1
+    coordinate (1 = the larger of its two values); a binary column that also holds missing values is
+    one-hot encoded like a categorical one, because missing is its own category.
+    """
+
+    def __init__(self, real: pd.DataFrame, others: list[pd.DataFrame], schema: Schema, columns=None):
+        columns = list(schema.columns if columns is None else columns)
+        self.dropped_constant: list[str] = []
+        self._numerical: list[tuple[str, float, float]] = []
+        self._categorical: list[tuple[str, list[str]]] = []
+        self._binary: list[tuple[str, str]] = []
+        blocks: list[Block] = []
+        width = 0
+        for col in columns:
+            if real[col].nunique(dropna=False) <= 1:
+                self.dropped_constant.append(col)
+                continue
+            kind = schema.types[col]
+            if kind == NUMERICAL:
+                lo, hi = float(real[col].min()), float(real[col].max())
+                with np.errstate(over="ignore"):
+                    if not np.isfinite(hi - lo):
+                        raise _unscalable(col, lo, hi)
+                self._numerical.append((col, lo, hi))
+                blocks.append(Block(col, width, width + 1))
+                width += 1
+                continue
+            levels = sorted(set(real[col]).union(*(set(df[col]) for df in others)))
+            if kind == BINARY and MISSING not in levels and len(levels) == 2:
+                self._binary.append((col, levels[1]))
+                blocks.append(Block(col, width, width + 1))
+                width += 1
+            else:
+                self._categorical.append((col, levels))
+                blocks.append(Block(col, width, width + len(levels)))
+                width += len(levels)
+        self.columns = columns
+        self.blocks = blocks
+        self.dim = width
+        largest_table = max([len(real), *(len(df) for df in others)])
+        if largest_table * width * 8 > MAX_ENCODED_BYTES and self._categorical:
+            column, levels = max(self._categorical, key=lambda item: len(item[1]))
+            raise NotApplicable(
+                f"the distance space would need {largest_table * width * 8 / 1024**3:.1f} GB because column "
+                f"'{column}' has {len(levels):,} categories (one coordinate each); if it is an identifier or free "
+                "text, leave it out of the analysis on the Configure page, or declare it numerical if it is a number."
+            )
+
+    def transform(self, df: pd.DataFrame) -> np.ndarray:
+        """Encode a prepared table as a C-contiguous float64 array of shape (len(df), dim)."""
+        out = np.zeros((len(df), self.dim), dtype=np.float64)
+        starts = {b.column: b.start for b in self.blocks}
+        for col, lo, hi in self._numerical:
+            values = df[col].to_numpy(dtype=np.float64)
+            with np.errstate(over="ignore", invalid="ignore"):
+                out[:, starts[col]] = _checked((values - lo) / (hi - lo), values, col, lo, hi)
+        for col, positive in self._binary:
+            out[:, starts[col]] = (df[col].to_numpy() == positive).astype(np.float64)
+        for col, levels in self._categorical:
+            codes = pd.Categorical(df[col], categories=levels).codes
+            rows = np.flatnonzero(codes >= 0)
+            out[rows, starts[col] + codes[rows]] = 1.0
+        return out
+
+
+class FAMDProjection:
+    """Projection Φk: FAMD fitted on ``Y`` with an exact SVD, applied with ``Y``'s coding to any table.
+
+    The preprocessing follows prince's FAMD (and Pagès 2004): numerical columns standardised with
+    ``Y``'s mean and population standard deviation; each modality indicator of a categorical (or binary)
+    column coded as ``(indicator − p) / sqrt(p)`` with ``p`` its proportion in ``Y``; the rows of ``Y``
+    weighted 1/|Y| in the SVD. Coordinates are ``coded(x) @ V_k.T``, so they equal prince's
+    ``row_coordinates`` on ``Y``. Unlike prince's ``row_coordinates`` on a new table, other tables are
+    coded with ``Y``'s means, standard deviations and proportions (metrics.md §0); a category unseen in
+    ``Y`` has no indicator column and is coded as "none of ``Y``'s modalities".
+
+    Parameters
+    ----------
+    real : DataFrame
+        Prepared real table.
+    schema : Schema
+        Column types.
+    n_components : int, optional
+        ``k``; default ``min(5, r)`` with ``r`` = number of numerical columns + number of categories −
+        number of categorical columns, capped at |Y| − 1.
+    """
+
+    def __init__(self, real: pd.DataFrame, schema: Schema, n_components: int | None = None):
+        self.dropped_constant = [c for c in schema.columns if real[c].nunique(dropna=False) <= 1]
+        active = [c for c in schema.columns if c not in self.dropped_constant]
+        self._numerical = [c for c in active if schema.types[c] == NUMERICAL]
+        self._categorical = [c for c in active if schema.types[c] != NUMERICAL]
+        self._levels: list[tuple[str, list[str], np.ndarray]] = []
+        for col in self._categorical:
+            counts = real[col].value_counts(sort=False)
+            levels = sorted(counts.index)
+            proportions = counts.reindex(levels).to_numpy(dtype=np.float64) / len(real)
+            self._levels.append((col, levels, proportions))
+        # Fit on the real rows in a canonical (sorted) order, so that the rounding of the means and of the
+        # SVD, and with tied singular values the choice of axes, depend on the set of real records and
+        # not on their order (issue 3: only HidR may depend on the real table's row order). Measured: a
+        # 4-row table with tied singular values gave NNDR 0.578 or 0.567 depending on the row order.
+        real = real.iloc[self._canonical_order(real)]
+        num = real[self._numerical].to_numpy(dtype=np.float64) if self._numerical else np.empty((len(real), 0))
+        with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+            self._mean = num.mean(axis=0)
+            self._std = num.std(axis=0)
+        for j, col in enumerate(self._numerical):
+            if not (np.isfinite(self._mean[j]) and np.isfinite(self._std[j]) and self._std[j] > 0):
+                raise _unscalable(col, float(num[:, j].min()), float(num[:, j].max()))
+        n_categories = sum(len(levels) for _, levels, _ in self._levels)
+        if len(real) * (len(self._numerical) + n_categories) * 8 > MAX_ENCODED_BYTES:
+            column, levels, _ = max(self._levels, key=lambda item: len(item[1]))
+            raise NotApplicable(
+                f"the FAMD projection would need more than {MAX_ENCODED_BYTES / 1024**3:.0f} GB because column "
+                f"'{column}' has {len(levels):,} categories; if it is an identifier or free text, leave it out of "
+                "the analysis on the Configure page."
+            )
+        rank = len(self._numerical) + n_categories - len(self._categorical)
+        self.rank = rank
+        default_k = min(5, rank)
+        k = default_k if n_components is None else int(n_components)
+        k = max(1, min(k, rank, len(real) - 1))
+        self.n_components = k
+        coded = self._code(real)
+        # Exact (LAPACK) SVD of the row-weighted, column-centred matrix, as prince does with row weights 1/n.
+        centred = coded - coded.mean(axis=0)
+        _, singular, vt = scipy.linalg.svd(centred / np.sqrt(len(real)), full_matrices=False)
+        self.components = vt[:k]
+        self.eigenvalues = singular[:k] ** 2
+        self.explained_inertia = float(self.eigenvalues.sum() / max(np.sum(singular**2), 1e-300))
+        self._centre = coded.mean(axis=0)
+
+    def _canonical_order(self, df: pd.DataFrame) -> np.ndarray:
+        """Row order sorting ``df`` by its active columns (numerical values, then category codes)."""
+        keys = [df[c].to_numpy(dtype=np.float64) for c in self._numerical]
+        keys += [pd.Categorical(df[c], categories=levels).codes for c, levels, _ in self._levels]
+        if not keys:
+            return np.arange(len(df))
+        return np.lexsort(keys[::-1])
+
+    def _code(self, df: pd.DataFrame) -> np.ndarray:
+        parts = []
+        if self._numerical:
+            values = df[self._numerical].to_numpy(dtype=np.float64)
+            with np.errstate(over="ignore", invalid="ignore"):
+                coded = (values - self._mean) / self._std
+            for j, col in enumerate(self._numerical):
+                _checked(coded[:, j], values[:, j], col, self._mean[j] - self._std[j], self._mean[j] + self._std[j])
+            parts.append(coded)
+        for col, levels, proportions in self._levels:
+            codes = pd.Categorical(df[col], categories=levels).codes
+            indicator = np.zeros((len(df), len(levels)))
+            rows = np.flatnonzero(codes >= 0)
+            indicator[rows, codes[rows]] = 1.0
+            parts.append((indicator - proportions) / np.sqrt(proportions))
+        return np.hstack(parts) if parts else np.zeros((len(df), 0))
+
+    def transform(self, df: pd.DataFrame) -> np.ndarray:
+        """Φk coordinates of a prepared table, shape (len(df), k)."""
+        # prince's PCA step subtracts the (numerically ~0) column means of Y's coded matrix again.
+        centred = self._code(df) - self._centre
+        # Not `centred @ components.T`: BLAS picks kernels by matrix shape, so the same row gets
+        # different rounding in tables of different sizes (measured: 4e-16 on Adult) and an exact copy
+        # of a real record would not land exactly on it. Summing feature by feature in a fixed order
+        # with elementwise (correctly rounded) operations makes each row's coordinates depend on
+        # that row only.
+        out = np.zeros((len(df), self.components.shape[0]))
+        for j in range(centred.shape[1]):
+            out += centred[:, j : j + 1] * self.components[:, j]
+        return out
+
+
+def _checked(scaled: np.ndarray, values: np.ndarray, column: str, lo: float, hi: float) -> np.ndarray:
+    """``scaled`` unchanged when every coordinate is finite and within ±MAX_MAGNITUDE, else an error.
+
+    :meth:`privcore.Schema.validate` already refuses ±inf and magnitudes beyond ``MAX_MAGNITUDE``; this
+    catches the rest: a value so far outside the real table's spread that its coordinate, or the squared
+    distances built from it, would overflow double precision and give a wrong score.
+    """
+    ok = np.abs(scaled) <= MAX_MAGNITUDE  # NaN compares False
+    if ok.all():
+        return scaled
+    bad = int(np.flatnonzero(~ok)[0])
+    raise ExtremeValueError(
+        f"Column '{column}' holds {values[bad]:g}, which lies too far outside the real table's spread of that "
+        f"column ({lo:g} to {hi:g}) for distances to be computed in double precision. Check the value, rescale "
+        "the column (other units, or its logarithm), or declare it categorical.",
+        column=column,
+    )
+
+
+def _unscalable(column: str, lo: float, hi: float) -> ExtremeValueError:
+    return ExtremeValueError(
+        f"Column '{column}' cannot be scaled for the distance metrics: its values in the real table ({lo:g} to "
+        f"{hi:g}) are too far apart or too close together for double precision. Rescale the column (other "
+        "units, or its logarithm), or declare it categorical.",
+        column=column,
+    )

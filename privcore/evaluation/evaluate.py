@@ -1,0 +1,382 @@
+"""``evaluate``: run the chosen metrics on one (real, synthetic[, holdout]) triple."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+import traceback
+from typing import Any, Callable, Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from privcore.metrics import registry
+from privcore.engine.cluster import connected
+from privcore.engine.context import MetricContext, SharedComputation
+from privcore.base.errors import InputError, TooFewRowsError
+from privcore.engine.gpu import check_device, require_gpu, using_device
+from privcore.engine.neighbors import DEFAULT_CHUNK_ELEMENTS
+from privcore.data.params import check_params
+from privcore.data.prepare import PreparedData, prepare
+from privcore.evaluation.outcome import Report
+from privcore.metrics.results import MetricOutput, MetricResult, NotApplicable
+from privcore.data.schema import BINARY, CATEGORICAL, NUMERICAL, Schema, check_seed, infer_schema
+
+ProgressCallback = Callable[[float, str], None]
+
+
+def resolve_metric_ids(metrics: str | Iterable[str]) -> list[str]:
+    """Turn ``"all"``, a preset name, ``"id,id"`` or a list of ids into registered ids, in order.
+
+    Raises
+    ------
+    InputError
+        For an unknown id or preset, naming it and the valid ids.
+    """
+    known = registry.metric_ids()
+    presets = registry.presets()
+    if isinstance(metrics, str):
+        if metrics == "all":
+            return known
+        if metrics in presets:
+            return presets[metrics]
+        metrics = [m.strip() for m in metrics.split(",") if m.strip()]
+    chosen = list(dict.fromkeys(metrics))
+    unknown = [m for m in chosen if m not in known]
+    if unknown:
+        raise InputError(
+            f"Unknown metric id(s): {', '.join(unknown)}. Valid ids: {' '.join(known)} "
+            "(or 'all'; `python -m privcore metrics` lists them)."
+        )
+    if not chosen:
+        raise InputError("No metric chosen: pass 'all' or a comma-separated list of metric ids.")
+    return chosen
+
+
+def unmet_need(info: registry.MetricInfo, data: PreparedData, is_baseline: bool = False) -> str | None:
+    """The reason ``info`` cannot run on ``data``, or None when it can."""
+    schema = data.schema
+    if "sensitive" in info.needs or "categorical_sensitive" in info.needs:
+        if schema.sensitive is None:
+            return registry.NEEDS_REASONS["sensitive"]
+    if "categorical_sensitive" in info.needs and schema.types.get(schema.sensitive) not in (CATEGORICAL, BINARY):
+        return f"needs a categorical or binary sensitive column; '{schema.sensitive}' is numerical."
+    if "holdout" in info.needs and (data.holdout is None or is_baseline):
+        return registry.NEEDS_REASONS["holdout"]
+    if "pairing" in info.needs and (data.pair_index is None or is_baseline):
+        return registry.NEEDS_REASONS["pairing"]
+    other = data.holdout if is_baseline else data.synthetic
+    other_name = "holdout" if is_baseline else "synthetic"
+    for name, df in (("real", data.real), (other_name, other)):
+        if len(df) < info.min_rows:
+            return f"needs at least {info.min_rows} rows in the {name} table, which has {len(df)}."
+    return None
+
+
+def evaluate(
+    real: pd.DataFrame,
+    synthetic: pd.DataFrame,
+    schema: Schema | None = None,
+    metrics: str | Iterable[str] = "all",
+    holdout: pd.DataFrame | None = None,
+    seed: int | None = None,
+    progress: ProgressCallback | None = None,
+    *,
+    params: Mapping[str, Mapping[str, Any]] | None = None,
+    names: Mapping[str, str] | None = None,
+    famd_components: int | None = None,
+    chunk_elements: int = DEFAULT_CHUNK_ELEMENTS,
+    strict: bool = False,
+    reuse: dict | None = None,
+    workers: int | None = None,
+    cluster: Any = None,
+    device: str = "auto",
+) -> Report:
+    """Evaluate privacy metrics of a synthetic table against the real table it was trained on.
+
+    Parameters
+    ----------
+    real : DataFrame
+        The real (training) records ``Y``.
+    synthetic : DataFrame
+        The synthetic records ``Z`` (same columns).
+    schema : Schema, optional
+        Column types and roles; inferred from ``real`` when omitted.
+    metrics : str or iterable of str
+        ``"all"``, a preset name (:func:`privcore.metrics.registry.presets`), ``"id,id"`` or a list of ids.
+    holdout : DataFrame, optional
+        Real records ``H`` not used for training: enables attack metrics and the §5 baseline.
+    seed : int, optional
+        Seed of every random step, a whole number from 0 to ``privcore.data.schema.MAX_SEED``; default
+        ``schema.seed``.
+    progress : callable, optional
+        ``progress(fraction, message)`` with fraction in [0, 1].
+    params : mapping, optional
+        Metric id → parameter overrides (e.g. ``{"cvp": {"threshold": 0.1}}``).
+    names : mapping, optional
+        Role → file name used in messages.
+    famd_components : int, optional
+        ``k`` of the FAMD projection Φk.
+    chunk_elements : int
+        Memory bound of the neighbour engine (distances held at once).
+    strict : bool
+        Re-raise a metric's internal error instead of recording it (for tests).
+    reuse : dict, optional
+        An empty dict kept between calls that compare several synthetic tables with the same real table:
+        neighbour passes that do not involve the synthetic table (real→real, and the holdout passes of the
+        §5 baseline) are computed once and reused. It checks itself: if the real table, holdout, schema
+        or projection differ from the call that filled it, it is emptied first.
+    workers : int, optional
+        Threads for the neighbour passes and for the classifier metrics' folds and repeats, a whole number
+        ≥ 1; default :func:`privcore.base.cores.usable_cores` (CPU affinity, cgroup quota and thread variables
+        such as ``OMP_NUM_THREADS``). The report is the same for any number of workers.
+    cluster : str or distributed.Client, optional
+        Compute the neighbour passes on a Dask cluster (optional extra ``privcore[dask]``, see
+        :mod:`privcore.engine.cluster`): a scheduler address ``"tcp://host:8786"``, ``"local:N"`` for N worker
+        processes on this machine (started and stopped for this call), or a Client. The report is the same
+        as on one machine; the tables are sent to the cluster's workers.
+    device : {"auto", "cpu", "gpu"}
+        Where the neighbour passes' matrix products run (optional extra ``privcore[gpu]``, see
+        :mod:`privcore.engine.gpu`): ``"gpu"`` on an NVIDIA GPU, ``"cpu"`` never, ``"auto"`` (default) on a GPU
+        only when one is usable and a pass has at least :data:`privcore.engine.gpu.GPU_MIN_PAIRS` pairs. The
+        report is the same on either. Not combined with ``cluster``: with a cluster, ``"auto"`` means the
+        cluster's CPUs and ``"gpu"`` is refused.
+
+    Returns
+    -------
+    Report
+        Mapping metric id → :class:`MetricResult`, plus ``rows`` and ``warnings``.
+
+    Raises
+    ------
+    InputError
+        When the tables, the schema or the seed are unusable (the message says which file and column).
+        A numerical column holding ``inf``/``-inf`` or a magnitude beyond ``privcore.data.schema.MAX_MAGNITUDE``
+        raises :class:`privcore.base.errors.ExtremeValueError` (file, column, first row) under either
+        missing-value policy, never a silently wrong score. ``device="gpu"`` where CuPy or a GPU is
+        missing, or together with a cluster, raises too, saying what to install or choose.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> real = pd.DataFrame({"a": [1, 2, 3], "b": ["x", "y", "x"]})
+    >>> evaluate(real, real.copy(), metrics="crp")["crp"].risk  # doctest: +ELLIPSIS
+    0.99999...
+    """
+    started = time.perf_counter()
+    schema = schema if schema is not None else infer_schema(real)
+    seed = check_seed(schema.seed if seed is None else seed)
+    ids = resolve_metric_ids(metrics)
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, (int, np.integer))
+                                or workers < 1):
+        raise InputError(f"The number of workers must be a whole number of at least 1 (got {workers!r}); leave it "
+                         "unset to use every usable core.")
+    device = check_device(device)
+    if device == "gpu":
+        if cluster is not None:
+            raise InputError("Choose either a Dask cluster or the GPU, not both: the cluster's workers compute on "
+                             "their CPUs. Leave the device at 'auto' (or 'cpu') with a cluster, or drop the cluster "
+                             "to use the GPU.")
+        require_gpu()
+    if famd_components is not None and int(famd_components) < 1:
+        raise InputError(f"The number of FAMD axes must be at least 1 (got {famd_components}); leave it unset for "
+                         "the default min(5, r).")
+    data = prepare(real, synthetic, schema, holdout, names=dict(names or {}))
+    for role, given in (("real", real), ("synthetic", synthetic)):
+        if len(data.table(role)) == 0:
+            raise _nothing_left(role, given, schema, dict(names or {}))
+    report_warnings = list(data.warnings)
+    if reuse is not None:
+        fingerprint = _reuse_fingerprint(data, famd_components)
+        if reuse.get("fingerprint") != fingerprint:
+            reuse.clear()
+            reuse["fingerprint"] = fingerprint
+    # Metrics that call the neighbour engine themselves (not through the shared passes) find the device here.
+    with connected(cluster) as client, using_device("cpu" if client is not None else device):
+        return _evaluate_prepared(data, ids, schema, seed, progress, params, famd_components, chunk_elements, strict,
+                                  reuse, workers, client, report_warnings, started, device)
+
+
+def _evaluate_prepared(data, ids, schema, seed, progress, params, famd_components, chunk_elements, strict, reuse,
+                       workers, client, report_warnings, started, device="auto") -> Report:
+    shared = SharedComputation(data, famd_components=famd_components, chunk_elements=chunk_elements, reuse=reuse,
+                               workers=workers, cluster=client, device=device)
+    dropped = [c for c in schema.columns if data.real[c].nunique() <= 1]
+    if dropped:
+        report_warnings.append(
+            f"Column(s) {', '.join(dropped)} are constant in the real table and are left out of distance "
+            "spaces (exact-match metrics keep them)."
+        )
+    params = validated_params(params, data.schema)
+    results: dict[str, MetricResult] = {}
+    errors: list[str] = []
+    total = len(ids)
+    shared.planned = planned_passes(ids, data.holdout is not None)
+    shared.metric_params = {metric_id: {**dict(registry.get(metric_id).default_params), **params.get(metric_id, {})}
+                            for metric_id in ids}
+    for position, metric_id in enumerate(ids):
+        info = registry.get(metric_id)
+
+        def report_progress(fraction: float, message: str, _pos=position, _id=metric_id) -> None:
+            if progress is not None:
+                progress(min(1.0, (_pos + min(max(fraction, 0.0), 1.0)) / total), f"{_id}: {message}")
+
+        shared.progress = report_progress
+        report_progress(0.0, "starting")
+        result = _run_metric(info, shared, shared.metric_params[metric_id], seed, strict, errors)
+        results[metric_id] = result
+    if progress is not None:
+        progress(1.0, "done")
+    shared.cluster = None  # a pass computed later (a figure) runs here: the cluster may be gone by then
+    rows = {
+        "real": len(data.real),
+        "synthetic": len(data.synthetic),
+        "holdout": None if data.holdout is None else len(data.holdout),
+    }
+    return Report(
+        results=results,
+        rows=rows,
+        warnings=report_warnings,
+        seconds=time.perf_counter() - started,
+        errors=errors,
+        data=data,
+        shared=shared,
+    )
+
+
+def validated_params(params: Mapping[str, Mapping[str, Any]] | None, schema: Schema) -> dict[str, dict[str, Any]]:
+    """Check every metric parameter against its declaration (:mod:`privcore.data.params`).
+
+    Raises
+    ------
+    InputError
+        For an unknown metric id, an unknown parameter name or a bad value; the message is the one the
+        command line and the Metrics page show.
+    """
+    known = registry.metric_ids()
+    out = {}
+    for metric_id, given in (params or {}).items():
+        if metric_id not in known:
+            raise InputError(f"Parameters given for unknown metric id {metric_id!r}. Valid ids: {' '.join(known)}.")
+        out[metric_id] = check_params(metric_id, registry.get(metric_id).params, dict(given), schema)
+    return out
+
+
+def _nothing_left(role: str, table: pd.DataFrame, schema: Schema, names: Mapping[str, str]) -> TooFewRowsError:
+    """The error for a real or synthetic table without rows to evaluate (every metric would need some)."""
+    name = names.get(role, role)
+    gaps = [c for c in schema.columns_of(NUMERICAL) if table[c].isna().any()]
+    if not gaps:
+        return TooFewRowsError(f"{name} has no rows to evaluate.", file=name)
+    return TooFewRowsError(
+        f"Every row of {name} has a missing value in a numerical column ({', '.join(repr(c) for c in gaps)}), so "
+        "none is left once such rows are dropped. Choose median imputation for missing numbers, fill in the "
+        "values, or leave those columns out of the analysis.",
+        file=name,
+        column=gaps[0],
+    )
+
+
+def _reuse_fingerprint(data: PreparedData, famd_components) -> str:
+    """What the shareable passes depend on: the prepared real table and holdout, the schema, k of Φk."""
+    digest = hashlib.sha256(json.dumps([data.schema.to_dict(), famd_components], sort_keys=True).encode())
+    for frame in (data.real, data.holdout):
+        if frame is not None:
+            digest.update(pd.util.hash_pandas_object(frame, index=False).to_numpy().tobytes())
+        digest.update(b"|")
+    return digest.hexdigest()
+
+
+def _run_metric(info, shared: SharedComputation, params, seed, strict, errors) -> MetricResult:
+    started = time.perf_counter()
+    reason = unmet_need(info, shared.data)
+    if reason is not None:
+        return MetricResult(id=info.id, applicable=False, reason=reason, per_record_unit=info.per_record_unit,
+                            params=params, seconds=time.perf_counter() - started)
+    try:
+        output = info.compute(MetricContext(shared, params, seed))
+        result = _to_result(info, output, params, started)  # its range check is a metric's bug too
+    except NotApplicable as exc:
+        return MetricResult(id=info.id, applicable=False, reason=str(exc), per_record_unit=info.per_record_unit,
+                            params=params, seconds=time.perf_counter() - started)
+    except InputError:
+        raise
+    except Exception as exc:  # a bug in one metric must not take the whole evaluation down
+        if strict:
+            raise
+        errors.append(f"{info.id}: {type(exc).__name__}: {exc}\n{traceback.format_exc()}")
+        return MetricResult(id=info.id, applicable=False, per_record_unit=info.per_record_unit, params=params,
+                            reason=f"internal error while computing {info.id} ({type(exc).__name__}); "
+                                   "please report it with your settings.",
+                            seconds=time.perf_counter() - started)
+    if info.baseline and shared.data.holdout is not None:
+        baseline = _baseline(info, shared, params, seed, strict, errors)
+        if baseline is not None:
+            result.baseline = baseline.risk
+            result.baseline_output = baseline
+            if result.risk is not None and baseline.risk >= result.risk - 1e-12:
+                result.warnings.append(
+                    "A fresh sample of real people (the holdout) scores at least as high: this score says "
+                    "nothing about the generator itself."
+                )
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _baseline(info, shared, params, seed, strict, errors) -> MetricOutput | None:
+    if unmet_need(info, shared.data, is_baseline=True) is not None:
+        return None
+    try:
+        output = info.compute(MetricContext(shared, params, seed, is_baseline=True))
+        if output.risk is not None and not (0.0 <= float(output.risk) <= 1.0):
+            raise AssertionError(f"{info.id} baseline returned risk {output.risk} outside [0, 1]")
+        return output
+    except NotApplicable:
+        return None
+    except Exception as exc:
+        if strict:
+            raise
+        errors.append(f"{info.id} (baseline): {type(exc).__name__}: {exc}\n{traceback.format_exc()}")
+        return None
+
+
+def _to_result(info, output: MetricOutput, params, started) -> MetricResult:
+    risk = None if output.risk is None else float(output.risk)
+    if risk is not None and not (0.0 <= risk <= 1.0):
+        raise AssertionError(f"{info.id} returned risk {risk} outside [0, 1]")
+    if not isinstance(output.details, info.details_type):
+        raise AssertionError(f"{info.id} returned details of type {type(output.details).__name__}, not the declared "
+                             f"{info.details_type.__name__}")
+    return MetricResult(
+        id=info.id,
+        applicable=True,
+        risk=risk,
+        raw=None if output.raw is None else float(output.raw),
+        per_record=output.per_record,
+        per_record_unit=info.per_record_unit,
+        details=output.details,
+        params={**params, **output.params},
+        interval=output.interval,
+        warnings=list(output.warnings),
+        seconds=time.perf_counter() - started,
+    )
+
+
+def planned_passes(metric_ids: Iterable[str], has_holdout: bool) -> set[tuple[str, str, str]]:
+    """The neighbour passes the metrics ``metric_ids`` declare (``MetricInfo.passes``), with their §5
+    baselines' passes (the holdout in place of the synthetic table) where a holdout is given.
+
+    Examples
+    --------
+    >>> sorted(planned_passes(["auth"], has_holdout=False))
+    [('E', 'real', 'real'), ('E', 'real', 'synthetic')]
+    """
+    planned = set()
+    for metric_id in metric_ids:
+        info = registry.get(metric_id)
+        planned.update(info.passes)
+        if has_holdout and info.baseline:
+            planned.update(tuple("holdout" if role == "synthetic" else role for role in p) for p in info.passes
+                           if "holdout" not in p)
+    return planned

@@ -1,0 +1,586 @@
+"""Reading results for people: risk levels, the three questions, record flags.
+
+A :class:`privcore.Report` holds numbers. This module turns them into what the dashboard and the
+exported report say about them, in one place so that both say the same thing:
+
+* :func:`assess` — a metric's risk next to its reference (the fresh-sample baseline of metrics.md §5
+  when a holdout exists, otherwise the metric's chance level) and a :class:`Level` shown with a word,
+  an icon and a colour from the Okabe–Ito palette (never colour alone);
+* the three questions every metric answers: :func:`person_at_risk` (for one real record),
+  :func:`dataset_shareable` (against a threshold the user can set; :data:`DEFAULT_THRESHOLD` and
+  :data:`THRESHOLD_REASON`) and :func:`metric_applies` (its assumptions checked against the data);
+* :func:`record_flags` and :func:`disagreements` — which metrics flag which real records.
+
+Interpretation only: the downloads that present it are :mod:`privcore.report.html` and
+:func:`privcore.evaluation.outcome.combined_json`. This module imports no Streamlit and no Plotly.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from privcore.base.palette import OKABE_ITO
+from privcore.metrics import registry
+from privcore.metrics.details import MembershipScores
+from privcore.metrics.names import metric_name, short_name
+
+__all__ = [
+    "Level",
+    "LEVELS",
+    "LEVEL_BANDS",
+    "DEFAULT_THRESHOLD",
+    "THRESHOLD_REASON",
+    "REFERENCE_LEVEL",
+    "Assessment",
+    "Answer",
+    "Check",
+    "assess",
+    "default_threshold",
+    "person_at_risk",
+    "dataset_shareable",
+    "metric_applies",
+    "flag_rule",
+    "record_flags",
+    "disagreements",
+    "riskiest_record",
+    "worked_computation",
+    "nearest_records",
+]
+
+
+# --------------------------------------------------------------------------------------------------
+# levels
+# --------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Level:
+    """A verdict shown with a word, an icon and a colour (never colour alone)."""
+
+    key: str
+    word: str
+    icon: str
+    colour: str
+    text_colour: str
+
+
+_GREY = "#E4E4E4"  # neutral background for "not applicable" / "unknown"; not a data colour
+
+LEVELS: dict[str, Level] = {
+    "low": Level("low", "Low", "✓", OKABE_ITO["blue"], "#FFFFFF"),
+    "moderate": Level("moderate", "Moderate", "⚠", OKABE_ITO["orange"], "#000000"),
+    "high": Level("high", "High", "✖", OKABE_ITO["vermillion"], "#000000"),
+    "na": Level("na", "Not applicable", "–", _GREY, "#000000"),
+}
+
+#: Risk above the reference: at most 0.05 → Low, at most 0.2 → Moderate, above → High.
+LEVEL_BANDS = (0.05, 0.2)
+
+#: Risk a perfect generator gets on metrics whose ideal is not 0 (same-size tables, no holdout given).
+REFERENCE_LEVEL: dict[str, float] = {
+    "dmlp": 0.5,  # ROC AUC of a classifier that cannot tell real from synthetic
+    "mir": 0.5,  # recall of a detector that cannot tell them apart
+    "nnaa": 0.5,  # 1 − NNAA; NNAA = 0.5 when real and synthetic are indistinguishable
+    "auth": 0.5,  # a real record's nearest neighbour is as likely synthetic as real
+    "idscore": 0.5,  # the same, in the weighted space
+    "mdcr": 0.5,  # synthetic records as close to real people as real people are to each other
+}
+
+#: Default "shareable" threshold on risk above the reference.
+DEFAULT_THRESHOLD = 0.1
+
+#: Per-metric defaults where the metric's source gives one.
+METRIC_THRESHOLDS: dict[str, float] = {"sd_idr": 0.09, "sd_mia": 0.09}
+
+THRESHOLD_REASON = (
+    "By default a table counts as shareable on a metric when its risk is at most 0.1 above the reference: an "
+    "attacker does at most 10 percentage points better with the synthetic data than with data about other people "
+    "from the same population (the holdout) or than chance. For SD-IDR and SD-MIA the default is the 0.09 the "
+    "SynQP authors use. These are starting points for a discussion with your data-protection officer, not legal "
+    "standards: lower them for sensitive data or wide releases."
+)
+
+
+def default_threshold(metric_id: str) -> float:
+    """The default shareability threshold of a metric."""
+    return METRIC_THRESHOLDS.get(metric_id, DEFAULT_THRESHOLD)
+
+
+def level_of(adjusted: float | None) -> Level:
+    """The level of a risk already measured against its reference."""
+    if adjusted is None or not math.isfinite(adjusted):
+        return LEVELS["na"]
+    if adjusted <= LEVEL_BANDS[0]:
+        return LEVELS["low"]
+    if adjusted <= LEVEL_BANDS[1]:
+        return LEVELS["moderate"]
+    return LEVELS["high"]
+
+
+@dataclass(frozen=True)
+class Assessment:
+    """One metric on one synthetic table, read against its reference."""
+
+    metric_id: str
+    name: str
+    family: str
+    applicable: bool
+    risk: float | None
+    reference: float
+    reference_label: str
+    adjusted: float | None
+    level: Level
+    baseline: float | None
+    excess: float | None
+    interval: tuple[float, float] | None
+    reason: str | None
+    warnings: tuple[str, ...] = ()
+
+
+def info_of(metric_id: str):
+    try:
+        return registry.get(metric_id)
+    except KeyError:
+        return None
+
+
+def assess(metric_id: str, result) -> Assessment:
+    """Read ``result`` (a :class:`privcore.metrics.results.MetricResult`) against its reference.
+
+    The reference is the fresh-sample baseline when one was computed, otherwise the metric's chance level
+    (:data:`REFERENCE_LEVEL`), otherwise 0.
+    """
+    info = info_of(metric_id)
+    name = info.name if info else metric_id
+    family = info.family if info else "Other"
+    if not result.applicable or result.risk is None:
+        return Assessment(metric_id, name, family, False, None, 0.0, "", None, LEVELS["na"], None, None, None,
+                          result.reason, tuple(result.warnings))
+    if result.baseline is not None and math.isfinite(result.baseline):
+        reference, label = float(result.baseline), "fresh-sample baseline (holdout in place of the synthetic data)"
+    elif metric_id in REFERENCE_LEVEL:
+        reference, label = REFERENCE_LEVEL[metric_id], "chance level of a perfect generator"
+    else:
+        reference, label = 0.0, "zero (no holdout given, so no fresh-sample baseline)" if (
+            info is None or info.baseline) else "zero"
+    adjusted = float(result.risk) - reference
+    return Assessment(
+        metric_id, name, family, True, float(result.risk), reference, label, adjusted, level_of(adjusted),
+        result.baseline, result.excess, None if result.interval is None else tuple(result.interval), None,
+        tuple(result.warnings),
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# the three questions
+# --------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Answer:
+    """An answer to one of the three questions, with word + icon + colour and an explanation."""
+
+    verdict: str  # "yes", "no", "caveats", "unknown"
+    word: str
+    icon: str
+    colour: str
+    text_colour: str
+    text: str
+    checks: tuple["Check", ...] = ()
+
+
+@dataclass(frozen=True)
+class Check:
+    """One assumption checked against the data: status ``ok``, ``warn`` or ``fail``."""
+
+    status: str
+    text: str
+
+
+def _answer(kind: str, word: str, text: str, checks=()) -> Answer:
+    style = {"good": LEVELS["low"], "caveat": LEVELS["moderate"], "bad": LEVELS["high"], "none": LEVELS["na"]}[kind]
+    verdict = {"good": "yes", "caveat": "caveats", "bad": "no", "none": "unknown"}[kind]
+    return Answer(verdict, word, style.icon, style.colour, style.text_colour, text, tuple(checks))
+
+
+def dataset_shareable(metric_id: str, result, threshold: float | None = None) -> Answer:
+    """Is the table shareable by this metric: risk above the reference against ``threshold``."""
+    threshold = default_threshold(metric_id) if threshold is None else float(threshold)
+    a = assess(metric_id, result)
+    if not a.applicable:
+        return _answer("none", "Cannot say", f"{a.name} could not be computed here: {a.reason or 'no reason given'}")
+    base = f"risk {a.risk:.3f} against the {a.reference_label} {a.reference:.3f}: {a.adjusted:+.3f}"
+    if a.adjusted > threshold:
+        return _answer("bad", "Not shareable", f"{base}, above your threshold of {threshold:g}.")
+    upper = None if a.interval is None else a.interval[1] - a.reference
+    if upper is not None and upper > threshold:
+        return _answer("caveat", "Uncertain", f"{base}, within your threshold of {threshold:g}, but the upper end of "
+                       f"the 95% interval ({a.interval[1]:.3f}) is not.")
+    return _answer("good", "Shareable by this metric", f"{base}, within your threshold of {threshold:g}. Other "
+                   "metrics may still disagree.")
+
+
+@dataclass(frozen=True)
+class FlagRule:
+    """When a per-record value counts as "flagged".
+
+    A value is flagged when it reaches ``cutoff`` (exceeds it when ``strict``) and, when ``baseline``
+    holds the same records' values with a fresh sample in place of the synthetic data, is also higher
+    than that: the synthetic data must put the person at more risk than data about other people would.
+    """
+
+    cutoff: float
+    strict: bool
+    text: str
+    baseline: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    def apply(self, values: np.ndarray) -> np.ndarray:
+        """Boolean flags for every record; NaN values (not measured) stay False."""
+        values = np.asarray(values, dtype=float)
+        with np.errstate(invalid="ignore"):
+            flagged = (values > self.cutoff) if self.strict else (values >= self.cutoff)
+            if self.baseline is not None and len(self.baseline) == len(values):
+                base = np.nan_to_num(np.asarray(self.baseline, dtype=float), nan=-np.inf)
+                flagged &= values > base + 1e-12
+        return flagged
+
+
+def flag_rule(result) -> FlagRule | None:
+    """How a metric's per-record values turn into "this record is flagged".
+
+    Membership-inference metrics (per-record attack scores) flag a member scored above the 99th
+    percentile of the non-members' scores: the attacker could accuse them while rarely being wrong.
+    Indicator metrics flag a value of 1 (the person's own fresh-sample value is reported alongside, not
+    used: an exact copy must stay flagged even where a fresh sample happens to flag too). Continuous
+    per-record risks are flagged from the 95th percentile of the baseline values (at least 0.5) when
+    they also exceed the person's own baseline value; without a baseline, from 0.8.
+    """
+    if result.per_record is None or not result.applicable:
+        return None
+    values = np.asarray(result.per_record, dtype=float)
+    finite = values[np.isfinite(values)]
+    if len(finite) == 0:
+        return None
+    if isinstance(result.details, MembershipScores):
+        non = np.asarray(result.details.nonmember_scores, dtype=float)
+        non = non[np.isfinite(non)]
+        if len(non):
+            cutoff = float(np.quantile(non, 0.99))
+            return FlagRule(cutoff, True, "flagged when the attack scores this person above the level only 1% of "
+                            "non-members (holdout) exceed, so the attacker could accuse them while rarely being wrong")
+    if result.per_record_unit == "synthetic":
+        return FlagRule(0.8, False, "flagged when that synthetic record's risk is at least 0.8")
+    indicator = bool(np.all(np.isin(finite, (0.0, 1.0))))
+    base = getattr(result.baseline_output, "per_record", None)
+    if indicator:
+        return FlagRule(0.5, False, "flagged when its per-record value is 1")
+    if base is not None and len(base) == len(values):
+        base = np.asarray(base, dtype=float)
+        finite_base = base[np.isfinite(base)]
+        cutoff = max(0.5, float(np.quantile(finite_base, 0.95))) if len(finite_base) else 0.5
+        return FlagRule(cutoff, False, f"flagged when its per-record risk is at least {cutoff:.3f} (a level only 5% of "
+                        "people reach with a fresh sample of other real people in place of the synthetic data) and "
+                        "higher than this person's own value with that fresh sample", base)
+    return FlagRule(0.8, False, "flagged when its per-record risk is at least 0.8 (no holdout to compare with)")
+
+
+def _record_value(report, metric_id: str, row: int) -> tuple[float | None, str]:
+    """The per-record value of ``metric_id`` for real record ``row`` and how it was obtained."""
+    result = report[metric_id]
+    pr = result.per_record
+    if pr is None:
+        return None, "gives no per-record value"
+    pr = np.asarray(pr, dtype=float)
+    if result.per_record_unit == "synthetic":
+        space = registry.get(metric_id).space or "phi"
+        shared = getattr(report, "shared", None)
+        if shared is None or len(pr) != len(report.data.synthetic):
+            return None, "is measured per synthetic record"
+        nb = shared.neighbours(space, "synthetic", "real")
+        mine = np.flatnonzero(nb.i1 == row)
+        if len(mine) == 0:
+            return 0.0, "no synthetic record has this person as its nearest real record"
+        return float(np.nanmax(pr[mine])), (f"the riskiest of the {len(mine)} synthetic record(s) whose nearest "
+                                            "real record is this person")
+    if row >= len(pr):
+        return None, "has no value for this record"
+    value = pr[row]
+    if not math.isfinite(value):
+        return None, "did not measure this record (it was not among the records attacked or tested)"
+    return float(value), "per-record value"
+
+
+def person_at_risk(report, metric_id: str, row: int) -> Answer:
+    """Is real record ``row`` at risk according to ``metric_id``? (From the metric's own per-record values.)"""
+    result = report[metric_id]
+    name = metric_name(metric_id)
+    if not result.applicable:
+        return _answer("none", "Cannot say", f"{name} is not applicable here.")
+    value, how = _record_value(report, metric_id, row)
+    if value is None:
+        return _answer("none", "No per-person answer", f"{name} {how}.")
+    rule = flag_rule(result)
+    if rule is None:
+        return _answer("none", "No per-person answer", f"{name} gives no per-record values.")
+    flagged = bool(rule.apply(np.array([value]))[0]) if result.per_record_unit == "synthetic" \
+        else bool(rule.apply(np.asarray(result.per_record, dtype=float))[row])
+    text = f"{how}: {value:.3f}"
+    base = getattr(result.baseline_output, "per_record", None)
+    if base is not None and result.per_record_unit != "synthetic" and row < len(base):
+        text += f" (with a fresh sample of other people instead: {float(base[row]):.3f})"
+    text += f"; {rule.text}."
+    return _answer("bad", "At risk", text) if flagged else _answer("good", "Not flagged", text)
+
+
+EXACT_MATCH = {"crp": "all", "zcap": "key", "gcap": "key", "ims_test": "all"}
+PROJECTION = {"nndr", "dcr", "hidr"}
+DISTANCE = {"cvp", "dvp", "auth", "idscore", "nsnd", "mdcr", "nnaa", "dcr_test", "nndr_test", "mia_distance",
+            "mia_calibrated", "mia_domias", "air"}
+
+
+def metric_applies(report, metric_id: str) -> Answer:
+    """Does this metric apply here? Its assumptions checked against the data, as a list of checks."""
+    result = report[metric_id]
+    info = info_of(metric_id)
+    name = info.name if info else metric_id
+    checks: list[Check] = []
+    if not result.applicable:
+        checks.append(Check("fail", f"Not computed: {result.reason or 'no reason given'}"))
+        return _answer("bad", "Does not apply", f"{name} cannot run on this data.", checks)
+    data = report.data
+    schema = data.schema if data is not None else None
+    n_real = report.rows.get("real") or 0
+    n_syn = report.rows.get("synthetic") or 0
+    n_hold = report.rows.get("holdout")
+    # data size
+    if min(n_real, n_syn) < 100:
+        checks.append(Check("warn", f"Few rows ({n_real:,} real, {n_syn:,} synthetic): the score can change a lot from "
+                                    "one sample to the next."))
+    else:
+        checks.append(Check("ok", f"{n_real:,} real and {n_syn:,} synthetic rows: enough for a stable score."))
+    # exact-match metrics on continuous columns
+    if metric_id in EXACT_MATCH and schema is not None:
+        cols = schema.columns if EXACT_MATCH[metric_id] == "all" else schema.key_columns
+        continuous = {c: int(data.real[c].nunique()) for c in cols if schema.types.get(c) == "numerical"
+                      and data.real[c].nunique() > 20}
+        if continuous:
+            listed = ", ".join(f"{c} ({k} distinct values)" for c, k in continuous.items())
+            checks.append(Check("warn", f"Exact matching on numerical column(s) with many values: {listed}. Exact "
+                                        "copies are rare even for a leaky generator, so a low score proves little; "
+                                        "HitR and the distance metrics allow a tolerance."))
+        else:
+            checks.append(Check("ok", "No continuous column enters the exact matching."))
+    # pairing for HidR
+    if metric_id == "hidr" and data is not None and data.pair_index is not None:
+        missing = int(np.sum(np.asarray(data.pair_index) < 0))
+        if missing:
+            checks.append(Check("warn", f"{missing:,} synthetic rows have no real twin in the pairing."))
+        else:
+            checks.append(Check("ok", "Every synthetic row is paired with its real twin."))
+    # dimensionality
+    if metric_id in DISTANCE and getattr(report, "shared", None) is not None:
+        try:
+            dim = report.shared.space("E").dim
+        except Exception:  # pragma: no cover - a space that cannot be built is reported by the metric itself
+            dim = None
+        if dim is not None:
+            if dim > 50 or dim > n_real / 10:
+                checks.append(Check("warn", f"The encoded space has {dim} dimensions for {n_real:,} records: in high "
+                                            "dimensions nearest and farthest distances become alike."))
+            else:
+                checks.append(Check("ok", f"The encoded space has {dim} dimensions: distances are informative."))
+    if metric_id in PROJECTION and getattr(report, "shared", None) is not None:
+        phi = report.shared.space("phi")
+        share = float(phi.explained_inertia)
+        status = "warn" if share < 0.5 else "ok"
+        checks.append(Check(status, f"The {phi.n_components}-axis FAMD projection keeps {share:.0%} of the variation"
+                            + ("; records can look close on the kept axes and differ on the others." if status == "warn"
+                               else ".")))
+    # sensitive column dominated by one value
+    needs = info.needs if info else frozenset()
+    if ("sensitive" in needs or "categorical_sensitive" in needs) and schema is not None and schema.sensitive:
+        col = data.real[schema.sensitive]
+        if schema.types.get(schema.sensitive) != "numerical":
+            top = float(col.value_counts(normalize=True).iloc[0])
+            if top > 0.9:
+                checks.append(Check("warn", f"{top:.0%} of real people share the most common '{schema.sensitive}' value: "
+                                            "guessing it is right most of the time anyway; compare with the baseline."))
+            else:
+                checks.append(Check("ok", f"The most common '{schema.sensitive}' value covers {top:.0%} of people."))
+    # a baseline to compare with
+    if info is not None and info.baseline and family_needs_baseline(info):
+        if n_hold is None:
+            checks.append(Check("warn", "No holdout: the score cannot be compared with what a fresh sample of other "
+                                        "people would get."))
+        elif result.baseline is not None and result.risk is not None and result.baseline >= result.risk - 1e-12:
+            checks.append(Check("warn", "A fresh sample scores as high as the synthetic data: this metric says nothing "
+                                        "about the generator on this data."))
+        else:
+            checks.append(Check("ok", "Compared with a fresh sample of real people (the holdout)."))
+    if "holdout" in needs and n_hold is not None and n_real and n_hold < 0.5 * n_real:
+        checks.append(Check("warn", f"The holdout ({n_hold:,} rows) is much smaller than the real table ({n_real:,}): "
+                                    "the comparison is less reliable."))
+    if info is not None and info.family == "Attack-based":
+        if result.interval is not None and result.interval[1] - result.interval[0] > 0.2:
+            checks.append(Check("warn", f"Wide 95% interval ({result.interval[0]:.2f} to {result.interval[1]:.2f}): too "
+                                        "few attacks to pin the risk down; more rows or attacks would narrow it."))
+        if n_hold is None:
+            checks.append(Check("warn", "No holdout: without the control attack the risk is the main attack's success "
+                                        "rate, which includes what any data about similar people would reveal."))
+        else:
+            checks.append(Check("ok", "Measured against the control attack on the holdout (residual risk)."))
+    if info is not None and info.uses_classifier and n_real < 500:
+        checks.append(Check("warn", "A classifier trained on fewer than 500 real rows gives a noisy score."))
+    worst = "fail" if any(c.status == "fail" for c in checks) else "warn" if any(c.status == "warn" for c in checks) \
+        else "ok"
+    if worst == "ok":
+        return _answer("good", "Applies", f"{name}'s assumptions hold on this data.", checks)
+    return _answer("caveat", "Applies with caveats", f"Read {name} with the caveats below.", checks)
+
+
+def family_needs_baseline(info) -> bool:
+    """Metrics of the review (§1–2) are calibrated against the holdout (metrics.md §5)."""
+    return info.family in ("Simulation-based", "Distance-based", "Classifier-based")
+
+
+# --------------------------------------------------------------------------------------------------
+# which records are flagged by which metrics
+# --------------------------------------------------------------------------------------------------
+def record_flags(report, metric_ids: Sequence[str] | None = None) -> pd.DataFrame:
+    """Real records × metrics: True where the metric flags the record (real-unit metrics only).
+
+    Columns are the metrics' short names (:func:`privcore.report.figures.short_name`).
+
+    Metrics without per-record values on real records are left out; values a metric did not measure
+    are False.
+    """
+    n = len(report.data.real) if report.data is not None else report.rows.get("real", 0)
+    cols = {}
+    for mid in metric_ids if metric_ids is not None else list(report):
+        if mid not in report:
+            continue
+        res = report[mid]
+        if not res.applicable or res.per_record is None or res.per_record_unit != "real":
+            continue
+        pr = np.asarray(res.per_record, dtype=float)
+        if len(pr) != n:
+            continue
+        rule = flag_rule(res)
+        if rule is None:
+            continue
+        cols[short_name(mid)] = rule.apply(pr)
+    return pd.DataFrame(cols, index=pd.RangeIndex(n, name="real row"))
+
+
+def disagreements(flags: pd.DataFrame, *, max_rows: int = 10) -> pd.DataFrame:
+    """Patterns of records flagged by some metrics and not others, with counts and example rows."""
+    if flags.shape[1] < 2:
+        return pd.DataFrame(columns=["flagged by", "not flagged by", "records", "example rows"])
+    some = flags.any(axis=1) & ~flags.all(axis=1)
+    sub = flags[some]
+    if sub.empty:
+        return pd.DataFrame(columns=["flagged by", "not flagged by", "records", "example rows"])
+    names = np.array(flags.columns)
+    keys = sub.apply(lambda r: tuple(bool(x) for x in r), axis=1)
+    rows = []
+    for pattern, idx in sub.groupby(keys).groups.items():
+        mask = np.array(pattern)
+        rows.append({
+            "flagged by": ", ".join(names[mask]),
+            "not flagged by": ", ".join(names[~mask]),
+            "records": len(idx),
+            "example rows": ", ".join(str(i) for i in list(idx)[:max_rows]),
+        })
+    return pd.DataFrame(rows).sort_values("records", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def riskiest_record(report, metric_ids: Sequence[str] | None = None) -> int:
+    """The real record flagged by the most metrics (ties: highest mean per-record risk, then lowest row)."""
+    flags = record_flags(report, metric_ids)
+    n = len(flags)
+    if n == 0:
+        return 0
+    count = flags.sum(axis=1).to_numpy(dtype=float) if flags.shape[1] else np.zeros(n)
+    risks = []
+    for mid in metric_ids if metric_ids is not None else list(report):
+        if mid in report:
+            res = report[mid]
+            if res.applicable and res.per_record is not None and res.per_record_unit == "real" \
+                    and len(res.per_record) == n:
+                risks.append(np.nan_to_num(np.asarray(res.per_record, dtype=float), nan=0.0))
+    mean = np.mean(risks, axis=0) if risks else np.zeros(n)
+    order = np.lexsort((np.arange(n), -mean, -count))
+    return int(order[0])
+
+
+def nearest_records(report, row: int, space: str = "E") -> pd.DataFrame:
+    """Real record ``row`` next to its nearest synthetic and nearest other real records in ``space``.
+
+    Read from the report's shared neighbour passes (the same ones the distance metrics used; computed
+    once on first use otherwise). Columns: the person, then each neighbour labelled with its row and
+    distance; rows: the analysed attributes.
+
+    Raises
+    ------
+    NotApplicable
+        When ``space`` cannot be built for these tables (the message says why).
+    """
+    data = report.data
+    nb_syn = report.shared.neighbours(space, "real", "synthetic")
+    nb_real = report.shared.neighbours(space, "real", "real")
+    cols = {f"real row {row} (this person)": data.real.iloc[row]}
+    for k in range(2):
+        j = int(nb_syn.index[row, k])
+        if j >= 0:
+            cols[f"synthetic row {j} (distance {nb_syn.distance[row, k]:.4g})"] = data.synthetic.iloc[j]
+    j = int(nb_real.index[row, 0])
+    if j >= 0:
+        cols[f"nearest other real row {j} (distance {nb_real.distance[row, 0]:.4g})"] = data.real.iloc[j]
+    return pd.DataFrame(cols).astype(str)
+
+
+def worked_computation(report, metric_id: str, row: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The numbers behind ``metric_id``'s value for real record ``row``, from the metric's own output.
+
+    Returns
+    -------
+    per_record : DataFrame
+        Every per-record quantity the metric computed (its ``per_record`` value and each per-real-record
+        array in ``details``: distances, pool sizes, hits...) at ``row``.
+    constants : DataFrame
+        The scalar quantities of the same computation (thresholds, d_min, d_max, medians...).
+    """
+    result = report[metric_id]
+    n = report.rows.get("real") or 0
+    items: list[tuple[str, str]] = []
+    constants: list[tuple[str, str]] = []
+    if result.per_record is not None and result.per_record_unit == "real" and len(result.per_record) == n:
+        items.append(("per-record value (feeds the score)", _plain(result.per_record[row])))
+    details = result.details
+    per_person = set() if details is None else set(details.record_fields("real"))
+    for key, value in ([] if details is None else details.items()):
+        if key in per_person and isinstance(value, np.ndarray) and value.ndim >= 1 and len(value) == n:
+            items.append((key.replace("_", " "), _plain(value[row])))
+        elif isinstance(value, (int, float, np.integer, np.floating, bool, np.bool_, str)):
+            constants.append((key.replace("_", " "), _plain(value)))
+        elif isinstance(value, dict) and value and all(
+                isinstance(v, (int, float, np.integer, np.floating)) for v in value.values()):
+            constants += [(f"{key.replace('_', ' ')} {k}", _plain(v)) for k, v in value.items()]
+    for key, value in (result.params or {}).items():
+        if isinstance(value, (int, float, np.integer, np.floating, str)) and not isinstance(value, bool):
+            constants.append((f"parameter {key}", _plain(value)))
+    if result.risk is not None:
+        constants.append(("score (risk)", _plain(result.risk)))
+    return (pd.DataFrame(items, columns=["quantity", "value for this record"]),
+            pd.DataFrame(constants, columns=["quantity", "value"]))
+
+
+def _plain(value: Any) -> str:
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (float, np.floating)):
+        return f"{float(value):.4g}" if math.isfinite(float(value)) else str(float(value))
+    if isinstance(value, np.ndarray):
+        return ", ".join(_plain(v) for v in value.ravel()[:6])
+    return str(value)

@@ -1,0 +1,66 @@
+"""The outcome of one evaluation: a :class:`Report` of every metric's result, and its JSON.
+
+:func:`privcore.evaluation.evaluate.evaluate` collects the :class:`~privcore.metrics.results.MetricResult`
+of each metric here. The JSON contract (``python -m privcore schema``) is headed by the verdict, which is
+why the report type sits in the evaluation layer, beside :mod:`privcore.evaluation.verdict`, and not with
+the per-metric result types below it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Mapping
+
+from privcore.evaluation.verdict import verdict
+from privcore.metrics.results import MetricResult
+
+__all__ = ["Report", "combined_json"]
+
+
+@dataclass
+class Report(Mapping[str, MetricResult]):
+    """All metric results of one evaluation, indexable by metric id."""
+
+    results: dict[str, MetricResult]
+    rows: dict[str, int | None]
+    warnings: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    #: Internal errors of individual metrics (with tracebacks), for logs; never shown to users verbatim.
+    errors: list[str] = field(default_factory=list)
+    #: The prepared tables and shared neighbour caches, for figures and the per-record explorer.
+    data: Any = field(default=None, repr=False, compare=False)
+    shared: Any = field(default=None, repr=False, compare=False)
+
+    def __getitem__(self, metric_id: str) -> MetricResult:
+        return self.results[metric_id]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def to_dict(self, rule: Any = None) -> dict[str, Any]:
+        """The JSON contract (``python -m privcore schema``), headed by the verdict under ``rule``
+        (a :class:`privcore.evaluation.verdict.VerdictRule`; default thresholds when None)."""
+        return {
+            "verdict": verdict(self, rule).to_dict(),
+            "metrics": {mid: res.to_dict() for mid, res in self.results.items()},
+            "warnings": list(self.warnings),
+            "rows": dict(self.rows),
+        }
+
+    def to_json(self, indent: int | None = 2, rule: Any = None) -> str:
+        """Serialise :meth:`to_dict` as strict JSON (no NaN or Infinity)."""
+        return json.dumps(self.to_dict(rule), indent=indent, allow_nan=False)
+
+
+def combined_json(reports: Mapping[str, Any], *, indent: int | None = 2, settings: Mapping[str, Any] | None = None,
+                  rule: Any = None) -> str:
+    """One JSON document with every synthetic table's report (each in the JSON contract, its verdict under
+    ``rule``)."""
+    doc: dict[str, Any] = {"tables": {name: rep.to_dict(rule) for name, rep in reports.items()}}
+    if settings:
+        doc["settings"] = json.loads(json.dumps(settings, default=str))
+    return json.dumps(doc, indent=indent, allow_nan=False)

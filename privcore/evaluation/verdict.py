@@ -1,0 +1,243 @@
+"""One answer for the custodian: "release", "release with caution" or "do not release".
+
+The rule (:class:`VerdictRule`, every threshold adjustable, shown on the Results page and in the reports):
+
+1. Every metric is read against its reference (:func:`privcore.evaluation.interpret.assess`): the fresh-sample
+   baseline when a holdout gave one, else the metric's chance level, else 0. The verdict looks at that
+   *excess*, never at the raw risk, which a fresh sample of real people can score high too.
+2. **Attacks decide.** Attack-based metrics (singling out, linkability, inference) and membership-inference
+   attacks simulate an attacker and come with 95 % intervals. One whose interval lies wholly above
+   ``decisive_at`` (its lower end minus the reference) means **do not release**: the attacker does better
+   with the synthetic data, beyond chance. One whose point estimate is above ``caution_at`` means
+   **release with caution**. A membership attack is read by its AUC, as ``2·(AUC − 0.5)`` (0 = chance,
+   1 = tells every member), with its bootstrap interval: the advantage max(TPR − FPR) that it reports as
+   its risk is biased upwards on small tables (a maximum over thresholds), so a fresh sample would look
+   like a leak.
+3. **Proxies support, never decide.** Distance, classifier, exact-match and holdout-proxy metrics cannot
+   prove a leak or its absence (the DCR-delusion paper, ../seeds); an excess above ``supporting_at``
+   lowers "release" to "release with caution", never further.
+4. **The strongest membership attack speaks for the battery.** When ``mia_best`` ran, it alone stands for
+   the membership attacks it compares (read by its held-out AUC and that AUC's interval, like one attack):
+   the eight attacks separately would count the same evidence eight times, and their largest AUC is
+   inflated by the choice (the winner's curse). Without it, each membership attack counts on its own.
+5. **No attack, no release.** Without an attack or membership-inference result (no holdout, or none
+   chosen), the best answer is "release with caution", because the strongest evidence was not gathered.
+
+The three strongest pieces of evidence are listed in plain words, decisive ones first, and so is what was
+not tested.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from privcore.metrics.details import MembershipBattery, MembershipScores
+from privcore.evaluation.interpret import Assessment, assess
+from privcore.metrics.names import BATTERY, short_attack
+
+#: Families whose metrics simulate an attacker and carry an interval: they decide.
+DECISIVE_FAMILIES = ("Attack-based", "Membership inference")
+
+RELEASE, CAUTION, DO_NOT_RELEASE = "release", "release with caution", "do not release"
+#: Word, icon and Okabe–Ito colour of each verdict (never colour alone).
+VERDICT_STYLE = {
+    RELEASE: ("Release", "✓", "#0072B2", "#FFFFFF"),
+    CAUTION: ("Release with caution", "⚠", "#E69F00", "#000000"),
+    DO_NOT_RELEASE: ("Do not release", "✖", "#D55E00", "#000000"),
+}
+
+
+@dataclass(frozen=True)
+class VerdictRule:
+    """Thresholds of the verdict, on the excess risk (risk minus its reference)."""
+
+    #: An attack whose whole interval lies above this excess: do not release.
+    decisive_at: float = 0.10
+    #: An attack whose point estimate lies above this excess: release with caution.
+    caution_at: float = 0.05
+    #: A supporting (proxy) metric above this excess: release with caution.
+    supporting_at: float = 0.10
+
+    def describe(self) -> list[str]:
+        """The rule in plain sentences, with its current thresholds."""
+        return [
+            f"Do not release when an attack or membership-inference attack does better with the synthetic data "
+            f"than against other real people by more than {self.decisive_at:.2f}, with 95 % confidence (the lower "
+            "end of its interval).",
+            f"Release with caution when an attack's estimate exceeds its reference by more than {self.caution_at:.2f}, "
+            f"when a supporting metric (distances, classifiers, exact matches, proxy tests) exceeds its reference by "
+            f"more than {self.supporting_at:.2f}, or when no attack could be run.",
+            "Otherwise release. Supporting metrics never decide on their own: they cannot prove a leak or its absence.",
+        ]
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One metric's contribution to the verdict."""
+
+    metric: str
+    name: str
+    weight: str  # "decisive" or "supporting"
+    excess: float
+    lower_excess: float | None
+    pushes_to: str
+    text: str
+
+
+@dataclass
+class Verdict:
+    """The answer for one synthetic table."""
+
+    level: str
+    headline: str
+    evidence: list[Evidence]
+    not_tested: list[str]
+    rule: VerdictRule = field(default_factory=VerdictRule)
+
+    @property
+    def word(self) -> str:
+        return VERDICT_STYLE[self.level][0]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON of the verdict (heads the JSON report)."""
+        return {
+            "level": self.level,
+            "headline": self.headline,
+            "evidence": [_finite(asdict(e)) for e in self.evidence],
+            "not_tested": list(self.not_tested),
+            "rule": {**asdict(self.rule), "text": self.rule.describe()},
+        }
+
+
+def _finite(values: dict[str, Any]) -> dict[str, Any]:
+    return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in values.items()}
+
+
+def _lower_excess(a: Assessment) -> float | None:
+    if a.interval is None or a.interval[0] is None or not math.isfinite(a.interval[0]):
+        return None
+    return float(a.interval[0]) - a.reference
+
+
+def _membership(a: Assessment, details: MembershipScores) -> tuple[float, float | None, str]:
+    """Excess, its lower bound and the words of a membership attack, from its AUC."""
+    low = None if details.auc_interval is None else 2 * (details.auc_interval[0] - 0.5)
+    interval = "" if details.auc_interval is None else \
+        f", 95 % interval {details.auc_interval[0]:.2f}–{details.auc_interval[1]:.2f}"
+    if details.auc <= 0.5025:
+        return 2 * (details.auc - 0.5), low, f"{a.name}: tells members from non-members no better than a coin flip " \
+                                           f"(AUC {details.auc:.2f}{interval})."
+    sure = " — beyond chance" if low is not None and low > 0 else ""
+    return 2 * (details.auc - 0.5), low, (f"{a.name}: tells who was in the training data better than a coin flip "
+                                          f"(AUC {details.auc:.2f}{interval}){sure}.")
+
+
+def _strongest(a: Assessment, details: MembershipBattery) -> tuple[float, float | None, str]:
+    """Excess, its lower bound and the words of ``mia_best``, from its held-out AUC."""
+    interval = details.held_out_auc_interval
+    low = None if interval is None else 2 * (interval[0] - 0.5)
+    shown = "" if interval is None else f", 95 % interval {interval[0]:.2f}–{interval[1]:.2f}"
+    attack = short_attack(details.selected_attack)
+    if details.held_out_auc <= 0.5025:
+        return 2 * (details.held_out_auc - 0.5), low, (
+            f"{a.name}: even the strongest of {len(details.attacks)} attacks ({attack}), measured on records it was "
+            f"not chosen on, tells members from non-members no better than a coin flip (AUC "
+            f"{details.held_out_auc:.2f}{shown}).")
+    sure = " — beyond chance" if low is not None and low > 0 else ""
+    bound = (f"; no generator differentially private with ε below {details.epsilon_lower_bound:.1f} could do this"
+             if details.epsilon_lower_bound > 0 else "")
+    return 2 * (details.held_out_auc - 0.5), low, (
+        f"{a.name}: the strongest of {len(details.attacks)} attacks ({attack}) tells who was in the training data "
+        f"better than a coin flip on records it was not chosen on (AUC {details.held_out_auc:.2f}{shown}){sure}"
+        f"{bound}.")
+
+
+def _battery_ran(report) -> bool:
+    """Whether ``mia_best`` ran in ``report``, so that it stands for the attacks it compares."""
+    return "mia_best" in report and report["mia_best"].applicable and isinstance(report["mia_best"].details,
+                                                                                  MembershipBattery)
+
+
+def _describe(a: Assessment, weight: str, lower: float | None) -> str:
+    interval = (f" (95 % interval {a.interval[0]:.2f}–{a.interval[1]:.2f})" if a.interval is not None else "")
+    if weight == "decisive":
+        if a.adjusted <= 0.005:
+            return f"{a.name}: the attacker does no better than against other real people (risk {a.risk:.2f}{interval})."
+        sure = " — beyond chance" if lower is not None and lower > 0 else ""
+        return (f"{a.name}: the attacker succeeds {a.adjusted:.2f} more often against the training records than "
+                f"against other real people (risk {a.risk:.2f}{interval}){sure}.")
+    against = "a fresh sample of real people" if a.baseline is not None else "its chance level"
+    if a.adjusted <= 0.005:
+        return f"{a.name}: no higher than for {against} (risk {a.risk:.2f})."
+    return f"{a.name}: {a.adjusted:.2f} above {against} (risk {a.risk:.2f}{interval}); a proxy, not proof."
+
+
+def verdict(report, rule: VerdictRule | None = None) -> Verdict:
+    """The verdict of one evaluation (a :class:`privcore.evaluation.outcome.Report`) under ``rule``."""
+    rule = rule or VerdictRule()
+    evidence: list[Evidence] = []
+    not_tested: list[str] = []
+    if _battery_ran(report):
+        counted_by_best = set(BATTERY)
+    else:
+        counted_by_best = set()
+    for metric_id, result in report.items():
+        if metric_id in counted_by_best:
+            continue
+        a = assess(metric_id, result)
+        if not a.applicable:
+            not_tested.append(f"{a.name}: {a.reason or 'did not run'}")
+            continue
+        weight = "decisive" if a.family in DECISIVE_FAMILIES else "supporting"
+        lower = _lower_excess(a) if weight == "decisive" else None
+        excess, text = a.adjusted, None
+        if isinstance(result.details, MembershipScores):
+            excess, lower, text = _membership(a, result.details)
+        elif isinstance(result.details, MembershipBattery):
+            excess, lower, text = _strongest(a, result.details)
+        if weight == "decisive" and lower is not None and lower > rule.decisive_at:
+            pushes = DO_NOT_RELEASE
+        elif weight == "decisive" and excess > rule.caution_at:
+            pushes = CAUTION
+        elif weight == "supporting" and a.adjusted > rule.supporting_at:
+            pushes = CAUTION
+        else:
+            pushes = RELEASE
+        evidence.append(Evidence(metric_id, a.name, weight, excess, lower, pushes, text or _describe(a, weight, lower)))
+    order = {DO_NOT_RELEASE: 0, CAUTION: 1, RELEASE: 2}
+    evidence.sort(key=lambda e: (order[e.pushes_to], e.weight != "decisive", -(e.lower_excess if e.lower_excess
+                                                                              is not None else e.excess)))
+    decisive_ran = any(e.weight == "decisive" for e in evidence)
+    level = min((e.pushes_to for e in evidence), key=order.get, default=CAUTION)
+    if not decisive_ran:
+        level = min(level, CAUTION, key=order.get)
+        not_tested.insert(0, "No attack or membership-inference attack ran, so the strongest evidence is missing: "
+                             "choose the attack metrics on the Metrics page (membership inference needs a holdout).")
+    elif not any(e.metric.startswith("mia_") for e in evidence):
+        not_tested.insert(0, "No membership-inference attack ran (it needs a holdout of real records the "
+                             "generator never saw): whether someone's presence in the training data shows was not "
+                             "tested.")
+    return Verdict(level, _headline(level, evidence, decisive_ran), evidence[:3] if level != RELEASE else
+                   _reassuring(evidence), not_tested, rule)
+
+
+def _reassuring(evidence: list[Evidence]) -> list[Evidence]:
+    decisive = [e for e in evidence if e.weight == "decisive"]
+    return (decisive + [e for e in evidence if e.weight != "decisive"])[:3]
+
+
+def _headline(level: str, evidence: list[Evidence], decisive_ran: bool) -> str:
+    if level == DO_NOT_RELEASE:
+        worst = evidence[0]
+        return (f"Do not release: {worst.name} shows the synthetic data gives an attacker a real advantage "
+                f"about the people in the training data.")
+    if level == CAUTION:
+        if not decisive_ran:
+            return ("Release with caution: no attack was run, so the table cannot be cleared; the supporting "
+                    "metrics are a starting point, not proof.")
+        return ("Release with caution: some evidence points at a leak, but no attack shows a clear advantage "
+                "beyond chance; look at the evidence below before deciding.")
+    return ("Release: no attack does better with the synthetic data than against other real people, and no "
+            "supporting metric stands out. This bounds only the attacks that ran.")

@@ -1,0 +1,231 @@
+"""The metric registry: every metric's identity, metadata and plain-language explanation.
+
+Each metric module registers one :class:`MetricInfo` per metric with :func:`register`. The dashboard,
+the command line and :func:`privcore.evaluate` only ever read from here, so a metric's explanation is
+written once, next to its code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable
+
+from privcore.metrics import load_all
+from privcore.metrics.details import Details
+from privcore.data.params import Param
+
+if TYPE_CHECKING:  # pragma: no cover
+    from privcore.engine.context import MetricContext
+    from privcore.metrics.results import MetricOutput
+
+#: Requirements a metric may declare; evaluate() turns a missing one into a "not applicable" reason.
+NEEDS_REASONS: dict[str, str] = {
+    "sensitive": "needs a sensitive column: choose one on the Configure page (--sensitive).",
+    "categorical_sensitive": "needs a categorical or binary sensitive column; the chosen one is numerical.",
+    "holdout": "needs a holdout table (real records not used to train the generator): upload one (--holdout).",
+    "pairing": "needs a pairing between synthetic and real rows (same row order or an id column, --pairing).",
+}
+
+#: Figures a metric may declare (``MetricInfo.figures``), drawn from the report's shared neighbour passes:
+#: distances to the nearest synthetic / real / holdout record in the metric's space, the normalised
+#: distance n(y) with the CVP/DVP thresholds, and the FAMD map with nearest-neighbour links.
+SHARED_FIGURES = ("distances", "normalised_distances", "famd_map")
+SPACES = ("E", "phi", "E_idscore")
+
+FAMILIES = (
+    "Simulation-based",
+    "Distance-based",
+    "Classifier-based",
+    "Attack-based",
+    "Holdout proxy tests",
+    "Membership inference",
+    "SynQP",
+)
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """Plain-language explanation shown verbatim by the dashboard (metrics.md §4).
+
+    Attributes
+    ----------
+    attack : str
+        The attack the metric simulates and what the attacker is assumed to know.
+    steps : tuple of str
+        The attack in 2–4 numbered steps.
+    high : str
+        What a high score means, one plain sentence.
+    low : str
+        What a low score means, one plain sentence.
+    blind_spots : str
+        Known blind spots.
+    note : str
+        The Erratum/Choice note of metrics.md, one sentence (empty if none).
+    """
+
+    attack: str
+    steps: tuple[str, ...]
+    high: str
+    low: str
+    blind_spots: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class MetricInfo:
+    """Identity, metadata and implementation of one metric.
+
+    Attributes
+    ----------
+    id : str
+        Command-line id (``crp``, ``dcr``...).
+    name : str
+        Human name.
+    family : str
+        One of :data:`FAMILIES`.
+    summary : str
+        One-line description.
+    attacker_knows : str
+        What the attacker is assumed to know.
+    needs : frozenset of str
+        Subset of :data:`NEEDS_REASONS` keys.
+    per_record_unit : str
+        ``"real"``, ``"synthetic"`` or ``"none"``: what ``per_record`` is indexed by.
+    raw_meaning : str
+        The direction and meaning of ``raw`` in the original definition.
+    reference : str
+        Source reference.
+    explanation : Explanation
+        Texts shown by the dashboard.
+    compute : callable
+        ``compute(ctx: MetricContext) -> MetricOutput``; raises ``NotApplicable`` with a reason.
+    details_type : type
+        The kind of evidence ``compute`` returns as ``details`` (a :class:`privcore.metrics.details.Details`
+        subclass); the figures are chosen by it.
+    params : tuple of Param
+        The user-settable parameters (:mod:`privcore.data.params`): type, default, range and help of each.
+    space : str or None
+        The vector space the metric reads neighbours from: ``"E"``, ``"phi"`` (FAMD Φk) or
+        ``"E_idscore"``; None for exact-match and attack metrics.
+    figures : tuple of str
+        Figures drawn from the shared neighbour passes besides those of the details type, from
+        :data:`SHARED_FIGURES`.
+    min_rows : int
+        Minimum rows needed in the real and synthetic tables.
+    baseline : bool
+        Whether the §5 fresh-sample baseline (holdout in place of synthetic) is computed.
+    uses_classifier : bool
+        Trains a model (slow); excluded from the "quick" preset.
+    interval_kind : str
+        ``""``, ``"wilson"``, ``"bootstrap"`` or ``"standard error"``: where ``interval`` comes from.
+    passes : tuple of (space, query role, reference role)
+        The neighbour passes ``compute`` may read through ``ctx.neighbours`` (roles as the metric names them;
+        in a baseline the holdout plays "synthetic"). An evaluation that will read both directions between
+        two tables computes them from one block (:mod:`privcore.engine.neighbors_both_ways`); a test checks that
+        every pass a metric computes is declared.
+    """
+
+    id: str
+    name: str
+    family: str
+    summary: str
+    attacker_knows: str
+    needs: frozenset[str]
+    per_record_unit: str
+    raw_meaning: str
+    reference: str
+    explanation: Explanation
+    compute: Callable[["MetricContext"], "MetricOutput"]
+    details_type: type[Details]
+    params: tuple[Param, ...] = ()
+    space: str | None = None
+    figures: tuple[str, ...] = ()
+    min_rows: int = 2
+    baseline: bool = True
+    uses_classifier: bool = False
+    interval_kind: str = ""
+    passes: tuple[tuple[str, str, str], ...] = ()
+
+    @property
+    def default_params(self) -> dict[str, Any]:
+        """Parameter name → default (None where the default is derived from the schema)."""
+        return {p.name: p.default_for(None) for p in self.params}
+
+    def param(self, name: str) -> Param:
+        """The declaration of parameter ``name`` (KeyError if the metric has none of that name)."""
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+
+_REGISTRY: dict[str, MetricInfo] = {}
+
+#: The display order of metric ids (product.md), used wherever metrics are listed.
+METRIC_ORDER = (
+    "zcap gcap air crp cvp dvp dmlp auth idscore nsnd nndr dcr mdcr nnaa mir hidr hitr "
+    "singling_out_univariate singling_out_multivariate linkability inference dcr_test nndr_test "
+    "ims_test mia_distance mia_calibrated mia_domias mia_gen_lra mia_classifier mia_density_count mia_dpi "
+    "mia_learned mia_best sd_idr sd_mia"
+).split()
+
+REVIEW_METRICS = tuple(METRIC_ORDER[:17])
+
+
+def register(info: MetricInfo) -> MetricInfo:
+    """Add a metric to the registry (ids are unique)."""
+    if info.id in _REGISTRY and _REGISTRY[info.id] is not info:
+        raise ValueError(f"metric id {info.id!r} registered twice")
+    unknown = set(info.needs) - set(NEEDS_REASONS)
+    if unknown:
+        raise ValueError(f"metric {info.id!r} declares unknown needs {sorted(unknown)}")
+    if info.family not in FAMILIES:
+        raise ValueError(f"metric {info.id!r} has unknown family {info.family!r}")
+    if not (isinstance(info.details_type, type) and issubclass(info.details_type, Details)):
+        raise ValueError(f"metric {info.id!r} declares no details type (a privcore.metrics.details.Details subclass)")
+    if info.space is not None and info.space not in SPACES:
+        raise ValueError(f"metric {info.id!r} has unknown space {info.space!r}")
+    unknown = set(info.figures) - set(SHARED_FIGURES)
+    if unknown or (set(info.figures) & {"distances", "normalised_distances"} and info.space is None):
+        raise ValueError(f"metric {info.id!r} declares figures {sorted(info.figures)} it cannot have")
+    if len({p.name for p in info.params}) != len(info.params):
+        raise ValueError(f"metric {info.id!r} declares a parameter twice")
+    _REGISTRY[info.id] = info
+    return info
+
+
+def _load_all() -> None:
+    # Every family registers on import; done on first use, so importing the registry stays cheap.
+    load_all()
+
+
+def get(metric_id: str) -> MetricInfo:
+    """Return the metric registered under ``metric_id`` (KeyError if unknown)."""
+    _load_all()
+    return _REGISTRY[metric_id]
+
+
+def all_metrics() -> list[MetricInfo]:
+    """Every registered metric in display order."""
+    _load_all()
+    order = {mid: i for i, mid in enumerate(METRIC_ORDER)}
+    return sorted(_REGISTRY.values(), key=lambda m: (order.get(m.id, len(order)), m.id))
+
+
+def metric_ids() -> list[str]:
+    """Ids of every registered metric in display order."""
+    return [m.id for m in all_metrics()]
+
+
+def presets() -> dict[str, list[str]]:
+    """The metric presets of product.md, restricted to what is registered."""
+    ids = metric_ids()
+    registered = set(ids)
+    quick = [m.id for m in all_metrics() if not m.uses_classifier and m.family in FAMILIES[:3]]
+    attacks = [m for m in ids if get(m).family in FAMILIES[3:]]
+    return {
+        "quick": quick,
+        "all 17 review metrics": [m for m in REVIEW_METRICS if m in registered],
+        "attacks (needs holdout)": attacks,
+        "everything": ids,
+    }

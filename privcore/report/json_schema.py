@@ -1,0 +1,109 @@
+"""The JSON contract of a report, as a JSON Schema derived from the declarations.
+
+``python -m privcore schema`` prints :func:`report_schema`. Nothing in it is written by hand per metric:
+each metric's entry lists its declared parameters (:mod:`privcore.data.params`) and refers to the schema of
+its declared details type (:mod:`privcore.metrics.details`), so the schema changes when, and only when, a
+declaration does. The dashboard's JSON download, several reports under ``"tables"``, is described by
+``$defs/dashboard_download``, the metric lab's report (``python -m privcore lab --json``) by
+``$defs/lab_report``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from privcore.metrics import registry
+from privcore.metrics.details import DETAILS_TYPES
+
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
+
+_NUMBER_OR_NULL = {"type": ["number", "null"]}
+_RISK = {"type": ["number", "null"], "minimum": 0, "maximum": 1}
+
+
+_VERDICT = {
+    "description": "One answer for the custodian, by the documented rule of privcore.evaluation.verdict (its thresholds in "
+                   "'rule'); attacks and membership inference decide, proxies only support.",
+    "type": "object",
+    "properties": {
+        "level": {"enum": ["release", "release with caution", "do not release"]},
+        "headline": {"type": "string"},
+        "evidence": {"type": "array", "maxItems": 3, "items": {
+            "type": "object",
+            "properties": {"metric": {"type": "string"}, "name": {"type": "string"},
+                           "weight": {"enum": ["decisive", "supporting"]}, "excess": _NUMBER_OR_NULL,
+                           "lower_excess": _NUMBER_OR_NULL,
+                           "pushes_to": {"enum": ["release", "release with caution", "do not release"]},
+                           "text": {"type": "string"}},
+            "required": ["metric", "weight", "excess", "pushes_to", "text"]}},
+        "not_tested": {"type": "array", "items": {"type": "string"}},
+        "rule": {"type": "object", "properties": {"decisive_at": {"type": "number"}, "caution_at": {"type": "number"},
+                                                  "supporting_at": {"type": "number"},
+                                                  "text": {"type": "array", "items": {"type": "string"}}}},
+    },
+    "required": ["level", "headline", "evidence", "not_tested", "rule"],
+}
+
+
+def _metric_schema(info: registry.MetricInfo) -> dict[str, Any]:
+    declared = {p.name: p.json_schema() for p in info.params}
+    return {
+        "title": info.name,
+        "description": info.summary,
+        "type": "object",
+        "properties": {
+            "risk": {**_RISK, "description": "risk in [0, 1]: 1 = no privacy, 0 = complete privacy"},
+            "raw": {**_NUMBER_OR_NULL, "description": info.raw_meaning},
+            "applicable": {"type": "boolean"},
+            "reason": {"type": ["string", "null"], "description": "why the metric did not run"},
+            "baseline": {**_RISK, "description": "the risk with the holdout in place of the synthetic table"},
+            "interval": {"anyOf": [{"type": "array", "items": _NUMBER_OR_NULL, "minItems": 2, "maxItems": 2},
+                                   {"type": "null"}],
+                         "description": f"95 % interval of the risk ({info.interval_kind or 'none'})"},
+            "seconds": {"type": "number", "minimum": 0},
+            "params": {"type": "object", "properties": declared,
+                       "description": "every parameter and seed used (the declared ones and those the metric "
+                                      "fixes, such as the seed and the space)"},
+            "warnings": {"type": "array", "items": {"type": "string"}},
+            "details": {"anyOf": [{"$ref": f"#/$defs/{info.details_type.__name__}"}, {"type": "null"}],
+                        "description": "the evidence behind the score (null when the metric did not run)"},
+        },
+        "required": ["risk", "raw", "applicable", "reason", "baseline", "interval", "seconds", "params",
+                     "warnings", "details"],
+        "additionalProperties": False,
+    }
+
+
+def report_schema() -> dict[str, Any]:
+    """JSON Schema of ``Report.to_json()`` (and of ``python -m privcore evaluate --json``)."""
+    metrics = {info.id: _metric_schema(info) for info in registry.all_metrics()}
+    defs: dict[str, Any] = {kind.__name__: kind.json_schema() for kind in DETAILS_TYPES}
+    defs["dashboard_download"] = {
+        "description": "The dashboard's JSON download: one report per synthetic table, and the settings used.",
+        "type": "object",
+        "properties": {"tables": {"type": "object", "additionalProperties": {"$ref": "#"}},
+                       "settings": {"type": "object"}},
+        "required": ["tables"],
+    }
+    from privcore.lab.result import lab_report_schema
+
+    defs["lab_report"] = lab_report_schema()  # python -m privcore lab --json
+    return {
+        "$schema": DRAFT,
+        "title": "privcore report",
+        "description": "The privacy evaluation of one synthetic table against the real table it was trained on.",
+        "type": "object",
+        "properties": {
+            "verdict": _VERDICT,
+            "metrics": {"type": "object", "properties": metrics, "additionalProperties": False,
+                        "description": "metric id → result; only the metrics that were asked for appear"},
+            "warnings": {"type": "array", "items": {"type": "string"}},
+            "rows": {"type": "object",
+                     "properties": {"real": {"type": "integer"}, "synthetic": {"type": "integer"},
+                                    "holdout": {"type": ["integer", "null"]}},
+                     "required": ["real", "synthetic", "holdout"], "additionalProperties": False},
+        },
+        "required": ["verdict", "metrics", "warnings", "rows"],
+        "additionalProperties": False,
+        "$defs": defs,
+    }
