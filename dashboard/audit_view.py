@@ -22,7 +22,8 @@ from typing import Any, Callable, Mapping, MutableMapping
 import pandas as pd
 
 from dashboard.metric_choice import number_format
-from privcore.audit.shadow import FPR_LEVELS, AuditReport, AuditSettings, expected_seconds, severity
+from privcore.audit.shadow import FPR_LEVELS, AuditReport, AuditSettings, expected_seconds
+from privcore.evaluation.verdict import audit_severity as severity
 from privcore.base.errors import InputError
 from privcore.generators import GeneratorContextError, GeneratorError, GeneratorSpec, list_generators, make_generator
 from privcore.data.params import Param
@@ -284,7 +285,7 @@ def explanation_markdown(write: Callable[[str], Any]) -> None:
 
 def verdict_level(summary: Mapping[str, Any]) -> str:
     """How to show the verdict: ``"error"`` (a target clearly exposed), ``"warning"`` (suspect, or no attack
-    at all) or ``"success"`` (no target stood out), from :func:`privcore.audit.shadow.severity`.
+    at all) or ``"success"`` (no target stood out), from :func:`privcore.evaluation.verdict.audit_severity`.
 
     >>> verdict_level({"share_auc_above_0.8": 0.0, "share_auc_above_0.6": 0.2, "chance_share_above_0.6": 0.22})
     'success'

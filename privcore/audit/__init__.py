@@ -14,9 +14,9 @@ from privcore.audit.shadow import (
     audit,
     expected_seconds,
     implied_epsilon,
-    severity,
-    verdict,
 )
+from privcore.evaluation.verdict import audit_severity as severity
+from privcore.evaluation.verdict import audit_verdict as verdict
 
 __all__ = ["ATTACKER_KNOWS", "EXPLANATION", "FPR_LEVELS", "AuditError", "AuditReport", "AuditSettings",
            "TargetResult", "audit", "expected_seconds", "implied_epsilon", "severity", "verdict"]

@@ -43,6 +43,7 @@ import pandas as pd
 from sklearn.ensemble import RandomForestClassifier
 
 from privcore.engine.encoding import EuclideanSpace
+from privcore.evaluation.verdict import audit_verdict
 from privcore.base.errors import InputError, TooFewRowsError
 from privcore.base.jsonvalues import jsonable
 from privcore.data.prepare import prepare
@@ -527,7 +528,7 @@ def _summary(results, settings, data, schema, fitted, make, population, evaluati
                      for how in ("vulnerable", "random")},
         "dcr_test": _dcr_test(data, schema, fitted, make, population, evaluation, m, settings.seed),
     }
-    summary["verdict"] = verdict(summary, name)
+    summary["verdict"] = audit_verdict(summary, name)
     return summary
 
 
@@ -556,47 +557,6 @@ def _dcr_test(data, schema, fitted, make, population, evaluation, m, seed) -> di
         return None
     return {"passes": bool(result.details.passes), "risk": result.risk, "p_synthetic": result.details.p_synthetic,
             "p_holdout": result.details.p_holdout}
-
-
-def severity(summary: Mapping[str, Any]) -> str:
-    """What the audit found, in one word: ``"exposed"`` (a target above AUC 0.8 with its interval above 0.5),
-    ``"suspect"`` (above 0.8 but within reach of chance, or more targets above 0.6 than chance explains),
-    ``"none"`` (no target stood out) or ``"unknown"`` (no attack could be trained)."""
-    share6, chance = summary.get("share_auc_above_0.6"), summary.get("chance_share_above_0.6") or 0.0
-    if share6 is None:
-        return "unknown"
-    if summary.get("share_clearly_exposed"):
-        return "exposed"
-    if summary.get("share_auc_above_0.8") or share6 > chance + 0.1:
-        return "suspect"
-    return "none"
-
-
-def verdict(summary: Mapping[str, Any], name: str) -> str:
-    """One plain sentence on what the audit found (see :func:`severity`)."""
-    share8, share6, chance = summary.get("share_auc_above_0.8"), summary.get("share_auc_above_0.6"), \
-        summary.get("chance_share_above_0.6")
-    found = severity(summary)
-    if found == "unknown":
-        return f"The audit of {name} could not train or evaluate an attack."
-    dcr = summary.get("dcr_test") or {}
-    proxy = ""
-    if dcr:
-        proxy = (" The DCR test on one of its outputs passes, which shows how little that proxy says."
-                 if dcr.get("passes") and share6 > chance + 0.1 else
-                 f" The DCR test on one of its outputs {'passes' if dcr.get('passes') else 'fails'}.")
-    if found == "exposed":
-        return (f"{name} is not private for the people it was tested on: for {summary['share_clearly_exposed']:.0%} of "
-                f"the targets an attacker tells with AUC above 0.8, and beyond chance (95 % interval above 0.5), "
-                f"whether they were in the training data.{proxy}")
-    if share8:
-        return (f"{name} may leak membership: {share8:.0%} of the targets give the attack an AUC above 0.8, but with "
-                f"intervals that still reach chance; run more evaluation models to settle it.{proxy}")
-    if found == "suspect":
-        return (f"{name} leaks membership of some people: {share6:.0%} of the targets give the attack an AUC above 0.6, "
-                f"where chance alone would give about {chance:.0%}.{proxy}")
-    return (f"No target stood out: the attack did no better than chance would ({share6:.0%} of targets above AUC 0.6, "
-            f"about {chance:.0%} expected by chance). This bounds only this attack and this budget.{proxy}")
 
 
 def expected_seconds(rows: int, settings: AuditSettings, seconds_per_model: float = 0.02) -> float:

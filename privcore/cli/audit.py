@@ -20,14 +20,12 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from privcore.base.errors import InputError
-
-EXIT_OK = 0
+from privcore.cli.args import (EXIT_OK, add_type_flags, check_output_path, checked_seed, emit_document, print_progress,
+                               schema_from_args)
 
 
 def add_audit_parser(sub) -> None:
     """Register the ``audit`` subcommand."""
-    from privcore.cli.main import add_type_flags
-
     au = sub.add_parser("audit", help="shadow-model membership audit of a generator (per-target AUC)")
     au.add_argument("--real", help="the real table: CSV, Parquet or Excel")
     au.add_argument("--demo", metavar="NAME", help="use the real table of a built-in demo scenario instead")
@@ -85,7 +83,6 @@ def list_generators_text() -> str:
 def run_audit(args: argparse.Namespace) -> int:
     """Run ``audit`` (see the module docstring)."""
     from privcore.audit.shadow import AuditSettings, audit
-    from privcore.cli.main import check_output_path, checked_seed, emit_document, print_progress, schema_from_args
     from privcore.generators import make_generator
 
     if args.list_generators:

@@ -22,14 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from privcore.base.errors import InputError
+from privcore.cli.args import (EXIT_INTERNAL, EXIT_OK, add_type_flags, check_output_path, checked_seed, checked_workers,
+                               emit_document, parse_params, print_progress, schema_from_args)
 from privcore.report.lab_html import lab_html
-
-EXIT_OK, EXIT_INTERNAL = 0, 1
 
 
 def add_lab_parser(sub) -> None:
     """Register the ``lab`` subcommand."""
-    from privcore.cli.main import add_type_flags
     from privcore.generators import LADDER
     from privcore.lab import DEFAULT_LEVELS, DEFAULT_METRICS, DEFAULT_SEEDS
 
@@ -67,7 +66,6 @@ def add_lab_parser(sub) -> None:
 
 def _check_settings(args: argparse.Namespace) -> dict[str, Any]:
     """Every lab setting checked (exit 2 with one line) before any table is read."""
-    from privcore.cli.main import check_output_path, checked_seed, checked_workers, parse_params
     from privcore.engine.cluster import check_address
     from privcore.lab.settings import check_leaks, check_levels, check_margin, check_metrics, check_seeds
 
@@ -130,7 +128,6 @@ def _load(args: argparse.Namespace):
 def run_lab(args: argparse.Namespace) -> int:
     """Run ``lab`` (see the module docstring)."""
     from privcore import lab
-    from privcore.cli.main import emit_document, print_progress, schema_from_args
     from privcore.data.io import load_table
 
     settings = _check_settings(args)

@@ -25,13 +25,16 @@ The rule (:class:`VerdictRule`, every threshold adjustable, shown on the Results
 
 The three strongest pieces of evidence are listed in plain words, decisive ones first, and so is what was
 not tested.
+
+A generator audit (:mod:`privcore.audit`) gets its verdict here too, from its summary:
+:func:`audit_severity` (one word) and :func:`audit_verdict` (one sentence).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Mapping
 
 from privcore.metrics.details import MembershipBattery, MembershipScores
 from privcore.evaluation.interpret import Assessment, assess
@@ -241,3 +244,48 @@ def _headline(level: str, evidence: list[Evidence], decisive_ran: bool) -> str:
                 "beyond chance; look at the evidence below before deciding.")
     return ("Release: no attack does better with the synthetic data than against other real people, and no "
             "supporting metric stands out. This bounds only the attacks that ran.")
+
+
+# --------------------------------------------------------------------------------------------------
+# the verdict of a generator audit (privcore.audit), from its summary: the same module, so that the
+# words of both verdicts are kept side by side
+# --------------------------------------------------------------------------------------------------
+def audit_severity(summary: Mapping[str, Any]) -> str:
+    """What the audit found, in one word: ``"exposed"`` (a target above AUC 0.8 with its interval above 0.5),
+    ``"suspect"`` (above 0.8 but within reach of chance, or more targets above 0.6 than chance explains),
+    ``"none"`` (no target stood out) or ``"unknown"`` (no attack could be trained)."""
+    share6, chance = summary.get("share_auc_above_0.6"), summary.get("chance_share_above_0.6") or 0.0
+    if share6 is None:
+        return "unknown"
+    if summary.get("share_clearly_exposed"):
+        return "exposed"
+    if summary.get("share_auc_above_0.8") or share6 > chance + 0.1:
+        return "suspect"
+    return "none"
+
+
+def audit_verdict(summary: Mapping[str, Any], name: str) -> str:
+    """One plain sentence on what the audit found (see :func:`audit_severity`)."""
+    share8, share6, chance = summary.get("share_auc_above_0.8"), summary.get("share_auc_above_0.6"), \
+        summary.get("chance_share_above_0.6")
+    found = audit_severity(summary)
+    if found == "unknown":
+        return f"The audit of {name} could not train or evaluate an attack."
+    dcr = summary.get("dcr_test") or {}
+    proxy = ""
+    if dcr:
+        proxy = (" The DCR test on one of its outputs passes, which shows how little that proxy says."
+                 if dcr.get("passes") and share6 > chance + 0.1 else
+                 f" The DCR test on one of its outputs {'passes' if dcr.get('passes') else 'fails'}.")
+    if found == "exposed":
+        return (f"{name} is not private for the people it was tested on: for {summary['share_clearly_exposed']:.0%} of "
+                f"the targets an attacker tells with AUC above 0.8, and beyond chance (95 % interval above 0.5), "
+                f"whether they were in the training data.{proxy}")
+    if share8:
+        return (f"{name} may leak membership: {share8:.0%} of the targets give the attack an AUC above 0.8, but with "
+                f"intervals that still reach chance; run more evaluation models to settle it.{proxy}")
+    if found == "suspect":
+        return (f"{name} leaks membership of some people: {share6:.0%} of the targets give the attack an AUC above 0.6, "
+                f"where chance alone would give about {chance:.0%}.{proxy}")
+    return (f"No target stood out: the attack did no better than chance would ({share6:.0%} of targets above AUC 0.6, "
+            f"about {chance:.0%} expected by chance). This bounds only this attack and this budget.{proxy}")

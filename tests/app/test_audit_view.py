@@ -11,7 +11,7 @@ import pytest
 
 from dashboard import audit_view as V
 from privcore.audit.shadow import AuditSettings
-from privcore.audit.shadow import verdict as audit_verdict
+from privcore.evaluation.verdict import audit_verdict
 from privcore.demo import load_scenario
 from privcore.generators import get_generator_spec
 from privcore.data.schema import Schema
