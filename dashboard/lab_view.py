@@ -32,7 +32,9 @@ from typing import Any, Callable, Iterable, Mapping, MutableMapping, Sequence
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from dashboard.audit_view import format_duration
+from dashboard import compute, jobs
+from dashboard.formatting import format_duration
+from dashboard.progress import progress_update  # noqa: F401 - for the tests, where it was defined
 from dashboard.state import LoadedTable, content_hash
 from dashboard.uploads import UPLOAD_TYPES, default_table_name, parse_upload, unique_name  # noqa: F401 - UPLOAD_TYPES: for the page
 from privcore import evaluate
@@ -293,22 +295,6 @@ def store(state: MutableMapping, key: str, stored: StoredLab) -> None:
         results.pop(next(iter(results)))
 
 
-def progress_update(update: Callable[[float, str], None]) -> Callable[[int, int, str], None]:
-    """A :data:`privcore.lab.LabProgress` callback that moves a bar: fraction done and what runs now.
-
-    >>> seen = []
-    >>> progress_update(lambda f, m: seen.append((f, m)))(3, 12, "partial_copy at level 0.5, seed 1")
-    >>> seen
-    [(0.25, 'Table 4 of 12: partial_copy at level 0.5, seed 1')]
-    """
-    def tick(done: int, total: int, message: str) -> None:
-        fraction = min(max(done / max(total, 1), 0.0), 1.0)
-        text = "Statistics…" if done >= total else f"Table {done + 1} of {total}: {message}"
-        update(fraction, text)
-
-    return tick
-
-
 def _guarded(call: Callable[[], Any]) -> tuple[Any, str | None]:
     """``(result, None)`` or ``(None, message)``: named errors keep their message, anything else is logged."""
     try:
@@ -328,8 +314,6 @@ def run_generated(real: pd.DataFrame, holdout: pd.DataFrame | None, schema: Sche
                   progress: Callable[[float, str], None] | None = None) -> tuple[LabResult | None, str | None]:
     """:func:`privcore.lab.run` with the checked settings, in a worker process (:mod:`dashboard.compute`);
     ``progress(fraction, message)`` moves a bar. ``(result, None)`` or ``(None, message)``."""
-    from dashboard import compute, jobs  # jobs imports this module
-
     return _guarded(lambda: compute.run_job(
         jobs.lab_generated, real, schema, holdout=holdout, leaks=settings["leaks"], levels=settings["levels"],
         seeds=settings["seeds"], metrics=settings["metrics"], seed=settings["seed"], params=params, names=names,
@@ -341,8 +325,6 @@ def run_supplied(real: pd.DataFrame, holdout: pd.DataFrame | None, schema: Schem
                  names: Mapping[str, str] | None = None,
                  progress: Callable[[float, str], None] | None = None) -> tuple[LabResult | None, str | None]:
     """:func:`privcore.lab.run_ladder` on the uploaded tables grouped by label, in a worker process."""
-    from dashboard import compute, jobs
-
     ladder: dict[float, list[pd.DataFrame]] = {}
     for name, label in settings["ladder"]:
         ladder.setdefault(label, []).append(tables[name])
