@@ -21,6 +21,9 @@ from typing import Any, Callable, Mapping, MutableMapping
 
 import pandas as pd
 
+from dashboard import compute, jobs
+from dashboard.formatting import format_duration
+from dashboard.generator_factory import generator_context
 from dashboard.metric_choice import number_format
 from privcore.audit.shadow import FPR_LEVELS, AuditReport, AuditSettings, expected_seconds
 from privcore.evaluation.verdict import audit_severity as severity
@@ -96,10 +99,6 @@ def param_help(param: Param) -> str:
 # ----------------------------------------------------------------------------------------- generators
 
 
-def _context(schema: Schema) -> dict[str, Any]:
-    return {"key": list(schema.key_columns), "sensitive": schema.sensitive}
-
-
 def generator_choices(schema: Schema, real: pd.DataFrame) -> tuple[dict[str, GeneratorSpec], dict[str, str]]:
     """The built-in generators that can run on this data, and for the others why not.
 
@@ -111,7 +110,7 @@ def generator_choices(schema: Schema, real: pd.DataFrame) -> tuple[dict[str, Gen
     unavailable: dict[str, str] = {}
     for spec in list_generators():
         try:
-            make_generator(spec.name, population=real, **_context(schema))
+            make_generator(spec.name, population=real, **generator_context(schema))
         except GeneratorContextError as error:
             if schema.sensitive is None and "sensitive" in spec.context:
                 unavailable[spec.name] = "needs a sensitive column: choose one on the Configure page."
@@ -147,16 +146,10 @@ def changed_settings(spec: GeneratorSpec, values: Mapping[str, Any]) -> dict[str
 def generator_problem(name: str, settings: Mapping[str, Any], schema: Schema, real: pd.DataFrame) -> str | None:
     """The named error a generator's settings give (a value out of range, two that exclude each other), or None."""
     try:
-        make_generator(name, population=real, **_context(schema), **settings)
+        make_generator(name, population=real, **generator_context(schema), **settings)
     except GeneratorError as error:
         return str(error)
     return None
-
-
-def maker(name: str, settings: Mapping[str, Any], schema: Schema) -> Callable[[pd.DataFrame], Any]:
-    """``make(population)`` for :func:`privcore.audit.shadow.audit`: a fresh built-in generator per model."""
-    context, settings = _context(schema), dict(settings)
-    return lambda population: make_generator(name, population=population, **context, **settings)
 
 
 # ---------------------------------------------------------------------------------------------- budget
@@ -172,22 +165,6 @@ def budget(values: Mapping[str, Any]) -> tuple[AuditSettings | None, str | None]
         return AuditSettings(**{p.name: values.get(p.name, p.default) for p in BUDGET}).check(), None
     except InputError as error:
         return None, str(error)
-
-
-def format_duration(seconds: float) -> str:
-    """A run time in words, rounded the way an estimate should be.
-
-    >>> [format_duration(s) for s in (3, 42, 95, 3600 * 1.5)]
-    ['under 10 s', 'about 40 s', 'about 2 min', 'about 1 h 30 min']
-    """
-    if seconds < 10:
-        return "under 10 s"
-    if seconds < 60:
-        return f"about {round(seconds, -1):.0f} s"
-    minutes = round(seconds / 60)
-    if minutes < 60:
-        return f"about {minutes} min"
-    return f"about {minutes // 60} h" + (f" {minutes % 60} min" if minutes % 60 else "")
 
 
 def estimate(rows: int, settings: AuditSettings) -> str:
@@ -251,8 +228,6 @@ def run_audit(real: pd.DataFrame, schema: Schema, name: str, settings: Mapping[s
     Named input errors (too few rows, a generator that fails on every model…) keep their message; any
     other failure goes to the server log and the user gets a short sentence.
     """
-    from dashboard import compute, jobs  # jobs imports this module
-
     try:
         # In a worker process (dashboard.compute): other sessions stay responsive during a long audit.
         report = compute.run_job(jobs.audit_generator, real, schema, name, dict(settings), budget_settings,

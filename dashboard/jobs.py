@@ -1,5 +1,9 @@
 """The dashboard's heavy computations as plain, picklable functions (run by :mod:`dashboard.compute` in
-worker processes; no Streamlit import, so a worker starts quickly)."""
+worker processes; no Streamlit import, so a worker starts quickly).
+
+The views submit these jobs; the jobs never import a view: what they share (the lab's progress text, the
+audit's generator factory) lives below both, in :mod:`dashboard.progress` and
+:mod:`dashboard.generator_factory`."""
 
 from __future__ import annotations
 
@@ -9,6 +13,8 @@ from typing import Any
 
 import pandas as pd
 
+from dashboard.generator_factory import maker
+from dashboard.progress import progress_update
 from privcore import evaluate
 from privcore.evaluation.outcome import Report
 from privcore.data.schema import Schema
@@ -63,8 +69,7 @@ def evaluate_tables(
 def lab_generated(real: pd.DataFrame, schema: Schema, *, progress: Callable[[float, str], None],
                   **settings: Any):
     """:func:`privcore.lab.run` with a bar-style ``progress(fraction, message)``."""
-    from dashboard.lab_view import progress_update
-    from privcore.lab import run
+    from privcore.lab import run  # on the first lab job only: a worker that only evaluates starts sooner
 
     # One process: the dashboard's pool already spreads users' jobs over the cores.
     return run(real, schema, progress=progress_update(progress), **{"workers": 1, **settings})
@@ -73,8 +78,7 @@ def lab_generated(real: pd.DataFrame, schema: Schema, *, progress: Callable[[flo
 def lab_supplied(real: pd.DataFrame, ladder: Mapping[float, list[pd.DataFrame]], schema: Schema, *,
                  progress: Callable[[float, str], None], **settings: Any):
     """:func:`privcore.lab.run_ladder` with a bar-style ``progress(fraction, message)``."""
-    from dashboard.lab_view import progress_update
-    from privcore.lab import run_ladder
+    from privcore.lab import run_ladder  # on the first lab job only, as above
 
     return run_ladder(real, ladder, schema, progress=progress_update(progress), **{"workers": 1, **settings})
 
@@ -83,8 +87,7 @@ def audit_generator(real: pd.DataFrame, schema: Schema, name: str, settings: Map
                     *, progress: Callable[[float, str], None]):
     """:func:`privcore.audit.shadow.audit` of the built-in generator ``name`` (made in the worker: its factory is a
     closure, which cannot travel between processes)."""
-    from dashboard.audit_view import maker
-    from privcore.audit.shadow import audit
+    from privcore.audit.shadow import audit  # on the first audit only (it loads scikit-learn's models)
 
     return audit(real, None, schema, settings=budget_settings, generator_name=name,
                  make=maker(name, settings, schema), progress=progress)

@@ -1,0 +1,18 @@
+"""The docstring examples of dashboard modules that no other test runs with doctest: the helpers below the
+views (formatting, progress text) and the Compare-metrics page's modules."""
+
+from __future__ import annotations
+
+import doctest
+
+import pytest
+
+from dashboard import formatting, lab_estimate, lab_ladder, lab_view, progress
+
+MODULES = [formatting, progress, lab_view, lab_estimate, lab_ladder]
+
+
+@pytest.mark.parametrize("module", MODULES, ids=lambda module: module.__name__)
+def test_docstring_examples(module):
+    results = doctest.testmod(module)
+    assert results.attempted > 0 and results.failed == 0
