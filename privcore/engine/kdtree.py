@@ -59,7 +59,8 @@ def tree_top_two(query, reference, exclude_self, with_extremes, chunk_elements, 
     extremes = None
     if with_extremes:
         d_min = float(distance[:, 0].min())
-        extremes = PairExtremes(d_min=d_min, d_max=max(_farthest_pair_distance(query, reference, chunk_elements), d_min))
+        d_max = _farthest_pair_distance(query, reference, chunk_elements)
+        extremes = PairExtremes(d_min=d_min, d_max=max(d_max, d_min))
     return Neighbours(distance, index), extremes
 
 
@@ -77,7 +78,7 @@ def _tree_refined(query, reference, wanted, exclude_self, select, width, chunk_e
     results; bench/bench_scale.py, part ``lowdim``). Radius searches run in batches whose candidate lists
     together stay within the memory bound.
     """
-    # scipy.spatial is needed only by the tree path; imported here so the matrix passes never load it.
+    # Only the tree path needs scipy.spatial: imported here so that the matrix passes never load it.
     from scipy.spatial import cKDTree
 
     n, m = len(query), len(reference)
