@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from privcore import Schema, evaluate
 from privcore.engine import gpu
-from privcore.engine import neighbors
+from privcore.engine import candidates, operands
 from privcore.cli.main import main
 from privcore.demo import load_scenario
 from privcore.engine.encoding import EuclideanSpace
@@ -39,13 +39,13 @@ def emulated(monkeypatch):
     """The GPU code path on numpy; counts the passes that really took it."""
     monkeypatch.setenv(gpu.EMULATE_VARIABLE, "1")
     taken = []
-    original = neighbors._gpu_operands
+    original = operands._gpu_operands
 
     def counting(*args):
         taken.append(args[0].shape)
         return original(*args)
 
-    monkeypatch.setattr(neighbors, "_gpu_operands", counting)
+    monkeypatch.setattr(operands, "_gpu_operands", counting)
     return taken
 
 
@@ -118,7 +118,7 @@ def test_grids_with_many_ties_are_identical_on_the_gpu_path(n, m, d, levels, chu
 
 def exact_brute_force_max(query, reference):
     rows, cols = np.divmod(np.arange(len(query) * len(reference)), len(reference))
-    return float(neighbors._exact_distances(query, reference, rows, cols, 2**22).max())
+    return float(candidates.exact_distances(query, reference, rows, cols, 2**22).max())
 
 
 @pytest.mark.parametrize("seed", [0, 14, 17])
@@ -137,7 +137,7 @@ def test_d_max_is_the_largest_exact_distance_on_either_device(emulated, chunk, s
 
 
 def test_heavily_tied_maxima_refine_one_pair_per_chunk(emulated, monkeypatch):
-    monkeypatch.setattr(neighbors, "FAR_CANDIDATES", 8)
+    monkeypatch.setattr(candidates, "FAR_CANDIDATES", 8)
     y = np.tile(np.eye(4), (10, 1))  # one-hot rows: every pair of different rows is at the maximum
     for device in ("cpu", "gpu"):
         _, extremes = nearest_two(y, y[::-1].copy(), with_extremes=True, chunk_elements=80, method="matrix",

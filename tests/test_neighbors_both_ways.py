@@ -12,7 +12,9 @@ from scipy.spatial.distance import cdist
 
 from privcore import evaluate
 from privcore.metrics import registry
+from privcore.engine import candidates as C
 from privcore.engine import neighbors as N
+from privcore.engine import operands as O
 from privcore.engine import neighbors_both_ways as B
 from privcore.engine.context import SharedComputation
 from privcore.evaluation.evaluate import planned_passes
@@ -93,7 +95,7 @@ def test_both_ways_equals_two_plain_passes(seed, chunk_elements, workers):
 
 def test_the_float32_path_and_its_float64_fallback_are_both_exercised(monkeypatch):
     query, reference = tables(5)
-    operands = N._cpu_operands(query, reference, *N._norms_and_error_scale(query, reference)[:2], 1e-15)
+    operands = O._cpu_operands(query, reference, *O._norms_and_error_scale(query, reference)[:2], 1e-15)
     assert operands.fallback is not None  # float32 proposes the candidates here
     expected = plain_within(query, chunk_elements=20_000)
     expected_backward = plain(reference, query, chunk_elements=20_000)[0]
@@ -144,7 +146,7 @@ def test_running_top_two_merges_in_any_order_to_the_same_two():
         for part in np.array_split(order, 7):
             top.merge(owners[part], neighbours[part], exact[part])
         results.append((top.distance.copy(), top.index.copy()))
-    expected_d, expected_i = N._select_two(owners, neighbours, exact, 31)
+    expected_d, expected_i = C.select_two(owners, neighbours, exact, 31)
     for distance, index in results:
         np.testing.assert_array_equal(distance, expected_d)
         np.testing.assert_array_equal(index, expected_i)
@@ -156,7 +158,7 @@ def test_nearest_two_takes_the_sweep_within_one_table_on_the_cpu_only(monkeypatc
     assert not B.applicable(len(query), len(query), query.shape[1])  # too small to pay
     monkeypatch.setattr(B, "MIN_WORK", 0)
     calls = []
-    monkeypatch.setattr(B, "nearest_two_within", lambda *a, **k: calls.append(1) or plain_within(a[0]))
+    monkeypatch.setattr(N, "nearest_two_within", lambda *a, **k: calls.append(1) or plain_within(a[0]))
     N.nearest_two(query, query, exclude_self=True)
     assert calls == [1]
     N.nearest_two(query, query, exclude_self=True, with_extremes=True)  # extremes: the plain engine

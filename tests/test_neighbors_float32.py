@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 from scipy.spatial.distance import cdist
 
+from privcore.engine import candidates as C
 from privcore.engine import neighbors as N
+from privcore.engine import operands as O
 from privcore.engine.neighbors import count_within, nearest_k, nearest_two
 
 
@@ -16,7 +18,7 @@ from privcore.engine.neighbors import count_within, nearest_k, nearest_two
 def float64_only(monkeypatch):
     """Run the CPU passes with float64 scores alone (no norm is below −1 times the median)."""
     def use():
-        monkeypatch.setattr(N, "FLOAT32_NORM_RATIO", -1.0)
+        monkeypatch.setattr(O, "FLOAT32_NORM_RATIO", -1.0)
     return use
 
 
@@ -53,7 +55,7 @@ def assert_same_as_brute_force(got, query, reference):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_float32_candidates_give_the_float64_and_brute_force_neighbours(seed, float64_only):
     query, reference = tables(seed)
-    assert N._cpu_operands(query, reference, *N._norms_and_error_scale(query, reference)[:2],
+    assert O._cpu_operands(query, reference, *O._norms_and_error_scale(query, reference)[:2],
                            1e-15).fallback is not None  # the float32 path is the one tested
     fast, fast_ext = nearest_two(query, reference, with_extremes=True, workers=1, chunk_elements=50_000)
     fast_self, _ = nearest_two(query, query, exclude_self=True, workers=2, chunk_elements=70_000)
@@ -77,8 +79,8 @@ def test_float32_candidates_give_the_float64_and_brute_force_neighbours(seed, fl
 def test_the_group_search_reads_groups_of_columns_when_the_reference_is_wide_enough():
     # 600 reference rows = 4 full groups of 128 and a short one: the grouped path, with a short last group.
     query, reference = tables(3)
-    got = N._top_two_candidates(np.ascontiguousarray(cdist(query[:50], reference) ** 2), np.arange(50), 1e-9,
-                                N.CPU_GROUP, np)
+    got = C.top_two_candidates(np.ascontiguousarray(cdist(query[:50], reference) ** 2), np.arange(50), 1e-9,
+                               O.CPU_GROUP, np)
     d2 = cdist(query[:50], reference) ** 2
     second = np.sort(d2, axis=1)[:, 1]
     expected = set(zip(*np.nonzero(d2 <= (second + 1e-9)[:, None])))
@@ -87,11 +89,11 @@ def test_the_group_search_reads_groups_of_columns_when_the_reference_is_wide_eno
 
 def test_a_row_far_out_takes_the_float64_path_and_a_uniformly_scaled_space_does_not():
     query, reference = tables(0)
-    scaled = N._cpu_operands(query * 100, reference * 100,
-                             *N._norms_and_error_scale(query * 100, reference * 100)[:2], 1e-15)
+    scaled = O._cpu_operands(query * 100, reference * 100,
+                             *O._norms_and_error_scale(query * 100, reference * 100)[:2], 1e-15)
     assert scaled.fallback is not None and scaled.query.dtype == np.float32
-    reference[5, 0] = 10 * np.sqrt(N.FLOAT32_NORM_RATIO * 12)
-    operands = N._cpu_operands(query, reference, *N._norms_and_error_scale(query, reference)[:2], 1e-15)
+    reference[5, 0] = 10 * np.sqrt(O.FLOAT32_NORM_RATIO * 12)
+    operands = O._cpu_operands(query, reference, *O._norms_and_error_scale(query, reference)[:2], 1e-15)
     assert operands.fallback is None and operands.query.dtype == np.float64
     got, _ = nearest_two(query, reference, workers=1)
     assert_same_as_brute_force(got, query, reference)
@@ -107,8 +109,8 @@ def test_a_chunk_with_too_many_candidates_is_recomputed_in_float64(monkeypatch, 
         return original(query_, reference_, operands, *args)
 
     monkeypatch.setattr(N, "_chunk_top_two", watched)
-    monkeypatch.setattr(N, "_float32_pays", lambda *args: True)  # the pass starts in float32…
-    monkeypatch.setattr(N, "REFINE_SHARE", 0.0)  # …and every chunk is "too many" for it
+    monkeypatch.setattr(O, "_float32_pays", lambda *args: True)  # the pass starts in float32…
+    monkeypatch.setattr(O, "REFINE_SHARE", 0.0)  # …and every chunk is "too many" for it
     forced, forced_ext = nearest_two(query, reference, with_extremes=True, workers=1, chunk_elements=100_000)
     forced_k = nearest_k(query, reference, 3, workers=1, chunk_elements=100_000)
     assert np.dtype(np.float32) in calls and np.dtype(np.float64) in calls
@@ -126,12 +128,12 @@ def test_a_pass_whose_rows_differ_far_below_their_norms_is_probed_and_stays_floa
     rng = np.random.default_rng(5)
     query = np.c_[np.full(400, 100.0), rng.random(400) * 0.01]
     reference = np.c_[np.full(500, 100.0), rng.random(500) * 0.01]
-    half, norm = N._norms_and_error_scale(query, reference)[:2]
-    assert N._cpu_operands(query, reference, half, norm, 1e-15).fallback is None
+    half, norm = O._norms_and_error_scale(query, reference)[:2]
+    assert O._cpu_operands(query, reference, half, norm, 1e-15).fallback is None
     got, _ = nearest_two(query, reference, workers=1)
     assert_same_as_brute_force(got, query, reference)
     # The demo-like tables pass the probe.
     query, reference = tables(6)
-    half, norm = N._norms_and_error_scale(query, reference)[:2]
-    fast = N._cpu_operands(query, reference, half, norm, 1e-15)
-    assert fast.fallback is not None and N._float32_pays(fast, fast.fallback, float(half.max()))
+    half, norm = O._norms_and_error_scale(query, reference)[:2]
+    fast = O._cpu_operands(query, reference, half, norm, 1e-15)
+    assert fast.fallback is not None and O._float32_pays(fast, fast.fallback, float(half.max()))

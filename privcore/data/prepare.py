@@ -14,7 +14,7 @@ import pandas as pd
 
 from privcore.base.errors import AllMissingColumnError, SchemaError
 from privcore.data.memory import check_memory
-from privcore.data.schema import NUMERICAL, Schema, _canonical_categories
+from privcore.data.schema import NUMERICAL, Schema, canonical_categories
 
 #: The category that stands for a missing categorical or binary value.
 MISSING = "(missing)"
@@ -120,7 +120,7 @@ def prepare(
             if col in numerical:
                 out[col] = pd.to_numeric(df[col], errors="coerce").astype("float64").to_numpy()
             else:
-                out[col] = _canonical_categories(df[col]).fillna(MISSING).to_numpy()
+                out[col] = canonical_categories(df[col]).fillna(MISSING).to_numpy()
         mask = np.ones(len(df), dtype=bool)
         if numerical:
             has_missing = out[numerical].isna().any(axis=1).to_numpy()

@@ -239,7 +239,7 @@ class Schema:
             elif kind == BINARY:
                 levels = set()
                 for df in tables.values():
-                    levels |= set(_canonical_categories(df[col]).dropna().unique())
+                    levels |= set(canonical_categories(df[col]).dropna().unique())
                 if len(levels) > 2:
                     shown = ", ".join(repr(v) for v in sorted(levels)[:5])
                     raise SchemaError(
@@ -317,8 +317,24 @@ def _check_magnitudes(numbers: pd.Series, name: str, col: str) -> None:
             )
 
 
-def _canonical_categories(series: pd.Series) -> pd.Series:
-    """Values as strings, integral floats written as integers, so 1 and 1.0 are the same category."""
+def canonical_categories(series: pd.Series) -> pd.Series:
+    """Values as strings, integral floats written as integers, so 1 and 1.0 are the same category.
+
+    Parameters
+    ----------
+    series : pandas.Series
+        A categorical column as loaded.
+
+    Returns
+    -------
+    pandas.Series
+        Object dtype: each non-missing value as its category text, missing values kept.
+
+    Examples
+    --------
+    >>> canonical_categories(pd.Series([1.0, "a", None, True])).tolist()
+    ['1', 'a', None, 'True']
+    """
     out = series.astype(object).copy()
     mask = out.notna()
     out[mask] = [_category_text(v) for v in out[mask]]

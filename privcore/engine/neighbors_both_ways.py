@@ -34,21 +34,13 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from privcore.base.cores import resolve_workers
-from privcore.engine.neighbors import (
-    DEFAULT_CHUNK_ELEMENTS,
-    Neighbours,
-    PairExtremes,
-    ProgressCallback,
-    _exact_distances,
-    _far_candidates,
-    _matrix_setup,
-    _Operands,
-    _run_chunks,
-    _select_two,
-    _too_many,
-    candidate_budget,
-    row_candidates,
-)
+from privcore.engine import cluster as dask_cluster
+from privcore.engine import gpu
+from privcore.engine.candidates import exact_distances, far_candidates, row_candidates, select_two
+from privcore.engine.chunks import CLUSTER_TASKS_PER_WORKER, DEFAULT_CHUNK_ELEMENTS, ProgressCallback, run_chunks
+from privcore.engine.kdtree import uses_tree
+from privcore.engine.operands import Operands, candidate_budget, matrix_setup, too_many_candidates
+from privcore.engine.results import Neighbours, PairExtremes
 
 #: Rows of the table whose distances give every column its first bound on its second-nearest distance.
 SAMPLE_ROWS = 256
@@ -99,7 +91,7 @@ class RunningTopTwo:
             local_owner = np.concatenate([np.nonzero(kept)[0], np.searchsorted(rows, owners)])
             neighbour = np.concatenate([self.index[rows][kept], neighbours])
             distance = np.concatenate([self.distance[rows][kept], exact])
-            self.distance[rows], self.index[rows] = _select_two(local_owner, neighbour, distance, len(rows))
+            self.distance[rows], self.index[rows] = select_two(local_owner, neighbour, distance, len(rows))
 
 
 @dataclass
@@ -108,7 +100,7 @@ class _Sweep:
 
     query: np.ndarray
     reference: np.ndarray
-    operands: _Operands
+    operands: Operands
     rows_per_chunk: int
     within: bool  # one table: each chunk computes only the pairs from its own first row on (about half)
     with_extremes: bool
@@ -119,7 +111,7 @@ class _Sweep:
     columns: RunningTopTwo | None  # None while sent to a cluster worker (a lock cannot be sent)
     chunk_elements: int
 
-    def column_thresholds(self, first: int, operands: _Operands, dtype) -> np.ndarray:
+    def column_thresholds(self, first: int, operands: Operands, dtype) -> np.ndarray:
         """Largest shifted block value a column-candidate of reference rows ``first..`` may have.
 
         The rounding error of an entry ``d²/2`` is at most ``err·(|q|² + |r|²)`` (the engine's bound, with
@@ -238,27 +230,58 @@ def nearest_two_both_ways(
 
 def applicable(rows: int, reference_rows: int, dims: int, device: str | None = None) -> bool:
     """Whether :func:`privcore.engine.neighbors.nearest_two` would take its CPU matrix path for this shape (a k-d tree
-    serves at most ``TREE_MAX_DIM`` columns, a GPU large passes) and the sweep pays (``MIN_ROWS``, ``MIN_WORK``)."""
-    from privcore.engine.neighbors import _sweeps_on_cpu, uses_tree
+    serves at most ``TREE_MAX_DIM`` columns, a GPU large passes) and the sweep pays (:func:`sweep_pays`).
 
+    Parameters
+    ----------
+    rows, reference_rows : int
+        Rows of the query and of the reference table.
+    dims : int
+        Columns of both.
+    device : {"auto", "cpu", "gpu"}, optional
+        As in :func:`privcore.engine.neighbors.nearest_two`.
+
+    Returns
+    -------
+    bool
+    """
     # Either direction taking the tree would make the sweep a detour.
     tree = uses_tree(dims, rows) or uses_tree(dims, reference_rows)
-    return not tree and _sweeps_on_cpu(device, rows, reference_rows, dims)
+    return not tree and sweep_pays(device, rows, reference_rows, dims)
+
+
+def sweep_pays(device: str | None, rows: int, reference_rows: int, dims: int) -> bool:
+    """Whether a matrix pass of this shape runs on the CPU and is large enough for the one-block sweeps
+    (:data:`MIN_ROWS`, :data:`MIN_WORK`).
+
+    Parameters
+    ----------
+    device : {"auto", "cpu", "gpu"} or None
+        Where the pass would run (:func:`privcore.engine.gpu.resolve_device`).
+    rows, reference_rows : int
+        Rows of the query and of the reference table.
+    dims : int
+        Columns of both.
+
+    Returns
+    -------
+    bool
+    """
+    smaller = min(rows, reference_rows)
+    return (smaller >= MIN_ROWS and dims > 0 and smaller * dims >= MIN_WORK
+            and gpu.resolve_device(device, rows, reference_rows, dims) == "cpu")
 
 
 def _sweep(sweep: _Sweep, starts, threads, cluster, progress, total, message) -> list:
     """Every chunk of ``sweep``, on this machine's threads or as tasks on a Dask cluster; returns the chunks'
     results in order, the columns' top two merged into ``sweep.columns``."""
     if cluster is None:
-        return _run_chunks(lambda start: _sweep_chunk(sweep, start), starts, threads, progress, total,
-                           lambda result: result[2], message)
-    from privcore.engine.cluster import run_chunks_on_cluster
-    from privcore.engine.neighbors import CLUSTER_TASKS_PER_WORKER
-
+        return run_chunks(lambda start: _sweep_chunk(sweep, start), starts, threads, progress, total,
+                          lambda result: result[2], message)
     workers = max(1, len(cluster.scheduler_info().get("workers", {})))
     tasks = min(len(starts), CLUSTER_TASKS_PER_WORKER * workers)
     # Interleaved, so that the tasks of a pass within one table (whose chunks shrink) get equal work.
-    grouped = run_chunks_on_cluster(
+    grouped = dask_cluster.run_chunks_on_cluster(
         cluster, _sweep_task, (dataclasses.replace(sweep, columns=None),),
         [(tuple(starts[t::tasks]),) for t in range(tasks)], progress, total,
         lambda task_result: sum(chunk[2] for chunk in task_result[0]), message)
@@ -282,7 +305,7 @@ def _sweep_task(sweep: _Sweep, starts: tuple[int, ...]):
 
 
 def _prepare(query, reference, within, with_extremes, chunk_elements, workers):
-    setup = _matrix_setup(query, reference, "cpu", chunk_elements, workers)
+    setup = matrix_setup(query, reference, "cpu", chunk_elements, workers)
     sweep = _Sweep(
         query=query, reference=reference, operands=setup.operands, rows_per_chunk=setup.rows_per_chunk,
         within=within, with_extremes=with_extremes, max_half_ref=setup.max_half_ref,
@@ -340,11 +363,11 @@ def _column_candidates(columns, thresholds, error_scale, half_ref_norm, query_no
     return rows, hit[position]
 
 
-def _sweep_chunk(sweep: _Sweep, start: int, operands: _Operands | None = None):
+def _sweep_chunk(sweep: _Sweep, start: int, operands: Operands | None = None):
     """One chunk of query rows [start, stop): its rows' candidates (merged, within one table; final, between
     two) and its columns' candidates (merged). Returns ``(start, row result or None, work done)``.
 
-    A chunk whose float32 candidates are too many (:func:`privcore.engine.neighbors.candidate_budget`) is recomputed
+    A chunk whose float32 candidates are too many (:func:`privcore.engine.operands.candidate_budget`) is recomputed
     with the float64 operands, as in the plain engine.
     """
     operands = operands or sweep.operands
@@ -358,7 +381,7 @@ def _sweep_chunk(sweep: _Sweep, start: int, operands: _Operands | None = None):
     query_norm = operands.query_norm[start:stop]
     far_rows = far_cols = None
     if sweep.with_extremes:
-        far_rows, far_cols = _far_candidates(block, query_norm, operands.error_scale, sweep.max_half_ref, np)
+        far_rows, far_cols = far_candidates(block, query_norm, operands.error_scale, sweep.max_half_ref, np)
     if sweep.within:
         block[rows, rows] = np.inf  # the row itself, on the diagonal
     cand_rows, cand_cols = row_candidates(block, rows, width - int(sweep.within), query_norm, operands,
@@ -373,22 +396,22 @@ def _sweep_chunk(sweep: _Sweep, start: int, operands: _Operands | None = None):
     col_rows, col_cols = _column_candidates(columns, thresholds, operands.error_scale, sweep.half_ref_norm[
         first_column + first_owner:], query_norm)
     del block, columns
-    too_many = _too_many(cand_rows, k, operands) or (
+    too_many = too_many_candidates(cand_rows, k, operands) or (
         operands.fallback is not None and len(col_rows) > candidate_budget(k, max(width - first_owner, 1),
                                                                            query.shape[1]))
     if too_many:
         return _sweep_chunk(sweep, start, operands.fallback)
-    exact = _exact_distances(query, reference, start + cand_rows, first_column + cand_cols, sweep.chunk_elements)
+    exact = exact_distances(query, reference, start + cand_rows, first_column + cand_cols, sweep.chunk_elements)
     owners = first_column + first_owner + col_cols
     sweep.columns.merge(owners, start + col_rows,
-                        _exact_distances(query, reference, start + col_rows, owners, sweep.chunk_elements))
+                        exact_distances(query, reference, start + col_rows, owners, sweep.chunk_elements))
     work = k * width
     if sweep.within:
         sweep.columns.merge(start + cand_rows, first_column + cand_cols, exact)
         return start, None, work
-    dist, idx = _select_two(cand_rows, cand_cols, exact, k)
+    dist, idx = select_two(cand_rows, cand_cols, exact, k)
     chunk_extremes = None
     if sweep.with_extremes:
-        far = _exact_distances(query, reference, start + far_rows, far_cols, sweep.chunk_elements)
+        far = exact_distances(query, reference, start + far_rows, far_cols, sweep.chunk_elements)
         chunk_extremes = (float(dist[:, 0].min()), float(far.max()))
     return start, (dist, idx, chunk_extremes), work

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privcore.engine.neighbors import Neighbours
+from privcore.engine.results import Neighbours
 
 #: Passes run on distinct rows when that leaves at most this share of the pairs.
 MAX_PAIR_SHARE = 0.8

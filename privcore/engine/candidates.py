@@ -1,0 +1,248 @@
+"""Candidate selection and exact refinement, the two steps that keep every chunked pass exact.
+
+A score block is approximate (one matrix product, off by bounded rounding); the functions here pick, per row,
+every reference row that could truly be among the nearest (:func:`row_candidates`, :func:`top_two_candidates`)
+or the farthest (:func:`far_candidates`), recompute those pairs exactly as ``sqrt(Σ (q − r)²)``
+(:func:`exact_distances`) and choose the nearest by (exact distance, index) (:func:`select_two`,
+:func:`select_k`), so identical rows are at distance exactly 0 and the lowest index wins among ties.
+
+The selection functions take the array module ``xp`` (numpy, or CuPy on a GPU); the refinement and the final
+choice run on the host.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from privcore.engine import gpu
+
+#: Near-farthest pairs a chunk refines exactly for d_max; beyond that many (maxima tied across thousands of
+#: pairs, as in all-categorical tables, where their exact distances are equal) only the approximately
+#: farthest pair is refined, which keeps the extremes' cost at one row's worth per chunk.
+FAR_CANDIDATES = 4096
+
+
+def row_candidates(block, rows, others, query_norm, operands, max_half_ref):
+    """(chunk row, block column) of every score that may be among its row's two nearest, ``others`` being the
+    columns a row may have as neighbours (the block's, less the row itself where it is excluded as ``inf``):
+    with two or more, those within the rounding bound of the second-best (:func:`top_two_candidates`); with
+    one, that one; with none (a one-row table without itself), no neighbour at all.
+
+    Parameters
+    ----------
+    block : array
+        Scores of the chunk's rows (``operands.xp``), the excluded entries ``inf``; its order may be changed.
+    rows : array
+        ``arange`` of the chunk's rows.
+    others : int
+        Columns each row may take as neighbours.
+    query_norm : array
+        ``|q|²`` of the chunk's rows.
+    operands : privcore.engine.operands.Operands
+        The pass's operands (array module, error scale, column groups).
+    max_half_ref : float
+        Largest ``|r|²/2``.
+
+    Returns
+    -------
+    cand_rows, cand_cols : array
+        In ``operands.xp``.
+    """
+    xp = operands.xp
+    if others >= 2:
+        tolerance = 2.0 * operands.error_scale * (query_norm + max_half_ref * 2.0 + 1e-300)
+        return top_two_candidates(block, rows, tolerance, operands.group, xp)
+    if others == 1:
+        return rows, xp.argmin(block, axis=1)
+    return xp.zeros(0, dtype=np.int64), xp.zeros(0, dtype=np.int64)
+
+
+def far_candidates(block, query_norm, error_scale, max_half_ref, xp):
+    """(chunk row, reference row) of every pair that may be the chunk's farthest, on the host.
+
+    A pair's approximate squared distance ``|q|² + 2·score`` is within half the tolerance below of its exact
+    value, so the exactly farthest pair is within the tolerance of the approximate maximum, whatever the
+    device's rounding: refining all those pairs gives the same d_max on every device and for any chunking.
+    More than :data:`FAR_CANDIDATES` such pairs means a maximum tied across many pairs; then the
+    approximately farthest pair alone is refined.
+
+    Parameters
+    ----------
+    block : array
+        The chunk's scores, before any entry is excluded.
+    query_norm : array
+        ``|q|²`` of the chunk's rows.
+    error_scale : float
+        The scores' rounding-error scale.
+    max_half_ref : float
+        Largest ``|r|²/2``.
+    xp : module
+        numpy or cupy.
+
+    Returns
+    -------
+    rows, cols : numpy.ndarray
+        Chunk rows and reference rows of the pairs to refine.
+    """
+    row_max = block.max(axis=1)
+    far_sq = query_norm + 2.0 * row_max
+    best = int(xp.argmax(far_sq))
+    tolerance = 4.0 * error_scale * (float(query_norm.max()) + 2.0 * max_half_ref) + 1e-300
+    limit = float(far_sq[best]) - tolerance
+    near = xp.flatnonzero(far_sq >= limit)
+    if len(near) <= FAR_CANDIDATES:
+        hit_rows, hit_cols = xp.nonzero(query_norm[near][:, None] + 2.0 * block[near] >= limit)
+        if len(hit_rows) <= FAR_CANDIDATES:
+            return gpu.to_host(near[hit_rows]), gpu.to_host(hit_cols)
+    return np.array([best]), np.array([int(xp.argmax(block[best]))])
+
+
+def top_two_candidates(block, rows, tolerance, group, xp):
+    """(chunk row, reference row) of every score within ``tolerance`` of its row's second-best score.
+
+    ``group == 0`` (the CPU): the best and second-best score of each row from the whole block. ``group = g``
+    (the GPU): the block's columns in groups of ``g``; the second-smallest of the groups' minima is a score
+    of another column than the best one, so at least the second-best score, and the threshold built on it
+    keeps every candidate the whole-row threshold keeps (perhaps a few more, which the exact refinement
+    sorts out). Only the groups whose minimum lies under the threshold are read again, so the block is read
+    about once instead of three times.
+
+    Parameters
+    ----------
+    block : array
+        Scores of the chunk's rows; restored after use.
+    rows : array
+        ``arange`` of the chunk's rows.
+    tolerance : array
+        Per row, how far above the second-best score a candidate may lie (the rounding bound).
+    group : int
+        Columns per group (see above).
+    xp : module
+        numpy or cupy.
+
+    Returns
+    -------
+    rows, cols : array
+        In ``xp``.
+    """
+    m = block.shape[1]
+    if group < 2 or m // group < 2:
+        first = xp.argmin(block, axis=1)
+        first_score = block[rows, first]
+        block[rows, first] = xp.inf
+        second_score = block.min(axis=1)
+        block[rows, first] = first_score
+        threshold = second_score + tolerance
+        return xp.nonzero(block <= threshold[:, None])
+    # With two full groups of at least two columns, some group other than the best one has a finite score
+    # even when the row's own column is excluded (inf), so the threshold is finite.
+    minima = _group_minima(block, group, xp)
+    first = xp.argmin(minima, axis=1)
+    first_minimum = minima[rows, first]
+    minima[rows, first] = xp.inf
+    threshold = minima.min(axis=1) + tolerance
+    minima[rows, first] = first_minimum
+    group_rows, groups = xp.nonzero(minima <= threshold[:, None])
+    cols = groups[:, None] * group + xp.arange(group)
+    inside = cols < m  # the last group may be shorter
+    cols = xp.minimum(cols, m - 1)
+    hit = inside & (block[group_rows[:, None], cols] <= threshold[group_rows][:, None])
+    i, j = xp.nonzero(hit)
+    return group_rows[i], cols[i, j]
+
+
+def _group_minima(block, group, xp):
+    """Minimum of each run of ``group`` columns of every row (the last run may be shorter)."""
+    k, m = block.shape
+    full = (m // group) * group
+    minima = block[:, :full].reshape(k, full // group, group).min(axis=2)
+    if full < m:
+        minima = xp.concatenate([minima, block[:, full:].min(axis=1)[:, None]], axis=1)
+    return minima
+
+
+def select_two(cand_rows, cand_cols, exact, n_rows):
+    """Nearest and second-nearest among exact candidate distances; lowest index first among equal ones.
+
+    Parameters
+    ----------
+    cand_rows, cand_cols : numpy.ndarray
+        Chunk row and reference row of each candidate.
+    exact : numpy.ndarray
+        Their exact distances.
+    n_rows : int
+        Rows of the chunk.
+
+    Returns
+    -------
+    distance, index : numpy.ndarray
+        Shape (n_rows, 2); ``inf`` and −1 where a row has fewer candidates.
+    """
+    order = np.lexsort((cand_cols, exact, cand_rows))
+    cand_rows, cand_cols, exact = cand_rows[order], cand_cols[order], exact[order]
+    group_start = np.flatnonzero(np.r_[True, cand_rows[1:] != cand_rows[:-1]]) if len(cand_rows) else cand_rows
+    group_size = np.diff(np.r_[group_start, len(cand_rows)])
+    dist = np.full((n_rows, 2), np.inf)
+    idx = np.full((n_rows, 2), -1, dtype=np.int64)
+    owner = cand_rows[group_start]
+    dist[owner, 0] = exact[group_start]
+    idx[owner, 0] = cand_cols[group_start]
+    has_second = group_size >= 2
+    dist[owner[has_second], 1] = exact[group_start[has_second] + 1]
+    idx[owner[has_second], 1] = cand_cols[group_start[has_second] + 1]
+    return dist, idx
+
+
+def select_k(cand_rows, cand_cols, exact, n_rows, k):
+    """The ``k`` nearest among exact candidate distances per row; lowest index first among equal ones.
+
+    Parameters
+    ----------
+    cand_rows, cand_cols, exact, n_rows
+        As in :func:`select_two`.
+    k : int
+        Neighbours kept per row.
+
+    Returns
+    -------
+    distance, index : numpy.ndarray
+        Shape (n_rows, k); ``inf`` and −1 where a row has fewer candidates.
+    """
+    order = np.lexsort((cand_cols, exact, cand_rows))
+    cand_rows, cand_cols, exact = cand_rows[order], cand_cols[order], exact[order]
+    dist = np.full((n_rows, k), np.inf)
+    idx = np.full((n_rows, k), -1, dtype=np.int64)
+    if len(cand_rows) == 0:
+        return dist, idx
+    group_start = np.flatnonzero(np.r_[True, cand_rows[1:] != cand_rows[:-1]])
+    first_of_row = np.repeat(group_start, np.diff(np.r_[group_start, len(cand_rows)]))
+    rank = np.arange(len(cand_rows)) - first_of_row
+    keep = rank < k
+    dist[cand_rows[keep], rank[keep]] = exact[keep]
+    idx[cand_rows[keep], rank[keep]] = cand_cols[keep]
+    return dist, idx
+
+
+def exact_distances(query, reference, query_rows, reference_rows, chunk_elements) -> np.ndarray:
+    """sqrt(Σ (q − r)²) for the given pairs, in batches so memory stays within ``chunk_elements``.
+
+    Parameters
+    ----------
+    query, reference : numpy.ndarray
+        The float64 tables.
+    query_rows, reference_rows : numpy.ndarray
+        The pairs, as positions into each table.
+    chunk_elements : int
+        Upper bound on the values held at once.
+
+    Returns
+    -------
+    numpy.ndarray
+        One distance per pair.
+    """
+    out = np.empty(len(query_rows))
+    batch = max(1, chunk_elements // max(query.shape[1], 1))
+    for s in range(0, len(query_rows), batch):
+        diff = query[query_rows[s : s + batch]] - reference[reference_rows[s : s + batch]]
+        out[s : s + batch] = np.sqrt(np.einsum("ij,ij->i", diff, diff))
+    return out
