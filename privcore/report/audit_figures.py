@@ -1,6 +1,6 @@
 """The figure of a shadow-model audit (:mod:`privcore.audit.shadow`): each target's attack AUC with its interval.
 
-Same conventions as :mod:`privcore.report.figures`: a :class:`~privcore.report.figures.Figure` with a one-sentence
+Same conventions as :mod:`privcore.report.figures`: a :class:`~privcore.report.figure_base.Figure` with a one-sentence
 caption and an alt text, Okabe–Ito colours only, and the two kinds of target told apart by marker
 symbol as well as colour. This module imports no Streamlit.
 """
@@ -11,7 +11,8 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from privcore.report.figures import OKABE_ITO, ROLE_COLOURS, Figure, _empty, _layout
+from privcore.base.palette import OKABE_ITO, ROLE_COLOURS
+from privcore.report.figure_base import Figure, apply_layout, empty_figure
 
 __all__ = ["audit_figure", "TARGET_STYLES", "THRESHOLD"]
 
@@ -46,7 +47,7 @@ def audit_figure(report: Any) -> Figure:
     scored = [t for t in report.targets if t.auc is not None]
     missing = [t for t in report.targets if t.auc is None]
     if not scored:
-        return _empty(title, "The audit trained no attack that could be evaluated, so there is no AUC to draw.")
+        return empty_figure(title, "The audit trained no attack that could be evaluated, so there is no AUC to draw.")
     labels = [_label(t) for t in scored]
     fig = go.Figure()
     for chosen, style in TARGET_STYLES.items():
@@ -71,7 +72,7 @@ def audit_figure(report: Any) -> Figure:
     for x, name, dash in ((0.5, "chance (AUC 0.5)", "dot"), (THRESHOLD, f"AUC {THRESHOLD:g} threshold", "dash")):
         fig.add_trace(go.Scatter(x=[x, x], y=span, mode="lines", name=name, hoverinfo="skip",
                                  line={"color": ROLE_COLOURS["chance"], "dash": dash, "width": 1.5}))
-    _layout(fig, title, "attack AUC (0.5 = cannot tell, 1 = always tells)", "", height=170 + 34 * len(scored))
+    apply_layout(fig, title, "attack AUC (0.5 = cannot tell, 1 = always tells)", "", height=170 + 34 * len(scored))
     fig.update_xaxes(range=[-0.02, 1.02])
     fig.update_yaxes(range=[span[1], span[0]], tickvals=list(range(len(scored))), ticktext=labels, showgrid=False,
                      zeroline=False)

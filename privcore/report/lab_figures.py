@@ -3,7 +3,7 @@
 Every builder reads the lab's JSON document (:meth:`privcore.lab.LabResult.to_dict`, or the file written
 by ``python -m privcore lab --json``), so the Compare-metrics page, the exported HTML page and the command
 line draw the same pictures from the same numbers. Conventions of :mod:`privcore.report.figures`: each builder
-returns a :class:`~privcore.report.figures.Figure` with a one-sentence caption for a non-expert and an alt text
+returns a :class:`~privcore.report.figure_base.Figure` with a one-sentence caption for a non-expert and an alt text
 that carries the figure's key numbers; colours come from the Okabe–Ito palette or from scales built on it;
 nothing is told apart by colour alone (lines differ in dash and marker, every heatmap cell carries its
 value as text). This module imports no Streamlit.
@@ -19,7 +19,9 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from privcore.report.figures import DASHES, OKABE_ITO, PALETTE, SYMBOLS, Figure, _empty, _layout, short_name
+from privcore.base.palette import DASHES, OKABE_ITO, PALETTE, SYMBOLS
+from privcore.metrics.names import short_name
+from privcore.report.figure_base import Figure, apply_layout, empty_figure
 from privcore.lab.settings import REFERENCE
 from privcore.lab.summary import format_level
 
@@ -108,7 +110,7 @@ def response_curves(document: Mapping[str, Any], *, value: str = "risk", metrics
     what = "Risk" if value == "risk" else "Excess risk"
     title = f"{what} against leak level, one chart per metric"
     if not metrics or not leaks:
-        return _empty(title, "The lab has no response curve to draw.")
+        return empty_figure(title, "The lab has no response curve to draw.")
     columns = max(1, min(columns, len(metrics)))
     rows = math.ceil(len(metrics) / columns)
     fig = make_subplots(rows=rows, cols=columns, subplot_titles=[short_name(m) for m in metrics],
@@ -153,7 +155,7 @@ def response_curves(document: Mapping[str, Any], *, value: str = "risk", metrics
             alt_parts.append(f"{short_name(metric)} did not run")
         else:
             alt_parts.append(f"{short_name(metric)} rises most with {biggest[1]}")
-    _layout(fig, title, "", "", height=120 + 220 * rows)
+    apply_layout(fig, title, "", "", height=120 + 220 * rows)
     fig.update_layout(margin={"l": 60, "r": 20, "t": 110, "b": 60},
                       legend={"orientation": "h", "yanchor": "bottom", "y": 1.0 + 40 / (120 + 220 * rows),
                               "xanchor": "left", "x": 0.0})
@@ -193,7 +195,7 @@ def detection_heatmap(document: Mapping[str, Any]) -> Figure:
     metrics, leaks, labels = _settings(document)
     title = "Which metric notices which leak, and from which level"
     if not metrics or not leaks:
-        return _empty(title, "The lab has no detection result to draw.")
+        return empty_figure(title, "The lab has no detection result to draw.")
     detection, not_run = document.get("detection", {}), document.get("not_applicable", {})
     names = [short_name(m) for m in metrics]
     columns = [leak_label(k) for k in leaks]
@@ -228,7 +230,7 @@ def detection_heatmap(document: Mapping[str, Any]) -> Figure:
                     [1.0, NOT_RUN_COLOUR]], xgap=2, ygap=2, name="not detected or not run",
         textfont={"color": OKABE_ITO["black"]}, hovertemplate="%{y}, %{x}: %{text}<extra></extra>",
     ))
-    _layout(fig, title, "leak type" if not labels else "supplied ladder", "", height=max(300, 150 + 34 * len(metrics)))
+    apply_layout(fig, title, "leak type" if not labels else "supplied ladder", "", height=max(300, 150 + 34 * len(metrics)))
     fig.update_yaxes(autorange="reversed", showgrid=False)
     fig.update_xaxes(showgrid=False, side="top", title_text="")
     fig.update_layout(margin={"l": 60, "r": 20, "t": 100, "b": 30})
@@ -282,7 +284,7 @@ def agreement_heatmap(document: Mapping[str, Any]) -> Figure:
     metrics = [m for m in metrics if m in agreement]
     title = "How far the metrics agree: rank correlation of their risks over all runs"
     if len(metrics) < 2:
-        return _empty(title, "At least two metrics are needed to compare them.")
+        return empty_figure(title, "At least two metrics are needed to compare them.")
     names = [short_name(m) for m in metrics]
     rho = np.array([[np.nan if agreement[a].get(b) is None else agreement[a][b] for b in metrics] for a in metrics])
     text = [["n/a" if np.isnan(v) else f"{v:+.2f}" for v in line] for line in rho]
@@ -291,7 +293,7 @@ def agreement_heatmap(document: Mapping[str, Any]) -> Figure:
         colorscale=AGREEMENT_SCALE, xgap=1, ygap=1, colorbar={"title": {"text": "Spearman ρ"}},
         hovertemplate="%{y} and %{x}: ρ = %{text}<extra></extra>",
     ))
-    _layout(fig, title, "", "", height=max(360, 180 + 32 * len(metrics)))
+    apply_layout(fig, title, "", "", height=max(360, 180 + 32 * len(metrics)))
     fig.update_yaxes(autorange="reversed", showgrid=False)
     fig.update_xaxes(showgrid=False, tickangle=-45)
     caption = ("Each cell says how alike two metrics rank the lab's synthetic tables: +1 (blue) means they always "

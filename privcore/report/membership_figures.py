@@ -1,7 +1,7 @@
 """Figures of the membership attack battery (``mia_best``, :class:`privcore.metrics.details.MembershipBattery`).
 
-Same conventions as :mod:`privcore.report.figures`: a :class:`~privcore.report.figures.Figure` with a one-sentence caption
-and an alt text, Okabe–Ito colours only, lines told apart by dash pattern as well as colour. The ROC curves
+Same conventions as :mod:`privcore.report.figure_base`: a :class:`~privcore.report.figure_base.Figure` with a
+one-sentence caption and an alt text, Okabe–Ito colours only, lines told apart by dash pattern as well as colour. The ROC curves
 are drawn on log-log axes (Carlini et al. 2022): what matters for privacy is how many members an attack
 catches while it almost never accuses a non-member, the bottom-left corner that linear axes squeeze into
 a few pixels. This module imports no Streamlit.
@@ -14,9 +14,11 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
+from privcore.base.palette import DASHES, OKABE_ITO, PALETTE, ROLE_COLOURS
 from privcore.metrics.details import MembershipBattery
 from privcore.metrics.names import ATTACK_NAMES, short_attack  # noqa: F401  (re-exported)
-from privcore.report.figures import DASHES, OKABE_ITO, PALETTE, ROLE_COLOURS, Figure, _empty, _layout, attack_intervals
+from privcore.report.figure_base import Figure, apply_layout, empty_figure
+from privcore.report.generic_figures import attack_intervals
 
 __all__ = ["battery_roc_curves", "battery_auc_intervals", "battery_figures", "epsilon_sentence", "short_attack"]
 
@@ -28,7 +30,7 @@ def battery_roc_curves(details: MembershipBattery, *, name: str = "Strongest mem
     """
     title = f"{name}: ROC curves of every attack (log-log)"
     if not details.attacks:
-        return _empty(title, "No membership attack ran.")
+        return empty_figure(title, "No membership attack ran.")
     smallest = 1.0 / max(details.n_nonmembers, 1)
     low = math.floor(math.log10(smallest))
     fig = go.Figure()
@@ -49,8 +51,8 @@ def battery_roc_curves(details: MembershipBattery, *, name: str = "Strongest mem
             opacity=1.0 if strongest else 0.75,
         ))
         parts.append(label)
-    _layout(fig, title, "false-positive rate (non-members wrongly accused, log scale)",
-            "true-positive rate (members caught, log scale)", height=460)
+    apply_layout(fig, title, "false-positive rate (non-members wrongly accused, log scale)",
+                 "true-positive rate (members caught, log scale)", height=460)
     fig.update_xaxes(type="log", range=[low, 0])
     fig.update_yaxes(type="log", range=[low, 0.02])
     caption = ("Each line is one attack; above the dotted diagonal it catches members more often than it wrongly "
@@ -95,6 +97,6 @@ def epsilon_sentence(details: MembershipBattery) -> str:
 
 
 def battery_figures(report, result, name: str) -> list[Figure]:
-    """The figures of ``mia_best`` for :data:`privcore.report.figures.DETAIL_FIGURES`."""
+    """The figures of ``mia_best`` for :data:`privcore.report.detail_figures.DETAIL_FIGURES`."""
     details: MembershipBattery = result.details
     return [battery_roc_curves(details, name=name), battery_auc_intervals(details, name=name)]

@@ -1,0 +1,53 @@
+"""Before/after: the HTML downloads say and draw what they did before they were rendered from templates.
+
+The stored snapshot (``tests/golden/html_pages.json.gz``, written by :mod:`golden.html_pages`) was taken from
+the hand-built pages of ``privcore.report.html`` and ``privcore.report.lab_html``. The pages of the current
+code must carry the same visible text, run by run, and the same Plotly figures (words exactly, numbers to a
+relative 1e-8 as in :mod:`golden.compare`), with plotly.js inlined exactly once.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from golden.compare import differences
+from golden.html_pages import page_snapshot, pages, read
+
+
+@pytest.fixture(scope="module")
+def stored():
+    return read()
+
+
+@pytest.fixture(scope="module")
+def current():
+    return {name: page_snapshot(page) for name, page in pages().items()}
+
+
+def test_pages_say_and_draw_what_they_did(stored, current):
+    assert sorted(current) == sorted(stored)
+    for name in stored:
+        found = differences(stored[name], current[name], path=name)
+        assert not found, "\n".join(found[:20])
+
+
+def test_pages_with_figures_inline_plotly_js_once(current):
+    assert current["report"]["plotly_js"] == 1 and current["lab"]["plotly_js"] == 1
+    assert current["report_without_figures"]["plotly_js"] == 0 and not current["report_without_figures"]["figures"]
+    assert len(current["report"]["figures"]) >= 10 and len(current["lab"]["figures"]) == 4
+
+
+def test_the_comparison_notices_a_changed_word_and_a_changed_number(stored):
+    # The test above can fail: a changed word, a dropped run of text and a figure value moved by 1e-6 all show.
+    changed = copy.deepcopy(stored)
+    changed["report"]["text"][5] += " (changed)"
+    del changed["lab"]["text"][-1]
+    trace = next(t for f in changed["report"]["figures"] for t in f["data"] if isinstance(t.get("x"), list)
+                 and t["x"] and isinstance(t["x"][0], float))
+    trace["x"][0] *= 1 + 1e-6
+    found = differences(stored, changed)
+    assert any(line.startswith(".report.text[5]:") for line in found)
+    assert any(line.startswith(".lab.text") for line in found)
+    assert any(".x[0]" in line for line in found)
