@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from privcore.base.roc import roc_auc, roc_curve, roc_statistics
 from privcore.base.stats import (
     BASELINE_WARNING,
     CONTROL_WARNING,
@@ -25,9 +26,6 @@ from privcore.base.stats import (
     probit,
     residual_risk,
     residual_risk_clipped,
-    roc_auc,
-    roc_curve,
-    roc_statistics,
     success_rate,
 )
 

@@ -45,7 +45,8 @@ from sklearn.ensemble import RandomForestClassifier
 from privcore.engine.encoding import EuclideanSpace
 from privcore.base.errors import InputError, TooFewRowsError
 from privcore.base.jsonvalues import jsonable
-from privcore.base.stats import bootstrap_replicates, epsilon_lower_bound, percentile_interval, roc_statistics
+from privcore.base.roc import roc_statistics
+from privcore.base.stats import bootstrap_replicates, epsilon_lower_bound, percentile_interval
 from privcore.data.prepare import prepare
 from privcore.metrics.registry import Explanation
 from privcore.data.schema import NUMERICAL, Schema, infer_schema

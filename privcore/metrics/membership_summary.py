@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from privcore.base.stats import bootstrap_replicates, percentile_interval, roc_auc, roc_curve, roc_statistics
+from privcore.base.roc import roc_auc, roc_curve, roc_statistics
+from privcore.base.stats import bootstrap_replicates, percentile_interval
 from privcore.metrics.results import NotApplicable
 
 #: False-positive rates at which the true-positive rate is reported.
