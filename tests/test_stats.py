@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from privcore.base.roc import roc_auc, roc_curve, roc_statistics
 from privcore.base.stats import (
     BASELINE_WARNING,
     CONTROL_WARNING,
@@ -19,7 +20,9 @@ from privcore.base.stats import (
     Risk,
     SuccessRate,
     bootstrap_interval,
+    bootstrap_replicates,
     clip_risk,
+    percentile_interval,
     probit,
     residual_risk,
     residual_risk_clipped,
@@ -260,3 +263,79 @@ def test_clipped_residual_properties(n, f_main, f_control, confidence):
     risk = res.risk()
     assert 0.0 <= risk.value <= 1.0
     assert 0.0 <= risk.interval[0] <= risk.value <= risk.interval[1] <= 1.0
+
+
+# --------------------------------------------------------------------------- ROC curve and AUC
+
+
+def test_roc_auc_with_ties_by_hand():
+    # Positives 3, 2, 2 and negatives 2, 1, 0, 2: of 12 pairs, 3 wins 4; each 2 beats 1 and 0 and ties
+    # the two 2s (½ each), so 3 apiece. AUC = (4 + 3 + 3) / 12.
+    labels, scores = [1, 1, 1, 0, 0, 0, 0], [3.0, 2, 2, 2, 1, 0, 2]
+    assert roc_auc(labels, scores) == 10 / 12
+    assert roc_auc([1, 0], [1.0, 1.0]) == 0.5  # one tied pair
+    assert roc_auc([1, 0], [0.0, 1.0]) == 0.0
+
+
+def test_roc_curve_by_hand():
+    # Thresholds from the top: 3 flags 1 of 3 positives; 2 flags all 3 and 2 of 4 negatives; then 1 and 0.
+    curve = roc_curve([1, 1, 1, 0, 0, 0, 0], [3.0, 2, 2, 2, 1, 0, 2])
+    assert curve.thresholds.tolist() == [np.inf, 3.0, 2.0, 1.0, 0.0]
+    assert curve.fpr.tolist() == [0.0, 0.0, 0.5, 0.75, 1.0]
+    assert curve.tpr.tolist() == [0.0, 1 / 3, 1.0, 1.0, 1.0]
+
+
+def test_roc_statistics_of_resamples_match_each_one_alone():
+    rng = np.random.default_rng(0)
+    scores = rng.integers(0, 5, (4, 12))
+    labels = np.tile(np.r_[np.ones(5), np.zeros(7)], (4, 1))
+    _, ranks = np.unique(scores, return_inverse=True)
+    stats = roc_statistics(ranks.reshape(scores.shape), labels, int(ranks.max()) + 1, (0.0, 0.5))
+    for row in range(4):
+        assert stats.auc[row] == roc_auc(labels[row], scores[row])
+        curve = roc_curve(labels[row], scores[row])
+        assert stats.advantage[row] == max(0.0, float((curve.tpr - curve.fpr).max()))
+        assert stats.tpr_at[0.5][row] == curve.tpr[curve.fpr <= 0.5].max()
+
+
+def test_roc_needs_both_classes():
+    with pytest.raises(ValueError, match="one positive and one negative"):
+        roc_auc([1, 1], [0.2, 0.3])
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 1), st.integers(-3, 3)), min_size=2, max_size=30))
+def test_roc_auc_properties(pairs):
+    labels = np.array([p[0] for p in pairs])
+    scores = np.array([p[1] for p in pairs], dtype=float)
+    if labels.all() or not labels.any():
+        return
+    auc = roc_auc(labels, scores)
+    assert 0.0 <= auc <= 1.0
+    assert auc == pytest.approx(1.0 - roc_auc(labels, -scores), abs=1e-12)
+    # The Mann–Whitney definition: P(positive > negative) + ½ P(tie), over every pair.
+    diff = scores[labels == 1][:, None] - scores[labels == 0][None, :]
+    assert auc == pytest.approx(float(((diff > 0) + 0.5 * (diff == 0)).mean()), abs=1e-12)
+    # Area under the full curve (trapezoids) is the same number.
+    curve = roc_curve(labels, scores)
+    area = float(np.sum(np.diff(curve.fpr) * (curve.tpr[1:] + curve.tpr[:-1]) / 2))
+    assert auc == pytest.approx(area, abs=1e-12)
+
+
+def test_bootstrap_replicates_of_several_statistics_are_those_of_each_alone():
+    x = np.random.default_rng(1).normal(size=40)
+    both = bootstrap_replicates(lambda a: np.column_stack([a.mean(axis=1), a.max(axis=1)]), x, n_boot=50,
+                                seed=2, vectorized=True)
+    assert both.shape == (50, 2)
+    assert np.array_equal(both[:, 0], bootstrap_interval(lambda a: a.mean(axis=1), x, n_boot=50, seed=2,
+                                                         vectorized=True).samples)
+    # A Generator continues its stream: two draws of 25 from one are the draws of 50 in one chunk.
+    rng = np.random.default_rng(2)
+    halves = [bootstrap_replicates(lambda a: a.mean(axis=1), x, n_boot=25, seed=rng, vectorized=True,
+                                   max_chunk_elements=25 * 40) for _ in range(2)]
+    assert np.array_equal(np.r_[halves[0], halves[1]], both[:, 0])
+
+
+def test_percentile_interval_leaves_out_nan():
+    assert percentile_interval(np.r_[np.arange(101.0), np.nan], 0.5) == (25.0, 75.0)
+    assert all(math.isnan(v) for v in percentile_interval(np.full(3, np.nan)))

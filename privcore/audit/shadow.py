@@ -46,6 +46,8 @@ from privcore.engine.encoding import EuclideanSpace
 from privcore.evaluation.verdict import audit_verdict
 from privcore.base.errors import InputError, TooFewRowsError
 from privcore.base.jsonvalues import jsonable
+from privcore.base.roc import roc_statistics
+from privcore.base.stats import bootstrap_replicates, epsilon_lower_bound, percentile_interval
 from privcore.data.prepare import prepare
 from privcore.metrics.registry import Explanation
 from privcore.data.schema import NUMERICAL, Schema, infer_schema
@@ -246,12 +248,11 @@ def chance_share_above(threshold: float, n_in: int, n_out: int, *, draws: int = 
     """Probability that an attack that guesses at random scores an AUC above ``threshold`` on ``n_in``
     models with the target and ``n_out`` without (Monte Carlo over random rankings)."""
     rng = np.random.default_rng(seed)
-    ranks = np.argsort(rng.random((draws, n_in + n_out)), axis=1)
-    labels = np.r_[np.ones(n_in), np.zeros(n_out)]
-    scores = np.empty((draws, n_in + n_out))
-    np.put_along_axis(scores, ranks, np.arange(n_in + n_out, dtype=float)[None, :].repeat(draws, 0), axis=1)
-    member_rank_sum = (scores * labels).sum(axis=1) + n_in  # ranks from 1
-    auc = (member_rank_sum - n_in * (n_in + 1) / 2) / (n_in * n_out)
+    order = np.argsort(rng.random((draws, n_in + n_out)), axis=1)
+    labels = np.r_[np.ones(n_in, dtype=np.int8), np.zeros(n_out, dtype=np.int8)]
+    ranks = np.empty((draws, n_in + n_out), dtype=np.int64)
+    np.put_along_axis(ranks, order, np.arange(n_in + n_out)[None, :].repeat(draws, 0), axis=1)
+    auc = roc_statistics(ranks, np.broadcast_to(labels, ranks.shape), n_in + n_out).auc
     return float(np.mean(auc > threshold))
 
 
@@ -278,29 +279,34 @@ def roc_summary(member_scores: np.ndarray, nonmember_scores: np.ndarray) -> tupl
     (0.7916666666666666, 0.3333333333333333)
     """
     members, non = np.atleast_2d(member_scores), np.atleast_2d(nonmember_scores)
-    diff = members[:, :, None] - non[:, None, :]
-    auc = ((diff > 0) + 0.5 * (diff == 0)).mean(axis=(1, 2))
-    ordered = -np.sort(-non, axis=1)
-    tpr = {}
-    for key, level in FPR_LEVELS.items():
-        k = int(math.floor(level * non.shape[1] + 1e-9))
-        if k >= non.shape[1]:
-            tpr[key] = np.ones(len(members))
-        else:
-            tpr[key] = (members > ordered[:, k : k + 1]).mean(axis=1)
-    return auc, tpr
+    scores = np.hstack([members, non])
+    # Ranks over every replicate at once keep each row's order, which is all the ROC depends on.
+    _, ranks = np.unique(scores, return_inverse=True)
+    ranks = ranks.reshape(scores.shape)
+    labels = np.r_[np.ones(members.shape[1], dtype=np.int8), np.zeros(non.shape[1], dtype=np.int8)]
+    stats = roc_statistics(ranks, np.broadcast_to(labels, scores.shape), int(ranks.max()) + 1,
+                           tuple(FPR_LEVELS.values()))
+    return stats.auc, {key: stats.tpr_at[level] for key, level in FPR_LEVELS.items()}
 
 
 def _statistics(labels: np.ndarray, scores: np.ndarray, rng: np.random.Generator):
     """AUC and TPRs with percentile-bootstrap intervals (models with and without the target resampled apart)."""
     members, non = scores[labels == 1], scores[labels == 0]
     auc, tpr = roc_summary(members, non)
-    boot_members = members[rng.integers(0, len(members), (BOOTSTRAP, len(members)))]
-    boot_non = non[rng.integers(0, len(non), (BOOTSTRAP, len(non)))]
-    boot_auc, boot_tpr = roc_summary(boot_members, boot_non)
-    interval = lambda v: tuple(float(x) for x in np.quantile(v, [0.025, 0.975]))  # noqa: E731
-    return (float(auc[0]), interval(boot_auc), {k: float(v[0]) for k, v in tpr.items()},
-            {k: interval(v) for k, v in boot_tpr.items()})
+    n_in = len(members)
+
+    def auc_and_tprs(resampled):
+        boot_auc, boot_tpr = roc_summary(resampled[:, :n_in], resampled[:, n_in:])
+        return np.column_stack([boot_auc, *boot_tpr.values()])
+
+    # Members first, then non-members, all replicates in one chunk: the draws of the shared ``rng``.
+    pooled = np.r_[members, non]
+    replicates = bootstrap_replicates(auc_and_tprs, pooled, n_boot=BOOTSTRAP, seed=rng, vectorized=True,
+                                      strata=np.r_[np.zeros(n_in), np.ones(len(non))],
+                                      max_chunk_elements=BOOTSTRAP * len(pooled))
+    intervals = [percentile_interval(replicates[:, column], 0.95) for column in range(replicates.shape[1])]
+    return (float(auc[0]), intervals[0], {k: float(v[0]) for k, v in tpr.items()},
+            dict(zip(tpr, intervals[1:])))
 
 
 # ------------------------------------------------------------------------------------------ the audit
@@ -481,8 +487,6 @@ def implied_epsilon(shadow_scores: np.ndarray, shadow_labels: np.ndarray, eval_s
     >>> implied_epsilon(shadow, labels, np.full(20, 0.5), evaluation)
     0.0
     """
-    from privcore.base.stats import epsilon_lower_bound
-
     usable = np.isfinite(shadow_scores)
     shadow_scores, shadow_labels = shadow_scores[usable], shadow_labels[usable]
     if len(set(shadow_labels.tolist())) < 2:

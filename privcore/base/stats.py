@@ -9,10 +9,13 @@ so that the published reference values are reproduced to the last digit:
 * :func:`clip_risk` -- force a value and its symmetric error into ``[0, 1]``;
 * :class:`AttackResult` -- counts of the main, baseline and control attacks, their rates, the risk
   and the warnings (for example when the main attack does not beat random guessing);
-* :func:`bootstrap_interval` -- seeded percentile bootstrap for statistics without a closed form
-  (membership-inference AUC, TPR at a fixed FPR, ...);
+* :func:`bootstrap_interval`, :func:`bootstrap_replicates` and :func:`percentile_interval` -- seeded
+  percentile bootstrap for statistics without a closed form (membership-inference AUC, TPR at a fixed
+  FPR, ...);
 * :func:`clopper_pearson_lower`, :func:`clopper_pearson_upper` and :func:`epsilon_lower_bound` -- the
   differential-privacy ε that a membership test's counts rule out (metrics.md §3).
+
+ROC curves and AUC live beside it in :mod:`privcore.base.roc`.
 """
 
 from __future__ import annotations
@@ -35,6 +38,8 @@ __all__ = [
     "clip_risk",
     "residual_risk_clipped",
     "bootstrap_interval",
+    "bootstrap_replicates",
+    "percentile_interval",
     "clopper_pearson_lower",
     "clopper_pearson_upper",
     "epsilon_lower_bound",
@@ -388,7 +393,7 @@ def bootstrap_interval(
     statistic: Callable[..., float | np.ndarray],
     *arrays: Sequence | np.ndarray,
     n_boot: int = 1000,
-    seed: int | None = 0,
+    seed: int | np.random.Generator | None = 0,
     confidence: float = 0.95,
     vectorized: bool = False,
     strata: Sequence | np.ndarray | None = None,
@@ -415,8 +420,9 @@ def bootstrap_interval(
         One or more arrays of equal length ``n`` along the first axis.
     n_boot : int, default 1000
         Number of replicates.
-    seed : int or None, default 0
-        Seed of the resampling; equal seeds give equal intervals (in either mode).
+    seed : int, numpy.random.Generator or None, default 0
+        Seed of the resampling; equal seeds give equal intervals (in either mode). A Generator is
+        used as it is (and advanced), for callers that draw several bootstraps from one stream.
     confidence : float, default 0.95
         Coverage of the interval.
     vectorized : bool, default False
@@ -430,18 +436,68 @@ def bootstrap_interval(
     -------
     BootstrapInterval
     """
+    arrs = _bootstrap_arrays(arrays)
+    _check_confidence(confidence)
+    value = float(statistic(*(a[None, ...] for a in arrs))[0]) if vectorized else float(statistic(*arrs))
+    samples = bootstrap_replicates(statistic, *arrs, n_boot=n_boot, seed=seed, vectorized=vectorized, strata=strata,
+                                   max_chunk_elements=max_chunk_elements)
+    return BootstrapInterval(
+        value=value,
+        interval=percentile_interval(samples, confidence),
+        confidence=confidence,
+        n_boot=n_boot,
+        n_failed=int(np.isnan(samples).sum()),
+        samples=samples,
+    )
+
+
+def _bootstrap_arrays(arrays: Sequence) -> list[np.ndarray]:
     if not arrays:
         raise ValueError("bootstrap_interval needs at least one array.")
-    _check_confidence(confidence)
-    if n_boot < 1:
-        raise ValueError(f"n_boot must be positive, got {n_boot!r}.")
     arrs = [np.asarray(a) for a in arrays]
     n = arrs[0].shape[0]
     if n == 0 or any(a.shape[0] != n for a in arrs):
         raise ValueError("bootstrap_interval needs non-empty arrays of equal length.")
+    return arrs
 
-    value = float(statistic(*(a[None, ...] for a in arrs))[0]) if vectorized else float(statistic(*arrs))
 
+def bootstrap_replicates(
+    statistic: Callable[..., float | np.ndarray],
+    *arrays: Sequence | np.ndarray,
+    n_boot: int = 1000,
+    seed: int | np.random.Generator | None = 0,
+    vectorized: bool = False,
+    strata: Sequence | np.ndarray | None = None,
+    max_chunk_elements: int = 4_000_000,
+) -> np.ndarray:
+    """The replicate values of a seeded bootstrap (the draws behind :func:`bootstrap_interval`).
+
+    Replicates are drawn in chunks of at most ``max_chunk_elements // n``; within a chunk of ``b``
+    replicates, each stratum (in the sorted order of the ``strata`` labels) draws its ``(b, size)``
+    positions with ``rng.integers`` in turn, so equal seeds, strata and chunks give equal resamples.
+
+    Parameters
+    ----------
+    statistic, *arrays, n_boot, seed, vectorized, strata, max_chunk_elements
+        As for :func:`bootstrap_interval`. The statistic may return several values per replicate (shape
+        ``(b, k)`` when vectorized, a length-``k`` array otherwise): one pass then gives the replicates of
+        ``k`` statistics of the same resamples.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n_boot,)``, or ``(n_boot, k)`` for a statistic with ``k`` values; NaN where the statistic
+        was undefined on a resample.
+
+    Examples
+    --------
+    >>> bootstrap_replicates(lambda a: a.mean(axis=-1), np.array([1.0, 1.0]), n_boot=3, vectorized=True).tolist()
+    [1.0, 1.0, 1.0]
+    """
+    arrs = _bootstrap_arrays(arrays)
+    if n_boot < 1:
+        raise ValueError(f"n_boot must be positive, got {n_boot!r}.")
+    n = arrs[0].shape[0]
     if strata is None:
         groups = [np.arange(n)]
     else:
@@ -451,36 +507,52 @@ def bootstrap_interval(
         _, inverse = np.unique(strata_arr, return_inverse=True)
         groups = [np.flatnonzero(inverse == g) for g in range(inverse.max() + 1)]
 
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(seed)  # a Generator passes through unchanged
     chunk = max(1, min(n_boot, max_chunk_elements // max(n, 1)))
-    samples = np.empty(n_boot, dtype=float)
+    parts = []
     done = 0
     while done < n_boot:
         b = min(chunk, n_boot - done)
         idx = np.concatenate([g[rng.integers(0, g.size, size=(b, g.size))] for g in groups], axis=1)
         if vectorized:
-            vals = np.asarray(statistic(*(a[idx] for a in arrs)), dtype=float).reshape(-1)
-            if vals.shape[0] != b:
+            vals = np.asarray(statistic(*(a[idx] for a in arrs)), dtype=float)
+            if vals.ndim == 0 or vals.shape[0] != b:
                 raise ValueError("A vectorized statistic must return one value per replicate.")
-            samples[done : done + b] = vals
         else:
-            for j in range(b):
-                samples[done + j] = float(statistic(*(a[idx[j]] for a in arrs)))
+            vals = np.array([np.asarray(statistic(*(a[idx[j]] for a in arrs)), dtype=float) for j in range(b)])
+        parts.append(vals.reshape(b) if vals.size == b else vals.reshape(b, -1))
         done += b
+    return np.concatenate(parts, axis=0)
 
+
+def percentile_interval(samples: np.ndarray, confidence: float = 0.95) -> tuple[float, float]:
+    """The ``(1 − c)/2`` and ``(1 + c)/2`` quantiles of bootstrap replicates, NaN replicates left out.
+
+    Parameters
+    ----------
+    samples : numpy.ndarray
+        Replicate values of one statistic (as from :func:`bootstrap_replicates`).
+    confidence : float
+        Coverage ``c`` of the interval.
+
+    Returns
+    -------
+    tuple of float
+        ``(low, high)`` by linear interpolation between order statistics; ``(nan, nan)`` when every
+        replicate is NaN.
+
+    Examples
+    --------
+    >>> percentile_interval(np.arange(101.0), 0.5)
+    (25.0, 75.0)
+    """
+    _check_confidence(confidence)
+    samples = np.asarray(samples, dtype=float)
     ok = samples[~np.isnan(samples)]
     if ok.size == 0:
-        low = high = float("nan")
-    else:
-        low, high = (float(x) for x in np.quantile(ok, [(1 - confidence) / 2, (1 + confidence) / 2]))
-    return BootstrapInterval(
-        value=value,
-        interval=(low, high),
-        confidence=confidence,
-        n_boot=n_boot,
-        n_failed=int(n_boot - ok.size),
-        samples=samples,
-    )
+        return float("nan"), float("nan")
+    low, high = np.quantile(ok, [(1 - confidence) / 2, (1 + confidence) / 2])
+    return float(low), float(high)
 
 
 def clopper_pearson_lower(successes: int, trials: int, confidence: float = 0.95) -> float:

@@ -1,4 +1,4 @@
-"""Membership-inference attacks with the holdout as non-members (metrics.md §3).
+"""Membership-inference attacks by distance and density: distance, calibrated distance, DOMIAS (metrics.md §3).
 
 The attacker holds a real person's record ``x`` and the synthetic table ``Z`` and must decide whether
 ``x`` was in the training data ``Y``. We play the game on records whose answer we know: *members* are the
@@ -15,515 +15,46 @@ Scores:
     and reference row, heavy-tailed (Cauchy) kernels, bandwidths by held-out likelihood (van Breugel et
     al., DOMIAS).
 
-Reported: ROC AUC (``raw``), TPR at FPR 1 % and 10 %, the membership advantage ``max(TPR − FPR)``
-(``risk``), seeded percentile-bootstrap 95 % intervals (resampling members and non-members separately),
-and the ROC curve.
+Reported (:mod:`~privcore.metrics.membership_summary`): ROC AUC (``raw``), TPR at FPR 1 % and 10 %, the
+membership advantage ``max(TPR − FPR)`` (``risk``), seeded percentile-bootstrap 95 % intervals (resampling
+members and non-members separately), and the ROC curve. Who plays member, non-member and reference, and
+from which draws: :mod:`~privcore.metrics.membership_roles`. The optional KDE subsample and the bandwidth
+splits of (c) use ``numpy.random.default_rng([seed, 1])``.
 
-Sampling, all from ``numpy.random.default_rng(seed)`` in this order: (1) when ``R`` comes from the holdout,
-``rng.permutation(|H|)``: the first ``|H| // 2`` positions are non-members, the rest ``R``; (2) when the
-member and non-member pools differ in size, the larger pool is cut to the smaller size with
-``rng.choice(pool, size, replace=False)`` (positions then sorted). The optional KDE subsample and the
-bandwidth splits of (c) use ``numpy.random.default_rng([seed, 1])``, and the bootstrap ``seed``.
+The shared machinery of every membership attack lives in :mod:`~privcore.metrics.membership_common`,
+:mod:`~privcore.metrics.membership_roles` and :mod:`~privcore.metrics.membership_summary`;
+:func:`attack_summary`, :func:`roc_statistics_batch` and :func:`snap_ties` are re-exported from here for
+the callers that import them from this module.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Callable, Mapping
 
 import numpy as np
-import pandas as pd
 from scipy.special import gammaln
-from sklearn.metrics import roc_auc_score, roc_curve
 
-from privcore.engine.context import MetricContext
-from privcore.metrics.details import MembershipScores
-from privcore.base.errors import InputError
-from privcore.engine.neighbors import nearest_two
 from privcore.data.params import Param
+from privcore.engine.context import MetricContext
+from privcore.engine.neighbors import nearest_two
+from privcore.metrics.details import MembershipScores
+from privcore.metrics.membership_common import (
+    COMMON_INFO,
+    COMMON_PARAMS,
+    MIA_NOTE,
+    REFERENCE,
+    REFERENCE_MIA,
+    SCORERS,
+    AttackScores,
+    Scorer,
+    attack_output,
+    attack_steps,
+    output_from_scores,
+)
+from privcore.metrics.membership_roles import MembershipSets, Reference, membership_sets, require_holdout
+from privcore.metrics.membership_summary import attack_summary, roc_statistics_batch, snap_ties  # noqa: F401
 from privcore.metrics.registry import Explanation, MetricInfo, register
 from privcore.metrics.results import MetricOutput, NotApplicable
-from privcore.base.stats import bootstrap_interval
-
-#: False-positive rates at which the true-positive rate is reported.
-FPR_TARGETS = (0.01, 0.1)
-
-#: Points kept of the ROC curve for the dashboard.
-MAX_CURVE_POINTS = 500
-
-DEFAULT_PARAMS = {"n_boot": 1000, "confidence": 0.95}
-
-#: The parameters every membership attack takes.
-COMMON_PARAMS = (
-    Param("n_boot", "int", DEFAULT_PARAMS["n_boot"], "Bootstrap replicates",
-          "Resamples behind the confidence intervals of the AUC, TPR and advantage; 0 skips the intervals "
-          "(faster).", minimum=0, maximum=20_000, step=100),
-    Param("confidence", "float", DEFAULT_PARAMS["confidence"], "Confidence level",
-          "Coverage of the bootstrap intervals (0.95 = 95 % intervals).", minimum=0.5, maximum=0.999, step=0.005),
-)
-REFERENCE = Param("reference", "table", None, "Reference table",
-                  "Real people of the same population who are neither training nor holdout records; without it, "
-                  "half of the holdout serves as the reference.")
-
-_MIA_NOTE = (
-    "Choice: members are the training rows and non-members the holdout rows, the larger group cut at random to "
-    "the size of the smaller one"
-)
-
-
-# --------------------------------------------------------------------------------------------- sets
-
-
-@dataclass
-class MembershipSets:
-    """Who plays member, non-member and reference in one attack.
-
-    Attributes
-    ----------
-    members : numpy.ndarray
-        Positions in the real table.
-    nonmembers : numpy.ndarray
-        Positions in the holdout.
-    reference : numpy.ndarray or None
-        Positions in the holdout used as the reference set ``R`` (None: no reference or a user table).
-    warnings : list of str
-    """
-
-    members: np.ndarray
-    nonmembers: np.ndarray
-    reference: np.ndarray | None = None
-    warnings: list[str] = field(default_factory=list)
-
-
-def membership_sets(n_real: int, n_holdout: int, seed: int, split_holdout: bool) -> MembershipSets:
-    """Seeded choice of members, non-members and (optionally) a holdout-half reference set.
-
-    Parameters
-    ----------
-    n_real, n_holdout : int
-        Rows of ``Y`` and ``H``.
-    seed : int
-        Seed of ``numpy.random.default_rng``.
-    split_holdout : bool
-        Split ``H`` into non-members (first ``n_holdout // 2`` positions of a permutation) and ``R``.
-
-    Returns
-    -------
-    MembershipSets
-        Members and non-members of equal size (the larger pool sampled without replacement).
-
-    Examples
-    --------
-    >>> s = membership_sets(4, 4, 0, split_holdout=True)
-    >>> len(s.members), len(s.nonmembers), len(s.reference)
-    (2, 2, 2)
-    """
-    rng = np.random.default_rng(seed)
-    reference = None
-    nonmembers = np.arange(n_holdout)
-    if split_holdout:
-        perm = rng.permutation(n_holdout)
-        half = n_holdout // 2
-        nonmembers, reference = np.sort(perm[:half]), np.sort(perm[half:])
-    members = np.arange(n_real)
-    size = min(len(members), len(nonmembers))
-    warnings = []
-    if len(members) > size:
-        members = np.sort(rng.choice(members, size=size, replace=False))
-        warnings.append(f"{size} of the {n_real} training rows, drawn at random, play the members (as many as "
-                        "there are non-members).")
-    elif len(nonmembers) > size:
-        total = len(nonmembers)
-        nonmembers = np.sort(rng.choice(nonmembers, size=size, replace=False))
-        warnings.append(f"{size} of the {total} holdout rows available as non-members, drawn at random, play the "
-                        "non-members (as many as there are training rows).")
-    return MembershipSets(members, nonmembers, reference, warnings)
-
-
-# ----------------------------------------------------------------------------------------- ROC stats
-
-
-def snap_ties(scores: np.ndarray, tolerance: float) -> np.ndarray:
-    """Make scores that differ by at most ``tolerance`` exactly equal (metrics.md §0 tie rule).
-
-    Sorted scores are chained into groups wherever consecutive gaps are ≤ ``tolerance``; each group takes its
-    smallest value, so rounding noise in distances cannot split a tie.
-
-    Examples
-    --------
-    >>> snap_ties(np.array([1.0, 1.0 + 1e-15, 2.0]), 1e-12).tolist()
-    [1.0, 1.0, 2.0]
-    """
-    scores = np.asarray(scores, dtype=float)
-    if tolerance <= 0 or len(scores) < 2:
-        return scores.copy()
-    order = np.argsort(scores, kind="stable")
-    ordered = scores[order]
-    starts = np.r_[True, np.diff(ordered) > tolerance]
-    out = np.empty_like(scores)
-    out[order] = ordered[starts][np.cumsum(starts) - 1]
-    return out
-
-
-def roc_statistics_batch(ranks: np.ndarray, labels: np.ndarray, n_levels: int) -> dict[str, np.ndarray]:
-    """AUC, advantage and TPR at fixed FPRs for many resamples at once.
-
-    Parameters
-    ----------
-    ranks : numpy.ndarray
-        Shape (b, n): dense rank of each record's score (0 = lowest; equal scores, equal rank).
-    labels : numpy.ndarray
-        Shape (b, n): 1 = member, 0 = non-member; every row must hold both.
-    n_levels : int
-        Number of distinct ranks.
-
-    Returns
-    -------
-    dict
-        ``auc``, ``advantage`` and ``tpr_at_<fpr>`` arrays of length b. Thresholds sweep the distinct score
-        levels from the top, so tied scores move together, exactly as sklearn's ``roc_curve`` and
-        ``roc_auc_score`` (a tied member/non-member pair counts ½ in the AUC).
-    """
-    ranks = np.atleast_2d(ranks)
-    labels = np.atleast_2d(labels).astype(bool)
-    b = ranks.shape[0]
-    # One bincount per class over (replicate, level) pairs; reversed so column 0 is the highest score.
-    flat = ranks + (np.arange(b) * n_levels)[:, None]
-    pos = np.bincount(flat[labels], minlength=b * n_levels).reshape(b, n_levels)[:, ::-1]
-    neg = np.bincount(flat[~labels], minlength=b * n_levels).reshape(b, n_levels)[:, ::-1]
-    tp, fp = np.cumsum(pos, axis=1), np.cumsum(neg, axis=1)
-    n_pos, n_neg = tp[:, -1:].astype(float), fp[:, -1:].astype(float)
-    tpr, fpr = tp / n_pos, fp / n_neg
-    out = {
-        "auc": ((tp - pos + 0.5 * pos) * neg).sum(axis=1) / (n_pos[:, 0] * n_neg[:, 0]),
-        "advantage": np.maximum(0.0, (tpr - fpr).max(axis=1)),
-    }
-    for target in FPR_TARGETS:
-        # tpr rises along the sweep, so the best TPR with FPR ≤ target is the last such point (0 if none).
-        out[f"tpr_at_{target:g}"] = np.where(fpr <= target, tpr, 0.0).max(axis=1)
-    return out
-
-
-def _downsample_curve(fpr: np.ndarray, tpr: np.ndarray, keep: int) -> tuple[np.ndarray, np.ndarray]:
-    """At most ``MAX_CURVE_POINTS`` points, keeping the ends and the point of maximal advantage."""
-    if len(fpr) <= MAX_CURVE_POINTS:
-        return fpr, tpr
-    picks = np.unique(np.r_[np.linspace(0, len(fpr) - 1, MAX_CURVE_POINTS - 1).round().astype(int), keep])
-    return fpr[picks], tpr[picks]
-
-
-def attack_summary(
-    member_scores: np.ndarray,
-    nonmember_scores: np.ndarray,
-    *,
-    tolerance: float = 0.0,
-    n_boot: int = 1000,
-    confidence: float = 0.95,
-    seed: int = 0,
-) -> dict:
-    """ROC AUC, TPR at FPR 1 % and 10 %, advantage, bootstrap intervals and the ROC curve of one attack.
-
-    Parameters
-    ----------
-    member_scores, nonmember_scores : numpy.ndarray
-        Attack scores (higher = "member").
-    tolerance : float
-        Scores closer than this are tied (:func:`snap_ties`).
-    n_boot : int
-        Bootstrap replicates (0: no intervals).
-    confidence : float
-        Coverage of the intervals.
-    seed : int
-        Bootstrap seed.
-
-    Returns
-    -------
-    dict
-        ``auc``, ``advantage``, ``tpr_at_0.01``, ``tpr_at_0.1``, each with an ``<name>_interval``; ``roc_fpr``,
-        ``roc_tpr`` (≤ 500 points), ``n_boot``, ``confidence``.
-
-    Examples
-    --------
-    >>> s = attack_summary(np.array([3.0, 2.0]), np.array([2.0, 1.0]), n_boot=0)
-    >>> s["auc"], s["advantage"]
-    (0.875, 0.5)
-    """
-    scores = snap_ties(np.r_[member_scores, nonmember_scores], tolerance)
-    labels = np.r_[np.ones(len(member_scores), dtype=np.int8), np.zeros(len(nonmember_scores), dtype=np.int8)]
-    if len(member_scores) == 0 or len(nonmember_scores) == 0:
-        raise NotApplicable("needs at least one member and one non-member record.")
-    # Point estimates from sklearn (ties averaged); all thresholds kept so TPR at FPR is exact.
-    fpr, tpr, _ = roc_curve(labels, scores, drop_intermediate=False)
-    gap = tpr - fpr
-    summary = {
-        "auc": float(roc_auc_score(labels, scores)),
-        "advantage": float(max(0.0, gap.max())),
-        "roc_fpr": None,
-        "roc_tpr": None,
-    }
-    for target in FPR_TARGETS:
-        summary[f"tpr_at_{target:g}"] = float(tpr[fpr <= target].max())
-    summary["roc_fpr"], summary["roc_tpr"] = _downsample_curve(fpr, tpr, int(np.argmax(gap)))
-    summary["n_boot"] = int(n_boot)
-    summary["confidence"] = float(confidence)
-    names = ["auc", "advantage", *(f"tpr_at_{t:g}" for t in FPR_TARGETS)]
-    if n_boot <= 0:
-        for name in names:
-            summary[f"{name}_interval"] = None
-        return summary
-    _, ranks = np.unique(scores, return_inverse=True)
-    intervals = _bootstrap_intervals(ranks, labels, int(ranks.max()) + 1, names, n_boot, seed, confidence)
-    for name in names:
-        summary[f"{name}_interval"] = intervals[name]
-    return summary
-
-
-def _bootstrap_intervals(
-    ranks, labels, n_levels, names, n_boot, seed, confidence
-) -> dict[str, tuple[float, float]]:
-    """Percentile-bootstrap intervals of every ROC statistic from ONE set of resamples.
-
-    :func:`privcore.base.stats.bootstrap_interval` resamples members and non-members separately (strata) for the
-    advantage; the other statistics of the same replicates are recorded on the way, which costs one pass
-    instead of one per statistic. Should the recording ever fall out of step with the replicates
-    ``bootstrap_interval`` reports, each statistic gets its own call with the same seed (same resamples).
-    """
-    recorded: list[dict[str, np.ndarray]] = []
-
-    def advantage(r, y):
-        stats = roc_statistics_batch(r, y, n_levels)
-        recorded.append(stats)
-        return stats["advantage"]
-
-    main = bootstrap_interval(advantage, ranks, labels, n_boot=n_boot, seed=seed, confidence=confidence,
-                              vectorized=True, strata=labels)
-    replicates = {name: np.concatenate([rec[name] for rec in recorded[1:]]) for name in names} if recorded else {}
-    in_step = len(replicates.get("advantage", ())) == n_boot and np.array_equal(
-        replicates["advantage"], main.samples
-    )
-    out = {}
-    for name in names:
-        if in_step:
-            low, high = np.quantile(replicates[name], [(1 - confidence) / 2, (1 + confidence) / 2])
-        else:
-            low, high = bootstrap_interval(
-                lambda r, y, _name=name: roc_statistics_batch(r, y, n_levels)[_name], ranks, labels,
-                n_boot=n_boot, seed=seed, confidence=confidence, vectorized=True, strata=labels,
-            ).interval
-        out[name] = (float(low), float(high))
-    return out
-
-
-def _int_param(ctx: MetricContext | Mapping, name: str, default: int, minimum: int) -> int:
-    params = ctx.params if isinstance(ctx, MetricContext) else ctx
-    value = params.get(name, default)
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise InputError(f"The parameter {name} must be a whole number of at least {minimum}; got {value!r}.")
-    return int(value)
-
-
-def _output(ctx: MetricContext, sets: MembershipSets, member_scores, nonmember_scores, per_record, *,
-            tolerance: float, details: dict, params: dict, warnings: list[str]) -> MetricOutput:
-    n_boot = _int_param(ctx, "n_boot", DEFAULT_PARAMS["n_boot"], 0)
-    confidence = ctx.params.get("confidence", DEFAULT_PARAMS["confidence"])
-    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 < confidence < 1:
-        raise InputError(f"The confidence level must be a number between 0 and 1 (e.g. 0.95); got {confidence!r}.")
-    confidence = float(confidence)
-    summary = attack_summary(member_scores, nonmember_scores, tolerance=tolerance, n_boot=n_boot,
-                             confidence=confidence, seed=ctx.seed)
-    details = MembershipScores(
-        **_summary_fields(summary),
-        **details,
-        member_scores=np.asarray(member_scores, dtype=float),
-        nonmember_scores=np.asarray(nonmember_scores, dtype=float),
-        member_positions=sets.members,
-        nonmember_positions=sets.nonmembers,
-        n_members=len(sets.members),
-        n_nonmembers=len(sets.nonmembers),
-        per_record_meaning="the attack score of each real training row (higher = judged more likely a member)",
-    )
-    return MetricOutput(
-        risk=details.advantage,
-        raw=details.auc,
-        per_record=np.asarray(per_record, dtype=float),
-        details=details,
-        params={**params, "n_boot": n_boot, "confidence": confidence, "seed": ctx.seed},
-        interval=details.advantage_interval,
-        warnings=sets.warnings + warnings,
-    )
-
-
-def _summary_fields(summary: dict) -> dict:
-    """:func:`attack_summary`'s flat keys as :class:`~privcore.metrics.details.MembershipScores` fields: the
-    ``tpr_at_<fpr>`` values and their ``tpr_at_<fpr>_interval`` go into ``tpr_at`` and ``tpr_at_interval``,
-    keyed by the FPR as written in the key (``"0.01"``, ``"0.1"``)."""
-    fields: dict = {"tpr_at": {}, "tpr_at_interval": {}}
-    for key, value in summary.items():
-        if key.startswith("tpr_at_") and key.endswith("_interval"):
-            fields["tpr_at_interval"][key[len("tpr_at_"):-len("_interval")]] = value
-        elif key.startswith("tpr_at_"):
-            fields["tpr_at"][key[len("tpr_at_"):]] = value
-        else:
-            fields[key] = value
-    return fields
-
-
-def _require_holdout(ctx: MetricContext, minimum: int) -> None:
-    if ctx.holdout is None or len(ctx.holdout) < minimum:
-        raise NotApplicable(
-            f"needs a holdout table with at least {minimum} rows (real records not used for training)."
-        )
-
-
-# ----------------------------------------------------------------------------------------- reference
-
-
-def _user_reference(ctx: MetricContext, table: Any = None) -> pd.DataFrame | None:
-    """The user's reference table, prepared like the others (None when not given)."""
-    table = ctx.params.get("reference") if table is None else table
-    if table is None:
-        return None
-    if not isinstance(table, pd.DataFrame):
-        raise InputError("The reference table must be a table of real records with the analysed columns.")
-    from privcore.data.prepare import prepare
-
-    schema = ctx.schema.with_changes(pairing=None)
-    prepared = prepare(table, table, schema, names={"real": "reference", "synthetic": "reference"}).real
-    if len(prepared) == 0:
-        raise NotApplicable("the reference table has no usable rows.")
-    return prepared
-
-
-@dataclass(frozen=True)
-class Reference:
-    """The attacker's reference set ``R``: positions in the holdout, or the user's own table.
-
-    Attributes
-    ----------
-    positions : numpy.ndarray or None
-        Positions in the holdout (None for a user table).
-    table : pandas.DataFrame or None
-        The prepared user table (None for a holdout half).
-    described : str
-        ``R`` in words, for the report.
-    """
-
-    positions: np.ndarray | None
-    table: pd.DataFrame | None
-    described: str
-
-    def __len__(self) -> int:
-        return len(self.positions) if self.table is None else len(self.table)
-
-    def encoded(self, ctx: MetricContext, space: str) -> np.ndarray:
-        """``R`` in ``space`` (the holdout's cached encoding, or the user table's, once per evaluation)."""
-        if self.table is None:
-            return ctx.encoded(space, "holdout")[self.positions]
-        return ctx.shared.cached(("reference encoded", id(self.table), space),
-                                 lambda: ctx.space(space).transform(self.table))
-
-
-def membership_roles(ctx: MetricContext, table: Any = None) -> tuple[MembershipSets, Reference]:
-    """Members, non-members and ``R`` of the attacks that use a reference (one choice per evaluation).
-
-    ``table`` is the user's reference table (default: the ``reference`` parameter of ``ctx``); without
-    one, ``H`` is split in two seeded halves (:func:`membership_sets`).
-    """
-    table = ctx.params.get("reference") if table is None else table
-
-    def choose():
-        user = _user_reference(ctx, table)
-        sets = membership_sets(len(ctx.real), len(ctx.holdout), ctx.seed, split_holdout=user is None)
-        if user is None:
-            return sets, Reference(sets.reference, None,
-                                   f"half of the holdout ({len(sets.reference)} rows, seeded split)")
-        return sets, Reference(None, user, f"user reference table ({len(user)} rows)")
-
-    return ctx.shared.cached(("membership roles", ctx.seed, ctx.is_baseline, id(table) if table is not None
-                              else None), choose)
-
-
-# ----------------------------------------------------------------------------------- shared scores
-
-
-@dataclass(frozen=True)
-class AttackScores:
-    """One attack's scores in one evaluation, higher = judged more likely a member.
-
-    Attributes
-    ----------
-    real : numpy.ndarray
-        The score of every real training row (the members are some of them).
-    nonmembers : numpy.ndarray
-        The score of each non-member, in the order of ``MembershipSets.nonmembers``.
-    tolerance : float
-        Scores closer than this are tied (:func:`snap_ties`).
-    details : dict
-        Extra :class:`~privcore.metrics.details.MembershipScores` fields (bandwidths, reference…).
-    params : dict
-        Settings the scores depend on, for the report.
-    warnings : tuple of str
-    """
-
-    real: np.ndarray
-    nonmembers: np.ndarray
-    tolerance: float = 0.0
-    details: dict = field(default_factory=dict)
-    params: dict = field(default_factory=dict)
-    warnings: tuple[str, ...] = ()
-
-
-#: ``score(ctx, sets, reference, params) -> AttackScores``.
-ScoreFunction = Callable[[MetricContext, MembershipSets, Reference, Mapping], AttackScores]
-
-
-@dataclass(frozen=True)
-class Scorer:
-    """How to score records for one attack of the battery, and which parameters the scores depend on."""
-
-    score: ScoreFunction
-    param_names: tuple[str, ...] = ()
-
-
-#: Attack id → its scorer; every membership attack registers one (read by ``mia_best``).
-SCORERS: dict[str, Scorer] = {}
-
-
-def attack_scores(ctx: MetricContext, attack_id: str, params: Mapping, reference_table: Any = None) -> AttackScores:
-    """The scores of attack ``attack_id`` on the shared members, non-members and ``R``, once per evaluation.
-
-    The attack's own metric and ``mia_best`` both call this; whichever runs first computes, the other
-    reads the cached scores (same seed, same settings, same reference), so no attack runs twice.
-    """
-    scorer = SCORERS[attack_id]
-    table = params.get("reference") if reference_table is None else reference_table
-    settings = tuple((name, _hashable(params.get(name))) for name in scorer.param_names)
-    key = ("membership scores", attack_id, ctx.seed, ctx.is_baseline, id(table) if table is not None else None,
-           settings)
-
-    def compute() -> AttackScores:
-        sets, reference = membership_roles(ctx, table)
-        return scorer.score(ctx, sets, reference, params)
-
-    return ctx.shared.cached(key, compute)
-
-
-def _hashable(value: Any) -> Any:
-    if isinstance(value, (list, tuple)):
-        return tuple(_hashable(v) for v in value)
-    if isinstance(value, dict):
-        return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
-    return value
-
-
-def output_from_scores(ctx: MetricContext, attack_id: str) -> MetricOutput:
-    """A reference-using attack's metric output from its (shared) scores."""
-    scores = attack_scores(ctx, attack_id, ctx.params)
-    sets, _ = membership_roles(ctx)
-    return _output(ctx, sets, scores.real[sets.members], scores.nonmembers, scores.real,
-                   tolerance=scores.tolerance, details=dict(scores.details), params=dict(scores.params),
-                   warnings=list(scores.warnings))
-
 
 # ------------------------------------------------------------------------------------------ attacks
 
@@ -547,12 +78,12 @@ def compute_mia_distance(ctx: MetricContext) -> MetricOutput:
     >>> res["mia_distance"].raw, res["mia_distance"].risk
     (1.0, 1.0)
     """
-    _require_holdout(ctx, 1)
+    require_holdout(ctx, 1)
     sets = membership_sets(len(ctx.real), len(ctx.holdout), ctx.seed, split_holdout=False)
     d_real = ctx.neighbours("E", "real", "synthetic").d1
     d_hold = ctx.neighbours("E", "holdout", "synthetic").d1
     tolerance = ctx.extremes("E", "real", "synthetic").tie_tolerance
-    return _output(ctx, sets, -d_real[sets.members], -d_hold[sets.nonmembers], -d_real,
+    return attack_output(ctx, sets, -d_real[sets.members], -d_hold[sets.nonmembers], -d_real,
                    tolerance=tolerance, details={"tie_tolerance": tolerance}, params={"space": "E"}, warnings=[])
 
 
@@ -599,7 +130,7 @@ def compute_mia_calibrated(ctx: MetricContext) -> MetricOutput:
     >>> round(res["mia_calibrated"].raw, 6)  # every member has a synthetic copy, no non-member has one
     1.0
     """
-    _require_holdout(ctx, 2)
+    require_holdout(ctx, 2)
     return output_from_scores(ctx, "mia_calibrated")
 
 
@@ -799,7 +330,7 @@ def compute_mia_domias(ctx: MetricContext) -> MetricOutput:
     >>> 0.0 <= res["mia_domias"].risk <= 1.0  # eight rows are too few for densities to mean much
     True
     """
-    _require_holdout(ctx, 2)
+    require_holdout(ctx, 2)
     return output_from_scores(ctx, "mia_domias")
 
 
@@ -808,7 +339,7 @@ def domias_scores(ctx: MetricContext, sets: MembershipSets, reference: Reference
     encoded_reference = reference.encoded(ctx, "E")
     encoded_real, encoded_syn, encoded_hold = (ctx.encoded("E", r) for r in ("real", "synthetic", "holdout"))
     rng = np.random.default_rng([ctx.seed, 1])
-    limit = _int_param(params, "kde_max_points", 0, 0)
+    limit = int(params.get("kde_max_points", 0))
     fit_syn = _subsample(rng, encoded_syn, limit)
     fit_ref = _subsample(rng, encoded_reference, limit)
     chunk = ctx.shared.chunk_elements
@@ -847,33 +378,11 @@ SCORERS["mia_domias"] = Scorer(domias_scores, ("bandwidth", "kde_max_points"))
 
 # -------------------------------------------------------------------------------------- registration
 
-_REFERENCE_MIA = "Shokri et al. 2017 (membership inference); for synthetic data Stadler et al. 2022"
 _BLIND_DISTANCE = (
     "Distance treats every column alike, so a unique value (the DCR-Delusion example: the only person born in "
     "Holland-Netherlands, reproduced in synthetic rows that are not close to that person) leaks membership "
     "without moving the distance; a single attack also only gives a lower bound on what stronger attacks "
     "(shadow models, TAPAS) can do."
-)
-
-
-def _steps(score: str) -> tuple[str, ...]:
-    return (
-        "Take real people whose answer is known: training records (members) and holdout records (non-members).",
-        score,
-        "Rank everyone by the score and check how well the ranking puts members first: ROC AUC, and the largest "
-        "gap between the share of members caught and of non-members wrongly accused (the advantage).",
-    )
-
-
-_COMMON = dict(
-    family="Membership inference",
-    needs=frozenset({"holdout"}),
-    per_record_unit="real",
-    raw_meaning="ROC AUC of the attack: 0.5 = no better than guessing, 1 = tells every member from every "
-    "non-member.",
-    min_rows=1,
-    baseline=False,
-    interval_kind="bootstrap",
 )
 
 register(
@@ -883,18 +392,19 @@ register(
         summary="Can an attacker tell training records from other real people by how close they are to the "
         "synthetic data?",
         attacker_knows="The synthetic table and the full record of the person under suspicion.",
-        reference=f"{_REFERENCE_MIA}; distance attack as in Chen et al., GAN-Leaks (CCS 2020); the DCR-Delusion "
+        reference=f"{REFERENCE_MIA}; distance attack as in Chen et al., GAN-Leaks (CCS 2020); the DCR-Delusion "
         "paper (Yao et al. 2025) on why attacks, not distance tests, measure privacy.",
         explanation=Explanation(
             attack="The attacker guesses that a person was in the training data when some synthetic row is very "
             "close to their record.",
-            steps=_steps("Score each person by minus the distance from their record to the closest synthetic row."),
+            steps=attack_steps("Score each person by minus the distance from their record to the closest synthetic "
+                               "row."),
             high="Training records sit much closer to the synthetic rows than other real people do: the synthetic "
             "data gives away who was in the training data.",
             low="Close synthetic rows are no more common for training records than for other people: this attack "
             "learns nothing about membership.",
             blind_spots=_BLIND_DISTANCE,
-            note=_MIA_NOTE + "; distances in E; risk is the advantage max(TPR − FPR) and raw the ROC AUC.",
+            note=MIA_NOTE + "; distances in E; risk is the advantage max(TPR − FPR) and raw the ROC AUC.",
         ),
         compute=compute_mia_distance,
         passes=(('E', 'real', 'synthetic'), ('E', 'holdout', 'synthetic')),
@@ -902,7 +412,7 @@ register(
         space="E",
         figures=("famd_map",),
         params=COMMON_PARAMS,
-        **_COMMON,
+        **COMMON_INFO,
     )
 )
 
@@ -913,18 +423,18 @@ register(
         summary="Like the distance attack, but discounting people who are close to everyone (typical records).",
         attacker_knows="The synthetic table, the suspect's record, and a reference sample of other real people "
         "from the same population.",
-        reference=f"{_REFERENCE_MIA}; calibrated attack of Chen et al., GAN-Leaks (CCS 2020).",
+        reference=f"{REFERENCE_MIA}; calibrated attack of Chen et al., GAN-Leaks (CCS 2020).",
         explanation=Explanation(
             attack="Typical people are close to many records, synthetic or not; the attacker only suspects "
             "membership when a record is closer to the synthetic data than to comparable real people.",
-            steps=_steps("Score each person by their distance to the closest reference person minus their distance "
-                         "to the closest synthetic row."),
+            steps=attack_steps("Score each person by their distance to the closest reference person minus their "
+                               "distance to the closest synthetic row."),
             high="Training records are close to the synthetic data in a way real people in general are not: the "
             "generator reproduces its training records.",
             low="Once typicality is accounted for, training records are not closer to the synthetic data than "
             "other people.",
             blind_spots=_BLIND_DISTANCE,
-            note=_MIA_NOTE + "; without a user reference table the holdout is split into two seeded halves, "
+            note=MIA_NOTE + "; without a user reference table the holdout is split into two seeded halves, "
             "non-members and reference.",
         ),
         compute=compute_mia_calibrated,
@@ -932,7 +442,7 @@ register(
         details_type=MembershipScores,
         space="E",
         params=(*COMMON_PARAMS, REFERENCE),
-        **_COMMON,
+        **COMMON_INFO,
     )
 )
 
@@ -945,20 +455,20 @@ register(
         attacker_knows="The synthetic table, the suspect's record, and a reference sample of other real people "
         "from the same population.",
         reference=f"van Breugel, Sun, Qian and van der Schaar, Membership Inference Attacks against Synthetic Data "
-        f"through Overfitting Detection (DOMIAS, AISTATS 2023); {_REFERENCE_MIA}.",
+        f"through Overfitting Detection (DOMIAS, AISTATS 2023); {REFERENCE_MIA}.",
         explanation=Explanation(
             attack="A generator that overfits puts extra probability mass around its training records; the attacker "
             "compares how dense the synthetic data is around a record with how dense real people are there.",
-            steps=_steps("Estimate both densities (kernels around every synthetic and every reference record, their "
-                         "width fitted to the data) and score each person by the ratio synthetic density / reference "
-                         "density."),
+            steps=attack_steps("Estimate both densities (kernels around every synthetic and every reference record, "
+                               "their width fitted to the data) and score each person by the ratio synthetic density "
+                               "/ reference density."),
             high="The synthetic data piles up around training records more than the population does: the generator "
             "overfits and gives away membership.",
             low="The synthetic density follows the population, not the training records.",
             blind_spots="Densities in many dimensions are rough: a leak of a few records barely moves them, and a "
             "generator that spreads probability evenly over its training records' neighbourhoods can look like "
             "the population; like every data-only attack it only bounds what shadow-model attacks can do.",
-            note=_MIA_NOTE + "; Choice: Student-t (Cauchy) kernels in E on every synthetic and reference row, "
+            note=MIA_NOTE + "; Choice: Student-t (Cauchy) kernels in E on every synthetic and reference row, "
             "bandwidths by held-out likelihood on distinct rows (metrics.md names Gaussian kernels on a projection, "
             "which miss an exact copy); without a user reference table the holdout is split into two seeded halves.",
         ),
@@ -974,6 +484,6 @@ register(
                   "0 = every row fits the density estimates (the default); otherwise at most this many rows, a "
                   "seeded sample, for very large tables.", minimum=0, maximum=1_000_000, step=1_000),
         ),
-        **_COMMON,
+        **COMMON_INFO,
     )
 )

@@ -13,7 +13,7 @@ other seeded half of the holdout), and each gives every record ``x`` a score, hi
 - ``mia_dpi`` (data plagiarism index, Ward et al. 2024): ``(k_Z + 1)/(k_R + 1)`` among the ``k`` nearest
   rows of ``x`` in ``Z ∪ R`` (equal sizes).
 
-Each score is computed once per evaluation (:func:`privcore.metrics.membership.attack_scores`), so that
+Each score is computed once per evaluation (:func:`privcore.metrics.membership_common.attack_scores`), so that
 ``mia_best`` compares the same scores the individual metrics report. Random steps use
 ``numpy.random.default_rng([seed, tag])`` with a tag per attack: Gen-LRA's bandwidth split 11, DPI's
 equal-size sampling 13; the classifier's bagging takes ``seed`` itself.
@@ -27,25 +27,22 @@ import numpy as np
 from scipy.special import logsumexp
 
 from privcore.engine.context import MetricContext
+from privcore.metrics.classifier import make_lgbm
 from privcore.metrics.details import MembershipScores
-from privcore.metrics.membership import (
-    _COMMON,
+from privcore.metrics.membership_common import (
+    COMMON_INFO,
     COMMON_PARAMS,
+    MIA_NOTE,
     REFERENCE,
+    REFERENCE_MIA,
     SCORERS,
     AttackScores,
-    MembershipSets,
-    Reference,
     Scorer,
-    _int_param,
-    _MIA_NOTE,
-    _REFERENCE_MIA,
-    _require_holdout,
-    _steps,
-    held_out_bandwidth,
-    squared_distance_blocks,
+    attack_steps,
     output_from_scores,
 )
+from privcore.metrics.membership_roles import MembershipSets, Reference, require_holdout
+from privcore.metrics.membership import held_out_bandwidth, squared_distance_blocks
 from privcore.engine.neighbors import count_within, nearest_k, nearest_two
 from privcore.data.params import Param
 from privcore.metrics.registry import Explanation, MetricInfo, register
@@ -61,7 +58,7 @@ CLASSIFIER_SETTINGS = {"boosting_type": "rf", "n_estimators": 30, "num_leaves": 
                        "min_data_in_bin": 1, "bagging_freq": 1, "bagging_fraction": 0.632, "feature_fraction": 0.6}
 
 
-def _queries(ctx: MetricContext, space: str, sets: MembershipSets) -> np.ndarray:
+def scored_records(ctx: MetricContext, space: str, sets: MembershipSets) -> np.ndarray:
     """Every real row, then each non-member, encoded in ``space`` (the records the attacks score)."""
     return np.vstack([ctx.encoded(space, "real"), ctx.encoded(space, "holdout")[sets.nonmembers]])
 
@@ -151,7 +148,7 @@ def standardised_synthetic_neighbours(ctx: MetricContext, sets: MembershipSets, 
     if found.get("k", 0) < min(k, len(synthetic)):
         factors = standardised_factors(ctx)
         wanted = min(max(k, DEFAULT_K), len(synthetic))
-        near = nearest_k(_queries(ctx, "E", sets) * factors, synthetic * factors, wanted,
+        near = nearest_k(scored_records(ctx, "E", sets) * factors, synthetic * factors, wanted,
                          chunk_elements=ctx.shared.chunk_elements, label="records→synthetic (standardised)")
         found.update(k=wanted, distance=near.distance, index=near.index)
     return found["distance"][:, :k], found["index"][:, :k]
@@ -192,7 +189,7 @@ def compute_mia_gen_lra(ctx: MetricContext) -> MetricOutput:
     >>> 0.0 <= res["mia_gen_lra"].risk <= 1.0  # twenty rows on a lattice are too few for densities to mean much
     True
     """
-    _require_holdout(ctx, 8)
+    require_holdout(ctx, 8)
     return output_from_scores(ctx, "mia_gen_lra")
 
 
@@ -202,7 +199,7 @@ def gen_lra_scores(ctx: MetricContext, sets: MembershipSets, reference: Referenc
     synthetic = ctx.encoded("E", "synthetic") * factors
     fitted = reference.encoded(ctx, "E") * factors
     chunk = ctx.shared.chunk_elements
-    k = min(_int_param(params, "k", DEFAULT_K, 1), len(synthetic))
+    k = min(int(params.get("k", DEFAULT_K)), len(synthetic))
     bandwidth, _ = held_out_bandwidth(fitted, np.random.default_rng([ctx.seed, 11]), chunk_elements=chunk,
                                       what="the reference", logpdf=gaussian_kde_logpdf)
     near_distance, near_index = standardised_synthetic_neighbours(ctx, sets, k)
@@ -250,15 +247,13 @@ def compute_mia_classifier(ctx: MetricContext) -> MetricOutput:
     >>> 0.0 <= res["mia_classifier"].risk <= 1.0
     True
     """
-    _require_holdout(ctx, 2)
+    require_holdout(ctx, 2)
     return output_from_scores(ctx, "mia_classifier")
 
 
 def synthetic_probability(features: np.ndarray, labels: np.ndarray, queries: np.ndarray, seed: int) -> np.ndarray:
     """Predicted probability of label 1 at ``queries`` from one seeded LightGBM random forest
     (:data:`CLASSIFIER_SETTINGS`) trained on ``features``/``labels``."""
-    from privcore.metrics.classifier import make_lgbm
-
     model = make_lgbm(seed).set_params(**CLASSIFIER_SETTINGS)
     model.fit(features, labels)
     return model.predict_proba(queries)[:, 1]
@@ -273,7 +268,7 @@ def classifier_scores(ctx: MetricContext, sets: MembershipSets, reference: Refer
         raise NotApplicable("needs at least 2 synthetic and 2 reference rows to train a classifier.")
     features = np.vstack([synthetic, fitted])
     labels = np.r_[np.ones(len(synthetic), dtype=int), np.zeros(len(fitted), dtype=int)]
-    probability = synthetic_probability(features, labels, _queries(ctx, "E", sets), ctx.seed)
+    probability = synthetic_probability(features, labels, scored_records(ctx, "E", sets), ctx.seed)
     score_real, score_non = _split(probability, len(ctx.real))
     details = {"reference": reference.described, "reference_positions": sets.reference}
     settings = {"space": "E", "model": "LightGBM random forest", **CLASSIFIER_SETTINGS,
@@ -305,7 +300,7 @@ def compute_mia_density_count(ctx: MetricContext) -> MetricOutput:
     >>> res["mia_density_count"].per_record.tolist()  # r = 1/6: only each row's own copy is within
     [1.0, 1.0, 1.0, 1.0]
     """
-    _require_holdout(ctx, 2)
+    require_holdout(ctx, 2)
     return output_from_scores(ctx, "mia_density_count")
 
 
@@ -327,7 +322,7 @@ def density_count_scores(ctx: MetricContext, sets: MembershipSets, reference: Re
     quantile = float(params.get("radius_quantile", 0.5))
     radius = float(np.quantile(reference_to_synthetic(ctx, reference), quantile))
     tolerance = ctx.extremes("E", "real", "synthetic").tie_tolerance
-    counts = count_within(_queries(ctx, "E", sets), ctx.encoded("E", "synthetic"), radius + tolerance,
+    counts = count_within(scored_records(ctx, "E", sets), ctx.encoded("E", "synthetic"), radius + tolerance,
                           chunk_elements=ctx.shared.chunk_elements, label="records→synthetic (counting)")
     score_real, score_non = _split(counts[:, 0, 0].astype(float), len(ctx.real))
     details = {"reference": reference.described, "reference_positions": sets.reference, "tie_tolerance": tolerance}
@@ -360,7 +355,7 @@ def compute_mia_dpi(ctx: MetricContext) -> MetricOutput:
     >>> res["mia_dpi"].per_record.tolist()  # each member's nearest row is its own synthetic copy: (1 + 1)/(0 + 1)
     [2.0, 2.0, 2.0, 2.0]
     """
-    _require_holdout(ctx, 2)
+    require_holdout(ctx, 2)
     return output_from_scores(ctx, "mia_dpi")
 
 
@@ -404,9 +399,9 @@ def dpi_scores(ctx: MetricContext, sets: MembershipSets, reference: Reference, p
         synthetic = synthetic[np.sort(rng.choice(len(synthetic), size=size, replace=False))]
     if len(fitted) > size:
         fitted = fitted[np.sort(rng.choice(len(fitted), size=size, replace=False))]
-    k = min(_int_param(params, "k", DEFAULT_K, 1), 2 * size)
+    k = min(int(params.get("k", DEFAULT_K)), 2 * size)
     tolerance = ctx.extremes("E", "real", "synthetic").tie_tolerance
-    from_z, from_r = dpi_counts(_queries(ctx, "E", sets), synthetic, fitted, k, tolerance,
+    from_z, from_r = dpi_counts(scored_records(ctx, "E", sets), synthetic, fitted, k, tolerance,
                                 chunk_elements=ctx.shared.chunk_elements)
     score_real, score_non = _split((from_z + 1.0) / (from_r + 1.0), len(ctx.real))
     details = {"reference": reference.described, "reference_positions": sets.reference, "tie_tolerance": tolerance}
@@ -438,20 +433,20 @@ register(MetricInfo(
     summary="Does adding a person to the population explain the synthetic rows around them better?",
     attacker_knows="The synthetic table, the suspect's record, and a reference sample of other real people from "
                    "the same population.",
-    reference=f"Ward, Lin, Wang and Cheng, Gen-LRA (2025); {_BATTERY_REFERENCE}; {_REFERENCE_MIA}.",
+    reference=f"Ward, Lin, Wang and Cheng, Gen-LRA (2025); {_BATTERY_REFERENCE}; {REFERENCE_MIA}.",
     explanation=Explanation(
         attack="A generator that learned a person's record places synthetic rows around it; the attacker checks "
                "whether those nearby synthetic rows become more likely once the person is added to a model of the "
                "population.",
-        steps=_steps("Fit a smooth density on the reference people, find the 20 synthetic rows nearest to the "
-                     "person, and score the person by how much adding them to the density raises the likelihood of "
-                     "those rows."),
+        steps=attack_steps("Fit a smooth density on the reference people, find the 20 synthetic rows nearest to the "
+                           "person, and score the person by how much adding them to the density raises the "
+                           "likelihood of those rows."),
         high="The synthetic rows near training records are explained by those very records: the generator "
              "reproduces its training data locally.",
         low="Adding a training record explains the synthetic data around it no better than adding anyone else.",
         blind_spots="A density over the whole record is smooth by design: it credits a copy less than a plain "
                     "distance does, so on copies the distance attacks are usually stronger. " + _LIMITS,
-        note=_MIA_NOTE + "; Choice: the Gaussian kernels use one bandwidth for the reference with and without the "
+        note=MIA_NOTE + "; Choice: the Gaussian kernels use one bandwidth for the reference with and without the "
                          "person, chosen by held-out likelihood on the reference, in the distance space with every "
                          "number in units of its standard deviation (categories one-hot), as the published battery "
                          "encodes tables.",
@@ -460,7 +455,7 @@ register(MetricInfo(
     passes=(('E', 'real', 'synthetic'), ('E', 'holdout', 'synthetic')),
     details_type=MembershipScores,
     params=(*COMMON_PARAMS, REFERENCE, _k_param("synthetic rows")),
-    **_COMMON,
+    **COMMON_INFO,
 ))
 
 register(MetricInfo(
@@ -469,17 +464,17 @@ register(MetricInfo(
     summary="Does a model trained to spot synthetic rows take training records for synthetic ones?",
     attacker_knows="The synthetic table, the suspect's record, and a reference sample of other real people from "
                    "the same population.",
-    reference=f"Classifier attack of Synth-MIA; {_BATTERY_REFERENCE}; {_REFERENCE_MIA}.",
+    reference=f"Classifier attack of Synth-MIA; {_BATTERY_REFERENCE}; {REFERENCE_MIA}.",
     explanation=Explanation(
         attack="The attacker trains a model to tell synthetic rows from real people; if the generator copies its "
                "training records, the model learns where they are and calls them synthetic.",
-        steps=_steps("Train a forest of deep decision trees (LightGBM in random-forest mode) to tell synthetic rows "
-                     "from reference people, and score each person by the probability of 'synthetic'."),
+        steps=attack_steps("Train a forest of deep decision trees (LightGBM in random-forest mode) to tell synthetic "
+                           "rows from reference people, and score each person by the probability of 'synthetic'."),
         high="Training records look like synthetic rows to the model far more than other people do.",
         low="The model cannot tell training records from other people.",
         blind_spots="Thirty trees vote, so a few copied records among many synthetic rows move the probability "
                     "little; it finds broad copying better than single leaked records. " + _LIMITS,
-        note=_MIA_NOTE + "; Choice: LightGBM as a random forest of 30 deep trees (leaves of one row allowed), so that "
+        note=MIA_NOTE + "; Choice: LightGBM as a random forest of 30 deep trees (leaves of one row allowed), so that "
                          "it can isolate a copied record as the published battery's random forest does; one model "
                          "on every synthetic and reference row (the scored people are never among them).",
     ),
@@ -487,7 +482,7 @@ register(MetricInfo(
     details_type=MembershipScores,
     params=(*COMMON_PARAMS, REFERENCE),
     uses_classifier=True,
-    **_COMMON,
+    **COMMON_INFO,
 ))
 
 register(MetricInfo(
@@ -501,13 +496,13 @@ register(MetricInfo(
     explanation=Explanation(
         attack="A generator that overfits crowds synthetic rows around its training records; the attacker counts "
                "the synthetic rows within a small distance of the person.",
-        steps=_steps("Set the radius to the typical distance from a reference person to the closest synthetic row "
-                     "and score each person by the number of synthetic rows within it."),
+        steps=attack_steps("Set the radius to the typical distance from a reference person to the closest synthetic "
+                           "row and score each person by the number of synthetic rows within it."),
         high="Synthetic rows crowd around training records: the generator reproduces them.",
         low="Training records have no more synthetic rows nearby than other people.",
         blind_spots="A count is coarse: many people tie at 0 or 1, so it separates little unless the copying is "
                     "heavy. " + _LIMITS,
-        note=_MIA_NOTE + "; distances in E; the radius is the median distance from the reference rows to their "
+        note=MIA_NOTE + "; distances in E; the radius is the median distance from the reference rows to their "
                          "closest synthetic row unless another quantile is chosen.",
     ),
     compute=compute_mia_density_count,
@@ -518,7 +513,7 @@ register(MetricInfo(
             Param("radius_quantile", "float", 0.5, "Radius (quantile)",
                   "The radius is this quantile of the distances from reference people to their closest synthetic "
                   "row (0.5 = the median).", minimum=0.01, maximum=1.0, step=0.01)),
-    **_COMMON,
+    **COMMON_INFO,
 ))
 
 register(MetricInfo(
@@ -532,14 +527,14 @@ register(MetricInfo(
     explanation=Explanation(
         attack="Mix the synthetic rows with as many reference people; around a record the generator copied, the "
                "nearest neighbours are mostly synthetic.",
-        steps=_steps("Among the 20 nearest rows of the mixed table, score each person by (synthetic neighbours + 1) "
-                     "/ (real neighbours + 1)."),
+        steps=attack_steps("Among the 20 nearest rows of the mixed table, score each person by (synthetic neighbours "
+                           "+ 1) / (real neighbours + 1)."),
         high="Training records are surrounded by synthetic rows rather than by real people: the generator copies "
              "them.",
         low="Synthetic and real rows are mixed around training records as around anyone else.",
         blind_spots="Neighbours in E treat every column alike, so a unique value in one column (the DCR-Delusion "
                     "example) hardly moves them. " + _LIMITS,
-        note=_MIA_NOTE + "; Choice: rows tied with the 20th nearest share the remaining places in proportion, so the "
+        note=MIA_NOTE + "; Choice: rows tied with the 20th nearest share the remaining places in proportion, so the "
                          "score does not depend on table order.",
     ),
     compute=compute_mia_dpi,
@@ -547,5 +542,5 @@ register(MetricInfo(
     details_type=MembershipScores,
     space="E",
     params=(*COMMON_PARAMS, REFERENCE, _k_param("rows of the mixed synthetic and reference table")),
-    **_COMMON,
+    **COMMON_INFO,
 ))

@@ -18,7 +18,7 @@ winner's curse: the maximum of eight AUCs near 0.5 is above 0.5), so:
 ``details`` also lists every attack's AUC on all of ``M`` and ``N`` with its bootstrap interval and a
 one-sided Mann–Whitney p-value for AUC > 0.5, Holm-adjusted over the attacks that ran. The attacks'
 scores are the ones their own metrics report in the same evaluation, read from the evaluation's cache
-(:func:`privcore.metrics.membership.attack_scores`), with the settings those metrics run with.
+(:func:`privcore.metrics.membership_common.attack_scores`), with the settings those metrics run with.
 """
 
 from __future__ import annotations
@@ -27,32 +27,33 @@ from typing import Mapping
 
 import numpy as np
 from scipy.stats import mannwhitneyu
-from sklearn.metrics import roc_auc_score, roc_curve
 
-from privcore.metrics import registry
-from privcore.engine.context import MetricContext
-from privcore.metrics.names import BATTERY  # noqa: F401  (re-exported)
-from privcore.metrics.details import BatteryAttack, HeldOutSplit, MembershipBattery
-from privcore.metrics.membership import (
-    _COMMON,
-    COMMON_PARAMS,
-    DEFAULT_PARAMS,
-    MAX_CURVE_POINTS,
-    REFERENCE,
-    _int_param,
-    _MIA_NOTE,
-    _REFERENCE_MIA,
-    _require_holdout,
-    attack_scores,
-    attack_summary,
-    membership_roles,
-    roc_statistics_batch,
-    snap_ties,
+from privcore.base.stats import (
+    bootstrap_replicates,
+    epsilon_lower_bound,
+    holm_adjust,
+    percentile_interval,
+    roc_auc,
+    roc_curve,
 )
 from privcore.data.params import Param
+from privcore.engine.context import MetricContext
+from privcore.metrics import registry
+from privcore.metrics.details import BatteryAttack, HeldOutSplit, MembershipBattery
+from privcore.metrics.membership_common import (
+    COMMON_INFO,
+    COMMON_PARAMS,
+    DEFAULT_PARAMS,
+    MIA_NOTE,
+    REFERENCE,
+    REFERENCE_MIA,
+    attack_scores,
+)
+from privcore.metrics.membership_roles import membership_roles, require_holdout
+from privcore.metrics.membership_summary import MAX_CURVE_POINTS, attack_summary, roc_statistics_batch, snap_ties
+from privcore.metrics.names import BATTERY  # noqa: F401  (re-exported)
 from privcore.metrics.registry import Explanation, MetricInfo, register
 from privcore.metrics.results import MetricOutput, NotApplicable
-from privcore.base.stats import epsilon_lower_bound, holm_adjust
 
 #: False-positive rates at which the true-positive rate is reported.
 LOW_FPRS = (0.001, 0.01, 0.1)
@@ -89,7 +90,7 @@ def best_threshold(member_scores: np.ndarray, nonmember_scores: np.ndarray) -> t
     (3.0, 0.5)
     """
     labels = np.r_[np.ones(len(member_scores)), np.zeros(len(nonmember_scores))]
-    fpr, tpr, thresholds = roc_curve(labels, np.r_[member_scores, nonmember_scores], drop_intermediate=False)
+    fpr, tpr, thresholds = roc_curve(labels, np.r_[member_scores, nonmember_scores])
     gap = tpr - fpr
     best = int(np.argmax(gap))
     if gap[best] <= 0:
@@ -98,9 +99,11 @@ def best_threshold(member_scores: np.ndarray, nonmember_scores: np.ndarray) -> t
 
 
 def _roc(member_scores, nonmember_scores):
+    """The full ROC curve and the AUC of members' against non-members' scores."""
     labels = np.r_[np.ones(len(member_scores)), np.zeros(len(nonmember_scores))]
-    fpr, tpr, _ = roc_curve(labels, np.r_[member_scores, nonmember_scores], drop_intermediate=False)
-    return fpr, tpr, float(roc_auc_score(labels, np.r_[member_scores, nonmember_scores]))
+    scores = np.r_[member_scores, nonmember_scores]
+    fpr, tpr, _ = roc_curve(labels, scores)
+    return fpr, tpr, roc_auc(labels, scores)
 
 
 def _curve(fpr, tpr):
@@ -120,7 +123,7 @@ def seeded_halves(n_members: int, n_nonmembers: int, seed: int) -> dict[str, tup
     -------
     dict
         ``{"A": (member positions, non-member positions), "B": (…)}``, positions in the order of
-        :class:`~privcore.metrics.membership.MembershipSets` ``members`` and ``nonmembers``. The learned
+        :class:`~privcore.metrics.membership_roles.MembershipSets` ``members`` and ``nonmembers``. The learned
         attack (:mod:`privcore.metrics.membership_learned`) trains within these halves, so it never learns
         from the half it is judged on.
 
@@ -191,29 +194,29 @@ def held_out_intervals(held_out: list[dict], n_boot: int, confidence: float, see
     """
     if n_boot <= 0:
         return None, None
+    # One stream for both halves, drawn half after half (members, then non-members, per chunk of replicates).
     rng = np.random.default_rng([seed, 17])
     aucs, gaps = np.zeros(n_boot), np.zeros(n_boot)
     for part in held_out:
         member, non = part["members"], part["nonmembers"]
-        _, ranks = np.unique(np.r_[member, non], return_inverse=True)
-        rank_m, rank_n = ranks[: len(member)], ranks[len(member) :]
+        scores = np.r_[member, non]
+        _, ranks = np.unique(scores, return_inverse=True)
         n_levels = int(ranks.max()) + 1
         labels = np.r_[np.ones(len(member), dtype=np.int8), np.zeros(len(non), dtype=np.int8)]
-        # In batches so that memory stays bounded for large halves.
-        batch = max(1, 2**22 // max(len(labels), 1))
-        for start in range(0, n_boot, batch):
-            b = min(batch, n_boot - start)
-            pick_m = rng.integers(0, len(member), size=(b, len(member)))
-            pick_n = rng.integers(0, len(non), size=(b, len(non)))
-            resampled = np.hstack([rank_m[pick_m], rank_n[pick_n]])
-            aucs[start : start + b] += roc_statistics_batch(resampled, np.broadcast_to(labels, resampled.shape),
-                                                            n_levels)["auc"] / len(held_out)
-            flagged_m = (member[pick_m] >= part["threshold"]).mean(axis=1)
-            flagged_n = (non[pick_n] >= part["threshold"]).mean(axis=1)
-            gaps[start : start + b] += (flagged_m - flagged_n) / len(held_out)
-    bounds = [(1 - confidence) / 2, (1 + confidence) / 2]
-    auc_low, auc_high = np.quantile(aucs, bounds)
-    gap_low, gap_high = np.clip(np.quantile(gaps, bounds), 0.0, 1.0)
+        members_first = 1 - labels  # strata in sorted order: members are resampled first
+
+        def auc_and_gap(r, s, y, _n_levels=n_levels, _threshold=part["threshold"], _m=len(member)):
+            flagged = s >= _threshold
+            gap = flagged[:, :_m].mean(axis=1) - flagged[:, _m:].mean(axis=1)
+            return np.column_stack([roc_statistics_batch(r, y, _n_levels)["auc"], gap])
+
+        # In chunks of 2**22 positions so that memory stays bounded for large halves.
+        replicates = bootstrap_replicates(auc_and_gap, ranks, scores, labels, n_boot=n_boot, seed=rng,
+                                          vectorized=True, strata=members_first, max_chunk_elements=2**22)
+        aucs += replicates[:, 0] / len(held_out)
+        gaps += replicates[:, 1] / len(held_out)
+    auc_low, auc_high = percentile_interval(aucs, confidence)
+    gap_low, gap_high = np.clip(percentile_interval(gaps, confidence), 0.0, 1.0)
     return (float(auc_low), float(auc_high)), (float(gap_low), float(gap_high))
 
 
@@ -245,11 +248,11 @@ def compute_mia_best(ctx: MetricContext) -> MetricOutput:
     >>> res["mia_best"].raw  # on a copy, the distance attack tells every member on either half
     1.0
     """
-    _require_holdout(ctx, 4)
+    require_holdout(ctx, 4)
     sets, reference = membership_roles(ctx, ctx.params.get("reference"))
     if len(sets.members) < 2 or len(sets.nonmembers) < 2:
         raise NotApplicable("needs at least 2 members and 2 non-members, so that each half has one of each.")
-    n_boot = _int_param(ctx, "n_boot", DEFAULT_PARAMS["n_boot"], 0)
+    n_boot = int(ctx.params.get("n_boot", DEFAULT_PARAMS["n_boot"]))
     confidence = float(ctx.params.get("confidence", DEFAULT_PARAMS["confidence"]))
     delta = float(ctx.params.get("delta", 0.0))
     scored, skipped, summaries, real_scores, warnings = {}, {}, {}, {}, list(sets.warnings)
@@ -332,7 +335,7 @@ register(MetricInfo(
                    "same population, and every attack of the battery to choose from.",
     reference=f"Ward et al. 2025 (Synth-MIA: no single attack dominates); Carlini et al., Membership Inference "
               f"Attacks From First Principles (S&P 2022: TPR at low FPR); Jagielski, Ullman and Oprea, Auditing "
-              f"Differentially Private Machine Learning (NeurIPS 2020: ε lower bounds); {_REFERENCE_MIA}.",
+              f"Differentially Private Machine Learning (NeurIPS 2020: ε lower bounds); {REFERENCE_MIA}.",
     explanation=Explanation(
         attack="The attacker tries every membership attack privcore knows and keeps the one that works best; to "
                "stay honest, the choice is made on half of the people and the result counted on the other half.",
@@ -351,7 +354,7 @@ register(MetricInfo(
         blind_spots="Only data-only attacks: shadow-model attacks (the Audit page) can be stronger. A leak of a few "
                     "records hardly moves the AUC; the TPR at low FPR and the ε bound show it better. Halving the "
                     "records costs precision on small tables.",
-        note=_MIA_NOTE + "; Choice: the ε lower bound is an indication for a data-only attack on one release "
+        note=MIA_NOTE + "; Choice: the ε lower bound is an indication for a data-only attack on one release "
                          "(members differ from non-members by more than one record); the audit's per-target bound, "
                          "with generators trained with and without exactly that record, is the rigorous one.",
     ),
@@ -363,5 +366,5 @@ register(MetricInfo(
                   "The δ of the (ε, δ)-differential-privacy claim the ε lower bound refers to (0 = pure ε-DP).",
                   minimum=0.0, maximum=0.5, step=0.001)),
     uses_classifier=True,
-    **_COMMON,
+    **COMMON_INFO,
 ))

@@ -31,24 +31,26 @@ import numpy as np
 
 from privcore.engine.cluster import map_on_cluster
 from privcore.engine.context import MetricContext
+from privcore.metrics.classifier import make_lgbm
 from privcore.metrics.details import MembershipScores
-from privcore.metrics.membership import (
-    _COMMON,
+from privcore.metrics.membership_common import (
+    COMMON_INFO,
     COMMON_PARAMS,
+    MIA_NOTE,
     REFERENCE,
+    REFERENCE_MIA,
     SCORERS,
     AttackScores,
-    MembershipSets,
-    Reference,
     Scorer,
-    _int_param,
-    _MIA_NOTE,
-    _REFERENCE_MIA,
-    _require_holdout,
-    _steps,
+    attack_steps,
     output_from_scores,
 )
-from privcore.metrics.membership_battery import _queries, standardised_factors, standardised_synthetic_neighbours
+from privcore.metrics.membership_roles import MembershipSets, Reference, require_holdout
+from privcore.metrics.membership_battery import (
+    scored_records,
+    standardised_factors,
+    standardised_synthetic_neighbours,
+)
 from privcore.metrics.membership_best import seeded_halves
 from privcore.engine.neighbors import nearest_k
 from privcore.data.params import Param
@@ -96,8 +98,6 @@ def stratified_folds(members: np.ndarray, nonmembers: np.ndarray, folds: int, rn
 
 
 def _fit_and_score(features, labels, train, score_rows, extra_rows, seed):
-    from privcore.metrics.classifier import make_lgbm
-
     # LightGBM's default of 20 rows per leaf cannot split a small table's few labelled records at all.
     leaf_rows = int(np.clip(len(train) // 20, 2, 20))
     model = make_lgbm(seed).set_params(**MODEL_SETTINGS, min_child_samples=leaf_rows, min_data_in_bin=min(3, leaf_rows))
@@ -114,9 +114,9 @@ def learned_scores(ctx: MetricContext, sets: MembershipSets, reference: Referenc
     fitted = reference.encoded(ctx, "E") * factors
     if len(synthetic) < 1 or len(fitted) < 1:
         raise NotApplicable("needs at least one synthetic and one reference row to measure distances to.")
-    k = _int_param(params, "k", DEFAULT_FEATURE_NEIGHBOURS, 1)
+    k = int(params.get("k", DEFAULT_FEATURE_NEIGHBOURS))
     to_synthetic, _ = standardised_synthetic_neighbours(ctx, sets, min(k, len(synthetic)))
-    to_reference = nearest_k(_queries(ctx, "E", sets) * factors, fitted, min(k, len(fitted)),
+    to_reference = nearest_k(scored_records(ctx, "E", sets) * factors, fitted, min(k, len(fitted)),
                              chunk_elements=ctx.shared.chunk_elements, workers=ctx.workers,
                              label="records→reference (learned attack)").distance
     features = np.c_[to_synthetic, to_reference]
@@ -189,7 +189,7 @@ def compute_mia_learned(ctx: MetricContext) -> MetricOutput:
     >>> res["mia_learned"].raw > 0.9  # members sit at distance 0 from a synthetic row, non-members at 1
     True
     """
-    _require_holdout(ctx, 8)
+    require_holdout(ctx, 8)
     return output_from_scores(ctx, "mia_learned")
 
 
@@ -203,14 +203,14 @@ register(MetricInfo(
     attacker_knows="The synthetic table, the suspect's record, a reference sample of other real people, and for "
                    "some other people whether they were in the training data (an auditor's knowledge).",
     reference="Stadler, Oprisanu and Troncoso, Synthetic Data – Anonymisation Groundhog Day (USENIX Security 2022); "
-              "Houssiau et al., TAPAS (2022); " + _REFERENCE_MIA + ".",
+              "Houssiau et al., TAPAS (2022); " + REFERENCE_MIA + ".",
     explanation=Explanation(
         attack="Instead of one fixed rule, the attacker learns from people whose membership is known what the "
                "neighbourhood of a training record looks like in the synthetic data, and applies that to everyone "
                "else.",
-        steps=_steps("Describe each person by the distances to their 5 closest synthetic rows and their 5 closest "
-                     "reference people; train a model (LightGBM) on some known members and non-members and score "
-                     "the others with it, so nobody is scored by a model that saw them."),
+        steps=attack_steps("Describe each person by the distances to their 5 closest synthetic rows and their 5 "
+                           "closest reference people; train a model (LightGBM) on some known members and non-members "
+                           "and score the others with it, so nobody is scored by a model that saw them."),
         high="The way the synthetic data sits around training records gives them away, in a pattern a model can "
              "learn: the generator leaks membership, even when no single distance shows it.",
         low="A model shown known members finds nothing that sets the others apart from non-members.",
@@ -218,7 +218,7 @@ register(MetricInfo(
                     "on small tables it learns from few examples; a leak of a few rare records gives it almost "
                     "nothing to learn from. Like every data-only attack, a lower bound on what shadow-model attacks "
                     "can do.",
-        note=_MIA_NOTE + "; Choice (beyond metrics.md): the attacker knows other people's membership; the model is "
+        note=MIA_NOTE + "; Choice (beyond metrics.md): the attacker knows other people's membership; the model is "
                          "cross-fitted within the two halves that the strongest attack is chosen and reported on, so "
                          "choosing it stays honest.",
     ),
@@ -229,5 +229,5 @@ register(MetricInfo(
                   "How many closest synthetic rows and closest reference people describe each person.",
                   minimum=1, maximum=50, step=1)),
     uses_classifier=True,
-    **_COMMON,
+    **COMMON_INFO,
 ))

@@ -18,7 +18,6 @@ import pandas as pd
 
 from privcore.engine.context import MetricContext
 from privcore.metrics.details import IdenticalShares, ProxyTest
-from privcore.base.errors import InputError
 from privcore.metrics._exact_match import joint_tuple_ids
 from privcore.engine.neighbors import Neighbours
 from privcore.data.params import Param
@@ -134,10 +133,7 @@ def _distance_test(ctx: MetricContext, syn_values, hold_values, name: str) -> tu
     Returns the :class:`~privcore.metrics.details.ProxyTest` fields (a test may add its own), the ratio, the
     holdout's percentile and the warnings.
     """
-    q = ctx.params.get("percentile", 5.0)
-    if isinstance(q, bool) or not isinstance(q, (int, float)) or not 0.0 <= q <= 100.0:
-        raise InputError(f"The percentile of the holdout tests must be a number between 0 and 100; got {q!r}.")
-    q = float(q)
+    q = float(ctx.params.get("percentile", 5.0))  # checked against its Param by check_value
     p_syn, p_hold, ratio = percentile_ratio(syn_values, hold_values, q)
     warnings = _size_warnings(ctx)
     if p_hold == 0.0:

@@ -25,7 +25,6 @@ import pandas as pd
 
 from privcore.engine.context import MetricContext
 from privcore.metrics.details import EpsilonSeries
-from privcore.base.errors import InputError
 from privcore.metrics._exact_match import first_positions, joint_tuple_ids
 from privcore.data.params import Param
 from privcore.metrics.registry import Explanation, MetricInfo, register
@@ -183,14 +182,12 @@ def _key_columns(ctx: MetricContext) -> tuple[list[str], list[str]]:
 
 
 def _epsilons(ctx: MetricContext) -> tuple[list[float], float]:
-    """The ε list and the default ε (smallest non-zero; 0 if the list holds only 0)."""
-    given = ctx.params.get("epsilons", DEFAULT_EPSILONS)
-    try:
-        epsilons = sorted({float(e) for e in ([given] if np.isscalar(given) else given)})
-    except (TypeError, ValueError):
-        epsilons = []
-    if not epsilons or epsilons[0] < 0 or not np.isfinite(epsilons[-1]):
-        raise InputError(f"The SynQP budgets ε must be a list of numbers ≥ 0 (e.g. 0, 1, 2, 3); got {given!r}.")
+    """The ε list and the default ε (smallest non-zero; 0 if the list holds only 0).
+
+    The list was checked against its Param by :func:`privcore.data.params.check_value`, which also sorts it and
+    drops repeats.
+    """
+    epsilons = [float(e) for e in ctx.params.get("epsilons", DEFAULT_EPSILONS)]
     positive = [e for e in epsilons if e > 0]
     return epsilons, (positive[0] if positive else 0.0)
 

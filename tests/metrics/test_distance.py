@@ -20,7 +20,7 @@ from scipy.spatial.distance import cdist
 
 from privcore import evaluate
 from privcore.base.errors import InputError
-from privcore.metrics import distance
+from privcore.metrics import hitr
 from privcore.metrics.distance import attribute_entropy, hit_counts
 from privcore.data.schema import Schema
 
@@ -473,7 +473,7 @@ def test_hit_counts_match_all_pairs(real_rows, synthetic_rows, chunk):
         expected = hit if categorical == [] else hit & (real["c"].to_numpy()[:, None] == synthetic["c"].to_numpy())
         # grid_after = 0 always plans the grid on a second column (it is taken when it prunes more).
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(distance, "HITR_GRID_AFTER", grid_after)
+            patch.setattr(hitr, "HITR_GRID_AFTER", grid_after)
             got = hit_counts(real, synthetic, categorical, ["x", "w"], h, pairs_per_chunk=chunk)
         np.testing.assert_array_equal(got, expected.sum(axis=1))
 

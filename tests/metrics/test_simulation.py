@@ -413,9 +413,9 @@ def test_air_numerical_boundaries_are_exact():
     z = (y[:, None] + 0.1 * np.abs(y)[:, None] * offsets).ravel()
     real = pd.DataFrame({"k": np.zeros(len(y)), "s": y})
     syn = pd.DataFrame({"k": np.zeros(len(z)), "s": z})
-    from privcore.metrics.simulation import _sensitive_ranks
+    from privcore.metrics.key_matching import sensitive_ranks
 
-    syn_rank, lo, hi, _ = _sensitive_ranks(real["s"].to_numpy(), syn["s"].to_numpy(), 0.1)
+    syn_rank, lo, hi, _ = sensitive_ranks(real["s"].to_numpy(), syn["s"].to_numpy(), 0.1)
     for i in range(len(y)):
         expected = np.abs(z - y[i]) <= 0.1 * abs(y[i])
         assert ((syn_rank >= lo[i]) & (syn_rank < hi[i])).tolist() == expected.tolist()

@@ -21,7 +21,6 @@ import numpy as np
 
 from privcore.engine.context import MetricContext
 from privcore.metrics.details import AttackRates, InferenceAttack, LinkabilityAttack, Rate, SinglingOutAttack
-from privcore.base.errors import InputError
 from privcore.metrics.attacks._common import AttackOutcome
 from privcore.metrics.attacks.inference import DEFAULT_TOLERANCE, inference
 from privcore.metrics.attacks.linkability import linkability
@@ -105,25 +104,6 @@ def _output(out: AttackOutcome, per_record: np.ndarray | None) -> MetricOutput:
     )
 
 
-def _int_param(ctx: MetricContext, name: str, default: int | None) -> int | None:
-    """A whole-number parameter (None passes through: the attack decides what it means)."""
-    value = ctx.params.get(name, default)
-    if value is None:
-        return None
-    whole = isinstance(value, (int, np.integer)) or (
-        isinstance(value, (float, np.floating)) and float(value).is_integer())
-    if isinstance(value, bool) or not whole:
-        raise InputError(f"The parameter {name} must be a whole number; got {value!r}.")
-    return int(value)
-
-
-def _float_param(ctx: MetricContext, name: str, default: float) -> float:
-    value = ctx.params.get(name, default)
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise InputError(f"The parameter {name} must be a number; got {value!r}.")
-    return float(value)
-
-
 def _columns_param(value: Any, allowed: list[str], what: str) -> list[str]:
     if not isinstance(value, (str, list, tuple)):
         raise NotApplicable(f"{what} must be a list of column names; got {value!r}.")
@@ -147,9 +127,9 @@ def _singling_out(ctx: MetricContext, mode: str) -> MetricOutput:
         column_types=types,
         mode=mode,
         columns=columns,
-        n_attacks=_int_param(ctx, "n_attacks", 500),
-        n_cols=_int_param(ctx, "n_cols", 3),
-        max_attempts=_int_param(ctx, "max_attempts", DEFAULT_MAX_ATTEMPTS),
+        n_attacks=int(ctx.params.get("n_attacks", 500)),
+        n_cols=int(ctx.params.get("n_cols", 3)),
+        max_attempts=int(ctx.params.get("max_attempts", DEFAULT_MAX_ATTEMPTS)),
         seed=ctx.seed,
         confidence=CONFIDENCE,
     )
@@ -184,18 +164,12 @@ def _per_target(n: int, targets: list, success: list) -> np.ndarray:
 def compute_linkability(ctx: MetricContext) -> MetricOutput:
     """Linkability (metrics.md §3); see :mod:`privcore.metrics.attacks.linkability`."""
     schema = ctx.schema
-    aux = ctx.params.get("aux_cols")
+    aux = ctx.params.get("aux_cols")  # when given, two disjoint non-empty column lists (check_value)
     if aux is None:
         keys = schema.key_columns
         if len(keys) < 2:
             raise NotApplicable("needs at least two key columns to split into the attacker's two tables.")
         aux = default_aux_split(keys)
-    else:
-        if not isinstance(aux, (list, tuple)) or len(aux) != 2:
-            raise NotApplicable("aux_cols must be two lists of columns (the attacker's two tables).")
-        aux = (_columns_param(aux[0], schema.columns, "aux_cols"), _columns_param(aux[1], schema.columns, "aux_cols"))
-        if not aux[0] or not aux[1]:
-            raise NotApplicable("each of the two auxiliary column sets needs at least one column.")
     cols = list(dict.fromkeys(list(aux[0]) + list(aux[1])))
     out = linkability(
         ctx.real,
@@ -203,8 +177,8 @@ def compute_linkability(ctx: MetricContext) -> MetricOutput:
         ctx.holdout,
         column_types={c: schema.types[c] for c in cols},
         aux_cols=(list(aux[0]), list(aux[1])),
-        n_neighbors=_int_param(ctx, "n_neighbors", 1),
-        n_attacks=_int_param(ctx, "n_attacks", 500),
+        n_neighbors=int(ctx.params.get("n_neighbors", 1)),
+        n_attacks=int(ctx.params.get("n_attacks", 500)),
         seed=ctx.seed,
         confidence=CONFIDENCE,
     )
@@ -218,15 +192,11 @@ def compute_inference(ctx: MetricContext) -> MetricOutput:
     secret = schema.sensitive
     if secret is None:
         raise NotApplicable("needs a sensitive column: choose one on the Configure page (--sensitive).")
-    aux = ctx.params.get("aux_cols")
+    aux = ctx.params.get("aux_cols")  # when given, analysed columns other than the sensitive one (check_value)
     if aux is None:
         aux = [c for c in schema.key_columns if c != secret]
-    else:
-        aux = [c for c in _columns_param(aux, schema.columns, "aux_cols")]
     if not aux:
         raise NotApplicable("needs at least one key column besides the sensitive one.")
-    if secret in aux:
-        raise NotApplicable(f"the sensitive column '{secret}' cannot also be something the attacker knows.")
     out = inference(
         ctx.real,
         ctx.synthetic,
@@ -234,8 +204,8 @@ def compute_inference(ctx: MetricContext) -> MetricOutput:
         column_types={c: schema.types[c] for c in aux + [secret]},
         secret=secret,
         aux_cols=aux,
-        n_attacks=_int_param(ctx, "n_attacks", 500),
-        tolerance=_float_param(ctx, "tolerance", DEFAULT_TOLERANCE),
+        n_attacks=int(ctx.params.get("n_attacks", 500)),
+        tolerance=float(ctx.params.get("tolerance", DEFAULT_TOLERANCE)),
         seed=ctx.seed,
         confidence=CONFIDENCE,
     )

@@ -1,0 +1,271 @@
+"""Counting the guesses of the simulation metrics (ZCAP, GCAP, AIR) without a |Y| × |Z| matrix.
+
+Every value is replaced by an integer code over the union of the real and the synthetic table, so "equal on
+the keys" is "equal codes". The number of correct guesses in a pool is a count of synthetic rows whose
+(key group, sensitive rank) falls in a range, answered by binary search in one sorted array
+(:class:`GroupRankCounter`). GCAP's Hamming pass (:func:`hamming_pool_counts`) works on chunks of distinct
+real key tuples; AIR's pools of tied nearest rows are counted by :func:`pooled_counts`.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pandas as pd
+
+from privcore.base.cores import resolve_workers
+from privcore.data.schema import NUMERICAL
+from privcore.engine.context import MetricContext
+from privcore.engine.neighbors import DEFAULT_CHUNK_ELEMENTS
+from privcore.metrics._exact_match import first_positions, tuple_ids
+from privcore.metrics.registry import NEEDS_REASONS
+from privcore.metrics.results import NotApplicable
+
+
+def keys_and_sensitive(ctx: MetricContext, categorical: bool = True) -> tuple[list[str], str]:
+    """The key columns and the sensitive column, or NotApplicable with the reason."""
+    sensitive = ctx.schema.sensitive
+    if sensitive is None:
+        raise NotApplicable(NEEDS_REASONS["sensitive"])
+    if categorical and ctx.schema.types.get(sensitive) == NUMERICAL:
+        raise NotApplicable(f"needs a categorical or binary sensitive column; '{sensitive}' is numerical.")
+    keys = [c for c in ctx.schema.key_columns if c != sensitive]
+    if not keys:
+        raise NotApplicable("needs at least one key (quasi-identifier) column besides the sensitive one.")
+    return keys, sensitive
+
+
+def distinct_rows(encoded: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each row the id of its distinct encoded point, and the first row of each point."""
+    if encoded.shape[1] == 0:  # every key attribute constant in Y: one point
+        return np.zeros(len(encoded), dtype=np.int64), np.zeros(min(1, len(encoded)), dtype=np.int64)
+    codes = np.column_stack([pd.factorize(encoded[:, j] + 0.0)[0] for j in range(encoded.shape[1])])
+    point, n_points = tuple_ids(codes)
+    return point, first_positions(point, n_points)
+
+
+def sensitive_ranks(
+    real_values: np.ndarray, syn_values: np.ndarray, tolerance: float | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """Ranks of the synthetic sensitive values and, per real row, the rank range of correct guesses.
+
+    Categorical (``tolerance`` None): a synthetic value is correct when it equals the real one. Numerical:
+    when ``|z − y| ≤ tolerance·|y|``, evaluated exactly as written on the sorted distinct synthetic values
+    (the correct values form a contiguous range of them).
+
+    Returns
+    -------
+    syn_rank : ndarray
+        Rank of each synthetic value in ``0..n_ranks-1``.
+    lo, hi : ndarray
+        Per real row: synthetic ranks in ``[lo, hi)`` are correct guesses.
+    n_ranks : int
+    """
+    n = len(real_values)
+    if tolerance is None:
+        codes = pd.factorize(np.concatenate([real_values, syn_values]))[0].astype(np.int64)
+        n_ranks = int(codes.max()) + 1 if len(codes) else 1
+        return codes[n:], codes[:n], codes[:n] + 1, n_ranks
+    y = real_values.astype(np.float64)
+    values, syn_rank = np.unique(syn_values.astype(np.float64), return_inverse=True)
+    allowed = tolerance * np.abs(y)
+    lo = np.searchsorted(values, y - allowed, "left")
+    hi = np.searchsorted(values, y + allowed, "right")
+
+    def correct(position: np.ndarray) -> np.ndarray:
+        ok = (position >= 0) & (position < len(values))
+        out = np.zeros(n, dtype=bool)
+        out[ok] = np.abs(values[position[ok]] - y[ok]) <= allowed[ok]
+        return out
+
+    # y ± allowed is rounded; settle each bound on the exact predicate (it moves by a few ulps at most).
+    for _ in range(64):
+        grow_lo = correct(lo - 1)
+        shrink_lo = (lo < hi) & ~correct(lo)
+        grow_hi = correct(hi)
+        shrink_hi = (hi > lo) & ~correct(hi - 1)
+        if not (grow_lo.any() or shrink_lo.any() or grow_hi.any() or shrink_hi.any()):
+            break
+        lo = lo - grow_lo + shrink_lo
+        hi = np.maximum(hi + grow_hi - shrink_hi, lo)
+    return syn_rank.astype(np.int64), lo.astype(np.int64), hi.astype(np.int64), max(1, len(values))
+
+
+class GroupRankCounter:
+    """Counts synthetic rows by (group, sensitive rank range) with one sorted array and binary search.
+
+    Parameters
+    ----------
+    group, rank : ndarray
+        Per synthetic row: its group (key tuple or key point) and its sensitive rank.
+    n_groups, n_ranks : int
+    """
+
+    def __init__(self, group: np.ndarray, rank: np.ndarray, n_groups: int, n_ranks: int):
+        self.n_ranks = int(n_ranks)
+        self.keys = np.sort(group.astype(np.int64) * self.n_ranks + rank)
+        self.group_size = np.bincount(group, minlength=n_groups).astype(np.int64)
+
+    def count(self, group: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """Number of synthetic rows in ``group`` with a rank in ``[lo, hi)`` (elementwise)."""
+        base = group.astype(np.int64) * self.n_ranks
+        return np.searchsorted(self.keys, base + hi) - np.searchsorted(self.keys, base + lo)
+
+
+def pooled_counts(
+    pair_owner: np.ndarray,
+    pair_group: np.ndarray,
+    n_owners: int,
+    counter: GroupRankCounter,
+    query_owner: np.ndarray,
+    query_lo: np.ndarray,
+    query_hi: np.ndarray,
+    chunk_elements: int = DEFAULT_CHUNK_ELEMENTS,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Pool sizes and correct guesses when pools are unions of synthetic groups.
+
+    Parameters
+    ----------
+    pair_owner, pair_group : ndarray
+        The pools as pairs (owner, group), sorted by owner: owner *u*'s pool is every synthetic row of
+        every group paired with *u*.
+    n_owners : int
+    counter : GroupRankCounter
+    query_owner, query_lo, query_hi : ndarray
+        Queries: in ``query_owner``'s pool, how many rows have a rank in ``[query_lo, query_hi)``?
+    chunk_elements : int
+        Bound on the (query, group) pairs expanded at once.
+
+    Returns
+    -------
+    pool_size : ndarray
+        Per owner.
+    correct : ndarray
+        Per query.
+    """
+    pool_size = np.bincount(pair_owner, weights=counter.group_size[pair_group], minlength=n_owners)
+    pool_size = np.rint(pool_size).astype(np.int64)
+    starts = np.zeros(n_owners + 1, dtype=np.int64)
+    np.cumsum(np.bincount(pair_owner, minlength=n_owners), out=starts[1:])
+    q_start = starts[query_owner]
+    q_len = starts[query_owner + 1] - q_start
+    correct = np.zeros(len(query_owner), dtype=np.int64)
+    ends = np.cumsum(q_len)
+    begin = 0
+    while begin < len(query_owner):
+        # As many queries as fit in chunk_elements expanded pairs (at least one).
+        offset = ends[begin - 1] if begin else 0
+        stop = max(begin + 1, int(np.searchsorted(ends, offset + chunk_elements, "right")))
+        lengths = q_len[begin:stop]
+        which = np.repeat(np.arange(begin, stop), lengths)
+        position = np.arange(len(which)) - np.repeat(np.cumsum(lengths) - lengths, lengths) + q_start[which]
+        hits = counter.count(pair_group[position], query_lo[which], query_hi[which])
+        correct[begin:stop] = np.bincount(which - begin, weights=hits, minlength=stop - begin).round().astype(np.int64)
+        begin = stop
+    return pool_size, correct
+
+
+def hamming_pool_counts(
+    query_codes: np.ndarray,
+    ref_codes: np.ndarray,
+    ref_group: np.ndarray,
+    counter: GroupRankCounter,
+    q_tuple: np.ndarray,
+    q_lo: np.ndarray,
+    q_hi: np.ndarray,
+    *,
+    chunk_elements: int = DEFAULT_CHUNK_ELEMENTS,
+    workers: int | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """GCAP's pools: every reference key tuple at minimal Hamming distance from each query tuple.
+
+    Matches are counted attribute by attribute on integer codes in chunks of ``chunk × |reference|``
+    small integers (never the full matrix): by comparing every pair for keys with few values, by adding
+    1 at the equal pairs for keys with many; each chunk turns its pools into counts before the next.
+
+    Parameters
+    ----------
+    query_codes : ndarray
+        (U, p) codes of the distinct real key tuples.
+    ref_codes : ndarray
+        (V, p) codes of the distinct synthetic key tuples.
+    ref_group : ndarray
+        (V,) group of each reference tuple in ``counter``.
+    counter : GroupRankCounter
+    q_tuple, q_lo, q_hi : ndarray
+        Queries (query tuple, sensitive rank range).
+
+    Returns
+    -------
+    pool_size, min_distance : ndarray
+        Per query tuple.
+    correct : ndarray
+        Per query.
+    """
+    n_query, n_ref = len(query_codes), len(ref_codes)
+    n_attr = query_codes.shape[1]
+    dtype = np.uint8 if n_attr < 255 else np.uint16
+    rows_per_chunk = max(1, min(n_query, chunk_elements // max(n_ref, 1)))
+    order = np.argsort(q_tuple, kind="stable")
+    sorted_tuple = q_tuple[order]
+    query_codes = np.ascontiguousarray(query_codes)
+    # A key with many values (a continuous number, a fine code) matches few pairs: adding 1 at those
+    # pairs is cheaper than comparing every pair. A pair costs ~40× an elementwise comparison.
+    dense, sparse = [], []
+    for j in range(n_attr):
+        width = int(max(query_codes[:, j].max(), ref_codes[:, j].max())) + 1
+        ref_count = np.bincount(ref_codes[:, j], minlength=width)
+        pairs = int(np.dot(np.bincount(query_codes[:, j], minlength=width), ref_count))
+        if pairs * 64 < n_query * n_ref:
+            by_code = np.argsort(ref_codes[:, j], kind="stable")
+            bounds = np.concatenate([[0], np.cumsum(ref_count)])
+            sparse.append((j, by_code, bounds))
+        else:
+            dense.append((j, np.ascontiguousarray(ref_codes[:, j])))
+
+    def run(start: int):
+        stop = min(n_query, start + rows_per_chunk)
+        rows = stop - start
+        matches = np.zeros((rows, n_ref), dtype=dtype)
+        if dense:
+            equal = np.empty((rows, n_ref), dtype=bool)
+            for j, ref_column in dense:
+                np.equal(query_codes[start:stop, j, None], ref_column[None, :], out=equal)
+                np.add(matches, equal, out=matches)
+            del equal
+        flat = matches.reshape(-1)
+        for j, by_code, bounds in sparse:
+            code = query_codes[start:stop, j]
+            length = bounds[code + 1] - bounds[code]
+            offset = np.repeat(np.cumsum(length) - length - bounds[code], length)
+            position = np.arange(len(offset)) - offset
+            flat[np.repeat(np.arange(rows) * n_ref, length) + by_code[position]] += 1
+        best = matches.max(axis=1)
+        owner, ref = np.divmod(np.flatnonzero(matches == best[:, None]), n_ref)
+        del matches, flat
+        q_from, q_to = np.searchsorted(sorted_tuple, [start, stop])
+        queries = order[q_from:q_to]
+        size, correct = pooled_counts(
+            owner, ref_group[ref], rows, counter, q_tuple[queries] - start, q_lo[queries], q_hi[queries],
+            chunk_elements,
+        )
+        return start, stop, size, n_attr - best.astype(np.int64), queries, correct
+
+    starts = list(range(0, n_query, rows_per_chunk))
+    workers = resolve_workers(workers)
+    if workers > 1 and len(starts) > 1:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            results = list(pool.map(run, starts))
+    else:
+        results = [run(s) for s in starts]
+    pool_size = np.zeros(n_query, dtype=np.int64)
+    min_distance = np.zeros(n_query, dtype=np.int64)
+    correct = np.zeros(len(q_tuple), dtype=np.int64)
+    for start, stop, size, distance, queries, hits in results:
+        pool_size[start:stop] = size
+        min_distance[start:stop] = distance
+        correct[queries] = hits
+    return pool_size, min_distance, correct
+
+
