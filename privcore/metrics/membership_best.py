@@ -28,14 +28,8 @@ from typing import Mapping
 import numpy as np
 from scipy.stats import mannwhitneyu
 
-from privcore.base.stats import (
-    bootstrap_replicates,
-    epsilon_lower_bound,
-    holm_adjust,
-    percentile_interval,
-    roc_auc,
-    roc_curve,
-)
+from privcore.base.roc import roc_auc, roc_curve
+from privcore.base.stats import bootstrap_replicates, epsilon_lower_bound, holm_adjust, percentile_interval
 from privcore.data.params import Param
 from privcore.engine.context import MetricContext
 from privcore.metrics import registry
