@@ -39,6 +39,15 @@ def number(param, key: str, default):
                            placeholder=param.rule or None, persist_state="session", **V.number_input_args(param))
 
 
+def setting(param, key: str, default):
+    """A generator setting's widget: a number, or for a column list (cart's order) the columns in the order picked."""
+    if param.kind == "columns":
+        picked = st.multiselect(param.label, list(real.frame.columns), default=default, key=key,
+                                help=V.param_help(param), placeholder=param.rule or None, persist_state="session")
+        return picked or None  # nothing picked: the declared default (the table's order)
+    return number(param, key, default)
+
+
 available, unavailable = V.generator_choices(schema, real.frame)
 left, right = st.columns(2, gap="large")
 with left:
@@ -49,7 +58,7 @@ with left:
              "data (the fresh sample, the leak ladder) take them from the audit's auxiliary data.")
     spec = available[name]
     st.caption(spec.description)
-    values = {p.name: number(p, V.widget_key("setting", name, p.name), p.default) for p in spec.params}
+    values = {p.name: setting(p, V.widget_key("setting", name, p.name), p.default) for p in spec.params}
     if not spec.params:
         st.caption("It has no settings.")
     if unavailable:

@@ -13,7 +13,9 @@ SDV-style one (``fit(df)``, ``sample(num_rows)``) in :class:`SDVAdapter`, or pas
 Built-ins (:func:`list_generators`, :func:`make_generator`)
 ------------------------------------------------------------
 ``exact_copy``, ``fresh_sample``, ``independent_histograms``, ``dp_marginals``, ``gaussian_copula``,
-``rare_leak`` and the leak ladder (:data:`LADDER`): ``partial_copy``, ``noisy_copy``, ``rare_records``,
+``rare_leak``, two real synthesizers, ``privbayes`` (a Bayesian network, ε-DP when ε is set;
+:mod:`privcore.generators.privbayes`) and ``cart`` (synthpop's sequential CART; :mod:`privcore.generators.cart`),
+and the leak ladder (:data:`LADDER`): ``partial_copy``, ``noisy_copy``, ``rare_records``,
 ``attribute_leak``, ``column_resample`` (negative control) and ``dp_marginals``, each with a ``level``
 s ∈ [0, 1]: 0 = a fresh real sample, 1 = the strongest leak. Choices:
 
@@ -44,11 +46,14 @@ Example
 (4, 2)
 """
 
-from privcore.generators import adapters, base, copies, models, registry
+from privcore.generators import adapters, base, cart, copies, models, privbayes, registry
 from privcore.generators.adapters import *  # noqa: F403 - the public names of each part, listed there
 from privcore.generators.base import *  # noqa: F403
+from privcore.generators.cart import *  # noqa: F403
 from privcore.generators.copies import *  # noqa: F403
 from privcore.generators.models import *  # noqa: F403
+from privcore.generators.privbayes import *  # noqa: F403
 from privcore.generators.registry import *  # noqa: F403
 
-__all__ = [*base.__all__, *registry.__all__, *adapters.__all__, *copies.__all__, *models.__all__]
+__all__ = [*base.__all__, *registry.__all__, *adapters.__all__, *copies.__all__, *models.__all__,
+           *privbayes.__all__, *cart.__all__]

@@ -25,7 +25,9 @@ from privcore.generators.copies import (
     PartialCopy,
     RareRecords,
 )
+from privcore.generators.cart import SequentialCART
 from privcore.generators.models import DPMarginals, GaussianCopula, IndependentHistograms, RareLeak, level_to_epsilon
+from privcore.generators.privbayes import PrivBayes
 from privcore.data.params import Param, ParamError, check_value
 
 __all__ = ["GeneratorSpec", "GENERATOR_SPECS", "LADDER", "list_generators", "get_generator_spec", "make_generator"]
@@ -129,6 +131,26 @@ _SPECS = [
                   "of the nearest training record.", (LEVEL,), AttributeLeak, context=CONTEXT, ladder=True),
     GeneratorSpec("column_resample", "Ladder (negative control): a share s of the columns resampled from "
                   "the training data.", (LEVEL,), ColumnResample, context=("population",), ladder=True),
+    GeneratorSpec("privbayes", "PrivBayes: a Bayesian network of at most k parents per column, ε-DP when ε is "
+                  "set.",
+                  (Param("k", "int", 2, "Parents", "Most parents per column in the network (0: independent "
+                         "columns).", minimum=0, maximum=10),
+                   Param("bins", "int", 20, "Bins", "Equal-width bins of a numerical column.", minimum=2,
+                         maximum=1000),
+                   Param("epsilon", "float", None, "Privacy budget ε", "Total ε of one fit; smaller is more "
+                         "private.", minimum=1e-6, rule="not set: no noise (DataSynthesizer's Baynet)"),
+                   Param("beta", "float", 0.3, "Structure share", "Share of ε spent on learning the network; "
+                         "the rest noises its tables.", minimum=0.01, maximum=0.99),
+                   Param("seed", "int", 0, "Fit seed", "Seed of the first column, the DP structure choices and "
+                         "the noise.", minimum=0, maximum=2**31 - 1)),
+                  lambda k, bins, epsilon, beta, seed: PrivBayes(k=k, bins=bins, epsilon=epsilon, beta=beta,
+                                                                 seed=seed)),
+    GeneratorSpec("cart", "Sequential CART (synthpop): each column drawn from a tree leaf of training rows.",
+                  (Param("min_leaf", "int", 5, "Fewest rows per leaf", "Fewest training rows in a tree leaf; "
+                         "1 copies training rows.", minimum=1),
+                   Param("column_order", "columns", None, "Column order", "The order columns are synthesised "
+                         "in (every column once).", rule="not set: the table's order")),
+                  lambda min_leaf, column_order: SequentialCART(min_leaf=min_leaf, column_order=column_order)),
 ]
 
 #: Built-in generators by name, in listing order.

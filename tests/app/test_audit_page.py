@@ -120,3 +120,14 @@ def test_without_a_sensitive_column_attribute_leak_is_explained():
     assert_no_exception(at)
     assert "attribute_leak" not in at.selectbox(key="audit::generator").options
     assert "attribute_leak" in texts(at.caption) and "sensitive column" in texts(at.caption)
+
+
+def test_a_column_list_setting_is_a_choice_of_columns():
+    at = seed_demo(open_page(AUDIT)).run()
+    at.selectbox(key="audit::generator").set_value("cart").run()
+    assert_no_exception(at)
+    order = at.multiselect(key="audit::setting::cart::column_order")
+    assert order.label == "Column order" and order.value == []
+    order.set_value(list(reversed(order.options))).run()
+    assert_no_exception(at)
+    assert not at.error and not at.button(key="run_audit").disabled
