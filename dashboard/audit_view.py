@@ -28,7 +28,8 @@ from dashboard.metric_choice import number_format
 from privcore.audit.shadow import FPR_LEVELS, AuditReport, AuditSettings, expected_seconds
 from privcore.evaluation.verdict import audit_severity as severity
 from privcore.base.errors import InputError
-from privcore.generators import GeneratorContextError, GeneratorError, GeneratorSpec, list_generators, make_generator
+from privcore.generators import (GeneratorContextError, GeneratorError, GeneratorSpec, get_generator_spec,
+                                 list_generators, make_generator)
 from privcore.data.params import Param
 from privcore.data.schema import MAX_SEED, Schema
 
@@ -100,15 +101,22 @@ def param_help(param: Param) -> str:
 
 
 def generator_choices(schema: Schema, real: pd.DataFrame) -> tuple[dict[str, GeneratorSpec], dict[str, str]]:
-    """The built-in generators that can run on this data, and for the others why not.
+    """The generators to offer on this data, and for the others why not.
 
-    Each is built once with its defaults and the context the audit gives it (the real table standing in
-    for the auxiliary data as its population; the schema's key and sensitive column): a generator that
-    cannot be built here (``attribute_leak`` without a sensitive column) is left out with its reason.
+    Offered: every generator of :func:`privcore.generators.list_generators` (built-ins, SDV's, those the
+    server admin registered in ``PRIVCORE_GENERATORS``). One whose extra is not installed is offered too,
+    so that the page shows it with its install command (:func:`generator_problem` says it and the run stays
+    disabled). The others are built once with their defaults and the context the audit gives them (the real
+    table standing in for the auxiliary data as its population; the schema's key and sensitive column): one
+    that cannot be built here (``attribute_leak`` without a sensitive column, a registered module that does
+    not import) is left out with its reason.
     """
     available: dict[str, GeneratorSpec] = {}
     unavailable: dict[str, str] = {}
     for spec in list_generators():
+        if not spec.installed:
+            available[spec.name] = spec
+            continue
         try:
             make_generator(spec.name, population=real, **generator_context(schema))
         except GeneratorContextError as error:
@@ -117,11 +125,28 @@ def generator_choices(schema: Schema, real: pd.DataFrame) -> tuple[dict[str, Gen
             else:
                 unavailable[spec.name] = str(error)
             continue
-        except GeneratorError as error:  # pragma: no cover - the defaults of a built-in always build
+        except GeneratorError as error:  # a registered generator whose module fails, for example
             unavailable[spec.name] = str(error)
             continue
         available[spec.name] = spec
     return available, unavailable
+
+
+def choice_label(spec: GeneratorSpec) -> str:
+    """How the generator list shows a generator: its name in words, and "not installed" when its extra is missing.
+
+    >>> from privcore.generators import get_generator_spec
+    >>> choice_label(get_generator_spec("exact_copy"))
+    'Exact copy (worst case)'
+    """
+    return spec.label if spec.installed else f"{spec.label} (not installed)"
+
+
+def not_installed(spec: GeneratorSpec) -> str | None:
+    """For a generator whose extra is missing, the sentence with the one command that installs it; else None."""
+    if spec.installed:
+        return None
+    return f"{spec.label} is not installed on this server. To offer it, install it with: {spec.install}"
 
 
 def changed_settings(spec: GeneratorSpec, values: Mapping[str, Any]) -> dict[str, Any]:
@@ -144,7 +169,11 @@ def changed_settings(spec: GeneratorSpec, values: Mapping[str, Any]) -> dict[str
 
 
 def generator_problem(name: str, settings: Mapping[str, Any], schema: Schema, real: pd.DataFrame) -> str | None:
-    """The named error a generator's settings give (a value out of range, two that exclude each other), or None."""
+    """The named error a generator's settings give (a value out of range, two that exclude each other), the
+    install command of one whose extra is missing, or None."""
+    missing = not_installed(get_generator_spec(name))
+    if missing:
+        return missing
     try:
         make_generator(name, population=real, **generator_context(schema), **settings)
     except GeneratorError as error:

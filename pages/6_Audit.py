@@ -1,6 +1,7 @@
 """Audit page: a shadow-model membership audit of a generator on the real table (:mod:`privcore.audit.shadow`).
 
-The user picks a built-in generator and its settings and a budget (targets, shadow and evaluation models,
+The user picks a generator (listed by its name in words; one whose extra is missing is listed with its install
+command) and its settings and a budget (targets, shadow and evaluation models,
 seed), sees the estimated run time, and runs the audit behind a button with a progress bar; then the
 verdict, the DCR proxy beside the attack, each target's AUC (figure and table), the record of a chosen
 target and the JSON download. Logic in :mod:`dashboard.audit_view`; reports are kept in this session
@@ -54,8 +55,10 @@ with left:
     st.subheader("Generator")
     name = st.selectbox(
         "Generator to audit", list(available), key=V.widget_key("generator"), persist_state="session",
-        help="A built-in generator, retrained for every model. Those that need real people outside the training "
-             "data (the fresh sample, the leak ladder) take them from the audit's auxiliary data.")
+        format_func=lambda n: V.choice_label(available[n]),
+        help="A generator installed on this server (built in, SDV's, or registered by the server's admin), "
+             "retrained for every model. Those that need real people outside the training data (the fresh "
+             "sample, the leak ladder) take them from the audit's auxiliary data.")
     spec = available[name]
     st.caption(spec.description)
     values = {p.name: setting(p, V.widget_key("setting", name, p.name), p.default) for p in spec.params}

@@ -32,6 +32,15 @@ s ∈ [0, 1]: 0 = a fresh real sample, 1 = the strongest leak. Choices:
 - Key and sensitive columns (``rare_records``, ``attribute_leak``): ``key`` defaults to every column but
   ``sensitive`` (metrics.md §0); ``attribute_leak`` needs ``sensitive``.
 
+SDV (:mod:`privcore.generators.sdv`, the extra ``pip install 'privcore[sdv]'``): ``sdv_gaussian_copula``,
+``sdv_ctgan``, ``sdv_tvae``, listed even when SDV is missing (:attr:`GeneratorSpec.installed`); making one
+then raises a :class:`GeneratorError` naming that command.
+
+Your own (:mod:`privcore.generators.outside`): any object with ``fit`` and ``sample`` through
+:func:`as_generator`; ``MODULE:ATTR`` references (``python -m privcore audit --generator MODULE:ATTR``,
+:func:`reference_maker`); and generators the server admin registers in ``PRIVCORE_GENERATORS``
+(``name=module:attr,...``), which :func:`list_generators` includes.
+
 Errors are :class:`privcore.base.errors.InputError` subclasses: :class:`UnknownGeneratorError`,
 :class:`GeneratorSettingError` (also a :class:`privcore.data.params.ParamError`), :class:`GeneratorContextError`,
 :class:`GeneratorOutputError`, all under :class:`GeneratorError`.
@@ -46,14 +55,17 @@ Example
 (4, 2)
 """
 
-from privcore.generators import adapters, base, cart, copies, models, privbayes, registry
+from privcore.generators import adapters, base, cart, copies, models, outside, privbayes, registry, sdv, spec
 from privcore.generators.adapters import *  # noqa: F403 - the public names of each part, listed there
 from privcore.generators.base import *  # noqa: F403
 from privcore.generators.cart import *  # noqa: F403
 from privcore.generators.copies import *  # noqa: F403
 from privcore.generators.models import *  # noqa: F403
+from privcore.generators.outside import *  # noqa: F403
 from privcore.generators.privbayes import *  # noqa: F403
 from privcore.generators.registry import *  # noqa: F403
+from privcore.generators.sdv import *  # noqa: F403
+from privcore.generators.spec import *  # noqa: F403
 
-__all__ = [*base.__all__, *registry.__all__, *adapters.__all__, *copies.__all__, *models.__all__,
-           *privbayes.__all__, *cart.__all__]
+__all__ = list(dict.fromkeys([*base.__all__, *registry.__all__, *adapters.__all__, *copies.__all__, *models.__all__,
+                              *outside.__all__, *sdv.__all__, *spec.__all__, *privbayes.__all__, *cart.__all__]))

@@ -7,9 +7,13 @@
     from sdv.single_table import GaussianCopulaSynthesizer
     from privcore.generators import SDVAdapter
 
-    metadata = Metadata.detect_from_dataframe(real)
+    metadata = Metadata.detect_from_dataframes({"real": real})
     generator = SDVAdapter(lambda: GaussianCopulaSynthesizer(metadata))   # a new synthesizer per fit
     synthetic = generator.fit(real, types).sample(len(real), seed=0)
+
+SDV 2 synthesizers take and return ``{table name: DataFrame}`` (SDV 1 took and returned the DataFrame); the
+adapter speaks both. The built-in ``sdv_gaussian_copula``, ``sdv_ctgan`` and ``sdv_tvae``
+(:mod:`privcore.generators.sdv`) build the metadata from privcore's column types for you.
 
 :func:`as_generator` accepts any of: a protocol object (``fit(table, types)``, ``sample(n, seed)``), an
 object with ``fit(table)`` and ``sample(n, seed)``, or an SDV-style synthesizer.
@@ -40,6 +44,52 @@ def seed_global_state(seed: int) -> None:
     torch = sys.modules.get("torch")
     if torch is not None:
         torch.manual_seed(seed)
+
+
+def table_seed(table: pd.DataFrame) -> int:
+    """A seed from a table's content, so that fitting on the same table trains the same model and fitting
+    on another table (an audit's next shadow model) draws other initial weights."""
+    hashes = pd.util.hash_pandas_object(table, index=False).to_numpy()
+    return int(np.bitwise_xor.reduce(hashes) % np.uint64(2**31)) if hashes.size else 0
+
+
+def sdv_tables(synthesizer: Any) -> list[str] | None:
+    """The table names an SDV 2 synthesizer fits on and samples (``{name: DataFrame}``); None for SDV 1 and
+    other SDV-style objects, which take and return the DataFrame itself."""
+    if type(synthesizer).__module__.split(".")[0] != "sdv":
+        return None
+    version = getattr(sys.modules.get("sdv"), "__version__", "1")
+    if int(version.split(".")[0]) < 2:
+        return None
+    tables = getattr(getattr(synthesizer, "metadata", None), "tables", None)
+    return list(tables) if isinstance(tables, Mapping) and tables else ["table"]
+
+
+def fit_sdv(synthesizer: Any, table: pd.DataFrame) -> None:
+    """``synthesizer.fit`` on a copy of ``table`` (SDV may rename columns in place), in the form its SDV
+    version wants, from global random state seeded by :func:`table_seed`."""
+    seed_global_state(table_seed(table))
+    names = sdv_tables(synthesizer)
+    synthesizer.fit(table.copy() if names is None else {names[0]: table.copy()})
+
+
+def sample_sdv(synthesizer: Any, n: int, seed: int) -> Any:
+    """``n`` rows of an SDV-style synthesizer, the same for the same ``seed``.
+
+    The global state is seeded (torch, numpy, ``random``), then the synthesizer's own: ``reset_sampling()``
+    rewinds its data processor, and ``_set_random_state(seed)`` seeds the model's own generators, which
+    SDV would otherwise set to one fixed seed whatever the global state (its ``FIXED_RNG_SEED``), so that
+    different seeds would give the same rows. An SDV 2 result ``{name: DataFrame}`` is unwrapped.
+    """
+    seed_global_state(seed)
+    if hasattr(synthesizer, "reset_sampling"):
+        synthesizer.reset_sampling()
+    if callable(getattr(synthesizer, "_set_random_state", None)):
+        synthesizer._set_random_state(seed)
+    out = synthesizer.sample(num_rows=n)
+    if isinstance(out, Mapping) and len(out) == 1:
+        out = next(iter(out.values()))
+    return out
 
 
 class _Wrapper:
@@ -74,15 +124,18 @@ class SDVAdapter(_Wrapper):
     name : str, default "sdv"
         Name in messages and reports.
     reseed : callable, optional
-        ``reseed(seed)`` makes the synthesizer's next ``sample`` deterministic. Default
-        :func:`seed_global_state` (SDV draws from the global numpy/torch state; note that this changes
-        that global state), after which the synthesizer's ``reset_sampling()`` is called if it has one.
+        ``reseed(seed)`` makes the synthesizer's next ``sample`` deterministic, after which its
+        ``reset_sampling()`` is called if it has one. Default: :func:`sample_sdv`'s seeding of the global
+        state (SDV draws from the global numpy/torch state; note that this changes that global state) and
+        of the synthesizer's own random state.
 
     Notes
     -----
-    ``fit`` passes a copy of the table and not the ``types``: an SDV synthesizer reads column types from
-    its own metadata; describe them there. The output is checked and conformed by
-    :func:`~privcore.generators.base.check_sample`: columns in the training order, the training dtypes, a
+    ``fit`` passes a copy of the table (``{table name: copy}`` to an SDV 2 synthesizer) and not the
+    ``types``: an SDV synthesizer reads column types from its own metadata; describe them there, or use the
+    built-in ``sdv_*`` generators, which do. The global random state is seeded from the table's content
+    before ``fit`` (:func:`table_seed`), so one table trains one model. The output is checked and
+    conformed by :func:`~privcore.generators.base.check_sample`: columns in the training order, the training dtypes, a
     ``RangeIndex``; a synthesizer that returns other columns or another number of rows raises
     :class:`GeneratorOutputError`.
     """
@@ -100,13 +153,16 @@ class SDVAdapter(_Wrapper):
     def _fit_inner(self, table, types):
         if self._factory is not None:
             self.synthesizer = self._factory()
-        self.synthesizer.fit(table.copy())
+        fit_sdv(self.synthesizer, table)
 
     def _sample_inner(self, n, seed):
-        self.reseed(seed)
-        if hasattr(self.synthesizer, "reset_sampling"):
-            self.synthesizer.reset_sampling()
-        return self.synthesizer.sample(num_rows=n)
+        if self.reseed is not seed_global_state:  # a caller's own reseeding replaces ours
+            self.reseed(seed)
+            if hasattr(self.synthesizer, "reset_sampling"):
+                self.synthesizer.reset_sampling()
+            out = self.synthesizer.sample(num_rows=n)
+            return next(iter(out.values())) if isinstance(out, Mapping) and len(out) == 1 else out
+        return sample_sdv(self.synthesizer, n, seed)
 
     def __repr__(self) -> str:
         return f"SDVAdapter({self.synthesizer if self._factory is None else self._factory!r})"

@@ -5,12 +5,16 @@ Settings are :class:`privcore.data.params.Param` declarations (the same as metri
 settings, :func:`make_generator` takes the *context* some generators need: ``population`` (real rows
 not in the training table, e.g. the holdout), ``key`` and ``sensitive`` columns. Context a generator
 does not use is ignored, so a caller (the lab, the audit) can hand the same context to every generator.
+
+Besides the built-ins of this module, the registry lists SDV's (:data:`privcore.generators.sdv.SDV_SPECS`,
+listed even when SDV is missing: see :attr:`GeneratorSpec.installed`) and those the server admin registers in
+``PRIVCORE_GENERATORS`` (:func:`privcore.generators.outside.registered_specs`, read on every call).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import pandas as pd
@@ -28,52 +32,16 @@ from privcore.generators.copies import (
 from privcore.generators.cart import SequentialCART
 from privcore.generators.models import DPMarginals, GaussianCopula, IndependentHistograms, RareLeak, level_to_epsilon
 from privcore.generators.privbayes import PrivBayes
+from privcore.generators.outside import registered_specs
+from privcore.generators.sdv import SDV_SPECS
+from privcore.generators.spec import GeneratorSpec
 from privcore.data.params import Param, ParamError, check_value
 
-__all__ = ["GeneratorSpec", "GENERATOR_SPECS", "LADDER", "list_generators", "get_generator_spec", "make_generator"]
+__all__ = ["GeneratorSpec", "GENERATOR_SPECS", "LADDER", "list_generators", "get_generator_spec", "make_generator",
+           "generator_label"]
 
 #: The context keywords :func:`make_generator` understands.
 CONTEXT = ("population", "key", "sensitive")
-
-
-@dataclass(frozen=True)
-class GeneratorSpec:
-    """A built-in generator.
-
-    Attributes
-    ----------
-    name : str
-        Registry name (``--generator NAME``).
-    description : str
-        One line for listings.
-    params : tuple of Param
-        Its settings.
-    build : callable
-        ``build(**settings, **context)`` → a new, unfitted generator.
-    context : tuple of str
-        The context keywords it uses (from :data:`CONTEXT`).
-    ladder : bool
-        A leak type of the lab's ladder (it has a ``level`` setting in [0, 1]).
-    exclusive : tuple of tuple of str
-        Pairs of settings that must not be given together.
-    """
-
-    name: str
-    description: str
-    params: tuple[Param, ...]
-    build: Callable[..., Generator]
-    context: tuple[str, ...] = ()
-    ladder: bool = False
-    exclusive: tuple[tuple[str, str], ...] = ()
-
-    def describe(self) -> str:
-        """The name, the description and one indented line per setting."""
-        lines = [f"{self.name}: {self.description}"]
-        lines += [f"    {p.name}: {p.help.rstrip('.')} ({p.describe_range()}; default {p.describe_default()})"
-                  for p in self.params]
-        if self.context:
-            lines.append(f"    uses: {', '.join(self.context)}")
-        return "\n".join(lines)
 
 
 LEVEL = Param("level", "float", 0.5, "Leak strength",
@@ -153,28 +121,69 @@ _SPECS = [
                   lambda min_leaf, column_order: SequentialCART(min_leaf=min_leaf, column_order=column_order)),
 ]
 
+#: Names in words (the Audit page's list), kept apart from the specs above so that adding a spec touches one
+#: place; a spec that sets its own label (the SDV ones) keeps it, one with neither shows its name.
+_LABELS = {
+    "exact_copy": "Exact copy (worst case)",
+    "fresh_sample": "Fresh real sample (the null)",
+    "independent_histograms": "Independent histograms",
+    "dp_marginals": "Differentially private marginals",
+    "gaussian_copula": "Gaussian copula",
+    "rare_leak": "Gaussian copula leaking rare rows (demo)",
+    "partial_copy": "Ladder: partial copy",
+    "noisy_copy": "Ladder: noisy copy",
+    "rare_records": "Ladder: rare records copied",
+    "attribute_leak": "Ladder: sensitive attribute leak",
+    "column_resample": "Ladder: columns resampled (negative control)",
+    "privbayes": "Bayesian network (PrivBayes)",
+    "cart": "Decision trees (CART)",
+}
+
+
+def _labelled(spec: GeneratorSpec) -> GeneratorSpec:
+    return spec if spec.label else replace(spec, label=_LABELS.get(spec.name, spec.name))
+
+
 #: Built-in generators by name, in listing order.
-GENERATOR_SPECS: dict[str, GeneratorSpec] = {spec.name: spec for spec in _SPECS}
+GENERATOR_SPECS: dict[str, GeneratorSpec] = {spec.name: _labelled(spec) for spec in (*_SPECS, *SDV_SPECS)}
 
 #: The lab's leak types, in the issue's order.
 LADDER = ("partial_copy", "noisy_copy", "rare_records", "attribute_leak", "column_resample", "dp_marginals")
 
 
+def _all_specs() -> dict[str, GeneratorSpec]:
+    # Read on every call: the server admin's PRIVCORE_GENERATORS may be set after import (and in tests).
+    return {**GENERATOR_SPECS, **{spec.name: spec for spec in registered_specs(GENERATOR_SPECS)}}
+
+
 def list_generators() -> list[GeneratorSpec]:
-    """Every built-in generator, in listing order.
+    """Every generator by name: the built-ins in listing order (those whose extra is missing included, see
+    :attr:`GeneratorSpec.installed`), then those the server admin registered in ``PRIVCORE_GENERATORS``.
 
     >>> [g.name for g in list_generators()][:4]
     ['exact_copy', 'fresh_sample', 'independent_histograms', 'dp_marginals']
     """
-    return list(GENERATOR_SPECS.values())
+    return list(_all_specs().values())
 
 
 def get_generator_spec(name: str) -> GeneratorSpec:
-    """The spec of a built-in generator; :class:`UnknownGeneratorError` (listing the names) otherwise."""
-    if not isinstance(name, str) or name not in GENERATOR_SPECS:
-        raise UnknownGeneratorError(f"Unknown generator {name!r}. Built-in generators: "
-                                    f"{', '.join(GENERATOR_SPECS)}.")
-    return GENERATOR_SPECS[name]
+    """The spec of a generator by name; :class:`UnknownGeneratorError` (listing the names) otherwise."""
+    specs = _all_specs()
+    if not isinstance(name, str) or name not in specs:
+        raise UnknownGeneratorError(f"Unknown generator {name!r}. Built-in generators: {', '.join(specs)}.")
+    return specs[name]
+
+
+def generator_label(name: str) -> str:
+    """A generator's name in words ("CTGAN (SDV)"); the name itself for one the registry does not know.
+
+    >>> generator_label("exact_copy")
+    'Exact copy (worst case)'
+    """
+    try:
+        return get_generator_spec(name).label
+    except UnknownGeneratorError:
+        return name
 
 
 def make_generator(name: str, *, population: pd.DataFrame | None = None, key: Sequence[str] | None = None,

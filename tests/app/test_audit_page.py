@@ -46,8 +46,9 @@ def test_without_data_it_says_how_to_load_some():
 def test_before_a_run_it_shows_the_choices_and_an_estimate():
     at = seed_demo(open_page(AUDIT)).run()
     assert_no_exception(at)
-    options = at.selectbox(key="audit::generator").options
-    assert options[:3] == ["exact_copy", "fresh_sample", "independent_histograms"] and "dp_marginals" in options
+    options = at.selectbox(key="audit::generator").options  # names in words
+    assert options[:3] == ["Exact copy (worst case)", "Fresh real sample (the null)", "Independent histograms"]
+    assert "Differentially private marginals" in options
     assert "Estimated run time" in texts(at.info) and "Run audit" in texts(at.info)
     assert not at.button(key="run_audit").disabled and not at.get("plotly_chart")
     at.selectbox(key="audit::generator").set_value("dp_marginals").run()
