@@ -1,7 +1,8 @@
 """Auditing a generator: shadow-model membership inference against the generator itself.
 
 ``privcore.audit.audit`` and its settings and result types stay importable from here, as before the
-layered layout (:mod:`privcore.audit.shadow`)."""
+layered layout (:mod:`privcore.audit.shadow`). The shared-model design, every record of a pool audited
+with one set of models, is :func:`audit_shared` (:mod:`privcore.audit.shared`)."""
 
 from privcore.audit.shadow import (
     ATTACKER_KNOWS,
@@ -15,8 +16,11 @@ from privcore.audit.shadow import (
     expected_seconds,
     implied_epsilon,
 )
+from privcore.audit.shared import RecordResult, SharedAuditReport, SharedSettings, audit_shared
+from privcore.audit.tasks import GeneratorFactory
 from privcore.evaluation.verdict import audit_severity as severity
 from privcore.evaluation.verdict import audit_verdict as verdict
 
 __all__ = ["ATTACKER_KNOWS", "EXPLANATION", "FPR_LEVELS", "AuditError", "AuditReport", "AuditSettings",
-           "TargetResult", "audit", "expected_seconds", "implied_epsilon", "severity", "verdict"]
+           "TargetResult", "audit", "expected_seconds", "implied_epsilon", "severity", "verdict",
+           "GeneratorFactory", "RecordResult", "SharedAuditReport", "SharedSettings", "audit_shared"]

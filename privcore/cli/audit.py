@@ -5,11 +5,17 @@
     python -m privcore audit --real R.csv [type flags as in evaluate] --generator NAME|MODULE:ATTR
         [--generator-param KEY=VALUE ...] [--targets 5] [--random-targets 5] [--shadow-models 50]
         [--eval-models 20] [--training-rows M] [--seed 0] [--json OUT.json] [--html OUT.html]
+    python -m privcore audit --real R.csv --generator NAME --design shared [--models 64] [--records 1000]
+        [--workers N] [--seed 0] [--json OUT.json] [--html OUT.html]
     python -m privcore audit --list-generators
 
 ``--generator MODULE:ATTR`` audits your own generator: ATTR is a class or factory (called once per fit, with
 the ``--generator-param`` settings as keyword arguments) or an object with ``fit`` and ``sample``
 (:mod:`privcore.generators.outside`); MODULE must be importable (on ``PYTHONPATH``).
+
+``--design targeted`` (the default) attacks a few targets with shadow models of their own
+(:mod:`privcore.audit.shadow`); ``--design shared`` attacks every record of a pool with one set of models,
+each trained on a random half of it (:mod:`privcore.audit.shared`).
 
 Exit codes as for ``evaluate``: 0 success, 2 bad input or settings (a reference that cannot be imported or is
 no generator included), 1 internal error.
@@ -48,6 +54,16 @@ def add_audit_parser(sub) -> None:
                     help="shadow generators per side, with and without the target (default 50)")
     au.add_argument("--eval-models", type=int, default=20, help="evaluation generators, half with the target")
     au.add_argument("--training-rows", type=int, help="rows of each training set (default min(1000, half a split))")
+    au.add_argument("--design", choices=("targeted", "shared"), default="targeted",
+                    help="targeted (default): a few targets, shadow models of their own; shared: every record of a "
+                    "pool at once, each model trained on a random half of the pool")
+    au.add_argument("--models", type=int, default=64,
+                    help="shared design: generators trained, each on a random half of the pool (default 64)")
+    au.add_argument("--records", type=int,
+                    help="shared design: records audited, drawn by the seed (default min(1000, rows)); the other "
+                    "rows are the population")
+    au.add_argument("--workers", type=int, default=1,
+                    help="shared design: processes that fit the generators (default 1); results do not depend on it")
     au.add_argument("--seed", type=int, default=0)
     au.add_argument("--json", metavar="OUT.json", help="write the JSON report here (default: stdout)")
     au.add_argument("--html", metavar="OUT.html", help="also write a self-contained HTML report")
@@ -92,7 +108,8 @@ def list_generators_text() -> str:
 def run_audit(args: argparse.Namespace) -> int:
     """Run ``audit`` (see the module docstring)."""
     from privcore.audit.shadow import AuditSettings, audit
-    from privcore.generators import is_reference, make_generator, reference_maker
+    from privcore.audit.shared import SharedSettings, audit_shared
+    from privcore.audit.tasks import GeneratorFactory
 
     if args.list_generators:
         print(list_generators_text())
@@ -105,25 +122,28 @@ def run_audit(args: argparse.Namespace) -> int:
         check_output_path(getattr(args, option), f"--{option}")
     real, overrides, demo_key, demo_sensitive, name = _load_real(args)
     schema = schema_from_args(real, args, overrides, demo_key, demo_sensitive)
-    settings = AuditSettings(targets=args.targets, random_targets=args.random_targets,
-                             shadow_models=args.shadow_models, eval_models=args.eval_models,
-                             training_rows=args.training_rows, seed=args.seed).check()
-    key, sensitive = schema.key_columns, schema.sensitive
-    if is_reference(args.generator):
-        # Imported and checked now (one line and exit 2 when it is not a generator), made once per model.
-        make = reference_maker(args.generator, settings_given)
-    else:
-        def make(population):
-            return make_generator(args.generator, population=population, key=key, sensitive=sensitive,
-                                  **settings_given)
-
-        make(real.head(50))  # unknown generator or bad settings fail before any work
+    # A picklable factory (the shared design may build generators in worker processes); a MODULE:ATTR is
+    # imported and checked now (one line and exit 2 when it is not a generator).
+    make = GeneratorFactory(args.generator, settings_given, schema.key_columns, schema.sensitive)
+    make(real.head(50))  # unknown generator or bad settings fail before any work
     progress = None if args.quiet or not sys.stderr.isatty() else print_progress
     label = args.generator + "".join(f" {k}={v}" for k, v in settings_given.items())
-    report = audit(real, None, schema, settings=settings, generator_name=label, make=make, progress=progress)
+    if args.design == "shared":
+        if isinstance(args.workers, bool) or args.workers < 1:
+            raise InputError(f"--workers must be a whole number of at least 1; got {args.workers}.")
+        shared = SharedSettings(models=args.models, records=args.records, seed=args.seed).check()
+        report = audit_shared(real, None, schema, settings=shared, generator_name=label, make=make,
+                              progress=progress, workers=args.workers)
+        page = shared_audit_html
+    else:
+        settings = AuditSettings(targets=args.targets, random_targets=args.random_targets,
+                                 shadow_models=args.shadow_models, eval_models=args.eval_models,
+                                 training_rows=args.training_rows, seed=args.seed).check()
+        report = audit(real, None, schema, settings=settings, generator_name=label, make=make, progress=progress)
+        page = audit_html
     if progress is not None:
         print(file=sys.stderr)
-    emit_document(args, {**report.to_dict(), "real": name, "generator_settings": settings_given}, audit_html)
+    emit_document(args, {**report.to_dict(), "real": name, "generator_settings": settings_given}, page)
     return EXIT_OK
 
 
@@ -175,6 +195,40 @@ th{{background:#eee}}</style></head><body>
 <p>AUC 0.5 means the attacker cannot tell whether the person was in the training data; 1 means always.
 The ε lower bound: no generator that is ε-differentially private for that person, with ε below it, could let
 the attack do this well (95 % confidence).
+An audit bounds what this attack finds with this budget, not what every attack could.</p>
+</body></html>
+"""
+
+
+def shared_audit_html(document: dict[str, Any]) -> str:
+    """A self-contained HTML page of a shared-design audit: the summary and the exposed records with their evidence."""
+    esc = html.escape
+    summary, splits = document["summary"], document["splits"]
+    exposed = sorted((r for r in document["records"] if r["why"]), key=lambda r: -r["auc"])
+    rows = "".join(
+        "<tr>" + "".join(f"<td>{esc(str(v))}</td>" for v in (
+            r["row"], _num(r["auc"]), f"{_num(r['auc_interval'][0])} – {_num(r['auc_interval'][1])}",
+            _num(r["tpr_at"].get("0.1")), _num(r["epsilon_lower_bound"]), _num(r["nearest_real_distance"]),
+            _num(r["nearest_synthetic_distance"]))) + f"<td class=why>{esc(r['why'])}</td></tr>" for r in exposed)
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Membership audit of {esc(document['generator'])}</title>
+<style>body{{font-family:sans-serif;max-width:70rem;margin:2rem auto;color:#000}}
+table{{border-collapse:collapse}}td,th{{border:1px solid #bbb;padding:.25rem .5rem;text-align:right}}
+td.why{{text-align:left}}th{{background:#eee}}</style></head><body>
+<h1>Shared-model membership audit: {esc(document['generator'])}</h1>
+<p><strong>{esc(summary['verdict'])}</strong></p>
+<p>Real table: {esc(str(document.get('real', '')))} ({splits['rows']} rows); {splits['records']} records audited at
+once with {splits['models']} generators, each trained on a random half of them ({splits['failed_models']} failed).</p>
+<ul><li>Records with AUC above 0.6: {_pct(summary.get('share_auc_above_0.6'))} (by chance alone about
+{_pct(summary.get('chance_share_above_0.6'))})</li>
+<li>Records with a 95 % interval above 0.5: {_pct(summary.get('share_interval_above_0.5'))} (by chance alone about
+{_pct(summary.get('chance_share_interval_above_0.5'))})</li>
+<li>Largest ε lower bound: {_num(summary.get('max_epsilon_lower_bound'))}</li></ul>
+<h2>Exposed records ({len(exposed)})</h2>
+<table><tr><th>real row</th><th>AUC</th><th>95% interval</th><th>TPR at FPR 10%</th><th>ε lower bound</th>
+<th>nearest real</th><th>nearest synthetic</th><th>why</th></tr>
+{rows}</table>
+<p>AUC 0.5 means the attacker cannot tell whether the person was in the training data; 1 means always.
 An audit bounds what this attack finds with this budget, not what every attack could.</p>
 </body></html>
 """

@@ -1,0 +1,182 @@
+"""The shared-model audit's generator fits as independent tasks, in this process or in a pool of processes.
+
+Each task is one model: fit the generator on the pool records its row of the membership matrix selects,
+draw one output with a seed fixed by the model's index, and return that output's features about every
+pool record (:class:`privcore.audit.features.SharedFeatures`). Nothing in a task depends on where it ran
+or on the tasks before it, so the audit's result is the same for any number of workers: every task runs
+with one BLAS thread, in a worker as in this process, and the features are computed by the same code.
+
+Processes are spawned (as :mod:`privcore.lab.parallel` does) and set up once with what every task shares
+(:class:`FitSetup`); the generator must then be picklable, for instance a :class:`GeneratorFactory`
+rather than a local function.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+import traceback
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from threadpoolctl import threadpool_limits
+
+from privcore.audit.features import SharedFeatures
+from privcore.base.errors import InputError
+from privcore.generators import make_generator
+from privcore.generators.outside import is_reference, reference_maker
+
+
+@dataclass(frozen=True)
+class GeneratorFactory:
+    """A generator by name (built-in, or ``MODULE:ATTR``) and settings, built for a population: a picklable
+    ``make``.
+
+    Examples
+    --------
+    >>> factory = GeneratorFactory("dp_marginals", {"epsilon": 2.0})
+    >>> factory(None).epsilon
+    2.0
+    """
+
+    name: str
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    key: Sequence[str] | None = None
+    sensitive: str | None = None
+
+    def __call__(self, population: pd.DataFrame | None) -> Any:
+        if is_reference(self.name):  # MODULE:ATTR: imported where it runs (a worker imports it again)
+            return reference_maker(self.name, self.settings, check=False)(population)
+        return make_generator(self.name, population=population, key=self.key, sensitive=self.sensitive,
+                              **dict(self.settings))
+
+
+@dataclass(frozen=True)
+class FitOutcome:
+    """One model: its features about every record (None when it failed), the error, seconds per phase."""
+
+    index: int
+    features: np.ndarray | None
+    error: str | None
+    seconds: dict[str, float]
+
+
+@dataclass(frozen=True)
+class FitSetup:
+    """What every fit of one audit shares; sent once to each worker process."""
+
+    pool: pd.DataFrame
+    membership: np.ndarray
+    types: Mapping[str, str]
+    extractor: SharedFeatures
+    population: pd.DataFrame
+    seed: int
+    make: Callable[[pd.DataFrame], Any] | None = None
+    generator: Any = None
+    token: str = field(default_factory=lambda: uuid.uuid4().hex)
+
+    def output(self, index: int) -> pd.DataFrame:
+        """Model ``index``'s output: fitted on its training records, sampled with its own seed.
+
+        The output has as many rows as the training set (as in the targeted audit), so that a generator that
+        copies its training data returns it whole."""
+        training = self.pool[self.membership[index]].reset_index(drop=True)
+        model = self.make(self.population) if self.make is not None else self.generator
+        try:
+            model.fit(training, dict(self.types))
+        except TypeError:  # an outside synthesizer with fit(table) only
+            model.fit(training)
+        output = model.sample(max(1, len(training)), seed=fit_seed(self.seed, index))
+        if not isinstance(output, pd.DataFrame):
+            raise InputError(f"The generator returned a {type(output).__name__}, not a table.")
+        missing = [c for c in training.columns if c not in output.columns]
+        if missing:
+            raise InputError(f"The generator returned a table without the column(s) {', '.join(map(str, missing))}.")
+        return output[list(training.columns)]
+
+    def run(self, index: int) -> FitOutcome:
+        """Model ``index`` as one task (one BLAS thread); a failure is returned, not raised."""
+        clock = time.perf_counter
+        seconds = {"fit_and_sample": 0.0, "features": 0.0}
+        with threadpool_limits(limits=1, user_api="blas"):
+            try:
+                began = clock()
+                output = self.output(index)
+                seconds["fit_and_sample"] = clock() - began
+                began = clock()
+                features = self.extractor.features(output)
+                seconds["features"] = clock() - began
+            except Exception as exc:  # noqa: BLE001 - one failing model is reported, not fatal
+                error = f"{type(exc).__name__}: {exc}"
+                if not isinstance(exc, InputError):
+                    error += "\n" + traceback.format_exc(limit=3)
+                return FitOutcome(index, None, error, seconds)
+        return FitOutcome(index, features, None, seconds)
+
+
+def fit_seed(seed: int, index: int) -> int:
+    """The sampling seed of model ``index``: fixed by the audit's seed and the index alone.
+
+    Examples
+    --------
+    >>> fit_seed(0, 3) == fit_seed(0, 3) != fit_seed(0, 4)
+    True
+    """
+    return int(np.random.SeedSequence([seed, index]).generate_state(1)[0] % 2**31)
+
+
+# ------------------------------------------------------------------------------- in a worker process
+
+#: Per worker process: setup token → setup.
+_INSTALLED: dict[str, FitSetup] = {}
+
+
+def _install(setup: FitSetup) -> None:
+    _INSTALLED.setdefault(setup.token, setup)
+
+
+def _run_installed(token: str, index: int) -> FitOutcome:
+    return _INSTALLED[token].run(index)
+
+
+# ------------------------------------------------------------------------------------------ the caller
+
+
+def run_fits(setup: FitSetup, indices: Sequence[int], *, workers: int,
+             on_done: Callable[[FitOutcome], None]) -> None:
+    """Run model ``indices`` on ``workers`` processes (1: here); ``on_done(outcome)`` on this thread as each
+    finishes, in any order.
+
+    Inside a daemonic process (the dashboard's worker pool), which may not start children, it runs here.
+    """
+    if workers <= 1 or multiprocessing.current_process().daemon:
+        for index in indices:
+            on_done(setup.run(index))
+        return
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_install,
+                             initargs=(setup,)) as pool:
+        # At most two tasks per worker in flight: the results (features) are small, but cancelling on an
+        # error or interrupt then wastes little.
+        pending = iter(indices)
+        running = set()
+        try:
+            for index in pending:
+                while len(running) >= 2 * workers:
+                    done, running = wait(running, return_when=FIRST_COMPLETED)
+                    for future in done:
+                        on_done(future.result())
+                running.add(pool.submit(_run_installed, setup.token, index))
+            while running:
+                done, running = wait(running, return_when=FIRST_COMPLETED)
+                for future in done:
+                    on_done(future.result())
+        except BaseException:
+            for future in running:
+                future.cancel()
+            raise

@@ -1,0 +1,181 @@
+"""The shared-model audit: every record of a pool at once (privcore.audit.shared; issue 22)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from scipy.stats import binom
+
+from privcore.audit import AuditSettings, audit
+from privcore.audit.crossfit import crossfit_scores, record_statistics
+from privcore.audit.features import query_masks
+from privcore.audit.shared import SharedSettings, audit_shared
+from privcore.audit.shadow import AuditError
+from privcore.audit.tasks import GeneratorFactory, fit_seed
+from privcore.data.schema import Schema
+from privcore.demo import load_scenario
+
+
+@pytest.fixture(scope="module")
+def adult():
+    demo = load_scenario("fresh_sample", n=1000)
+    return demo.real, Schema(types=dict(demo.types), key=list(demo.key), sensitive=demo.sensitive)
+
+
+def run(table, schema, name, *, workers=1, **settings):
+    return audit_shared(table, None, schema, settings=SharedSettings(**settings), make=GeneratorFactory(name),
+                        workers=workers)
+
+
+def strip(document):
+    return {k: v for k, v in document.items() if k not in ("seconds", "timings")}
+
+
+# ------------------------------------------------------------------------------------------ pieces
+
+
+def test_query_masks_pack_columns_into_words():
+    queries = np.zeros((2, 70))
+    queries[0, [0, 2]] = 1
+    queries[1, [1, 64, 69]] = 1
+    masks = query_masks(queries)
+    assert masks.shape == (2, 2)
+    assert masks[0].tolist() == [5, 0] and masks[1].tolist() == [2, 1 + 2**5]
+
+
+def test_no_model_is_scored_by_a_rule_that_saw_it():
+    # Noise features, except in fold 0, where the feature says membership perfectly. A rule that saw fold
+    # 0 would score fold 0 perfectly; learnt on folds 1-3 (pure noise), it cannot.
+    rng = np.random.default_rng(0)
+    member = rng.random((40, 30)) < 0.5
+    features = rng.normal(size=(40, 30, 1))
+    fold0 = np.arange(40) % 4 == 0
+    features[fold0, :, 0] = member[fold0] * 10.0
+    scores = crossfit_scores(features, member, np.ones(40, bool), folds=4)
+    aucs = [record_statistics(scores[fold0, i], member[fold0, i], np.ones(fold0.sum(), bool), 0, i)
+            for i in range(30)]
+    assert np.mean([a["auc"] for a in aucs if a is not None]) < 0.8
+
+
+def test_statistics_by_hand():
+    member = np.r_[True, False].repeat(10)
+    out = record_statistics(np.where(member, 1.0, -1.0), member, np.ones(20, bool), 0, 0)
+    # 10 + 10 models told apart: ε ≥ ln(0.05^(1/10) / (1 − 0.05^(1/10))); 1 % FPR needs 100 out-models.
+    assert out["auc"] == 1.0 and out["epsilon_lower_bound"] == pytest.approx(1.0519, abs=1e-4)
+    assert out["tpr_at"]["0.1"] == 1.0 and out["tpr_at"]["0.01"] is None
+    assert out["p_value"] < 1e-3
+    assert fit_seed(0, 1) != fit_seed(0, 2) and fit_seed(1, 1) != fit_seed(0, 1)
+
+
+def test_bad_settings_are_named(adult):
+    real, schema = adult
+    with pytest.raises(AuditError, match="models must be a whole number of at least 8"):
+        run(real, schema, "exact_copy", models=6)
+    with pytest.raises(AuditError, match="records"):
+        run(real, schema, "exact_copy", records=5)
+
+
+# --------------------------------------------------------------------------------------- the attack
+
+
+def test_a_generator_that_ignores_its_training_data_is_at_chance(adult):
+    real, schema = adult
+    report = run(real, schema, "fresh_sample", models=24, records=300, seed=1)
+    aucs = np.array([r.auc for r in report.records])
+    summary = report.summary
+    assert len(aucs) == 300 and abs(aucs.mean() - 0.5) < 0.05, aucs.mean()
+    # No more records above 0.6 than chance predicts (99.9 % binomial bound; records are nearly independent).
+    chance = summary["chance_share_above_0.6"]
+    assert (aucs > 0.6).sum() <= binom.ppf(0.999, len(aucs), chance), (summary["share_auc_above_0.6"], chance)
+    assert summary["share_clearly_exposed"] == 0.0
+    assert summary["max_epsilon_lower_bound"] < 1.0
+
+
+def test_an_exact_copy_exposes_every_record_without_a_duplicate(adult):
+    real, schema = adult
+    report = run(real, schema, "exact_copy", models=32, records=200)
+    document = json.loads(json.dumps(report.to_dict(), allow_nan=False))
+    assert document["design"] == "shared" and len(document["records"]) == 200
+    pool = real.iloc[[r["row"] for r in document["records"]]]
+    duplicated = pool.duplicated(keep=False).to_numpy()
+    aucs = np.array([r["auc"] for r in document["records"]])
+    assert (~duplicated).sum() > 150
+    assert aucs[~duplicated].min() >= 0.99, np.sort(aucs[~duplicated])[:5]
+    record = next(r for r, d in zip(document["records"], duplicated) if not d)
+    assert record["nearest_synthetic_distance"] == 0.0 and record["nearest_synthetic_distance_out"] > 0
+    assert "exact copy in 100 %" in record["why"] or "contain" in record["why"]
+    assert set(record) >= {"row", "auc", "auc_interval", "tpr_at", "epsilon_lower_bound", "why",
+                           "nearest_real_distance", "nearest_synthetic_distance"}
+    assert document["summary"]["share_auc_above_0.8"] > 0.7 and "not private" in document["summary"]["verdict"]
+
+
+def test_the_dp_generator_at_epsilon_1_never_exceeds_its_epsilon(adult):
+    # 32 models, about 16 with each record: a perfect attack would show ε ≥ 1.5, so the bound has room to
+    # exceed 1; a bound above 1 would mean the audit or the DP generator is wrong.
+    real, schema = adult
+    report = audit_shared(real, None, schema, settings=SharedSettings(models=32, records=150, seed=2),
+                          make=GeneratorFactory("dp_marginals", {"epsilon": 1.0}))
+    bounds = [r.epsilon_lower_bound for r in report.records]
+    assert all(b is not None and b <= 1.0 for b in bounds), max(bounds)
+
+
+def test_a_unique_category_is_named_in_the_why(adult):
+    real, schema = adult
+    report = run(real, schema, "independent_histograms", models=32, records=300, seed=0)
+    pool = real.iloc[[r.row for r in report.records]]
+    counts = pool["native-country"].map(pool["native-country"].value_counts())
+    unique = [r for r, c in zip(report.records, counts) if c == 1]
+    assert unique, "the pool should hold a record with a unique native-country"
+    named = [r for r in unique if r.why and "native-country =" in r.why]
+    assert named, [(r.row, r.auc, r.why) for r in unique]
+    assert "never otherwise" in named[0].why and "the only such person" in named[0].why
+    assert np.mean([r.auc for r in unique]) > 0.6
+
+
+def test_one_and_two_workers_give_the_same_json(adult):
+    real, schema = adult
+    progress = []
+    one = run(real.iloc[:400], schema, "independent_histograms", models=8, records=120, workers=1)
+    two = audit_shared(real.iloc[:400], None, schema, settings=SharedSettings(models=8, records=120),
+                       make=GeneratorFactory("independent_histograms"), workers=2,
+                       progress=lambda f, m: progress.append(f))
+    assert strip(one.to_dict()) == strip(two.to_dict())
+    assert progress[-1] == 1.0 and progress == sorted(progress)
+
+
+def test_the_targeted_design_agrees_on_the_same_targets(adult):
+    # Same generator, same people: the targeted audit's AUC of each target lies within the shared design's
+    # interval for it, widened by the targeted interval (two estimates of one quantity, each uncertain).
+    real, schema = adult
+    targeted = audit(real, None, schema, make=lambda population: GeneratorFactory("exact_copy")(population),
+                     settings=AuditSettings(targets=2, random_targets=1, shadow_models=6, eval_models=10,
+                                            n_queries=20, seed=0))
+    shared = run(real, schema, "exact_copy", models=32, records=1000)
+    by_row = {r.row: r for r in shared.records}
+    for target in targeted.targets:
+        mine = by_row[target.row]
+        assert mine.auc_interval[0] - 0.1 <= target.auc <= mine.auc_interval[1] + 0.1 or \
+            target.auc_interval[0] <= mine.auc <= target.auc_interval[1], (target.row, target.auc, mine.auc)
+
+
+def test_cli_shared_design_writes_json_and_html(tmp_path):
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "privcore", "audit", "--demo", "exact_copy", "--generator",
+                           "exact_copy", "--design", "shared", "--models", "8", "--records", "60", "--json",
+                           str(tmp_path / "out.json"), "--html", str(tmp_path / "out.html")],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    document = json.loads((tmp_path / "out.json").read_text())
+    assert document["design"] == "shared" and document["settings"]["models"] == 8
+    assert len(document["records"]) == 60 and "verdict" in document["summary"]
+    assert {"row", "auc", "auc_interval", "tpr_at", "epsilon_lower_bound", "why"} <= set(document["records"][0])
+    page = (tmp_path / "out.html").read_text()
+    assert "Shared-model membership audit" in page and "<script" not in page
+    bad = subprocess.run([sys.executable, "-m", "privcore", "audit", "--demo", "exact_copy", "--generator",
+                          "exact_copy", "--design", "shared", "--models", "3"], capture_output=True, text=True,
+                         timeout=120)
+    assert bad.returncode == 2 and "models must be a whole number" in bad.stderr
