@@ -33,7 +33,7 @@ def test_tiny_audit_of_an_exact_copy_on_the_demo(server, page, guard):
     assert_clean(page)
     main = page.locator("[data-testid=stMain]")
     assert "Estimated run time" in main.inner_text()
-    assert main.locator("[data-testid=stSelectbox] input[role=combobox]").first.input_value() == "exact_copy"
+    assert main.locator("[data-testid=stSelectbox] input[role=combobox]").first.input_value() == "Exact copy (worst case)"  # listed by its name in words
     for label, value in [("Most vulnerable targets", 1), ("Random targets", 1), ("Shadow models per side", 4),
                          ("Evaluation models", 4)]:
         set_number(page, label, value)
