@@ -91,3 +91,35 @@ def audit_generator(real: pd.DataFrame, schema: Schema, name: str, settings: Map
 
     return audit(real, None, schema, settings=budget_settings, generator_name=name,
                  make=maker(name, settings, schema), progress=progress)
+
+
+def audit_generator_shared(real: pd.DataFrame, schema: Schema, name: str, settings: Mapping[str, Any],
+                           shared_settings, *, progress: Callable[[float, str], None]):
+    """:func:`privcore.audit.shared.audit_shared` of the generator ``name``: every pool record at once.
+
+    Parameters
+    ----------
+    real : DataFrame
+        The real table.
+    schema : Schema
+        Column types, key and sensitive column (the generator's context).
+    name : str
+        A generator the Audit page offers (:func:`privcore.generators.list_generators`).
+    settings : mapping
+        Its settings that differ from their defaults.
+    shared_settings : privcore.audit.shared.SharedSettings
+        Models, records and seed.
+    progress : callable
+        ``progress(fraction, message)``; the worker pool stops the job at a report once it is cancelled.
+
+    Returns
+    -------
+    privcore.audit.shared.SharedAuditReport
+    """
+    from privcore.audit.shared import audit_shared  # on the first shared audit only (scikit-learn's models)
+    from privcore.audit.tasks import GeneratorFactory
+
+    # One process: the dashboard's pool already spreads users' jobs over the cores.
+    return audit_shared(real, None, schema, settings=shared_settings, generator_name=name,
+                        make=GeneratorFactory(name, dict(settings), schema.key_columns, schema.sensitive),
+                        progress=progress, workers=1)

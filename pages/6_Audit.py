@@ -1,17 +1,22 @@
-"""Audit page: a shadow-model membership audit of a generator on the real table (:mod:`privcore.audit.shadow`).
+"""Audit page: a membership audit of a generator on the real table, in one of two designs.
 
-The user picks a generator (listed by its name in words; one whose extra is missing is listed with its install
-command) and its settings and a budget (targets, shadow and evaluation models,
-seed), sees the estimated run time, and runs the audit behind a button with a progress bar; then the
-verdict, the DCR proxy beside the attack, each target's AUC (figure and table), the record of a chosen
-target and the JSON download. Logic in :mod:`dashboard.audit_view`; reports are kept in this session
-only, under a key made of the real table's content hash and every setting, so a rerun reuses them.
+By default every record is attacked at once with shared models (:mod:`privcore.audit.shared`, results shown
+by :mod:`dashboard.shared_audit_panel`); the targeted design (:mod:`privcore.audit.shadow`) remains a choice.
+The user picks a design, a generator (listed by its name in words; one whose extra is missing is listed with its
+install command) and its settings and a budget (shared: models, records, seed; targeted: targets, shadow and
+evaluation models, seed), sees the estimated run time, and runs the audit behind a button with a progress bar in
+the worker pool. Targeted results: the verdict, the DCR proxy beside the attack, each target's AUC (figure and
+table), the record of a chosen target and the JSON download. Logic in :mod:`dashboard.audit_view` and
+:mod:`dashboard.shared_audit_view`; reports are kept in this session
+only, under a key made of the design, the real table's content hash and every setting, so a rerun reuses them.
 """
 
 import streamlit as st
 
 from dashboard import audit_view as V
 from dashboard import components as C
+from dashboard import shared_audit_view as SV
+from dashboard.shared_audit_panel import show_shared_results
 from dashboard.page_setup import require_real_table, setup_page
 from dashboard.persistence import keep_alive
 from privcore.report.audit_figures import audit_figure
@@ -21,10 +26,12 @@ state = st.session_state
 
 st.title("Audit a generator")
 st.markdown(
-    "The other pages judge one synthetic table. This audit attacks the **generator**: for a few real people "
-    "(the *targets*), it trains the generator many times with and without each of them, learns what their "
-    "presence changes in the output, and then has to tell fresh outputs apart. An attack AUC of 0.5 means it "
-    "cannot tell whether the person was in the training data; 1 means it always can. Only the real table is used."
+    "The other pages judge one synthetic table. This audit attacks the **generator**: it trains the generator many "
+    "times on training sets with and without each real person, learns what their presence changes in the output, "
+    "and then has to tell outputs apart. By default it attacks **every record at once** (each model is trained on "
+    "a random half of them); the targeted design attacks a few chosen people with models of their own. An attack "
+    "AUC of 0.5 means it cannot tell whether the person was in the training data; 1 means it always can. Only "
+    "the real table is used."
 )
 with st.expander("What this audit does, what the attacker knows and its blind spots", icon=":material/school:"):
     V.explanation_markdown(st.markdown)
@@ -49,6 +56,12 @@ def setting(param, key: str, default):
     return number(param, key, default)
 
 
+design = st.radio("Design", list(SV.DESIGNS), format_func=SV.DESIGNS.get, key=V.widget_key("design"),
+                  horizontal=True, persist_state="session",
+                  help="Every record at once: one set of models, each trained on a random half of the audited "
+                       "records, attacks all of them (who is exposed is not known in advance). A few targets: "
+                       "models trained with and without each chosen person, a sharper test for a handful of people.")
+shared = design == "shared"
 available, unavailable = V.generator_choices(schema, real.frame)
 left, right = st.columns(2, gap="large")
 with left:
@@ -68,24 +81,29 @@ with left:
         st.caption("Not offered here: " + " ".join(f"**{n}** {why}" for n, why in unavailable.items()))
 with right:
     st.subheader("Budget")
-    given = {p.name: number(p, V.widget_key("budget", p.name), schema.seed if p.name == "seed" else p.default)
-             for p in V.BUDGET}
+    if shared:
+        given = {p.name: number(p, V.widget_key("shared", p.name), schema.seed if p.name == "seed" else p.default)
+                 for p in SV.budget_params(len(real.frame))}
+    else:
+        given = {p.name: number(p, V.widget_key("budget", p.name), schema.seed if p.name == "seed" else p.default)
+                 for p in V.BUDGET}
 
+view = SV if shared else V  # the two designs' logic: the same functions, each for its budget and report
 settings = V.changed_settings(spec, values)
-budget, problem = V.budget(given)
+budget, problem = view.budget(given)
 problem = problem or V.generator_problem(name, settings, schema, real.frame)
 if problem:
     st.error(problem, icon=":material/error:")
 else:
-    st.info(V.estimate(len(real.frame), budget), icon=":material/timer:")
-key = None if problem else V.audit_key(real.content_hash, schema, name, settings, budget)
+    st.info(view.estimate(len(real.frame), budget), icon=":material/timer:")
+key = None if problem else view.audit_key(real.content_hash, schema, name, settings, budget)
 clicked = st.button("Run audit", type="primary", icon=":material/play_arrow:", key="run_audit",
                     disabled=problem is not None, help="Trains the generator for every model; results are kept "
                     "for this session only.")
 report = V.cached(state, key) if key else None
 if clicked and key and report is None:
     bar = st.progress(0.0, text="Starting…")
-    report, error = V.run_audit(real.frame, schema, name, settings, budget,
+    report, error = view.run_audit(real.frame, schema, name, settings, budget,
                                 progress=V.throttled(lambda fraction, message: (bar.progress(fraction, text=message),
                                                                           keep_alive(st.session_state))))
     bar.empty()
@@ -99,6 +117,9 @@ if report is None:
     st.stop()
 
 st.divider()
+if shared:
+    show_shared_results(report, key)
+    st.stop()
 summary, splits = report.summary, report.splits
 level = V.verdict_level(summary)
 icons = {"error": ":material/gpp_bad:", "warning": ":material/warning:", "success": ":material/verified_user:"}

@@ -9,7 +9,7 @@ import textwrap
 import pytest
 
 from .conftest import assert_no_exception, open_page, texts
-from .test_audit_page import AUDIT, RUN_TIMEOUT, set_budget, tiny_audit
+from .test_audit_page import AUDIT, RUN_TIMEOUT, set_budget, targeted, tiny_audit
 from .test_results_page import seed_demo
 
 INSTALL = "pip install 'privcore[sdv]'"
@@ -72,7 +72,7 @@ def test_a_generator_the_admin_registered_is_offered_and_audited(tmp_path, monke
 def test_an_sdv_generator_runs_a_tiny_audit(monkeypatch):
     pytest.importorskip("sdv")
     monkeypatch.setenv("PRIVCORE_DASHBOARD_WORKERS", "0")  # SDV is imported once, here, not in every worker
-    at = seed_demo(open_page(AUDIT)).run()
+    at = targeted(seed_demo(open_page(AUDIT)).run())
     at.selectbox(key="audit::generator").set_value("sdv_gaussian_copula")
     set_budget(at, targets=1, random_targets=0, shadow_models=4, eval_models=4).run()  # 12 fits of SDV
     at.button(key="run_audit").click().run(timeout=RUN_TIMEOUT)

@@ -1,4 +1,6 @@
-"""Audit page: guard, generator and budget inputs, the run with its verdict, figure, tables and download."""
+"""Audit page, targeted design (chosen explicitly: the shared design is the default, see
+test_shared_audit_page.py): guard, generator and budget inputs, the run with its verdict, figure, tables and
+download."""
 
 from __future__ import annotations
 
@@ -16,6 +18,13 @@ RUN_TIMEOUT = 120
 TINY = {"targets": 1, "random_targets": 1, "shadow_models": 4, "eval_models": 4}
 
 
+def targeted(at):
+    """Choose the targeted design (shadow models per target); the page opens on the shared one."""
+    at.radio(key="audit::design").set_value("targeted").run()
+    assert_no_exception(at)
+    return at
+
+
 def set_budget(at, **values):
     for name, value in values.items():
         at.number_input(key=f"audit::budget::{name}").set_value(value)
@@ -23,7 +32,8 @@ def set_budget(at, **values):
 
 
 def tiny_audit(at, generator: str = "exact_copy"):
-    """Choose ``generator`` and the tiny budget, then press Run audit."""
+    """Choose the targeted design, ``generator`` and the tiny budget, then press Run audit."""
+    targeted(at)
     at.selectbox(key="audit::generator").set_value(generator)
     set_budget(at, **TINY).run()
     assert_no_exception(at)
@@ -90,7 +100,7 @@ def test_a_rerun_reuses_the_audit_and_another_target_shows_its_record(ran):
 
 
 def test_no_target_at_all_is_a_named_error_and_nothing_runs():
-    at = set_budget(seed_demo(open_page(AUDIT)).run(), targets=0, random_targets=0).run()
+    at = set_budget(targeted(seed_demo(open_page(AUDIT)).run()), targets=0, random_targets=0).run()
     assert_no_exception(at)
     assert "needs at least one target" in texts(at.error)
     assert at.button(key="run_audit").disabled

@@ -1,4 +1,5 @@
-"""The Audit page in a real browser: the demo from the home page, a tiny audit, the verdict and the figure."""
+"""The Audit page in a real browser: the demo from the home page, a tiny audit of the targeted design (chosen
+explicitly: the page opens on the shared design), the verdict and the figure."""
 
 from __future__ import annotations
 
@@ -9,6 +10,16 @@ import pytest
 from browser_support import assert_clean, button, go_to, missing_page_xfail, open_app, screenshot, wait_idle
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
+
+
+def choose_design(page, label: str) -> None:
+    """Click the Design radio's option ``label`` and wait for the rerun."""
+    design = page.locator("[data-testid=stRadio]").filter(
+        has=page.locator("[data-testid=stWidgetLabel]", has_text="Design"))
+    assert design.count() == 1, f"expected one Design radio, found {design.count()}"
+    design.get_by_text(label, exact=True).click()
+    wait_idle(page)
+    assert design.locator("input[type=radio]:checked").count() == 1
 
 
 def set_number(page, label: str, value: int) -> None:
@@ -33,6 +44,8 @@ def test_tiny_audit_of_an_exact_copy_on_the_demo(server, page, guard):
     assert_clean(page)
     main = page.locator("[data-testid=stMain]")
     assert "Estimated run time" in main.inner_text()
+    assert "Every record at once (shared models)" in main.inner_text() and "Models" in main.inner_text()
+    choose_design(page, "A few targets (shadow models per target)")
     assert main.locator("[data-testid=stSelectbox] input[role=combobox]").first.input_value() == "Exact copy (worst case)"  # listed by its name in words
     for label, value in [("Most vulnerable targets", 1), ("Random targets", 1), ("Shadow models per side", 4),
                          ("Evaluation models", 4)]:

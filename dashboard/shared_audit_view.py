@@ -1,0 +1,224 @@
+"""The Audit page's logic for the shared design: every record at once (:mod:`privcore.audit.shared`).
+
+The targeted design's logic stays in :mod:`dashboard.audit_view`; this module holds what differs: the budget
+(models, records, seed), the run-time estimate, the cache key, the run through the worker pool and the
+results in words and as a table. Like :mod:`dashboard.audit_view` it never imports Streamlit; the page's
+results section for this design is :mod:`dashboard.shared_audit_panel`. Reports are cached in the same
+session-state entry as the targeted ones (:func:`dashboard.audit_view.store`); the design is part of the key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from dataclasses import asdict
+from typing import Any, Callable, Mapping
+
+import pandas as pd
+
+from dashboard import compute, jobs
+from dashboard.formatting import format_duration
+from privcore.audit.shared import DEFAULT_RECORDS, SharedAuditReport, SharedSettings
+from privcore.base.errors import InputError
+from privcore.data.params import Param
+from privcore.data.schema import MAX_SEED, Schema
+
+LOGGER = logging.getLogger(__name__)
+
+#: The two designs the page offers, the default first, with their labels in words.
+DESIGNS: dict[str, str] = {
+    "shared": "Every record at once (shared models)",
+    "targeted": "A few targets (shadow models per target)",
+}
+#: Fewest records the shared audit attacks (:meth:`privcore.audit.shared.SharedSettings.check`).
+MIN_RECORDS = 20
+#: Rough seconds per model and 1,000 pool records (fit, sample, features), from the Adult benchmark on 2 cores.
+SECONDS_PER_MODEL = 0.5
+#: Exposed people whose evidence the page spells out.
+TOP_WHY = 5
+
+_DEFAULTS = SharedSettings()
+
+
+def budget_params(rows: int) -> tuple[Param, ...]:
+    """The shared design's budget inputs, declared like generator settings (same widgets, same range checks).
+
+    Parameters
+    ----------
+    rows : int
+        Rows of the real table: the records' default is min(1,000, rows). Their widget has no maximum tied to
+        the table (a value kept from a larger table must not break the page); the audit takes at most every row.
+
+    Returns
+    -------
+    tuple of Param
+        ``models``, ``records`` and ``seed``.
+    """
+    return (
+        Param("models", "int", _DEFAULTS.models, "Models",
+              "Generators trained, each on a random half of the audited records; every record's attack learns "
+              "from all of them.", minimum=2 * _DEFAULTS.folds, maximum=1000),
+        # At least MIN_RECORDS as a default: on a smaller table the audit itself says, by name, that it is too small.
+        Param("records", "int", max(min(DEFAULT_RECORDS, rows), MIN_RECORDS), "Records audited",
+              "Real people drawn at random (by the seed) whose membership is attacked, all at once; more than the "
+              "table has means every row.", minimum=MIN_RECORDS, maximum=None),
+        Param("seed", "int", _DEFAULTS.seed, "Seed", "Fixes the records drawn, the training sets and every model.",
+              minimum=0, maximum=MAX_SEED),
+    )
+
+
+def budget(values: Mapping[str, Any]) -> tuple[SharedSettings | None, str | None]:
+    """:class:`~privcore.audit.shared.SharedSettings` from the budget inputs, checked; or None and the named error.
+
+    >>> budget({"models": 4, "records": 40, "seed": 0})[1]
+    'The audit setting models must be a whole number of at least 8 (two per fold, folds=4); got 4.'
+    """
+    try:
+        given = {name: values[name] for name in ("models", "records", "seed") if values.get(name) is not None}
+        return SharedSettings(**given).check(), None
+    except InputError as error:
+        return None, str(error)
+
+
+def estimate(rows: int, settings: SharedSettings) -> str:
+    """The run-time estimate shown before a shared audit starts.
+
+    >>> estimate(5000, SharedSettings(models=64, records=1000)).split(" (")[0]
+    'Estimated run time: about 30 s for 64 generator fits on 1,000 records'
+    """
+    records = min(settings.records or DEFAULT_RECORDS, rows)
+    seconds = settings.models * SECONDS_PER_MODEL * max(0.1, records / 1000)
+    return (f"Estimated run time: {format_duration(seconds)} for {settings.models:,} generator fits on {records:,} "
+            "records (a rough guide: slower generators take longer).")
+
+
+def audit_key(content_hash: str, schema: Schema, name: str, settings: Mapping[str, Any],
+              shared_settings: SharedSettings) -> str:
+    """Cache key of one shared audit: the design, the table's content hash, the schema, the generator, every setting."""
+    parts = json.dumps(["shared", content_hash, schema.to_dict(), name, dict(settings), asdict(shared_settings)],
+                       sort_keys=True, default=str)
+    return hashlib.sha256(parts.encode()).hexdigest()[:16]
+
+
+def run_audit(real: pd.DataFrame, schema: Schema, name: str, settings: Mapping[str, Any],
+              shared_settings: SharedSettings,
+              progress: Callable[[float, str], None] | None = None) -> tuple[SharedAuditReport | None, str | None]:
+    """Run the shared audit in the worker pool; ``(report, None)``, or ``(None, message)`` (never a traceback)."""
+    try:
+        report = compute.run_job(jobs.audit_generator_shared, real, schema, name, dict(settings), shared_settings,
+                                 progress=progress)
+    except InputError as error:
+        return None, str(error)
+    except MemoryError:
+        return None, "The audit needs more memory than this machine has. Try fewer records or models."
+    except Exception:  # noqa: BLE001 - a bug must not show a traceback to users; it goes to the server log
+        LOGGER.exception("shared audit failed")
+        return None, ("The audit stopped because of an internal error. Please report it with your settings (the "
+                      "server log has the details).")
+    return report, None
+
+
+# --------------------------------------------------------------------------------------------- results
+
+
+def _share(x: float | None) -> str:
+    return "—" if x is None else f"{x:.0%}"
+
+
+def summary_lines(summary: Mapping[str, Any]) -> list[str]:
+    """The summary's shares in words, each next to what chance alone gives (measured by the audit itself).
+
+    >>> summary_lines({"share_auc_above_0.6": 0.5, "chance_share_above_0.6": 0.08,
+    ...                "share_interval_above_0.5": 0.3, "chance_share_interval_above_0.5": 0.07,
+    ...                "share_clearly_exposed": 0.1})[0]
+    '**50%** of the records give the attack an AUC above 0.6; chance alone gives about **8%**.'
+    """
+    if summary.get("share_auc_above_0.6") is None:
+        return ["No attack could be trained and evaluated on any record."]
+    return [
+        f"**{_share(summary.get('share_auc_above_0.6'))}** of the records give the attack an AUC above 0.6; chance "
+        f"alone gives about **{_share(summary.get('chance_share_above_0.6'))}**.",
+        f"**{_share(summary.get('share_interval_above_0.5'))}** have a 95% interval wholly above 0.5; chance alone "
+        f"gives about **{_share(summary.get('chance_share_interval_above_0.5'))}**.",
+        f"**{_share(summary.get('share_clearly_exposed'))}** are clearly exposed: AUC above 0.8, an interval above "
+        "0.5, and significant after correcting for testing every record at once.",
+    ]
+
+
+def dcr_sentence(summary: Mapping[str, Any]) -> str:
+    """What the DCR test says of model 0's output: its training records against the audited records it left out.
+
+    >>> dcr_sentence({"dcr_test": {"passes": True, "p_synthetic": 0.5, "p_holdout": 0.4}})[:10]
+    '**Passes.*'
+    """
+    dcr = summary.get("dcr_test")
+    if not dcr:
+        return "The DCR test could not be run on an output of this generator."
+    verdict = ("**Passes.** The synthetic rows are no closer to their training records than the audited records "
+               "left out of training are" if dcr.get("passes") else
+               "**Fails.** The synthetic rows sit closer to their training records than the audited records left "
+               "out of training do")
+    return (f"{verdict} (5th percentile of the distance to the closest training record: {dcr['p_synthetic']:.3g} "
+            f"for synthetic rows, {dcr['p_holdout']:.3g} for the others).")
+
+
+def dcr_and_attack(summary: Mapping[str, Any]) -> tuple[str, str]:
+    """What the DCR test on one output says and what the attack says, one sentence each, side by side."""
+    dcr = dcr_sentence(summary)
+    share6, chance = summary.get("share_auc_above_0.6"), summary.get("chance_share_above_0.6") or 0.0
+    if share6 is None:
+        return dcr, "No attack could be trained and evaluated."
+    exposed, beyond = summary.get("share_clearly_exposed") or 0.0, share6 > chance + 0.1
+    word = "**Leaks.**" if exposed else "**Leaks for some.**" if beyond or summary.get("share_auc_above_0.8") \
+        else "**No leak found.**"
+    return dcr, (f"{word} {_share(share6)} of the records give the attack an AUC above 0.6 (chance alone: about "
+                 f"{_share(chance)}); {_share(exposed)} are clearly exposed.")
+
+
+def _interval(pair: Any) -> str:
+    return "—" if pair is None else f"{pair[0]:.2f} – {pair[1]:.2f}"
+
+
+def _round(x: float | None, digits: int) -> float | None:
+    return None if x is None else round(float(x), digits)
+
+
+def exposure_order(report: SharedAuditReport) -> list[int]:
+    """Indices of the records, the most exposed first: by the lower end of the AUC interval, then the AUC."""
+    def exposure(i: int) -> tuple[float, float]:
+        r = report.records[i]
+        low = r.auc_interval[0] if r.auc_interval is not None else -1.0
+        return -low, -(r.auc if r.auc is not None else -1.0)
+
+    return sorted(range(len(report.records)), key=exposure)
+
+
+def records_frame(report: SharedAuditReport) -> pd.DataFrame:
+    """One line per audited record, the most exposed first (:func:`exposure_order`)."""
+    lines = []
+    for i in exposure_order(report):
+        r = report.records[i]
+        lines.append({"real row": int(r.row), "AUC": _round(r.auc, 3), "AUC 95% interval": _interval(r.auc_interval),
+                      "ε lower bound": _round(r.epsilon_lower_bound, 2),
+                      "nearest real distance": _round(r.nearest_real_distance, 4),
+                      "nearest synthetic distance": _round(r.nearest_synthetic_distance, 4), "why": r.why or ""})
+    return pd.DataFrame(lines, columns=["real row", "AUC", "AUC 95% interval", "ε lower bound",
+                                        "nearest real distance", "nearest synthetic distance", "why"])
+
+
+def most_exposed_why(report: SharedAuditReport, top: int = TOP_WHY) -> list[str]:
+    """The evidence sentences of the ``top`` most exposed records that have one (interval above 0.5)."""
+    lines = []
+    for i in exposure_order(report):
+        r = report.records[i]
+        if r.why:
+            lines.append(f"**Real row {int(r.row)}** (AUC {r.auc:.2f}, interval {_interval(r.auc_interval)}): {r.why}")
+        if len(lines) == top:
+            break
+    return lines
+
+
+def report_json(report: SharedAuditReport) -> str:
+    """The JSON download: :meth:`privcore.audit.shared.SharedAuditReport.to_dict`, indented."""
+    return json.dumps(report.to_dict(), indent=2)
