@@ -1,39 +1,37 @@
 """Shared-model membership audit: every record of a pool audited at once (LiRA-style design, issue 22).
 
-The targeted audit (:mod:`privcore.audit.shadow`) trains about a hundred models per target, so it can afford
-ten targets. The "DCR delusion" paper (Yao et al. 2025) shows that the people a distance proxy passes can
-still be exposed, and one cannot know in advance who: the shared design attacks *every* record with one set
-of models, as Carlini et al.'s LiRA does for classifiers (2022, "Membership inference attacks from first
-principles").
+The targeted audit (:mod:`privcore.audit.shadow`) trains about a hundred models per target, so it can afford ten
+targets. The "DCR delusion" paper (Yao et al. 2025) shows that the people a distance proxy passes can still be exposed,
+and one cannot know in advance who: the shared design attacks *every* record with one set of models, as Carlini et al.'s
+LiRA does for classifiers (2022, "Membership inference attacks from first principles").
 
 Steps (:func:`audit_shared`):
 
-1. The pool: ``records`` real records (default min(1,000, the table)) drawn by the seed; the other rows are
-   the population that generators needing real people outside the training data draw from (the pool itself
-   when there are too few others).
-2. ``models`` generators, each trained on a random half of the pool: every record joins each training set
-   with probability ½, independently (the membership matrix, drawn from the seed), so that a model with
-   and a model without a record differ by that record being added (the neighbouring tables of DP). Model
-   ``k`` samples as many rows as it was trained on, with a seed fixed by ``k``
-   (:func:`privcore.audit.tasks.fit_seed`), so the result is the same whatever ran the fits (``workers``).
-3. From each output, for each record: query shares, distances to the nearest synthetic rows, and the share
-   of rows holding each of its rare categorical values (:mod:`privcore.audit.features`).
-4. A per-record attack cross-fitted over the models (:mod:`privcore.audit.crossfit`): no model is scored by
-   a rule that saw it. Per record: AUC with a bootstrap interval, TPR at low FPR, ε lower bound, and a
-   sentence of evidence when it is exposed (:mod:`privcore.audit.why`).
+1. The pool: ``records`` real records (default min(1,000, the table)) drawn by the seed; the other rows are the
+   population that generators needing real people outside the training data draw from (the pool itself when there are
+   too few others).
+2. ``models`` generators, each trained on a random half of the pool: every record joins each training set with
+   probability ½, independently (the membership matrix, drawn from the seed), so that a model with and a model without a
+   record differ by that record being added (the neighbouring tables of DP). Model ``k`` samples as many rows as it was
+   trained on, with a seed fixed by ``k`` (:func:`privcore.audit.tasks.fit_seed`), so the result is the same whatever
+   ran the fits (``workers`` processes or a Dask ``cluster``).
+3. From each output, for each record: query shares, distances to the nearest synthetic rows, and the share of rows
+   holding each of its rare categorical values (:mod:`privcore.audit.features`).
+4. A per-record attack cross-fitted over the models (:mod:`privcore.audit.crossfit`): no model is scored by a rule that
+   saw it. Per record: AUC with a bootstrap interval, TPR at low FPR, ε lower bound, and a sentence of evidence when it
+   is exposed (:mod:`privcore.audit.why`).
 
-What chance alone gives is measured, not assumed: the models' training sets are shuffled among the models
-(each output then belongs to another model's training set, so membership carries no information) and the
-whole attack is rerun (:func:`null_shares`). Cross-fitting makes the folds' statistics depend on each other
-(a fold's labels trained the other folds' rules), so under the null a record's AUC spreads wider than a
-random ranking's: on pure noise with 128 models, 7-9 % of records land above AUC 0.6 and above an interval
-of 0.5, not the 2.2 % and 2.5 % a random ranking gives. The chance shares of the summary are these measured
-ones.
+What chance alone gives is measured, not assumed: the models' training sets are shuffled among the models (each output
+then belongs to another model's training set, so membership carries no information) and the whole attack is rerun
+(:func:`null_shares`). Cross-fitting makes the folds' statistics depend on each other (a fold's labels trained the other
+folds' rules), so under the null a record's AUC spreads wider than a random ranking's: on pure noise with 128 models,
+7-9 % of records land above AUC 0.6 and above an interval of 0.5, not the 2.2 % and 2.5 % a random ranking gives. The
+chance shares of the summary are these measured ones.
 
-Many records are tested at once, so some intervals clear 0.5 by chance:
-``share_clearly_exposed`` counts the records with an AUC above 0.8 and an interval above 0.5 (as the
-targeted audit does) that also stay significant after Holm's correction over all the records (a one-sided
-Mann–Whitney test each), while ``share_interval_above_0.5`` is the raw share of intervals above 0.5.
+Many records are tested at once, so some intervals clear 0.5 by chance: ``share_clearly_exposed`` counts the records
+with an AUC above 0.8 and an interval above 0.5 (as the targeted audit does) that also stay significant after Holm's
+correction over all the records (a one-sided Mann–Whitney test each), while ``share_interval_above_0.5`` is the raw
+share of intervals above 0.5.
 """
 
 from __future__ import annotations
@@ -56,6 +54,7 @@ from privcore.base.jsonvalues import jsonable
 from privcore.base.stats import holm_adjust
 from privcore.data.prepare import prepare
 from privcore.data.schema import Schema, infer_schema
+from privcore.engine.cluster import connected
 from privcore.engine.encoding import EuclideanSpace
 from privcore.evaluation.evaluate import evaluate
 from privcore.evaluation.verdict import audit_verdict
@@ -163,6 +162,7 @@ def audit_shared(
     make: Callable[[pd.DataFrame], Any] | None = None,
     progress: ProgressCallback | None = None,
     workers: int = 1,
+    cluster: Any = None,
 ) -> SharedAuditReport:
     """Shared-model membership audit of ``generator`` on every record of a pool (see the module notes).
 
@@ -179,12 +179,15 @@ def audit_shared(
     generator_name : str, optional
         How the report names the generator.
     make : callable, optional
-        ``make(population) -> generator``, called for every model (overrides ``generator``); with
-        ``workers > 1`` it must be picklable (a :class:`privcore.audit.tasks.GeneratorFactory`).
+        ``make(population) -> generator``, called for every model (overrides ``generator``); with ``workers > 1``
+        or a ``cluster`` it must be picklable (a :class:`privcore.audit.tasks.GeneratorFactory`).
     progress : callable, optional
         ``progress(fraction, message)``, called on this thread.
     workers : int
         Processes that run the fits (1: this one); the result does not depend on it.
+    cluster : str or distributed.Client, optional
+        Each fit a task on a Dask cluster instead (``tcp://host:port``, ``local:N`` or a Client: see
+        :func:`privcore.engine.cluster.connected`); not with ``workers > 1``.
 
     Returns
     -------
@@ -192,25 +195,25 @@ def audit_shared(
 
     Raises
     ------
-    AuditError, TooFewRowsError
-        Bad settings, too few rows, or a generator that fails on every model.
+    AuditError, TooFewRowsError, ClusterError
+        Bad settings, too few rows, a generator that fails on every model, or a cluster that cannot be used.
     """
     started = time.perf_counter()
     settings = (settings or SharedSettings()).check()
+    if cluster is not None and workers > 1:
+        raise AuditError(f"Run the fits either on {workers} processes or on a Dask cluster, not both.")
     if make is None and generator is None:
         raise AuditError("Give the generator to audit (or make, a function that builds one).")
     schema = schema if schema is not None else infer_schema(real)
     prepared = prepare(real, real, schema)
     data = prepared.real[list(schema.columns)].reset_index(drop=True)
-    row_in_table = prepared.kept["real"]
-    n = len(data)
+    row_in_table, n = prepared.kept["real"], len(data)
     n_records = min(settings.records or DEFAULT_RECORDS, n)
     if n_records < 20:
         raise TooFewRowsError(f"The real table has {n} usable rows: the shared-model audit needs at least 20.")
     rng = np.random.default_rng(settings.seed)
     order = rng.permutation(n)
-    chosen, others = np.sort(order[:n_records]), order[n_records:]
-    warnings: list[str] = []
+    chosen, others, warnings = np.sort(order[:n_records]), order[n_records:], []
     if len(others) >= MIN_POPULATION:
         population = data.iloc[others].reset_index(drop=True)
     else:
@@ -233,7 +236,8 @@ def audit_shared(
         if progress is not None:
             progress(0.95 * len(outcomes) / settings.models, f"model {len(outcomes)} of {settings.models} fitted")
 
-    run_fits(setup, range(settings.models), workers=workers, on_done=done)
+    with connected(cluster) as client:  # None: no cluster (processes or this one)
+        run_fits(setup, range(settings.models), workers=workers, on_done=done, client=client)
     failures = [outcomes[k].error for k in range(settings.models) if outcomes[k].features is None]
     if len(failures) == settings.models:
         raise AuditError(f"The generator {name} failed on every model; the first error was: "

@@ -8,7 +8,8 @@ with one BLAS thread, in a worker as in this process, and the features are compu
 
 Processes are spawned (as :mod:`privcore.lab.parallel` does) and set up once with what every task shares
 (:class:`FitSetup`); the generator must then be picklable, for instance a :class:`GeneratorFactory`
-rather than a local function.
+rather than a local function. On a Dask cluster (a ``distributed.Client``, see :mod:`privcore.engine.cluster`)
+the setup is scattered to every worker once and each fit is one task, the same function as in a process.
 """
 
 from __future__ import annotations
@@ -144,16 +145,26 @@ def _run_installed(token: str, index: int) -> FitOutcome:
     return _INSTALLED[token].run(index)
 
 
+def _run_on_worker(setup: FitSetup, index: int) -> FitOutcome:
+    # A Dask worker deserialises the scattered setup once; keeping it by token lets later tasks reuse it.
+    _install(setup)
+    return _run_installed(setup.token, index)
+
+
 # ------------------------------------------------------------------------------------------ the caller
 
 
 def run_fits(setup: FitSetup, indices: Sequence[int], *, workers: int,
-             on_done: Callable[[FitOutcome], None]) -> None:
-    """Run model ``indices`` on ``workers`` processes (1: here); ``on_done(outcome)`` on this thread as each
-    finishes, in any order.
+             on_done: Callable[[FitOutcome], None], client: Any = None) -> None:
+    """Run model ``indices`` on ``workers`` processes (1: here) or on the Dask ``client``; ``on_done(outcome)``
+    on this thread as each finishes, in any order.
 
-    Inside a daemonic process (the dashboard's worker pool), which may not start children, it runs here.
+    Inside a daemonic process (the dashboard's worker pool), which may not start children, it runs here
+    (unless a client is given: the cluster's workers are not this process's children).
     """
+    if client is not None:
+        _run_on_cluster(setup, indices, client, on_done)
+        return
     if workers <= 1 or multiprocessing.current_process().daemon:
         for index in indices:
             on_done(setup.run(index))
@@ -180,3 +191,29 @@ def run_fits(setup: FitSetup, indices: Sequence[int], *, workers: int,
             for future in running:
                 future.cancel()
             raise
+
+
+def _run_on_cluster(setup: FitSetup, indices: Sequence[int], client: Any,
+                    on_done: Callable[[FitOutcome], None]) -> None:
+    """Each fit a task on the cluster; the setup is sent to every worker once (hash=False: a key of its own)."""
+    import distributed  # optional (privcore[dask]); a client exists, so it is installed
+
+    (scattered,) = client.scatter([setup], broadcast=True, hash=False)
+    # Two tasks per worker in flight, as with processes: an error or interrupt cancels little work.
+    window = 2 * max(1, len(client.scheduler_info().get("workers", {})))
+    queue = distributed.as_completed()
+    submitted, in_flight = [], 0
+    try:
+        for index in indices:
+            while in_flight >= window:
+                on_done(next(queue).result())
+                in_flight -= 1
+            future = client.submit(_run_on_worker, scattered, index, pure=False)
+            submitted.append(future)
+            queue.add(future)
+            in_flight += 1
+        for future in queue:
+            on_done(future.result())
+    except BaseException:
+        client.cancel(submitted)  # stop what has not run yet
+        raise

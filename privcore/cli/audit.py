@@ -6,7 +6,7 @@
         [--generator-param KEY=VALUE ...] [--targets 5] [--random-targets 5] [--shadow-models 50]
         [--eval-models 20] [--training-rows M] [--seed 0] [--json OUT.json] [--html OUT.html]
     python -m privcore audit --real R.csv --generator NAME --design shared [--models 64] [--records 1000]
-        [--workers N] [--seed 0] [--json OUT.json] [--html OUT.html]
+        [--workers N | --dask ADDRESS] [--seed 0] [--json OUT.json] [--html OUT.html]
     python -m privcore audit --list-generators
 
 ``--generator MODULE:ATTR`` audits your own generator: ATTR is a class or factory (called once per fit, with
@@ -15,7 +15,8 @@ the ``--generator-param`` settings as keyword arguments) or an object with ``fit
 
 ``--design targeted`` (the default) attacks a few targets with shadow models of their own
 (:mod:`privcore.audit.shadow`); ``--design shared`` attacks every record of a pool with one set of models,
-each trained on a random half of it (:mod:`privcore.audit.shared`).
+each trained on a random half of it (:mod:`privcore.audit.shared`); its fits run in this process, on ``--workers``
+processes, or as tasks on a Dask cluster (``--dask tcp://host:8786`` or ``local:N``, as for ``evaluate``).
 
 Exit codes as for ``evaluate``: 0 success, 2 bad input or settings (a reference that cannot be imported or is
 no generator included), 1 internal error.
@@ -64,6 +65,10 @@ def add_audit_parser(sub) -> None:
                     "rows are the population")
     au.add_argument("--workers", type=int, default=1,
                     help="shared design: processes that fit the generators (default 1); results do not depend on it")
+    au.add_argument("--dask", metavar="ADDRESS",
+                    help="shared design: fit the generators as tasks on a Dask cluster: tcp://host:8786, or local:N "
+                    "for N worker processes on this machine (needs pip install 'privcore[dask]'); not with --workers; "
+                    "results do not depend on it")
     au.add_argument("--seed", type=int, default=0)
     au.add_argument("--json", metavar="OUT.json", help="write the JSON report here (default: stdout)")
     au.add_argument("--html", metavar="OUT.html", help="also write a self-contained HTML report")
@@ -118,6 +123,7 @@ def run_audit(args: argparse.Namespace) -> int:
         raise InputError("Name the generator to audit with --generator NAME (--list-generators lists them).")
     settings_given = parse_generator_params(args.generator_param)
     checked_seed(args.seed)
+    _check_dask(args)  # a malformed address or a clash with --workers fails before any file is read
     for option in ("json", "html"):
         check_output_path(getattr(args, option), f"--{option}")
     real, overrides, demo_key, demo_sensitive, name = _load_real(args)
@@ -133,7 +139,7 @@ def run_audit(args: argparse.Namespace) -> int:
             raise InputError(f"--workers must be a whole number of at least 1; got {args.workers}.")
         shared = SharedSettings(models=args.models, records=args.records, seed=args.seed).check()
         report = audit_shared(real, None, schema, settings=shared, generator_name=label, make=make,
-                              progress=progress, workers=args.workers)
+                              progress=progress, workers=args.workers, cluster=args.dask)
         page = shared_audit_html
     else:
         settings = AuditSettings(targets=args.targets, random_targets=args.random_targets,
@@ -145,6 +151,20 @@ def run_audit(args: argparse.Namespace) -> int:
         print(file=sys.stderr)
     emit_document(args, {**report.to_dict(), "real": name, "generator_settings": settings_given}, page)
     return EXIT_OK
+
+
+def _check_dask(args: argparse.Namespace) -> None:
+    """Raise :class:`InputError` (exit 2) for a ``--dask`` that the run cannot use."""
+    if args.dask is None:
+        return
+    from privcore.engine.cluster import check_address
+
+    if args.design != "shared":
+        raise InputError("--dask runs the shared design's fits on a cluster: add --design shared.")
+    if not isinstance(args.workers, bool) and args.workers > 1:
+        raise InputError(f"choose either --dask or --workers {args.workers}, not both (the cluster's workers run "
+                         "the fits).")
+    check_address(args.dask)
 
 
 def _load_real(args):
