@@ -264,8 +264,29 @@ def audit_severity(summary: Mapping[str, Any]) -> str:
     return "none"
 
 
+def _percent(share: float) -> str:
+    """A share in words: "17%", but "2.6%" below 10% and "under 0.1%" for a few, so that a handful of exposed
+    people out of thousands does not read as 0%."""
+    if share == 0:
+        return "0%"
+    if share < 0.001:
+        return "under 0.1%"
+    return f"{share:.1%}" if share < 0.1 else f"{share:.0%}"
+
+
 def audit_verdict(summary: Mapping[str, Any], name: str) -> str:
-    """One plain sentence on what the audit found (see :func:`audit_severity`)."""
+    """One plain sentence on what the audit found (see :func:`audit_severity`).
+
+    The shared design (its summary counts ``records_scored``) speaks of the records of the pool, the
+    targeted design of its targets.
+
+    Examples
+    --------
+    >>> audit_verdict({"share_auc_above_0.6": 0.49, "chance_share_above_0.6": 0.08, "share_auc_above_0.8": 0.03,
+    ...                "share_clearly_exposed": 0.026, "records_scored": 2000}, "privbayes")[:110]
+    'privbayes is not private for the people it was tested on: for 2.6% of the records an attacker tells with AUC a'
+    """
+    who = "records" if "records_scored" in summary else "targets"
     share8, share6, chance = summary.get("share_auc_above_0.8"), summary.get("share_auc_above_0.6"), \
         summary.get("chance_share_above_0.6")
     found = audit_severity(summary)
@@ -278,14 +299,16 @@ def audit_verdict(summary: Mapping[str, Any], name: str) -> str:
                  if dcr.get("passes") and share6 > chance + 0.1 else
                  f" The DCR test on one of its outputs {'passes' if dcr.get('passes') else 'fails'}.")
     if found == "exposed":
-        return (f"{name} is not private for the people it was tested on: for {summary['share_clearly_exposed']:.0%} of "
-                f"the targets an attacker tells with AUC above 0.8, and beyond chance (95 % interval above 0.5), "
+        return (f"{name} is not private for the people it was tested on: for {_percent(summary['share_clearly_exposed'])} "
+                f"of the {who} an attacker tells with AUC above 0.8, and beyond chance (95 % interval above 0.5), "
                 f"whether they were in the training data.{proxy}")
     if share8:
-        return (f"{name} may leak membership: {share8:.0%} of the targets give the attack an AUC above 0.8, but with "
-                f"intervals that still reach chance; run more evaluation models to settle it.{proxy}")
+        return (f"{name} may leak membership: {_percent(share8)} of the {who} give the attack an AUC above 0.8, but "
+                f"with intervals that still reach chance; run more models to settle it.{proxy}")
     if found == "suspect":
-        return (f"{name} leaks membership of some people: {share6:.0%} of the targets give the attack an AUC above 0.6, "
-                f"where chance alone would give about {chance:.0%}.{proxy}")
-    return (f"No target stood out: the attack did no better than chance would ({share6:.0%} of targets above AUC 0.6, "
-            f"about {chance:.0%} expected by chance). This bounds only this attack and this budget.{proxy}")
+        return (f"{name} leaks membership of some people: {_percent(share6)} of the {who} give the attack an AUC above "
+                f"0.6, where chance alone would give about {_percent(chance)}.{proxy}")
+    singular = who[:-1]
+    return (f"No {singular} stood out: the attack did no better than chance would ({_percent(share6)} of {who} above "
+            f"AUC 0.6, about {_percent(chance)} expected by chance). This bounds only this attack and this budget."
+            f"{proxy}")
