@@ -14,6 +14,7 @@ from privcore.audit.shared import SharedSettings, audit_shared  # noqa: E402
 from privcore.audit.tasks import GeneratorFactory  # noqa: E402
 from privcore.cli.main import main  # noqa: E402
 from privcore.data.schema import Schema  # noqa: E402
+from privcore.engine.cluster import connected  # noqa: E402
 from privcore.demo import load_scenario  # noqa: E402
 
 pytestmark = pytest.mark.timeout(180)
@@ -29,10 +30,10 @@ def adult():
 
 @pytest.fixture(scope="module")
 def client():
-    # Worker processes with one thread each, as connected("local:N") makes them: each fit then limits BLAS to
-    # one thread in a process of its own, exactly as in this process.
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as made, \
-            distributed.Client(made) as made_client:
+    # The cluster privcore makes for --dask local:2: worker processes with one thread each, so each fit limits
+    # BLAS to one thread in a process of its own, exactly as in this process. (A LocalCluster made here by hand
+    # also left Dask's default MALLOC_TRIM_THRESHOLD_ to the next local cluster of this test process.)
+    with connected("local:2") as made_client:
         yield made_client
 
 

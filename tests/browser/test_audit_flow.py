@@ -62,6 +62,9 @@ def test_tiny_audit_of_an_exact_copy_on_the_demo(server, page, guard):
     text = main.inner_text()
     for expected in ("The proxy says", "The attack says", "Targets with AUC above 0.6", "The person at risk"):
         assert expected in text, expected
-    assert main.locator("[data-testid=stDownloadButton]").filter(has_text="JSON").count() == 1
+    # Under load the browser may draw the download button after the script has gone idle: wait for it.
+    download = main.locator("[data-testid=stDownloadButton]").filter(has_text="JSON")
+    download.first.wait_for()
+    assert download.count() == 1
     screenshot(page, "audit-after-run")
     guard.assert_local()
