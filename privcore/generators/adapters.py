@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privcore.generators.base import BaseGenerator, GeneratorError, _check_n, _check_table, check_sample
+from privcore.generators.base import BaseGenerator, GeneratorError, check_sample_size, check_table, check_sample
 from privcore.data.schema import check_seed
 
 __all__ = ["SDVAdapter", "as_generator"]
@@ -99,7 +99,7 @@ class _Wrapper:
 
     def fit(self, table: pd.DataFrame, types: Mapping[str, str] | None = None):
         """Fit the wrapped synthesizer on ``table`` (see the class for what it receives)."""
-        table = _check_table(table, self.name)
+        table = check_table(table, self.name)
         self._fit_inner(table, types)
         self._like = table.iloc[:0]
         return self
@@ -108,7 +108,7 @@ class _Wrapper:
         """``n`` rows for ``seed``, checked and conformed to the training table by :func:`check_sample`."""
         if getattr(self, "_like", None) is None:
             raise GeneratorError(f"{self.name}: call fit(table, types) before sample(n, seed).")
-        n = _check_n(n, self.name)
+        n = check_sample_size(n, self.name)
         return check_sample(self._sample_inner(n, check_seed(seed)), self._like, n, self.name)
 
 

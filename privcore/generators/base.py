@@ -183,7 +183,9 @@ def check_bins(bins: Any, who: str) -> int:
 # --------------------------------------------------------------------------------------------------
 # checks
 # --------------------------------------------------------------------------------------------------
-def _check_table(table: Any, who: str, role: str = "training table") -> pd.DataFrame:
+def check_table(table: Any, who: str, role: str = "training table") -> pd.DataFrame:
+    """``table`` with a fresh index, once checked to be a DataFrame with rows and unique column names (else a
+    :class:`GeneratorError` or :class:`TooFewRowsError` naming ``who`` and ``role``)."""
     if not isinstance(table, pd.DataFrame):
         raise GeneratorError(f"{who} needs its {role} as a pandas DataFrame; got {type(table).__name__}.")
     if len(table) == 0:
@@ -194,7 +196,9 @@ def _check_table(table: Any, who: str, role: str = "training table") -> pd.DataF
     return table.reset_index(drop=True)
 
 
-def _check_types(table: pd.DataFrame, types: Mapping[str, str] | None, who: str) -> dict[str, str]:
+def check_types(table: pd.DataFrame, types: Mapping[str, str] | None, who: str) -> dict[str, str]:
+    """Each column's type: from ``types`` (an unknown kind is refused, a column it does not name is
+    categorical), or guessed from the values when ``types`` is None."""
     if types is None:
         return {col: guess_column_type(table[col]).type for col in table.columns}
     if not isinstance(types, Mapping):
@@ -208,7 +212,8 @@ def _check_types(table: pd.DataFrame, types: Mapping[str, str] | None, who: str)
     return {col: types.get(col, CATEGORICAL) for col in table.columns}
 
 
-def _check_n(n: Any, who: str) -> int:
+def check_sample_size(n: Any, who: str) -> int:
+    """``n`` as an int if it is a positive whole number, else a :class:`GeneratorError` naming ``who``."""
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
         raise GeneratorError(f"The number of rows to sample from {who} must be a positive whole number; "
                              f"got {n!r}.")
@@ -303,8 +308,8 @@ class BaseGenerator:
             duplicated column name or an unknown type, and the subclass's own checks (e.g. a population
             whose columns differ: :class:`~privcore.base.errors.ColumnMismatchError`).
         """
-        self.table = _check_table(table, self.name)
-        self.types = _check_types(self.table, types, self.name)
+        self.table = check_table(table, self.name)
+        self.types = check_types(self.table, types, self.name)
         self._fit()
         return self
 
@@ -319,7 +324,7 @@ class BaseGenerator:
             ``leaked_synthetic_rows``: positions in the training table and in the sample).
         """
         table = self._fitted()
-        n = _check_n(n, self.name)
+        n = check_sample_size(n, self.name)
         out = self._draw(n, np.random.default_rng(check_seed(seed)))
         return check_sample(out, table, n, self.name)
 
@@ -330,7 +335,7 @@ class BaseGenerator:
         ``generator(real, types, n, rng)`` functions.
         """
         self._fitted()
-        return self._draw(_check_n(n, self.name), rng)
+        return self._draw(check_sample_size(n, self.name), rng)
 
     # -- subclass hooks ---------------------------------------------------------------------------
     def _fit(self) -> None:
@@ -374,7 +379,7 @@ class PopulationMixin:
                     f"population=TABLE, e.g. the holdout (real people not in the training table).")
             self.population = None
             return
-        self.population = _check_table(population, self.name, role="population")
+        self.population = check_table(population, self.name, role="population")
 
     def _fit(self) -> None:
         self._pop = self._fit_population(self.table)

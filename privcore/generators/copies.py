@@ -51,7 +51,9 @@ LEAK_ATTR = "leaked_real_rows"
 LEAK_SYNTHETIC_ATTR = "leaked_synthetic_rows"
 
 
-def _record_leak(out: pd.DataFrame, real_rows, synthetic_rows) -> pd.DataFrame:
+def record_leak(out: pd.DataFrame, real_rows, synthetic_rows) -> pd.DataFrame:
+    """``out`` with the training rows it leaks and where they landed recorded in its ``attrs`` (for tests and
+    the lab's ground truth)."""
     out.attrs[LEAK_ATTR] = [int(i) for i in real_rows]
     out.attrs[LEAK_SYNTHETIC_ATTR] = [int(i) for i in synthetic_rows]
     return out
@@ -185,7 +187,7 @@ class _Ladder(PopulationMixin, BaseGenerator):
         out, _ = self._fresh(n, rng)
         source = choose(rng)[:k]
         slots = rng.permutation(n)[:k]
-        return _record_leak(put_rows(out, slots, self.table, source), source, slots)
+        return record_leak(put_rows(out, slots, self.table, source), source, slots)
 
 
 class PartialCopy(_Ladder):
@@ -207,7 +209,7 @@ class PartialCopy(_Ladder):
         if self._pop is None:  # level 1: every row copied, nothing fresh
             source, slots = pick(rng), rng.permutation(n)
             out = self.table.iloc[source[np.argsort(slots)]].reset_index(drop=True)
-            return _record_leak(out, source, slots)
+            return record_leak(out, source, slots)
         return self._mix(n, rng, share_count(self.level, n), pick)
 
 
@@ -293,7 +295,7 @@ class AttributeLeak(_Ladder):
         values = out[self.sensitive].to_numpy().copy()
         values[replace] = self.table[self.sensitive].to_numpy()[source]
         out[self.sensitive] = values
-        return _record_leak(match_dtypes(out, self.table), source, replace)
+        return record_leak(match_dtypes(out, self.table), source, replace)
 
 
 class ColumnResample(_Ladder):
@@ -339,7 +341,7 @@ class _KeySpace:
                 median = float(np.median(x[ok])) if ok.any() else 0.0
                 self.parts.append((col, "num", (lo, hi - lo if hi > lo else 1.0, median)))
             else:
-                levels = pd.Index(pd.unique(_category_keys(table[col])))
+                levels = pd.Index(pd.unique(category_keys(table[col])))
                 self.parts.append((col, "cat", levels))
 
     def transform(self, df: pd.DataFrame) -> np.ndarray:
@@ -351,7 +353,7 @@ class _KeySpace:
                 miss = np.isnan(x)
                 blocks += [(np.where(miss, median, x) - lo) / width, miss.astype(float)]
             else:
-                codes = info.get_indexer(_category_keys(df[col]))
+                codes = info.get_indexer(category_keys(df[col]))
                 onehot = np.zeros((len(df), len(info)))
                 rows = np.flatnonzero(codes >= 0)
                 onehot[rows, codes[rows]] = 1.0
@@ -359,6 +361,7 @@ class _KeySpace:
         return np.ascontiguousarray(np.column_stack(blocks), dtype=np.float64)
 
 
-def _category_keys(col: pd.Series) -> np.ndarray:
+def category_keys(col: pd.Series) -> np.ndarray:
+    """A column's values as strings, missing values as one key of their own, for comparing categories."""
     values = col.astype(object).to_numpy()
     return np.where(pd.isna(values), "\x00missing", values.astype(str))

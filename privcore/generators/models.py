@@ -66,7 +66,7 @@ from privcore.generators.base import (
     put_rows,
     rarity_order,
 )
-from privcore.generators.copies import _category_keys, _record_leak
+from privcore.generators.copies import category_keys, record_leak
 
 __all__ = [
     "GaussianCopula",
@@ -226,7 +226,7 @@ class RareLeak(GaussianCopula):
         k = min(max(self.min_leaks, int(round(self.leak_fraction * n))), n, len(real))
         src = rarest_categorical_rows(real, self.types, k)
         dst = np.sort(rng.choice(n, size=k, replace=False))
-        return _record_leak(put_rows(out, dst, real, src), src, dst)
+        return record_leak(put_rows(out, dst, real, src), src, dst)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -267,7 +267,7 @@ class Histogram:
 
 def _column_counts(col: pd.Series, grid: Grid) -> np.ndarray:
     if grid.values is not None:
-        codes = pd.Index(_category_keys(pd.Series(grid.values, dtype=object))).get_indexer(_category_keys(col))
+        codes = pd.Index(category_keys(pd.Series(grid.values, dtype=object))).get_indexer(category_keys(col))
         return np.bincount(codes[codes >= 0], minlength=len(grid.values)).astype(float)
     x = col.to_numpy(dtype=float, na_value=np.nan)
     miss = np.isnan(x)

@@ -31,7 +31,7 @@ import pandas as pd
 from privcore.data.params import Param
 from privcore.data.schema import BINARY, NUMERICAL
 from privcore.generators.adapters import SDVAdapter, fit_sdv, seed_global_state
-from privcore.generators.base import GeneratorError, GeneratorSettingError, _check_types
+from privcore.generators.base import GeneratorError, GeneratorSettingError, check_types
 from privcore.generators.spec import GeneratorSpec, install_command, module_installed
 
 __all__ = ["SDV_SPECS", "SDVSynthesizer", "sdv_metadata", "import_sdv"]
@@ -123,7 +123,7 @@ class SDVSynthesizer(SDVAdapter):
         self.synthesizer, self._factory, self.name, self.reseed = None, None, name, seed_global_state
 
     def _fit_inner(self, table: pd.DataFrame, types: Mapping[str, str] | None) -> None:
-        types = _check_types(table, types, self.name)
+        types = check_types(table, types, self.name)
         sdv = import_sdv(self.name)
         # CTGAN and TVAE refuse pandas' category dtype; the output is cast back by check_sample.
         table = table.astype({c: object for c in table.columns if isinstance(table[c].dtype, pd.CategoricalDtype)})
