@@ -7,12 +7,10 @@ imports a view. No Streamlit import.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
-import pandas as pd
-
+from privcore.audit.factory import GeneratorFactory
 from privcore.data.schema import Schema
-from privcore.generators import make_generator
 
 
 def generator_context(schema: Schema) -> dict[str, Any]:
@@ -32,7 +30,7 @@ def generator_context(schema: Schema) -> dict[str, Any]:
     return {"key": list(schema.key_columns), "sensitive": schema.sensitive}
 
 
-def maker(name: str, settings: Mapping[str, Any], schema: Schema) -> Callable[[pd.DataFrame], Any]:
+def maker(name: str, settings: Mapping[str, Any], schema: Schema) -> GeneratorFactory:
     """``make(population)`` for :func:`privcore.audit.shadow.audit`: a fresh built-in generator per model.
 
     Parameters
@@ -46,9 +44,8 @@ def maker(name: str, settings: Mapping[str, Any], schema: Schema) -> Callable[[p
 
     Returns
     -------
-    callable
-        ``make(population)``: an unfitted generator. A closure, so it is made where it runs (in the worker),
-        never sent between processes.
+    GeneratorFactory
+        ``make(population[, seed])``: an unfitted generator; each model gets its fit's seed
+        (:mod:`privcore.audit.factory`).
     """
-    context, settings = generator_context(schema), dict(settings)
-    return lambda population: make_generator(name, population=population, **context, **settings)
+    return GeneratorFactory(name, dict(settings), **generator_context(schema))

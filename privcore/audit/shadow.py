@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 from sklearn.ensemble import RandomForestClassifier
 
+from privcore.audit.factory import model_for_fit
 from privcore.engine.encoding import EuclideanSpace
 from privcore.evaluation.verdict import audit_verdict
 from privcore.base.errors import InputError, TooFewRowsError
@@ -406,7 +407,7 @@ def audit(
             if with_target:
                 training.iloc[0] = target
             try:
-                model = make(population) if make is not None else fitted
+                model = model_for_fit(make, population, model_seed) if make is not None else fitted
                 began = clock()
                 _fit(model, training, types)
                 timings["fit"] += clock() - began
@@ -551,7 +552,7 @@ def _dcr_test(data, schema, fitted, make, population, evaluation, m, seed) -> di
     if len(holdout) < 2:
         return None
     try:
-        model = make(population) if make is not None else fitted
+        model = model_for_fit(make, population, seed) if make is not None else fitted
         _fit(model, training, {c: schema.types[c] for c in schema.columns})
         output = model.sample(m, seed=seed)
         result = evaluate(training, output[list(schema.columns)], schema, metrics="dcr_test", holdout=holdout)["dcr_test"]

@@ -27,34 +27,11 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
+from privcore.audit.factory import GeneratorFactory, model_for_fit
 from privcore.audit.features import SharedFeatures
 from privcore.base.errors import InputError
-from privcore.generators import make_generator
-from privcore.generators.outside import is_reference, reference_maker
 
-
-@dataclass(frozen=True)
-class GeneratorFactory:
-    """A generator by name (built-in, or ``MODULE:ATTR``) and settings, built for a population: a picklable
-    ``make``.
-
-    Examples
-    --------
-    >>> factory = GeneratorFactory("dp_marginals", {"epsilon": 2.0})
-    >>> factory(None).epsilon
-    2.0
-    """
-
-    name: str
-    settings: Mapping[str, Any] = field(default_factory=dict)
-    key: Sequence[str] | None = None
-    sensitive: str | None = None
-
-    def __call__(self, population: pd.DataFrame | None) -> Any:
-        if is_reference(self.name):  # MODULE:ATTR: imported where it runs (a worker imports it again)
-            return reference_maker(self.name, self.settings, check=False)(population)
-        return make_generator(self.name, population=population, key=self.key, sensitive=self.sensitive,
-                              **dict(self.settings))
+__all__ = ["FitOutcome", "FitSetup", "GeneratorFactory", "fit_seed", "run_fits"]
 
 
 @dataclass(frozen=True)
@@ -87,12 +64,13 @@ class FitSetup:
         The output has as many rows as the training set (as in the targeted audit), so that a generator that
         copies its training data returns it whole."""
         training = self.pool[self.membership[index]].reset_index(drop=True)
-        model = self.make(self.population) if self.make is not None else self.generator
+        seed = fit_seed(self.seed, index)
+        model = model_for_fit(self.make, self.population, seed) if self.make is not None else self.generator
         try:
             model.fit(training, dict(self.types))
         except TypeError:  # an outside synthesizer with fit(table) only
             model.fit(training)
-        output = model.sample(max(1, len(training)), seed=fit_seed(self.seed, index))
+        output = model.sample(max(1, len(training)), seed=seed)
         if not isinstance(output, pd.DataFrame):
             raise InputError(f"The generator returned a {type(output).__name__}, not a table.")
         missing = [c for c in training.columns if c not in output.columns]

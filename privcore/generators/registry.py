@@ -111,8 +111,9 @@ _SPECS = [
                          "the rest noises its tables.", minimum=0.01, maximum=0.99),
                    Param("seed", "int", 0, "Fit seed", "Seed of the first column, the DP structure choices and "
                          "the noise.", minimum=0, maximum=2**31 - 1)),
-                  lambda k, bins, epsilon, beta, seed: PrivBayes(k=k, bins=bins, epsilon=epsilon, beta=beta,
-                                                                 seed=seed)),
+                  lambda k, bins, epsilon, beta, seed, population=None: PrivBayes(
+                      k=k, bins=bins, epsilon=epsilon, beta=beta, seed=seed, population=population),
+                  context=("population",)),
     GeneratorSpec("cart", "Sequential CART (synthpop): each column drawn from a tree leaf of training rows.",
                   (Param("min_leaf", "int", 5, "Fewest rows per leaf", "Fewest training rows in a tree leaf; "
                          "1 copies training rows.", minimum=1),
