@@ -120,3 +120,57 @@ def test_the_strongest_attack_details_are_documented_and_validate(schema):
     broken["metrics"]["mia_best"]["details"]["attacks"]["mia_distance"].pop("p_value_holm")
     with pytest.raises(jsonschema.ValidationError):
         validate(broken, schema)
+
+
+# ------------------------------------------------------------------ the membership audit (both designs)
+AUDIT_RUNS = {
+    "shared": ("--design", "shared", "--models", "8", "--records", "60"),
+    "targeted": ("--targets", "1", "--random-targets", "1", "--shadow-models", "4", "--eval-models", "6"),
+}
+
+
+@pytest.fixture(scope="module")
+def audit_documents(tmp_path_factory) -> dict:
+    out = {}
+    for design, extra in AUDIT_RUNS.items():
+        path = tmp_path_factory.mktemp(design) / "audit.json"
+        proc = cli("audit", "--demo", "exact_copy", "--generator", "exact_copy", *extra, "--json", str(path))
+        assert proc.returncode == 0, proc.stderr
+        out[design] = json.loads(path.read_text())
+    return out
+
+
+@pytest.mark.parametrize("design", sorted(AUDIT_RUNS))
+def test_both_audit_designs_validate(schema, audit_documents, design):
+    document = audit_documents[design]
+    assert document["design"] == design
+    validate(document, schema["$defs"]["audit_report"])
+    entries = document["records" if design == "shared" else "targets"]
+    assert entries and {"row", "auc", "auc_interval", "tpr_at", "epsilon_lower_bound"} <= set(entries[0])
+
+
+@pytest.mark.parametrize("breakage", ["auc above 1", "no verdict", "unknown field", "records under targeted"])
+def test_a_broken_audit_document_does_not_validate(schema, audit_documents, breakage):
+    shared, targeted = copy.deepcopy(audit_documents["shared"]), copy.deepcopy(audit_documents["targeted"])
+    broken = shared
+    if breakage == "auc above 1":
+        shared["records"][0]["auc"] = 1.2
+    elif breakage == "no verdict":
+        del shared["summary"]["verdict"]
+    elif breakage == "unknown field":
+        shared["records"][0]["surprise"] = 1
+    else:
+        targeted["records"], broken = targeted.pop("targets"), targeted
+    with pytest.raises(jsonschema.ValidationError):
+        validate(broken, schema["$defs"]["audit_report"])
+
+
+def test_every_audit_result_field_is_described():
+    from dataclasses import fields
+
+    from privcore.audit.contract import RECORD_FIELDS, TARGET_FIELDS
+    from privcore.audit.shadow import TargetResult
+    from privcore.audit.shared import RecordResult
+
+    assert {f.name for f in fields(RecordResult)} == set(RECORD_FIELDS)
+    assert {f.name for f in fields(TargetResult)} - {"eval_scores", "eval_labels"} == set(TARGET_FIELDS)

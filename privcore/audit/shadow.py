@@ -166,8 +166,9 @@ class AuditReport:
     timings: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON contract of ``python -m privcore audit --json``."""
+        """The JSON contract of ``python -m privcore audit --json`` (:mod:`privcore.audit.contract`)."""
         return {
+            "design": "targeted",
             "generator": self.generator,
             "settings": jsonable(asdict(self.settings)),
             "splits": dict(self.splits),

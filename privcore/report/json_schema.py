@@ -5,7 +5,8 @@ each metric's entry lists its declared parameters (:mod:`privcore.data.params`) 
 its declared details type (:mod:`privcore.metrics.details`), so the schema changes when, and only when, a
 declaration does. The dashboard's JSON download, several reports under ``"tables"``, is described by
 ``$defs/dashboard_download``, the metric lab's report (``python -m privcore lab --json``) by
-``$defs/lab_report``.
+``$defs/lab_report``, the membership audit's (``python -m privcore audit --json``, both designs) by
+``$defs/audit_report``.
 """
 
 from __future__ import annotations
@@ -88,6 +89,9 @@ def report_schema() -> dict[str, Any]:
     from privcore.lab.result import lab_report_schema
 
     defs["lab_report"] = lab_report_schema()  # python -m privcore lab --json
+    from privcore.audit.contract import audit_report_schema
+
+    defs["audit_report"] = audit_report_schema()  # python -m privcore audit --json
     return {
         "$schema": DRAFT,
         "title": "privcore report",

@@ -1,0 +1,134 @@
+"""The JSON contract of ``python -m privcore audit --json``: a JSON Schema for each design.
+
+``$defs/audit_report`` of ``python -m privcore schema`` is :func:`audit_report_schema`. The record and
+target entries are derived from the result dataclasses' fields (:class:`privcore.audit.shared.RecordResult`,
+:class:`privcore.audit.shadow.TargetResult`) and the settings from the settings dataclasses, so a field
+added there without a description here fails the contract test rather than going undocumented.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import Any
+
+from privcore.audit.shadow import AuditSettings, TargetResult
+from privcore.audit.shared import RecordResult, SharedSettings
+
+_NUMBER_OR_NULL = {"type": ["number", "null"]}
+_AUC = {"type": ["number", "null"], "minimum": 0, "maximum": 1}
+_SHARE = {"type": ["number", "null"], "minimum": 0, "maximum": 1}
+_INTERVAL = {"anyOf": [{"type": "array", "items": {"type": "number", "minimum": 0, "maximum": 1},
+                        "minItems": 2, "maxItems": 2}, {"type": "null"}]}
+_FPR_LEVELS = {"type": "object", "additionalProperties": _AUC,
+               "description": "true-positive rate at each false-positive rate (key: the FPR as text, '0' = the "
+                              "lowest the models allow)"}
+_DCR_TEST = {"anyOf": [{"type": "null"}, {
+    "type": "object", "description": "the DCR holdout test on one output: the distance proxy beside the attack",
+    "properties": {"passes": {"type": "boolean"}, "risk": _SHARE, "p_synthetic": _SHARE, "p_holdout": _SHARE},
+    "required": ["passes", "risk", "p_synthetic", "p_holdout"]}]}
+
+#: Each per-record field of the shared design, described.
+RECORD_FIELDS: dict[str, dict[str, Any]] = {
+    "row": {"type": "integer", "minimum": 0, "description": "position of the record in the real table as given"},
+    "auc": {**_AUC, "description": "membership AUC over the models that did not train its attack (null: too "
+                                   "few models with or without it)"},
+    "auc_interval": {**_INTERVAL, "description": "95 % bootstrap interval of the AUC over the models"},
+    "tpr_at": _FPR_LEVELS,
+    "epsilon_lower_bound": {"type": ["number", "null"], "minimum": 0,
+                            "description": "ε that any DP guarantee of the generator must at least have, at 95 % "
+                                           "confidence"},
+    "p_value": {**_SHARE, "description": "one-sided Mann-Whitney p-value of 'no membership signal'"},
+    "models_in": {"type": "integer", "minimum": 0, "description": "models trained with the record"},
+    "models_out": {"type": "integer", "minimum": 0, "description": "models trained without it"},
+    "nearest_real_distance": {**_NUMBER_OR_NULL, "minimum": 0,
+                              "description": "distance to the nearest other real record (E space)"},
+    "nearest_synthetic_distance": {**_NUMBER_OR_NULL, "minimum": 0,
+                                   "description": "median distance to its nearest synthetic row, models with it"},
+    "nearest_synthetic_distance_out": {**_NUMBER_OR_NULL, "minimum": 0,
+                                       "description": "the same over models without it"},
+    "why": {"type": ["string", "null"], "description": "the evidence in one sentence (exposed records)"},
+}
+
+#: Each per-target field of the targeted design, described.
+TARGET_FIELDS: dict[str, dict[str, Any]] = {
+    "row": RECORD_FIELDS["row"],
+    "chosen": {"enum": ["vulnerable", "random"], "description": "how the target was picked"},
+    "vulnerability": {"type": "number", "description": "mean distance to its nearest other records (Achilles)"},
+    "auc": {**_AUC, "description": "membership AUC of the meta-classifier on the evaluation models"},
+    "auc_interval": RECORD_FIELDS["auc_interval"],
+    "tpr_at": _FPR_LEVELS,
+    "tpr_at_interval": {"type": "object", "additionalProperties": _INTERVAL},
+    "shadow_models": {"type": "integer", "minimum": 0},
+    "eval_models": {"type": "integer", "minimum": 0},
+    "failed_models": {"type": "integer", "minimum": 0},
+    "epsilon_lower_bound": RECORD_FIELDS["epsilon_lower_bound"],
+}
+
+_SUMMARY_COMMON = {
+    "share_auc_above_0.6": _SHARE, "share_auc_above_0.8": _SHARE, "share_clearly_exposed": _SHARE,
+    "chance_share_above_0.6": _SHARE, "max_epsilon_lower_bound": {"type": ["number", "null"], "minimum": 0},
+    "dcr_test": _DCR_TEST, "verdict": {"type": "string", "description": "the audit's answer in words"},
+}
+
+
+def _settings_schema(kind: type) -> dict[str, Any]:
+    return {"type": "object", "properties": {f.name: {"type": ["number", "null"]} for f in fields(kind)},
+            "required": [f.name for f in fields(kind)]}
+
+
+def _common(design: str, entries: str, entry: dict[str, Any], settings: type, summary: dict[str, Any],
+            required_summary: list[str]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {
+            "design": {"const": design},
+            "generator": {"type": "string", "description": "generator name, built-in or MODULE:ATTR"},
+            "generator_settings": {"type": "object"},
+            "real": {"type": "string", "description": "the real table audited (file or demo)"},
+            "settings": _settings_schema(settings),
+            "splits": {"type": "object", "additionalProperties": {"type": ["number", "null"]}},
+            entries: {"type": "array", "items": entry},
+            "summary": {"type": "object", "properties": {**_SUMMARY_COMMON, **summary},
+                        "required": required_summary},
+            "warnings": {"type": "array", "items": {"type": "string"}},
+            "seconds": {"type": "number", "minimum": 0},
+            "timings": {"type": "object", "additionalProperties": {"type": "number", "minimum": 0}},
+        },
+        "required": ["design", "generator", "settings", "splits", entries, "summary", "warnings"],
+        "additionalProperties": False,
+    }
+
+
+def _entry(described: dict[str, dict[str, Any]], kind: type, skip: tuple[str, ...] = ()) -> dict[str, Any]:
+    names = [f.name for f in fields(kind) if f.name not in skip]
+    return {"type": "object", "properties": {n: described[n] for n in names}, "required": names,
+            "additionalProperties": False}
+
+
+def audit_report_schema() -> dict[str, Any]:
+    """JSON Schema (draft 2020-12, self-contained) of both audit designs' ``--json`` documents.
+
+    Returns
+    -------
+    dict
+        ``oneOf`` the shared design (``"design": "shared"``, one entry per audited record under
+        ``records``) and the targeted design (``"design": "targeted"``, one per target under ``targets``).
+
+    Raises
+    ------
+    KeyError
+        A result dataclass has a field this contract does not describe.
+    """
+    share = {"type": ["number", "null"], "minimum": 0, "maximum": 1}
+    shared = _common("shared", "records", _entry(RECORD_FIELDS, RecordResult), SharedSettings, {
+        "records_scored": {"type": "integer", "minimum": 0},
+        "mean_auc": _AUC, "chance_share_above_0.8": share, "share_interval_above_0.5": share,
+        "chance_share_interval_above_0.5": share,
+    }, ["records_scored", "share_auc_above_0.6", "verdict"])
+    targeted = _common("targeted", "targets", _entry(TARGET_FIELDS, TargetResult, ("eval_scores", "eval_labels")),
+                       AuditSettings, {
+                           "mean_auc": {"type": "object", "additionalProperties": _AUC,
+                                        "description": "mean AUC per kind of target (vulnerable, random)"},
+                       }, ["share_auc_above_0.6", "verdict"])
+    return {"title": "privcore membership audit", "description": "python -m privcore audit --json: the "
+            "shadow-model membership audit of a generator, by design", "oneOf": [shared, targeted]}
