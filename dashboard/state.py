@@ -105,6 +105,7 @@ PERSISTED_EXTRA = (
     "reference",
     "famd_components",
     "audit_results",
+    "audit_tables",
     "verdict_rule",
 )
 #: The Metrics page's tick boxes, ``metric::<id>`` (restorable: a checkbox value may be set before the

@@ -13,6 +13,7 @@ import streamlit as st
 from dashboard import components as C
 from dashboard import runner
 from dashboard import membership_view as MV
+from dashboard.audit_citation_panel import audit_citations
 from dashboard.page_setup import METRICS_PAGE, require_schema, setup_page
 from privcore.report import figures as F
 from privcore.evaluation import interpret as R
@@ -59,6 +60,7 @@ st.subheader("The answer")
 rule = C.verdict_rule_form(state)
 for table_name, table_report in reports.items():
     C.verdict_panel(table_name, table_report, rule)
+    audit_citations(state, table_name, tables.real.content_hash)
 n_real = len(report.data.real)
 row = int(st.number_input(
     "Real person to examine (row number in the real table)", min_value=0, max_value=n_real - 1,

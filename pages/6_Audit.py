@@ -14,6 +14,7 @@ only, under a key made of the design, the real table's content hash and every se
 import streamlit as st
 
 from dashboard import audit_view as V
+from dashboard.audit_citation import remember
 from dashboard import components as C
 from dashboard import shared_audit_view as SV
 from dashboard.shared_audit_panel import show_shared_results
@@ -111,6 +112,7 @@ if clicked and key and report is None:
         st.error(error, icon=":material/error:")
         st.stop()
     V.store(state, key, report)
+    remember(state, key, real.content_hash)
 if report is None:
     if not problem:
         st.info("Press **Run audit** to start. Nothing is computed until you do.", icon=":material/info:")
