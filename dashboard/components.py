@@ -83,6 +83,8 @@ def verdict_panel(table: str, report, rule: VerdictRule) -> None:
     with st.container(border=True):
         markdown_html(f"<strong>{html.escape(table)}</strong> &nbsp; {badge_html(word, icon, colour, text_colour)}")
         st.markdown(v.headline)
+        if v.next_step:
+            st.markdown(f":material/upload_file: **{v.next_step}**")
         for e in v.evidence:
             weight = "attack" if e.weight == "decisive" else "supporting"
             st.markdown(f"- {e.text} *({weight}; [see its card](#{card_anchor(e.metric)}))*")

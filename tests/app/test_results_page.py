@@ -84,7 +84,10 @@ def test_run_produces_score_cards_charts_and_downloads(ran):
     reports = results[key]
     assert list(reports) == ["noisy"]
     report = reports["noisy"]
-    assert set(report) == set(registry.presets()["quick"])
+    # One metric count everywhere: HidR cannot run without a pairing, so it is left out with a note.
+    assert set(report) == set(registry.presets()["quick"]) - {"hidr"}
+    assert "15 metric(s)" not in texts(ran.markdown) and "14 metric(s)" in texts(ran.markdown)
+    assert "Left out of the count and of the run" in texts(ran.caption) and "Hidden Rate" in texts(ran.caption)
     assert [t.label for t in ran.tabs] == ["Score cards", "Side by side", "Membership", "Metric in detail",
                                            "Record explorer", "Downloads"]
     show_tab(ran, "Score cards")
@@ -93,7 +96,7 @@ def test_run_produces_score_cards_charts_and_downloads(ran):
         assert f"<strong>{html.escape(registry.get(metric_id).name)}</strong>" in body  # one card per metric
         if result.risk is not None:
             assert f"{result.risk:.3f}" in body
-    assert "Risk level:" in body and "Not applicable" in body  # HidR without pairing
+    assert "Risk level:" in body and "Not applicable" not in body  # HidR without pairing: not run, not shown
     assert "Simulation-based metrics" in texts(ran.subheader)
 
     show_tab(ran, "Side by side")
