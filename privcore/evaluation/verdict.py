@@ -199,6 +199,9 @@ def verdict(report, rule: VerdictRule | None = None) -> Verdict:
         if not a.applicable:
             not_tested.append(f"{a.name}: {a.reason or 'did not run'}")
             continue
+        if a.cannot_tell:  # its fresh sample scores the maximum too: no evidence either way
+            not_tested.append(f"{a.name}: {a.cannot_tell[0].upper()}{a.cannot_tell[1:]}")
+            continue
         weight = "decisive" if a.family in DECISIVE_FAMILIES else "supporting"
         lower = _lower_excess(a) if weight == "decisive" else None
         excess, text = a.adjusted, None
