@@ -3,10 +3,10 @@ and the parameters of the selected metrics.
 
 The choice is stored as metric ids in ``st.session_state["selected_metrics"]`` (default: the quick
 preset, which follows the data: with a holdout it includes the membership attacks); the Results page runs
-them, and both pages count the same metrics (:func:`dashboard.metric_choice.sync_selection`). Parameter values that differ from a metric's default are stored
-in ``st.session_state["metric_params"][metric_id]`` (see :mod:`dashboard.metric_choice`, "metric
-parameters"); what the user typed, valid or not, is kept in ``metric_param_draft`` because widget values
-are forgotten when the user leaves the page.
+them, and both pages count the same metrics (:func:`dashboard.metric_choice.sync_selection`). Parameter
+values that differ from a metric's default are stored in ``st.session_state["metric_params"][metric_id]``
+(see :mod:`dashboard.metric_choice`, "metric parameters"); what the user typed, valid or not, is kept in
+``metric_param_draft`` because widget values are forgotten when the user leaves the page.
 """
 
 import streamlit as st
@@ -192,6 +192,12 @@ buttons[-1].button("Clear", key="preset::clear", on_click=_apply_preset, args=(N
                    help="Untick every metric.", width="stretch")
 if state.get("preset_note"):
     st.info(state.pop("preset_note"), icon=":material/info:")
+rows = {"real": len(tables.real.frame), "synthetic": [len(t.frame) for t in tables.synthetic.values()],
+        "holdout": None if tables.holdout is None else len(tables.holdout.frame)}
+ticked = [info.id for info in metrics if state.get(_box(info.id))]
+if ticked:  # the same count and estimate as at the bottom of the page, where the choice is listed
+    estimate = describe_estimate(estimate_seconds(ticked, rows["real"], rows["synthetic"], rows["holdout"]), rows)
+    st.caption(f":material/timer: {len(ticked)} metric(s) selected; {estimate[0].lower()}{estimate[1:]}")
 
 for family in registry.FAMILIES:
     members = [info for info in metrics if info.family == family]
@@ -228,8 +234,6 @@ state["selected_metrics"] = [info.id for info in metrics if state.get(_box(info.
 chosen = state["selected_metrics"]
 if chosen:
     st.success(f"{len(chosen)} metric(s) selected: {', '.join(chosen)}.", icon=":material/check_circle:")
-    rows = {"real": len(tables.real.frame), "synthetic": [len(t.frame) for t in tables.synthetic.values()],
-            "holdout": None if tables.holdout is None else len(tables.holdout.frame)}
     seconds = estimate_seconds(chosen, rows["real"], rows["synthetic"], rows["holdout"])
     st.markdown(f":material/timer: {describe_estimate(seconds, rows)}")
     if selection.note():
