@@ -319,7 +319,7 @@ def test_whole_flow_on_demo_from_home(server, page, guard):
     go_to(page, "Metrics")
     assert_clean(page)
     main = page.locator("[data-testid=stMain]")
-    main.get_by_text("Estimated time:").wait_for()  # the default choice's time, stated before a run
+    main.get_by_text("Estimated time:").first.wait_for()  # the default choice's time, stated before a run
     count = re.search(r"(\d+) metric\(s\) selected", main.inner_text()).group(1)
     assert int(count) == len(doc["metrics"]), "the Metrics page counts other metrics than the run"
     screenshot(page, f"{name}-3-metrics")
