@@ -52,7 +52,8 @@ def level_legend() -> None:
         " ".join(level_badge(R.LEVELS[k]) for k in ("low", "moderate", "high"))
         + f"&nbsp; Risk above the reference (the fresh-sample baseline when a holdout exists, otherwise the "
         f"metric's chance level or 0): at most {lo:g}, at most {hi:g}, or more. Risk runs from 0 (complete "
-        "privacy) to 1 (no privacy)."
+        "privacy) to 1 (no privacy). A card leads with that excess; a metric whose fresh sample scores the maximum "
+        "says it cannot tell on this data."
     )
 
 
@@ -83,6 +84,8 @@ def verdict_panel(table: str, report, rule: VerdictRule) -> None:
     with st.container(border=True):
         markdown_html(f"<strong>{html.escape(table)}</strong> &nbsp; {badge_html(word, icon, colour, text_colour)}")
         st.markdown(v.headline)
+        if v.next_step:
+            st.markdown(f":material/upload_file: **{v.next_step}**")
         for e in v.evidence:
             weight = "attack" if e.weight == "decisive" else "supporting"
             st.markdown(f"- {e.text} *({weight}; [see its card](#{card_anchor(e.metric)}))*")
@@ -111,7 +114,9 @@ def verdict_rule_form(state, key: str = "verdict_rule") -> VerdictRule:
 
 
 def score_card(metric_id: str, result) -> None:
-    """A bordered card: name, level (word + icon + colour), risk, baseline, excess, interval, warnings."""
+    """A bordered card that leads with the excess over the reference (the fresh sample, else the chance level)
+    and its level (word + icon + colour); the raw risk, baseline and interval come second. A metric that cannot
+    tell on this data (its fresh sample scores the maximum) says so, with the reason, instead of a level."""
     a = R.assess(metric_id, result)
     with st.container(border=True):
         markdown_html(f'<span id="{card_anchor(metric_id)}"></span><strong>{html.escape(a.name)}</strong>')
@@ -119,17 +124,20 @@ def score_card(metric_id: str, result) -> None:
             markdown_html(level_badge(a.level))
             st.caption(f"Not computed: {without_cli_flags(a.reason) if a.reason else 'no reason given'}")
             return
-        markdown_html(f"{level_badge(a.level, 'Risk level: ')} &nbsp; <span style='font-size:1.5rem;"
-                      f"font-weight:700'>{a.risk:.3f}</span>")
-        lines = []
+        if a.cannot_tell:
+            markdown_html(level_badge(a.level))
+            st.markdown(f"Cannot tell on this data: {a.cannot_tell}")
+        else:
+            markdown_html(f"{level_badge(a.level, 'Risk level: ')} &nbsp; <span style='font-size:1.5rem;"
+                          f"font-weight:700'>{html.escape(a.excess_text)}</span> {html.escape(a.against)}")
+        lines = [f"Risk {_fmt(a.risk)}"]
         if a.baseline is not None:
-            lines.append(f"Fresh-sample baseline {_fmt(a.baseline)} · excess risk {_fmt(a.excess, sign=True)}")
+            lines.append(f"fresh-sample baseline {_fmt(a.baseline)}")
         elif metric_id in R.REFERENCE_LEVEL:
-            lines.append(f"Chance level {R.REFERENCE_LEVEL[metric_id]:g} (no holdout baseline)")
+            lines.append(f"chance level {R.REFERENCE_LEVEL[metric_id]:g} (no holdout baseline)")
         if result.interval is not None:
             lines.append(f"95% interval {_fmt(result.interval[0])} – {_fmt(result.interval[1])}")
-        if lines:
-            st.caption(" · ".join(lines))
+        st.caption(" · ".join(lines))
         if result.warnings:
             with st.expander(f"{len(result.warnings)} warning(s)", icon=":material/warning:"):
                 for w in result.warnings:
@@ -158,7 +166,7 @@ def score_cards(report, columns: int = 3) -> None:
 
 
 def side_by_side(reports: Mapping[str, object]) -> pd.DataFrame:
-    """Metrics × synthetic tables: risk, level word and baseline, for a table view."""
+    """Metrics × synthetic tables: excess over the reference, level word, risk and baseline, for a table view."""
     ids = list(dict.fromkeys(mid for rep in reports.values() for mid in rep))
     rows = []
     for mid in ids:
@@ -167,8 +175,9 @@ def side_by_side(reports: Mapping[str, object]) -> pd.DataFrame:
             if mid not in rep:
                 continue
             a = R.assess(mid, rep[mid])
-            row[f"{name}: risk"] = a.risk
+            row[f"{name}: excess"] = a.adjusted
             row[f"{name}: level"] = f"{a.level.icon} {a.level.word}"
+            row[f"{name}: risk"] = a.risk
             if a.baseline is not None:
                 row[f"{name}: baseline"] = a.baseline
         rows.append(row)
@@ -233,6 +242,10 @@ def record_flag_table(report, row: int) -> pd.DataFrame:
 def disagreement_panel(report, key: str) -> None:
     """Which metrics flag which records: counts, the overlap heatmap and the most common patterns."""
     flags = R.record_flags(report)
+    cannot_tell = R.cannot_tell_metrics(report)
+    if cannot_tell:
+        st.caption("Left out because they cannot tell on this data (a fresh sample of real people would be flagged "
+                   "as much): " + "; ".join(f"{F.metric_name(m)}" for m in cannot_tell) + ".")
     if flags.shape[1] < 2:
         st.info("At least two metrics with per-person values are needed to compare them.")
         return

@@ -9,12 +9,22 @@ Session-state keys used here besides the contract of :mod:`dashboard.state`:
 
 - ``metric_param_draft`` — Metrics page widget key → the value the user last gave it (valid or not), so
   that a parameter widget shows the same value after a visit to another page.
+- ``metrics_default`` (:data:`DEFAULT_CHOICE`) — True while the choice is the default one (the quick preset,
+  :func:`privcore.metrics.registry.quick_metrics`): it then follows the data, so that loading a holdout adds
+  the membership attacks. Ticking a box or choosing another preset makes the choice the user's own.
+- ``metrics_left_out`` (:data:`LEFT_OUT`) — the chosen metrics that cannot run on the loaded data: not counted,
+  named with their reason on the Metrics and Results pages, and selected again when the data allows them.
+
+One metric count everywhere: :func:`sync_selection` keeps in ``selected_metrics`` only the metrics that can
+run on the loaded data, and says which of those wanted were left out and why; the Metrics and Results pages
+both show that count and that note.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any, Iterable, MutableMapping
 
@@ -23,7 +33,7 @@ from privcore.evaluation.evaluate import unmet_need
 from privcore.data.params import Param, ParamError, check_value, format_numbers
 from privcore.data.schema import Schema
 
-from dashboard.state import Tables
+from dashboard.state import DEFAULT_CHOICE, LEFT_OUT, Tables
 from dashboard.uploads import store_overrides
 
 
@@ -68,6 +78,54 @@ def without_cli_flags(reason: str) -> str:
     """
     reason = re.sub(r",?\s*--[a-z][a-z-]*", "", reason)
     return re.sub(r"\s*\(\s*\)", "", reason)
+
+
+# ------------------------------------------------------------------------------- the choice itself
+
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The metrics a run would compute, and those wanted that cannot run here (id → reason)."""
+
+    runnable: list[str]
+    left_out: dict[str, str]
+    default: bool
+
+    def note(self) -> str:
+        """One sentence on the metrics left out and why ("" when none)."""
+        if not self.left_out:
+            return ""
+        parts = " ".join(f"{registry.get(m).name} {reason.rstrip('.')}." for m, reason in self.left_out.items())
+        return f"Left out of the count and of the run, because this data does not allow it: {parts}"
+
+
+def default_choice(tables: Tables) -> list[str]:
+    """The default metric ids for the loaded tables: the quick preset, with the membership attacks when a
+    holdout is loaded (before removing what cannot run)."""
+    return list(registry.quick_metrics(holdout=tables.holdout is not None))
+
+
+def sync_selection(state: MutableMapping, tables: Tables, schema: Schema,
+                   reasons: dict[str, str | None] | None = None) -> Selection:
+    """Bring ``selected_metrics`` up to date with the data and return what a run computes.
+
+    While the choice is the default (:data:`DEFAULT_CHOICE`), it is recomputed from the tables
+    (:func:`default_choice`); an empty choice with nothing ticked yet starts as the default. Metrics that
+    cannot run on the loaded data are removed from ``selected_metrics`` and reported in ``left_out``, so the
+    Metrics page, the Results page and the run count the same metrics.
+    """
+    reasons = metric_availability(tables, schema) if reasons is None else reasons
+    default = bool(state.get(DEFAULT_CHOICE))
+    if default:
+        wanted = default_choice(tables)
+    else:  # the user's choice, and what it wanted that could not run (it comes back when the data allows it)
+        wanted = list(dict.fromkeys([*(state.get("selected_metrics") or []), *(state.get(LEFT_OUT) or [])]))
+    runnable = [m for m in wanted if m in reasons and reasons[m] is None]
+    left_out = {m: reasons[m] for m in wanted if reasons.get(m) is not None}
+    state["selected_metrics"] = runnable
+    state[LEFT_OUT] = list(left_out)
+    return Selection(runnable, left_out, default)
 
 
 # ------------------------------------------------------------------------------- metric parameters

@@ -8,7 +8,11 @@ Keys in ``st.session_state`` (all created by :func:`init_state`):
 
 - ``tables`` — :class:`Tables`: the real table, the named synthetic tables, the optional holdout.
 - ``schema`` — :class:`privcore.Schema` or None until the Configure page (or the demo) sets one.
-- ``selected_metrics`` — list of metric ids chosen on the Metrics page.
+- ``selected_metrics`` — list of metric ids chosen on the Metrics page (only those that can run on the
+  loaded data: :func:`dashboard.metric_choice.sync_selection`).
+- ``metrics_default`` (:data:`DEFAULT_CHOICE`, optional) — True while that choice is the default one and
+  follows the data (the quick preset, with the membership attacks once a holdout is loaded).
+- ``metrics_left_out`` (:data:`LEFT_OUT`, optional) — chosen metrics that cannot run on the loaded data.
 - ``metric_params`` — metric id → parameter overrides.
 - ``results`` — run key (:func:`run_key`) → {synthetic name → privcore Report}.
 - ``last_run_key`` — the run key of the results shown on the Results page.
@@ -81,6 +85,11 @@ def _settings_value(value):
     return str(value)
 
 
+#: Session-state key: True while the metric choice is the default one and follows the data.
+DEFAULT_CHOICE = "metrics_default"
+#: Session-state key: the chosen metrics that cannot run on the loaded data (named, not counted).
+LEFT_OUT = "metrics_left_out"
+
 DEFAULTS = {
     "tables": Tables,
     "schema": lambda: None,
@@ -98,7 +107,7 @@ DEFAULTS = {
 
 #: Keys beyond :data:`DEFAULTS` that hold the user's work and must survive a reload
 #: (:mod:`dashboard.persistence`): drafts of forms, the membership attacks' reference table, the FAMD
-#: setting, audit results and the verdict rule.
+#: setting, audit results, the verdict rule and whether the metric choice is the default.
 PERSISTED_EXTRA = (
     "schema_draft",
     "metric_param_draft",
@@ -107,6 +116,8 @@ PERSISTED_EXTRA = (
     "audit_results",
     "audit_tables",
     "verdict_rule",
+    DEFAULT_CHOICE,
+    LEFT_OUT,
 )
 #: The Metrics page's tick boxes, ``metric::<id>`` (restorable: a checkbox value may be set before the
 #: box is drawn). Other widget keys are not restored: their forms are rebuilt from the keys above.

@@ -31,7 +31,7 @@ from privcore.base.errors import ColumnMismatchError, InputError
 from privcore.data.io import check_column_kinds_agree, check_no_all_missing, check_same_columns, load_table
 from privcore.data.schema import Schema, infer_schema
 
-from dashboard.state import LoadedTable, Tables
+from dashboard.state import DEFAULT_CHOICE, LoadedTable, Tables
 from dashboard.table_checks import FitProblem, describe, sentence
 
 logger = logging.getLogger(__name__)
@@ -210,7 +210,8 @@ def upload_errors(state: MutableMapping, files: Iterable[Any]) -> list[tuple[str
 def set_real(state: MutableMapping, table: LoadedTable) -> None:
     """Make ``table`` the real table; if its content changed, start again from the inferred schema.
 
-    Also selects the quick metric preset when no metric is selected yet.
+    Also selects the default metric choice (the quick preset, which follows the data) when no metric is
+    selected yet.
     """
     tables: Tables = state["tables"]
     previous = tables.real
@@ -219,8 +220,9 @@ def set_real(state: MutableMapping, table: LoadedTable) -> None:
         state["schema"] = infer_schema(table.frame)
         state["schema_draft"] = None  # rebuilt from the new schema by the Configure page
     if not state.get("selected_metrics"):
-        # The Results page runs what is selected; without a visit to the Metrics page, run "quick".
-        state["selected_metrics"] = list(registry.presets()["quick"])
+        # The Results page runs what is selected; without a visit to the Metrics page, run the default
+        # choice, which follows the data (a holdout loaded later adds the membership attacks).
+        choose_default_metrics(state)
     sync_reference(state)  # a reference that does not fit the new real table is no longer passed on
 
 
@@ -269,6 +271,14 @@ def rename_synthetic(state: MutableMapping, old: str, new: str) -> str | None:
     return None
 
 
+def choose_default_metrics(state: MutableMapping) -> None:
+    """Select the quick preset for the loaded tables and mark the choice as the default, which follows the
+    data (:func:`dashboard.metric_choice.sync_selection`)."""
+    tables: Tables = state["tables"]
+    state["selected_metrics"] = list(registry.quick_metrics(holdout=tables.holdout is not None))
+    state[DEFAULT_CHOICE] = True
+
+
 # --------------------------------------------------------------------------------------------- demo
 
 
@@ -280,8 +290,9 @@ def scenario_choices() -> dict[str, Any]:
 def load_demo(state: MutableMapping, name: str = DEFAULT_DEMO) -> None:
     """Replace everything loaded with a demo scenario, its holdout and its schema.
 
-    Also selects the quick metric preset when no metric is selected yet, so that "start with the
-    demo" leads straight to results.
+    Also selects the default metric choice when no metric is selected yet (the quick preset: with the
+    demo's holdout, the membership attacks too), so that "start with the demo" leads straight to a
+    decisive answer.
     """
     demo = load_scenario(name)
     # Copies: the demo loader may cache its frames, and pages must never share mutable data.
@@ -297,7 +308,7 @@ def load_demo(state: MutableMapping, name: str = DEFAULT_DEMO) -> None:
     state["demo"] = name
     set_reference(state, None)  # the demo replaces everything loaded
     if not state.get("selected_metrics"):
-        state["selected_metrics"] = list(registry.presets()["quick"])
+        choose_default_metrics(state)
 
 
 # ------------------------------------------------------------------------------- reference table

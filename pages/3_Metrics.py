@@ -2,17 +2,20 @@
 and the parameters of the selected metrics.
 
 The choice is stored as metric ids in ``st.session_state["selected_metrics"]`` (default: the quick
-preset); the Results page runs them. Parameter values that differ from a metric's default are stored
-in ``st.session_state["metric_params"][metric_id]`` (see :mod:`dashboard.metric_choice`, "metric
-parameters"); what the user typed, valid or not, is kept in ``metric_param_draft`` because widget values
-are forgotten when the user leaves the page.
+preset, which follows the data: with a holdout it includes the membership attacks); the Results page runs
+them, and both pages count the same metrics (:func:`dashboard.metric_choice.sync_selection`). Parameter
+values that differ from a metric's default are stored in ``st.session_state["metric_params"][metric_id]``
+(see :mod:`dashboard.metric_choice`, "metric parameters"); what the user typed, valid or not, is kept in
+``metric_param_draft`` because widget values are forgotten when the user leaves the page.
 """
 
 import streamlit as st
 
 from dashboard import metric_choice
-from dashboard.page_setup import RESULTS_PAGE, require_schema, setup_page
+from dashboard.page_setup import DATA_PAGE, RESULTS_PAGE, require_schema, setup_page
+from dashboard.state import DEFAULT_CHOICE, LEFT_OUT
 from dashboard.uploads import REFERENCE_METRICS
+from privcore.evaluation.estimate import describe_estimate, estimate_seconds
 from privcore.metrics import registry
 
 setup_page("Metrics")
@@ -22,10 +25,11 @@ tables = state["tables"]
 
 metrics = registry.all_metrics()
 reasons = metric_choice.metric_availability(tables, schema)
-presets = registry.presets()
+presets = registry.presets(holdout=tables.holdout is not None)
 
 PRESET_HELP = {
-    "quick": "Fast checks that train no model: usually a few seconds.",
+    "quick": "The default: fast checks that train no model and, when a holdout is loaded, the membership "
+             "attacks (the decisive evidence). The estimated time is shown below.",
     "all 17 review metrics": "The 17 metrics compared in the review this tool follows.",
     "attacks (needs holdout)": "Attacks on individuals and membership tests; most need a holdout table.",
     "everything": "Every metric. Those that train a model can take minutes on large tables.",
@@ -139,11 +143,18 @@ def _parameters(info) -> None:
                       k in state.get("metric_param_draft", {}) for k in _widget_keys(info.id)))
 
 
+def _chosen_by_hand() -> None:
+    """on_change of a tick box: the choice is now the user's own and no longer follows the data."""
+    state[DEFAULT_CHOICE] = False
+
+
 def _apply_preset(name: str | None) -> None:
     wanted = presets[name] if name else []
     chosen = [m for m in wanted if reasons.get(m) is None]
     for info in metrics:
         state[_box(info.id)] = info.id in chosen
+    state[DEFAULT_CHOICE] = name == "quick"  # the quick preset is the default: it follows the data
+    state[LEFT_OUT] = []  # the note below names what the preset left out
     left_out = [m for m in wanted if m not in chosen]
     state["preset_note"] = (
         f"Preset “{name}”: {len(chosen)} metric(s) selected." if name else "No metric selected."
@@ -151,9 +162,14 @@ def _apply_preset(name: str | None) -> None:
          "shown below)." if left_out else "")
 
 
-# A fresh visit (no checkbox state yet) starts from the stored choice, or the quick preset.
-if not any(_box(info.id) in state for info in metrics):
-    start = set(state.get("selected_metrics") or presets["quick"])
+# A fresh visit (no checkbox state yet) starts from the stored choice, or the default one; while the choice is
+# the default, it follows the data (a holdout adds the membership attacks).
+fresh = not any(_box(info.id) in state for info in metrics)
+if fresh and not state.get("selected_metrics"):
+    state[DEFAULT_CHOICE] = True
+selection = metric_choice.sync_selection(state, tables, schema, reasons)
+if fresh or selection.default:
+    start = set(selection.runnable)
     for info in metrics:
         state[_box(info.id)] = info.id in start
 for info in metrics:
@@ -176,6 +192,12 @@ buttons[-1].button("Clear", key="preset::clear", on_click=_apply_preset, args=(N
                    help="Untick every metric.", width="stretch")
 if state.get("preset_note"):
     st.info(state.pop("preset_note"), icon=":material/info:")
+rows = {"real": len(tables.real.frame), "synthetic": [len(t.frame) for t in tables.synthetic.values()],
+        "holdout": None if tables.holdout is None else len(tables.holdout.frame)}
+ticked = [info.id for info in metrics if state.get(_box(info.id))]
+if ticked:  # the same count and estimate as at the bottom of the page, where the choice is listed
+    estimate = describe_estimate(estimate_seconds(ticked, rows["real"], rows["synthetic"], rows["holdout"]), rows)
+    st.caption(f":material/timer: {len(ticked)} metric(s) selected; {estimate[0].lower()}{estimate[1:]}")
 
 for family in registry.FAMILIES:
     members = [info for info in metrics if info.family == family]
@@ -185,7 +207,8 @@ for family in registry.FAMILIES:
         st.caption(FAMILY_HELP.get(family, ""))
         for info in members:
             reason = reasons[info.id]
-            st.checkbox(f"**{info.name}** (`{info.id}`)", key=_box(info.id), disabled=reason is not None)
+            st.checkbox(f"**{info.name}** (`{info.id}`)", key=_box(info.id), disabled=reason is not None,
+                        on_change=_chosen_by_hand)
             lines = [info.summary, f"*Attacker knows:* {info.attacker_knows}"]
             if reason is None:
                 lines.append(":material/check_circle: **Can run** with your data.")
@@ -211,6 +234,18 @@ state["selected_metrics"] = [info.id for info in metrics if state.get(_box(info.
 chosen = state["selected_metrics"]
 if chosen:
     st.success(f"{len(chosen)} metric(s) selected: {', '.join(chosen)}.", icon=":material/check_circle:")
+    seconds = estimate_seconds(chosen, rows["real"], rows["synthetic"], rows["holdout"])
+    st.markdown(f":material/timer: {describe_estimate(seconds, rows)}")
+    if selection.note():
+        st.caption(selection.note())
+    if tables.holdout is None:
+        st.info("For a decisive answer, upload a holdout on the Data page: real records from the same population "
+                "that were not used to train the generator. The default choice then adds the membership attacks, "
+                "which test whether the people in the training data can be told apart.", icon=":material/upload_file:")
+        st.page_link(DATA_PAGE, label="Upload a holdout on the Data page", icon=":material/upload_file:")
+    elif state.get(DEFAULT_CHOICE):
+        st.caption("Default choice: the fast checks and, because a holdout is loaded, the membership attacks "
+                   "(mia_best among them), whose evidence decides the answer.")
     st.page_link(RESULTS_PAGE, label="Next: run them on the Results page", icon=":material/arrow_forward:")
 else:
     st.warning("No metric selected: choose a preset or tick at least one metric.", icon=":material/warning:")

@@ -11,7 +11,7 @@ import re
 import streamlit as st
 
 from dashboard import components as C
-from dashboard import runner
+from dashboard import metric_choice, runner
 from dashboard import membership_view as MV
 from dashboard.audit_citation_panel import audit_citations
 from dashboard.page_setup import METRICS_PAGE, require_schema, setup_page
@@ -25,7 +25,9 @@ setup_page("Results", icon=":material/monitoring:")
 state = st.session_state
 schema = require_schema()
 tables = state["tables"]
-metric_ids = list(state.get("selected_metrics") or [])
+# The same count as the Metrics page: metrics that cannot run on this data are left out, with the reason.
+selection = metric_choice.sync_selection(state, tables, schema)
+metric_ids = selection.runnable
 
 st.title("Results")
 holdout = f" and the holdout **{tables.holdout.name}**" if tables.holdout is not None else " (no holdout)"
@@ -33,6 +35,8 @@ st.markdown(
     f"{len(metric_ids)} metric(s) on {len(tables.synthetic)} synthetic table(s), measured against the real "
     f"table **{tables.real.name}**{holdout}."
 )
+if selection.note():
+    st.caption(selection.note())
 if not metric_ids:
     st.warning("No metric is selected, so there is nothing to run. Choose metrics or a preset on the Metrics "
                "page.", icon=":material/checklist:")

@@ -4,6 +4,12 @@ The stored snapshot (``tests/golden/html_pages.json.gz``, written by :mod:`golde
 the hand-built pages of ``privcore.report.html`` and ``privcore.report.lab_html``. The pages of the current
 code must carry the same visible text, run by run, and the same Plotly figures (words exactly, numbers to a
 relative 1e-8 as in :mod:`golden.compare`), with plotly.js inlined exactly once.
+
+One deliberate change was written into the snapshot since (issue 23): each metric card of the Results report
+leads with the excess over its reference and what it is measured against ("+0.860 above a fresh sample of real
+people (0.140)"), the raw risk, interval, baseline and raw value following on one line. Only those runs of text
+changed (the cards' lines, in "report" and "report_without_figures"); the figures and every other word are as
+before.
 """
 
 from __future__ import annotations

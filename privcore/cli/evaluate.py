@@ -40,7 +40,8 @@ def add_evaluate_parser(sub) -> None:
     ev.add_argument("--demo", metavar="NAME", help="use a built-in demo scenario instead of files")
     add_type_flags(ev)
     ev.add_argument("--pairing", help="'row' (same row order) or an id column present in both tables")
-    ev.add_argument("--metrics", default="all", help="'all', a preset name, or comma-separated metric ids")
+    ev.add_argument("--metrics", default="all", help="'all', a preset name, or comma-separated metric ids "
+                    "('quick' includes the membership attacks when --holdout is given)")
     ev.add_argument("--param", action="append", default=[], metavar="ID.NAME=VALUE",
                     help="set a metric parameter, e.g. cvp.threshold=0.1 or "
                     "'linkability.aux_cols=[[\"age\",\"sex\"],[\"race\"]]'; VALUE is read as JSON when it "
@@ -119,7 +120,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
         validate_tables(real, {reference_name: reference}, names={"real": names.get("real", "real")})
         for metric_id in ("mia_calibrated", "mia_domias"):
             params.setdefault(metric_id, {})["reference"] = reference
-    unused = sorted(set(parse_params(args.param)) - set(resolve_metric_ids(args.metrics)))
+    unused = sorted(set(parse_params(args.param)) - set(resolve_metric_ids(args.metrics, holdout=holdout is not None)))
     if unused:
         print(f"note: --param for {', '.join(unused)} has no effect: not among the metrics evaluated (--metrics).",
               file=sys.stderr)

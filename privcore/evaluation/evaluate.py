@@ -26,8 +26,11 @@ from privcore.data.schema import BINARY, CATEGORICAL, NUMERICAL, Schema, check_s
 ProgressCallback = Callable[[float, str], None]
 
 
-def resolve_metric_ids(metrics: str | Iterable[str]) -> list[str]:
+def resolve_metric_ids(metrics: str | Iterable[str], holdout: bool = False) -> list[str]:
     """Turn ``"all"``, a preset name, ``"id,id"`` or a list of ids into registered ids, in order.
+
+    ``holdout`` says whether a holdout is given: the "quick" preset then includes the membership attacks
+    (:func:`privcore.metrics.registry.quick_metrics`).
 
     Raises
     ------
@@ -35,7 +38,7 @@ def resolve_metric_ids(metrics: str | Iterable[str]) -> list[str]:
         For an unknown id or preset, naming it and the valid ids.
     """
     known = registry.metric_ids()
-    presets = registry.presets()
+    presets = registry.presets(holdout)
     if isinstance(metrics, str):
         if metrics == "all":
             return known
@@ -167,7 +170,7 @@ def evaluate(
     started = time.perf_counter()
     schema = schema if schema is not None else infer_schema(real)
     seed = check_seed(schema.seed if seed is None else seed)
-    ids = resolve_metric_ids(metrics)
+    ids = resolve_metric_ids(metrics, holdout=holdout is not None)
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, (int, np.integer))
                                 or workers < 1):
         raise InputError(f"The number of workers must be a whole number of at least 1 (got {workers!r}); leave it "

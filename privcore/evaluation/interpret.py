@@ -36,6 +36,7 @@ __all__ = [
     "DEFAULT_THRESHOLD",
     "THRESHOLD_REASON",
     "REFERENCE_LEVEL",
+    "CANNOT_TELL_AT",
     "Assessment",
     "Answer",
     "Check",
@@ -46,6 +47,7 @@ __all__ = [
     "metric_applies",
     "flag_rule",
     "record_flags",
+    "cannot_tell_metrics",
     "disagreements",
     "riskiest_record",
     "worked_computation",
@@ -74,7 +76,11 @@ LEVELS: dict[str, Level] = {
     "moderate": Level("moderate", "Moderate", "⚠", OKABE_ITO["orange"], "#000000"),
     "high": Level("high", "High", "✖", OKABE_ITO["vermillion"], "#000000"),
     "na": Level("na", "Not applicable", "–", _GREY, "#000000"),
+    "cannot_tell": Level("cannot_tell", "Cannot tell on this data", "?", _GREY, "#000000"),
 }
+
+#: A fresh-sample baseline at or above this risk is the maximum: the metric cannot tell a leak from none.
+CANNOT_TELL_AT = 0.999
 
 #: Risk above the reference: at most 0.05 → Low, at most 0.2 → Moderate, above → High.
 LEVEL_BANDS = (0.05, 0.2)
@@ -138,6 +144,24 @@ class Assessment:
     interval: tuple[float, float] | None
     reason: str | None
     warnings: tuple[str, ...] = ()
+    #: Why the metric cannot tell on this data (its fresh sample scores the maximum too), else None.
+    cannot_tell: str | None = None
+
+    @property
+    def excess_text(self) -> str:
+        """The excess over the reference as the cards lead with it: "+0.012"."""
+        return "—" if self.adjusted is None else f"{self.adjusted:+.3f}"
+
+    @property
+    def against(self) -> str:
+        """What the excess is measured against, in words: "above a fresh sample (0.842)"."""
+        if self.baseline is not None:
+            return f"above a fresh sample of real people ({self.reference:.3f})"
+        if self.reference:
+            return f"above its chance level ({self.reference:g})"
+        if self.reference_label.startswith("zero (no holdout"):
+            return "above zero (no holdout, so no fresh sample to compare with)"
+        return "above zero: the risk itself (this metric has no fresh-sample baseline)"
 
 
 def info_of(metric_id: str):
@@ -167,10 +191,17 @@ def assess(metric_id: str, result) -> Assessment:
         reference, label = 0.0, "zero (no holdout given, so no fresh-sample baseline)" if (
             info is None or info.baseline) else "zero"
     adjusted = float(result.risk) - reference
+    cannot_tell = None
+    level = level_of(adjusted)
+    if result.baseline is not None and math.isfinite(result.baseline) and result.baseline >= CANNOT_TELL_AT:
+        cannot_tell = (f"a fresh sample of real people scores {result.baseline:.3f} too, the largest risk there is, so "
+                       f"{short_name(metric_id)} cannot tell a leak from no leak on this data: its risk of "
+                       f"{float(result.risk):.3f} says nothing about the generator.")
+        level = LEVELS["cannot_tell"]
     return Assessment(
-        metric_id, name, family, True, float(result.risk), reference, label, adjusted, level_of(adjusted),
+        metric_id, name, family, True, float(result.risk), reference, label, adjusted, level,
         result.baseline, result.excess, None if result.interval is None else tuple(result.interval), None,
-        tuple(result.warnings),
+        tuple(result.warnings), cannot_tell,
     )
 
 
@@ -210,6 +241,8 @@ def dataset_shareable(metric_id: str, result, threshold: float | None = None) ->
     a = assess(metric_id, result)
     if not a.applicable:
         return _answer("none", "Cannot say", f"{a.name} could not be computed here: {a.reason or 'no reason given'}")
+    if a.cannot_tell:
+        return _answer("none", "Cannot tell", f"{a.name} cannot say: {a.cannot_tell}")
     base = f"risk {a.risk:.3f} against the {a.reference_label} {a.reference:.3f}: {a.adjusted:+.3f}"
     if a.adjusted > threshold:
         return _answer("bad", "Not shareable", f"{base}, above your threshold of {threshold:g}.")
@@ -317,6 +350,9 @@ def person_at_risk(report, metric_id: str, row: int) -> Answer:
     name = metric_name(metric_id)
     if not result.applicable:
         return _answer("none", "Cannot say", f"{name} is not applicable here.")
+    cannot_tell = assess(metric_id, result).cannot_tell
+    if cannot_tell:
+        return _answer("none", "Cannot tell", f"{name} flags people no more than a fresh sample does: {cannot_tell}")
     value, how = _record_value(report, metric_id, row)
     if value is None:
         return _answer("none", "No per-person answer", f"{name} {how}.")
@@ -452,8 +488,9 @@ def record_flags(report, metric_ids: Sequence[str] | None = None) -> pd.DataFram
 
     Columns are the metrics' short names (:func:`privcore.report.figures.short_name`).
 
-    Metrics without per-record values on real records are left out; values a metric did not measure
-    are False.
+    Metrics without per-record values on real records are left out, and so are those that cannot tell on
+    this data (their fresh sample scores the maximum: they would flag everyone, a fresh sample as much;
+    :func:`cannot_tell_metrics` names them); values a metric did not measure are False.
     """
     n = len(report.data.real) if report.data is not None else report.rows.get("real", 0)
     cols = {}
@@ -467,10 +504,21 @@ def record_flags(report, metric_ids: Sequence[str] | None = None) -> pd.DataFram
         if len(pr) != n:
             continue
         rule = flag_rule(res)
-        if rule is None:
+        if rule is None or assess(mid, res).cannot_tell:
             continue
         cols[short_name(mid)] = rule.apply(pr)
     return pd.DataFrame(cols, index=pd.RangeIndex(n, name="real row"))
+
+
+def cannot_tell_metrics(report) -> dict[str, str]:
+    """Metric id → why it cannot tell on this data, for every metric of ``report`` whose fresh sample scores the
+    maximum (left out of :func:`record_flags`)."""
+    out = {}
+    for mid in report:
+        a = assess(mid, report[mid])
+        if a.applicable and a.cannot_tell:
+            out[mid] = a.cannot_tell
+    return out
 
 
 def disagreements(flags: pd.DataFrame, *, max_rows: int = 10) -> pd.DataFrame:

@@ -22,6 +22,9 @@ The rule (:class:`VerdictRule`, every threshold adjustable, shown on the Results
    inflated by the choice (the winner's curse). Without it, each membership attack counts on its own.
 5. **No attack, no release.** Without an attack or membership-inference result (no holdout, or none
    chosen), the best answer is "release with caution", because the strongest evidence was not gathered.
+   Whenever no membership attack ran, the verdict's ``next_step`` says in one line what would make the answer
+   decisive: upload a holdout (real records not used to train the generator), or, with one loaded, run the
+   membership attacks.
 
 The three strongest pieces of evidence are listed in plain words, decisive ones first, and so is what was
 not tested.
@@ -98,6 +101,8 @@ class Verdict:
     evidence: list[Evidence]
     not_tested: list[str]
     rule: VerdictRule = field(default_factory=VerdictRule)
+    #: One line on what would make the answer decisive (empty when a membership attack ran).
+    next_step: str = ""
 
     @property
     def word(self) -> str:
@@ -110,6 +115,7 @@ class Verdict:
             "headline": self.headline,
             "evidence": [_finite(asdict(e)) for e in self.evidence],
             "not_tested": list(self.not_tested),
+            "next_step": self.next_step or None,
             "rule": {**asdict(self.rule), "text": self.rule.describe()},
         }
 
@@ -193,6 +199,9 @@ def verdict(report, rule: VerdictRule | None = None) -> Verdict:
         if not a.applicable:
             not_tested.append(f"{a.name}: {a.reason or 'did not run'}")
             continue
+        if a.cannot_tell:  # its fresh sample scores the maximum too: no evidence either way
+            not_tested.append(f"{a.name}: {a.cannot_tell[0].upper()}{a.cannot_tell[1:]}")
+            continue
         weight = "decisive" if a.family in DECISIVE_FAMILIES else "supporting"
         lower = _lower_excess(a) if weight == "decisive" else None
         excess, text = a.adjusted, None
@@ -223,7 +232,24 @@ def verdict(report, rule: VerdictRule | None = None) -> Verdict:
                              "generator never saw): whether someone's presence in the training data shows was not "
                              "tested.")
     return Verdict(level, _headline(level, evidence, decisive_ran), evidence[:3] if level != RELEASE else
-                   _reassuring(evidence), not_tested, rule)
+                   _reassuring(evidence), not_tested, rule, _next_step(report, evidence))
+
+
+#: What to upload for a decisive answer, in one line (the verdict's ``next_step`` without a holdout).
+UPLOAD_HOLDOUT = ("For a decisive answer, upload a holdout: real records from the same population that were not "
+                  "used to train the generator (about as many as the real table). The membership attacks then test "
+                  "whether the people in the training data can be told apart.")
+#: The same with a holdout loaded but no membership attack chosen.
+RUN_MEMBERSHIP = ("For a decisive answer, also run the membership-inference attacks, which use the loaded holdout "
+                  "(the quick preset includes them).")
+
+
+def _next_step(report, evidence: list[Evidence]) -> str:
+    """What would make the answer decisive, or "" when a membership attack ran."""
+    if any(e.metric.startswith("mia_") for e in evidence):
+        return ""
+    rows = getattr(report, "rows", None) or {}
+    return UPLOAD_HOLDOUT if rows.get("holdout") is None else RUN_MEMBERSHIP
 
 
 def _reassuring(evidence: list[Evidence]) -> list[Evidence]:

@@ -115,7 +115,8 @@ class MetricInfo:
     baseline : bool
         Whether the §5 fresh-sample baseline (holdout in place of synthetic) is computed.
     uses_classifier : bool
-        Trains a model (slow); excluded from the "quick" preset.
+        Trains a model (slow); excluded from the "quick" preset, except the membership-inference attacks that
+        join it when a holdout is loaded (:func:`quick_metrics`).
     interval_kind : str
         ``""``, ``"wilson"``, ``"bootstrap"`` or ``"standard error"``: where ``interval`` comes from.
     passes : tuple of (space, query role, reference role)
@@ -217,14 +218,41 @@ def metric_ids() -> list[str]:
     return [m.id for m in all_metrics()]
 
 
-def presets() -> dict[str, list[str]]:
-    """The metric presets of product.md, restricted to what is registered."""
+#: The family whose attacks join the "quick" preset when a holdout is loaded: the decisive evidence.
+DECISIVE_DEFAULT_FAMILY = "Membership inference"
+
+
+def quick_metrics(holdout: bool = False) -> list[str]:
+    """The "quick" preset, which is also the default choice of metrics.
+
+    Without a holdout: the simulation- and distance-based metrics that train no model (a few seconds on
+    thousands of rows). With a holdout: the same, plus every membership-inference attack that needs the holdout
+    (``mia_best`` among them), because they are the decisive evidence of the verdict
+    (:mod:`privcore.evaluation.verdict`): without them the best answer is "release with caution". They train
+    small models; :func:`privcore.evaluation.estimate.estimate_seconds` says how long the choice takes.
+
+    Examples
+    --------
+    >>> "mia_best" in quick_metrics(holdout=True), "mia_best" in quick_metrics(holdout=False)
+    (True, False)
+    """
+    fast = [m.id for m in all_metrics() if not m.uses_classifier and m.family in FAMILIES[:3]]
+    if not holdout:
+        return fast
+    return fast + [m.id for m in all_metrics() if m.family == DECISIVE_DEFAULT_FAMILY and "holdout" in m.needs]
+
+
+def presets(holdout: bool = False) -> dict[str, list[str]]:
+    """The metric presets of product.md, restricted to what is registered.
+
+    ``holdout`` says whether a holdout table is loaded: the "quick" preset then includes the membership
+    attacks (:func:`quick_metrics`).
+    """
     ids = metric_ids()
     registered = set(ids)
-    quick = [m.id for m in all_metrics() if not m.uses_classifier and m.family in FAMILIES[:3]]
     attacks = [m for m in ids if get(m).family in FAMILIES[3:]]
     return {
-        "quick": quick,
+        "quick": quick_metrics(holdout),
         "all 17 review metrics": [m for m in REVIEW_METRICS if m in registered],
         "attacks (needs holdout)": attacks,
         "everything": ids,

@@ -38,6 +38,8 @@ _VERDICT = {
                            "text": {"type": "string"}},
             "required": ["metric", "weight", "excess", "pushes_to", "text"]}},
         "not_tested": {"type": "array", "items": {"type": "string"}},
+        "next_step": {"type": ["string", "null"],
+                      "description": "what would make the answer decisive (a holdout to upload, attacks to run)"},
         "rule": {"type": "object", "properties": {"decisive_at": {"type": "number"}, "caution_at": {"type": "number"},
                                                   "supporting_at": {"type": "number"},
                                                   "text": {"type": "array", "items": {"type": "string"}}}},

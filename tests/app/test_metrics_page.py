@@ -69,7 +69,7 @@ def test_every_metric_is_listed_by_family_and_quick_is_the_default():
 
 def test_presets_select_their_metrics(holdout_metric):
     at = _open(holdout=True)
-    for name, ids in registry.presets().items():
+    for name, ids in registry.presets(holdout=True).items():
         at.button(key=f"preset::{name}").click().run()
         assert_no_exception(at)
         assert at.session_state["selected_metrics"] == _available(ids, at), name
@@ -228,3 +228,60 @@ def test_famd_axes_setting_reaches_the_run_key():
     assert_no_exception(at)
     assert at.session_state["famd_components"] == 2
     assert runner.current_run_key(at.session_state) != before
+
+
+# ------------------------------------------------------------------- the default choice (issue 23 item 1, 5)
+
+
+def _results_count(at) -> str:
+    """The Results page's "N metric(s) on …" line for the state of ``at``."""
+    at.switch_page(RESULTS)
+    at.run()
+    assert_no_exception(at)
+    return next(m.value for m in at.markdown if "metric(s) on" in m.value)
+
+
+def test_with_a_holdout_the_default_choice_runs_the_membership_attacks_and_states_its_time():
+    at = _open(holdout=True)
+    assert_no_exception(at)
+    chosen = at.session_state["selected_metrics"]
+    assert "mia_best" in chosen and "mia_distance" in chosen and "crp" in chosen
+    assert chosen == _available(registry.quick_metrics(holdout=True), at)
+    assert at.session_state[metric_choice.DEFAULT_CHOICE] is True
+    body = texts(at.markdown)
+    assert "Estimated time:" in body and "40 real, 40 synthetic and 40 holdout rows" in body
+    assert "membership attacks" in texts(at.caption)
+
+
+def test_without_a_holdout_the_page_says_what_to_upload_and_the_default_follows_a_holdout_loaded_later():
+    at = _open(holdout=False)
+    assert not any(m.startswith("mia_") for m in at.session_state["selected_metrics"])
+    assert "upload a holdout" in texts(at.info)
+    assert "not used to train the generator" in texts(at.info)
+    at.session_state["tables"].holdout = LoadedTable.from_frame("holdout.csv", people(40, seed=3))
+    at.run()
+    assert_no_exception(at)
+    assert "mia_best" in at.session_state["selected_metrics"]
+    assert at.checkbox(key="metric::mia_best").value is True
+
+
+def test_a_choice_made_by_hand_no_longer_follows_the_data():
+    at = _open(holdout=False)
+    at.checkbox(key="metric::cvp").uncheck().run()
+    assert at.session_state[metric_choice.DEFAULT_CHOICE] is False
+    at.session_state["tables"].holdout = LoadedTable.from_frame("holdout.csv", people(40, seed=3))
+    at.run()
+    assert not any(m.startswith("mia_") for m in at.session_state["selected_metrics"])
+    at.button(key="preset::quick").click().run()  # the quick preset is the default again: it follows the data
+    assert "mia_best" in at.session_state["selected_metrics"]
+    assert at.session_state[metric_choice.DEFAULT_CHOICE] is True
+
+
+def test_metrics_and_results_count_the_same_metrics_and_name_the_one_left_out():
+    at = _open(holdout=True)  # no pairing: HidR, in the quick preset, cannot run
+    assert "hidr" not in at.session_state["selected_metrics"]
+    n = len(at.session_state["selected_metrics"])
+    assert f"{n} metric(s) selected" in texts(at.success)
+    assert "Left out of the count and of the run" in texts(at.caption) and "Hidden Rate" in texts(at.caption)
+    assert _results_count(at).startswith(f"{n} metric(s) on 1 synthetic table(s)")
+    assert "Hidden Rate" in texts(at.caption)  # the same note on the Results page

@@ -8,6 +8,7 @@ import pytest
 
 from dashboard.state import LoadedTable, Tables
 from privcore import Schema
+from privcore.evaluation import interpret as R
 from privcore.metrics import registry
 from privcore.demo import load_scenario
 
@@ -84,16 +85,21 @@ def test_run_produces_score_cards_charts_and_downloads(ran):
     reports = results[key]
     assert list(reports) == ["noisy"]
     report = reports["noisy"]
-    assert set(report) == set(registry.presets()["quick"])
+    # One metric count everywhere: HidR cannot run without a pairing, so it is left out with a note.
+    assert set(report) == set(registry.presets()["quick"]) - {"hidr"}
+    assert "15 metric(s)" not in texts(ran.markdown) and "14 metric(s)" in texts(ran.markdown)
+    assert "Left out of the count and of the run" in texts(ran.caption) and "Hidden Rate" in texts(ran.caption)
     assert [t.label for t in ran.tabs] == ["Score cards", "Side by side", "Membership", "Metric in detail",
                                            "Record explorer", "Downloads"]
     show_tab(ran, "Score cards")
     body = texts(ran.markdown)
     for metric_id, result in report.items():
         assert f"<strong>{html.escape(registry.get(metric_id).name)}</strong>" in body  # one card per metric
-        if result.risk is not None:
-            assert f"{result.risk:.3f}" in body
-    assert "Risk level:" in body and "Not applicable" in body  # HidR without pairing
+        if result.risk is not None:  # the card leads with the excess and its level; the raw risk comes second
+            a = R.assess(metric_id, result)
+            assert f"Risk {result.risk:.3f}" in texts(ran.caption)
+            assert (a.excess_text in body and a.against in body) or "Cannot tell on this data" in body
+    assert "Risk level:" in body and "Not applicable" not in body  # HidR without pairing: not run, not shown
     assert "Simulation-based metrics" in texts(ran.subheader)
 
     show_tab(ran, "Side by side")
@@ -225,3 +231,18 @@ def test_the_answer_heads_the_results_with_its_rule_and_links_to_the_cards():
     at.number_input(key="verdict_rule::supporting_at").set_value(1.0).run(timeout=RUN_TIMEOUT)
     assert_no_exception(at)
     assert "Release: no attack does better" in texts(at.markdown)
+
+
+def test_a_metric_that_cannot_tell_says_so_on_its_card_and_is_not_among_the_flaggers(ran):
+    # On the demo a fresh sample scores the maximum on DVP too: its card must not say "Low" beside 1.000.
+    report = ran.session_state["results"][ran.session_state["last_run_key"]]["noisy"]
+    assert report["dvp"].risk == pytest.approx(1.0) and report["dvp"].baseline == pytest.approx(1.0)
+    show_tab(ran, "Score cards")
+    body = texts(ran.markdown)
+    card = body[body.index("<strong>Distant Value Probability (DVP)"):]
+    card = card[:card.index("<strong>", 10)]
+    assert "Cannot tell on this data" in card and "Low" not in card
+    assert "a fresh sample of real people scores 1.000 too" in body  # the reason, visible on the card
+    show_tab(ran, "Record explorer")
+    assert "DVP" not in R.record_flags(report).columns
+    assert "cannot tell on this data" in texts(ran.caption)

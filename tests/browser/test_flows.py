@@ -22,6 +22,8 @@ from privcore.demo import load_scenario
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
 
 QUICK = set(registry.presets()["quick"])
+#: The default choice with a holdout (the demo's, the uploaded one): the membership attacks too.
+QUICK_WITH_HOLDOUT = set(registry.quick_metrics(holdout=True))
 METRIC_KEYS = {"risk", "raw", "applicable", "reason", "baseline", "interval", "seconds", "params"}
 N_UPLOAD = 300
 
@@ -237,7 +239,8 @@ def test_whole_flow_on_uploaded_csvs(server, page, guard, csv_files):
     assert_clean(page)
     screenshot(page, f"{name}-4-results-before-run")
     doc = run_and_download(page, name, html=True)
-    applicable = check_contract(doc, {"real": N_UPLOAD, "synthetic": N_UPLOAD, "holdout": N_UPLOAD}, QUICK)
+    applicable = check_contract(doc, {"real": N_UPLOAD, "synthetic": N_UPLOAD, "holdout": N_UPLOAD},
+                                QUICK_WITH_HOLDOUT)
     check_cards_match(page, doc, applicable)
     assert_clean(page)
     guard.assert_local()
@@ -301,11 +304,12 @@ def test_whole_flow_on_demo_from_home(server, page, guard):
     demo = load_scenario("noisy_copy")
     doc = run_and_download(page, name)
     applicable = check_contract(
-        doc, {"real": len(demo.real), "synthetic": len(demo.synthetic), "holdout": len(demo.holdout)}, QUICK)
+        doc, {"real": len(demo.real), "synthetic": len(demo.synthetic), "holdout": len(demo.holdout)},
+        QUICK_WITH_HOLDOUT)
     # The demo has a holdout: the score cards must show the baseline and the excess risk.
     assert any(doc["metrics"][m]["baseline"] is not None for m in applicable), "no baseline with a holdout"
     check_cards_match(page, doc, applicable)
-    assert "Fresh-sample baseline" in page.locator("[data-testid=stMain]").inner_text()
+    assert "fresh-sample baseline" in page.locator("[data-testid=stMain]").inner_text()
 
     # The settings the demo chose are on the Configure and Metrics pages of the same session.
     go_to(page, "Configure")
@@ -314,6 +318,10 @@ def test_whole_flow_on_demo_from_home(server, page, guard):
     screenshot(page, f"{name}-2-configure")
     go_to(page, "Metrics")
     assert_clean(page)
+    main = page.locator("[data-testid=stMain]")
+    main.get_by_text("Estimated time:").first.wait_for()  # the default choice's time, stated before a run
+    count = re.search(r"(\d+) metric\(s\) selected", main.inner_text()).group(1)
+    assert int(count) == len(doc["metrics"]), "the Metrics page counts other metrics than the run"
     screenshot(page, f"{name}-3-metrics")
     guard.assert_local()
 
@@ -341,7 +349,7 @@ def test_demo_picker_on_data_page_exact_copy(server, page, guard):
     doc = run_and_download(page, name, tour=False)
     applicable = check_contract(
         doc, {"real": len(scenario.real), "synthetic": len(scenario.synthetic),
-              "holdout": len(scenario.holdout)}, QUICK)
+              "holdout": len(scenario.holdout)}, QUICK_WITH_HOLDOUT)
     assert max(doc["metrics"][m]["risk"] for m in applicable) >= 0.9, "an exact copy should score high"
     guard.assert_local()
 

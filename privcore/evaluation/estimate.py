@@ -1,0 +1,154 @@
+"""How long an evaluation will take, estimated from the tables' sizes before anything runs.
+
+The Metrics page states it next to the chosen metrics, so that a user who keeps the default choice (with a
+holdout: the membership attacks too, :func:`privcore.metrics.registry.quick_metrics`) knows what waits.
+
+The model is a calibration, not a guarantee: each metric's seconds were measured on the noisy-copy demo
+(Adult, 14 columns) with real, synthetic and holdout tables of 3,000 and 12,000 rows each, on two busy CPU
+cores, all the metrics of the quick preset and the membership battery run together (issue 23):
+
+======================  =====  =====  =====  =====
+rows in each table      1,000  3,000  6,000  12,000
+measured (s)              4.9    9.9   19.8    49.4
+this model (s)            3.8   10.9   23.3    51.6
+======================  =====  =====  =====  =====
+
+The whole membership battery with ``mia_best`` alone took 7.6 s at 3,000 rows (the model says 8.8); the
+other twelve metrics together 4.7 s at 3,000 and 23.9 s at 12,000 rows (7.3 and 33.8).
+
+A metric's time grows as ``seconds × (size / 9,000) ** exponent``, where ``size`` is the rows of the real,
+the synthetic and the holdout table together (9,000 for the demo); the neighbour spaces and passes that
+metrics share are counted once. A metric not calibrated here (a new one) gets its family's typical cost.
+``mia_best`` runs every attack of the battery it compares, so choosing it alone costs the battery.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Mapping, Sequence
+
+from privcore.metrics import registry
+from privcore.metrics.names import BATTERY
+
+__all__ = ["REFERENCE_ROWS", "METRIC_COST", "estimate_seconds", "describe_estimate"]
+
+#: Rows of real + synthetic + holdout at which :data:`METRIC_COST` was measured.
+REFERENCE_ROWS = 9000
+
+#: Shared work (encodings, the FAMD projection, the neighbour passes) done once for every metric that reads
+#: neighbours: (seconds at :data:`REFERENCE_ROWS`, exponent).
+SHARED_COST = (1.8, 1.2)
+
+#: Preparing the tables and starting the work, once per synthetic table (seconds).
+FIXED_SECONDS = 1.0
+
+#: Metric id → (seconds at :data:`REFERENCE_ROWS`, exponent of the growth with the size), measured.
+METRIC_COST: dict[str, tuple[float, float]] = {
+    "zcap": (0.01, 1.1), "gcap": (0.1, 1.3), "air": (0.32, 1.2), "crp": (0.02, 0.9), "cvp": (0.24, 1.3),
+    "dvp": (0.01, 1.0), "dmlp": (1.66, 1.3), "auth": (0.09, 1.3), "idscore": (0.36, 1.3), "nsnd": (0.01, 1.0),
+    "nndr": (0.4, 1.0), "dcr": (0.14, 1.0), "mdcr": (0.01, 1.0), "nnaa": (0.36, 1.3), "mir": (1.15, 1.0),
+    "hidr": (0.01, 1.0), "hitr": (0.03, 1.0),
+    "singling_out_univariate": (0.12, 1.0), "singling_out_multivariate": (0.47, 1.2), "linkability": (0.33, 1.1),
+    "inference": (0.14, 1.2), "dcr_test": (0.44, 1.3), "nndr_test": (0.01, 1.0), "ims_test": (0.02, 1.0),
+    "mia_distance": (0.64, 1.0), "mia_calibrated": (0.3, 1.3), "mia_domias": (1.0, 1.3), "mia_gen_lra": (0.95, 1.3),
+    "mia_classifier": (0.38, 1.0), "mia_density_count": (0.18, 1.3), "mia_dpi": (0.44, 1.3),
+    "mia_learned": (1.19, 1.0), "mia_best": (0.91, 1.0), "sd_idr": (0.05, 1.0), "sd_mia": (0.11, 1.0),
+}
+
+#: A metric without a calibration: a typical cost of its kind.
+FAMILY_COST: dict[str, tuple[float, float]] = {
+    "Classifier-based": (1.5, 1.3),
+    "Membership inference": (1.5, 1.3),
+}
+DEFAULT_COST = (0.5, 1.2)
+
+
+def _cost(metric_id: str) -> tuple[float, float]:
+    if metric_id in METRIC_COST:
+        return METRIC_COST[metric_id]
+    try:
+        info = registry.get(metric_id)
+    except KeyError:
+        return DEFAULT_COST
+    return FAMILY_COST.get(info.family, (1.5, 1.3) if info.uses_classifier else DEFAULT_COST)
+
+
+def _reads_neighbours(metric_id: str) -> bool:
+    try:
+        info = registry.get(metric_id)
+    except KeyError:
+        return True
+    return bool(info.passes) or info.space is not None
+
+
+def estimate_seconds(metric_ids: Iterable[str], real_rows: int, synthetic_rows: int | Sequence[int],
+                     holdout_rows: int | None = None) -> float:
+    """Estimated seconds to evaluate ``metric_ids`` on every synthetic table (see the module's calibration).
+
+    Parameters
+    ----------
+    metric_ids : iterable of str
+        The metrics to run.
+    real_rows : int
+        Rows of the real table.
+    synthetic_rows : int or sequence of int
+        Rows of the synthetic table, or of each synthetic table (each is evaluated in turn).
+    holdout_rows : int, optional
+        Rows of the holdout (None without one: no fresh-sample baseline and no membership attack).
+
+    Examples
+    --------
+    >>> quick = ["crp", "cvp", "dcr"]
+    >>> estimate_seconds(quick, 3000, 3000, 3000) < estimate_seconds(quick, 30000, 30000, 30000)
+    True
+    >>> estimate_seconds(quick, 3000, [3000, 3000], 3000) == 2 * estimate_seconds(quick, 3000, 3000, 3000)
+    True
+    """
+    ids = list(dict.fromkeys(metric_ids))
+    if "mia_best" in ids:  # it runs the whole battery itself
+        ids += [m for m in BATTERY if m not in ids and m in METRIC_COST]
+    sizes = [synthetic_rows] if isinstance(synthetic_rows, int) else list(synthetic_rows)
+    total = 0.0
+    for rows in sizes:
+        scale = (real_rows + rows + (holdout_rows or 0)) / REFERENCE_ROWS
+        seconds = FIXED_SECONDS + sum(a * scale ** b for a, b in map(_cost, ids))
+        if any(_reads_neighbours(m) for m in ids):
+            seconds += SHARED_COST[0] * scale ** SHARED_COST[1]
+        total += seconds
+    return total
+
+
+def describe_estimate(seconds: float, rows: Mapping[str, object]) -> str:
+    """One sentence with the estimate and what it is based on, for the Metrics page.
+
+    ``rows`` has ``"real"`` (int), ``"synthetic"`` (a list of ints, one per table) and ``"holdout"`` (int or None).
+
+    Examples
+    --------
+    >>> describe_estimate(9.6, {"real": 3000, "synthetic": [3000], "holdout": 3000})
+    'Estimated time: about 10 seconds (from the tables’ sizes: 3,000 real, 3,000 synthetic and 3,000 holdout rows; measured on two CPU cores, so it varies with the server and its load).'
+    """
+    synthetic = rows.get("synthetic") or []
+    tables = (f"{synthetic[0]:,} synthetic" if len(synthetic) == 1 else
+              f"{len(synthetic)} synthetic tables of {', '.join(f'{n:,}' for n in synthetic)}")
+    holdout = rows.get("holdout")
+    parts = [f"{rows['real']:,} real", tables] + ([f"{holdout:,} holdout"] if holdout is not None else [])
+    listed = ", ".join(parts[:-1]) + " and " + parts[-1]
+    return (f"Estimated time: {_duration(seconds)} (from the tables’ sizes: {listed} rows; measured on two "
+            "CPU cores, so it varies with the server and its load).")
+
+
+def _duration(seconds: float) -> str:
+    """A rounded duration: "under 5 seconds", "about 10 seconds", "about 3 minutes".
+
+    >>> _duration(2), _duration(9.6), _duration(44), _duration(130), _duration(7300)
+    ('under 5 seconds', 'about 10 seconds', 'about 45 seconds', 'about 2 minutes', 'about 2 hours')
+    """
+    if seconds < 5:
+        return "under 5 seconds"
+    if seconds < 60:
+        return f"about {int(5 * round(seconds / 5))} seconds"
+    if seconds < 3600:
+        minutes = round(seconds / 60)
+        return f"about {minutes} minute{'s' if minutes != 1 else ''}"
+    hours = round(seconds / 3600)
+    return f"about {hours} hour{'s' if hours != 1 else ''}"
