@@ -138,7 +138,7 @@ def response_curves(document: Mapping[str, Any], *, value: str = "risk", metrics
                          "arrayminus": [m - lo for m, lo in zip(mean, low)], "thickness": 1.2, "width": 3},
                 customdata=[[_level_text(leak, p["level"], labels), p["runs"], "yes" if p["separated"] else "no"]
                             for p in points],
-                hovertemplate=(f"{short_name(metric)} · {leak_label(leak)}<br>level %{{customdata[0]}}: mean "
+                hovertemplate=(f"{short_name(metric)} · {leak_label(leak)}<br>%{{customdata[0]}}: mean "
                                f"{value} %{{y:.3f}} over %{{customdata[1]}} seed(s)<br>separated from the "
                                "reference: %{customdata[2]}<extra></extra>"),
             ), row=row + 1, col=col + 1)
