@@ -4,6 +4,13 @@ The stored snapshot (``tests/golden/html_pages.json.gz``, written by :mod:`golde
 the hand-built pages of ``privcore.report.html`` and ``privcore.report.lab_html``. The pages of the current
 code must carry the same visible text, run by run, and the same Plotly figures (words exactly, numbers to a
 relative 1e-8 as in :mod:`golden.compare`), with plotly.js inlined exactly once.
+
+Rewritten once since (issue 23), with only these changes: figure layouts (title wrapped at 40 characters, 15 px,
+anchored above the plot with automargin; legend at the bottom of the figure, yref container; margins l 50, r 10,
+t 40; axes with automargin and 11 px titles; long category labels wrapped through tickvals/ticktext and the
+height that gives them; the lab's small multiples keep their title on top); lab levels written as typed ("level
+0.5", not "50 %") in text, heatmap cells, hovers; HidR's not-applicable reason without "--pairing". Traces' data
+are unchanged.
 """
 
 from __future__ import annotations

@@ -156,9 +156,12 @@ def response_curves(document: Mapping[str, Any], *, value: str = "risk", metrics
         else:
             alt_parts.append(f"{short_name(metric)} rises most with {biggest[1]}")
     apply_layout(fig, title, "", "", height=120 + 220 * rows)
+    # The subplots' own titles sit on top of the grid: the figure's title stays at the top of the figure (as
+    # Plotly places it by default) rather than just above the grid, and the legend goes between the two.
+    fig.layout.title = {"text": title, "x": 0.0, "xanchor": "left", "font": {"size": 15}}
     fig.update_layout(margin={"l": 60, "r": 20, "t": 110, "b": 60},
                       legend={"orientation": "h", "yanchor": "bottom", "y": 1.0 + 40 / (120 + 220 * rows),
-                              "xanchor": "left", "x": 0.0})
+                              "yref": "paper", "xanchor": "left", "x": 0.0})
     for col in range(1, columns + 1):
         fig.update_xaxes(title_text=_x_title(labels) if col == 1 + (columns - 1) // 2 else "", row=rows, col=col)
     reference_words = ("the dotted line is the fresh real samples' mean risk" if value == "risk" and not labels
