@@ -34,6 +34,14 @@ _PAGES_DIR = Path(__file__).resolve().parents[1] / "pages"
 PAGE_ICON = "🛡️"
 
 
+#: On a narrow screen, tabs wrap onto a second line instead of hiding behind a scroll arrow (the Results page
+#: has six); the active tab keeps its underline.
+NARROW_SCREEN_CSS = """<style>
+[data-testid="stTabs"] [role="tablist"] { flex-wrap: wrap; row-gap: 0.25rem; }
+[data-testid="stTabs"] [role="tablist"] > button[data-testid^="stTabScroll"] { display: none; }
+</style>"""
+
+
 def setup_page(title: str, icon: str = PAGE_ICON) -> None:
     """Configure the page, create missing session-state keys and draw the sidebar summary."""
     if icon.startswith(":material"):
@@ -42,6 +50,7 @@ def setup_page(title: str, icon: str = PAGE_ICON) -> None:
     persistence.connect(st.session_state)  # before the defaults: a reload restores the user's work
     init_state(st.session_state)
     _page_navigation()
+    st.html(NARROW_SCREEN_CSS)
     _sidebar_summary(st.session_state["tables"])
     persistence.sidebar_controls(st.session_state)
 
