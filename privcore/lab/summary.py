@@ -94,7 +94,7 @@ def metric_sentence(name: str, detection: Mapping[str, float | None], levels: Ma
     >>> metric_sentence("Distance to Closest Record (DCR)", {"partial_copy": 0.25, "rare_records": None,
     ...                 "column_resample": None}, {k: [0, 0.25, 1] for k in ("partial_copy", "rare_records",
     ...                 "column_resample")})  # doctest: +NORMALIZE_WHITESPACE
-    'DCR notices partial copies from 25 %; it never notices the rare-record leak up to 100 %;
+    'DCR notices partial copies from level 0.25; it never notices the rare-record leak up to level 1;
     the negative control (per-column resampling) leaves it quiet.'
     """
     short = short_name(name)
