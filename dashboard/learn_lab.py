@@ -104,7 +104,7 @@ def walkthrough(result: LabResult) -> list[str]:
     ...               agreement={}, summary={}, curves={}, monotonicity={},
     ...               settings={"leaks": ["partial_copy"], "metrics": ["crp", "dcr"]})
     >>> walkthrough(r)
-    ['**Partial copies**: noticed by CRP from 50 %; never noticed by DCR.']
+    ['**Partial copies**: noticed by CRP from level 0.5; never noticed by DCR.']
     """
     from privcore.report.figures import short_name
     from privcore.lab.summary import LEAK_PHRASES, format_level
