@@ -157,7 +157,7 @@ def score_cards(report, columns: int = 3) -> None:
         ids = by_family.get(family)
         if not ids:
             continue
-        st.subheader(f"{family} metrics")
+        st.subheader(registry.family_heading(family))
         for start in range(0, len(ids), columns):
             cols = st.columns(columns)
             for col, mid in zip(cols, ids[start:start + columns]):

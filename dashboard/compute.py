@@ -21,14 +21,17 @@ waits, which releases the lock.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import ctypes
 import gc
 import itertools
 import logging
 import multiprocessing
 import os
+import sys
 import threading
 import time
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -134,6 +137,29 @@ def _privcore_variables() -> set[str]:
 
 
 # ----------------------------------------------------------------------------------- server side
+_MAIN_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def _no_page_as_main():
+    """While worker processes may start: a ``__main__`` module without a file for them to run again.
+
+    Streamlit runs each page as the module ``__main__`` with the page's ``__file__``; a spawned worker runs
+    the parent's main file again as ``__mp_main__``, so without this it would run a whole page outside any
+    session (hundreds of "missing ScriptRunContext" warnings in the server log, and seconds lost per worker).
+    The page's module is put back unless Streamlit has meanwhile started another script run.
+    """
+    with _MAIN_LOCK:
+        page = sys.modules.get("__main__")
+        stand_in = types.ModuleType("__main__")  # no __file__, no __spec__: the worker imports nothing for it
+        sys.modules["__main__"] = stand_in
+        try:
+            yield
+        finally:
+            if sys.modules.get("__main__") is stand_in and page is not None:
+                sys.modules["__main__"] = page
+
+
 class ComputePool:
     """A process pool with progress reporting (one per server process, see :func:`shared_pool`)."""
 
@@ -179,7 +205,8 @@ class ComputePool:
             self._latest[job_id] = (0.0, "waiting for a free worker…")
             self._finished[job_id] = finished
         environment = {name: os.environ[name] for name in _privcore_variables()}
-        future = self._executor.submit(_run_in_worker, job_id, environment, function, args, kwargs)
+        with _no_page_as_main():  # a submit may start a worker process
+            future = self._executor.submit(_run_in_worker, job_id, environment, function, args, kwargs)
         shown = None
 
         def show_latest() -> None:

@@ -1,4 +1,5 @@
-"""The Learn page's lab-based computations: is a lesson's effect more than chance, and which metric catches which leak.
+"""The Learn page's computations: is a lesson's effect more than chance, which metric catches which leak, and
+(lesson 1) what the distance to the closest record is made of.
 
 One synthetic table is one draw. Lesson 3 compares several draws of the demo's per-column resampler
 with several fresh samples of real people (:func:`resampler_draws`); lesson 5 runs a small, seeded
@@ -9,6 +10,8 @@ Compare-metrics page's. No Streamlit here: the page caches the results per sessi
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+import pandas as pd
 
 from privcore import lab
 from privcore.demo import load_adult, load_scenario, sample_positions
@@ -101,7 +104,7 @@ def walkthrough(result: LabResult) -> list[str]:
     ...               agreement={}, summary={}, curves={}, monotonicity={},
     ...               settings={"leaks": ["partial_copy"], "metrics": ["crp", "dcr"]})
     >>> walkthrough(r)
-    ['**Partial copies**: noticed by CRP from 50 %; never noticed by DCR.']
+    ['**Partial copies**: noticed by CRP from level 0.5; never noticed by DCR.']
     """
     from privcore.report.figures import short_name
     from privcore.lab.summary import LEAK_PHRASES, format_level
@@ -123,3 +126,23 @@ def walkthrough(result: LabResult) -> list[str]:
                          else f"none of the metrics noticed it ({', '.join(missed)})")
         lines.append(f"**{phrase[0].upper() + phrase[1:]}**: " + "; ".join(parts) + ".")
     return lines
+
+
+def closest_sentence(breakdown: pd.DataFrame) -> str:
+    """Lesson 1's reading of :func:`privcore.evaluation.interpret.distance_breakdown`: which columns make the
+    closest and the next synthetic record as far as they are."""
+    shares = [c for c in breakdown.columns if c.endswith(": adds to d²")]
+    parts = []
+    for column in shares:
+        values = pd.to_numeric(breakdown[column].iloc[:-1], errors="coerce").dropna()
+        record = column.removesuffix(": adds to d²")
+        distance = breakdown.loc["distance d", record]
+        if values.sum() == 0:
+            parts.append(f"{record} is at distance 0: every column is the same")
+            continue
+        top = values.sort_values(ascending=False)
+        top = top[top > 0].head(2)
+        names = " and ".join(f"{name} ({value:.3g})" for name, value in top.items())
+        parts.append(f"{record} is at distance {distance}, mostly because of {names}")
+    return ("; ".join(parts) + ". A column that differs a lot counts for more than several that differ a little, "
+            "which is why the closest record need not look closest on the first few columns.") if parts else ""

@@ -35,7 +35,7 @@ LEARN_LOW_FPR = (
     "But privacy is lost one person at a time. A generator that copies a handful of unusual records can leave "
     "the AUC at 0.50 (a few copied outliers do not move an average over thousands of people) while an attacker "
     "who accuses only the people the attack is surest about is almost always right about them. That is why "
-    "privcore also reports the share of training members an attack catches while wrongly accusing only 0.1 %, "
+    "this tool also reports the share of training members an attack catches while wrongly accusing only 0.1 %, "
     "1 % or 10 % of other people (its TPR at low FPR, Carlini et al. 2022), and draws the ROC curves on log-log "
     "axes, where that corner is visible. Differential privacy (DP) puts a hard limit on exactly this: with "
     "privacy level ε, no test can catch members more than e^ε times as often as it wrongly accuses "

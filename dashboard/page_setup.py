@@ -7,8 +7,9 @@ from pathlib import Path
 
 import streamlit as st
 
-from dashboard import persistence
+from dashboard import persistence, uploads
 from dashboard.state import LoadedTable, Tables, init_state
+from dashboard.table_checks import FitProblem, blocking_problems, describe, problem_summary
 from privcore.data.schema import Schema, infer_schema
 
 DATA_PAGE = "pages/1_Data.py"
@@ -33,6 +34,14 @@ _PAGES_DIR = Path(__file__).resolve().parents[1] / "pages"
 PAGE_ICON = "🛡️"
 
 
+#: On a narrow screen, tabs wrap onto a second line instead of hiding behind a scroll arrow (the Results page
+#: has six); the active tab keeps its underline.
+NARROW_SCREEN_CSS = """<style>
+[data-testid="stTabs"] [role="tablist"] { flex-wrap: wrap; row-gap: 0.25rem; }
+[data-testid="stTabs"] [role="tablist"] > button[data-testid^="stTabScroll"] { display: none; }
+</style>"""
+
+
 def setup_page(title: str, icon: str = PAGE_ICON) -> None:
     """Configure the page, create missing session-state keys and draw the sidebar summary."""
     if icon.startswith(":material"):
@@ -41,6 +50,7 @@ def setup_page(title: str, icon: str = PAGE_ICON) -> None:
     persistence.connect(st.session_state)  # before the defaults: a reload restores the user's work
     init_state(st.session_state)
     _page_navigation()
+    st.html(NARROW_SCREEN_CSS)
     _sidebar_summary(st.session_state["tables"])
     persistence.sidebar_controls(st.session_state)
 
@@ -123,9 +133,51 @@ def require_real_table() -> tuple[LoadedTable, Schema, bool]:
     return tables.real, schema, False
 
 
-def require_schema():
-    """The configured schema; without one, point to the Configure page and stop."""
+def blocked_table_notice(problem: FitProblem, key: str) -> None:
+    """One table that stops the evaluation: what is wrong, the fix, and a button to go on without it."""
+    table = describe(problem.role, problem.name)
+    if problem.role == "real":
+        fix = ("every other table is checked against the real table, so fix its file and upload it again on the "
+               "Data page.")
+    else:
+        fix = ("remove it on the Data page (and upload a corrected file if you want it evaluated), or go on "
+               "without it: the other tables are then evaluated as usual.")
+    st.error(f"**{table[:1].upper() + table[1:]} cannot be evaluated: {problem_summary(problem)}.** "
+             f"{problem.message}\n\n**Fix:** {fix}", icon=":material/error:")
+    if problem.role != "real":
+        label = "the holdout" if problem.role == "holdout" else f"'{problem.name}'"
+        st.button(f"Go on without {label}", key=f"{key}::without::{problem.role}::{problem.name}",
+                  icon=":material/playlist_remove:", on_click=uploads.go_on_without,
+                  args=(st.session_state, problem.role, problem.name),
+                  help=f"Sets {table} aside (removes it from this session) so that the other tables get "
+                       "results. Upload it again on the Data page once it is fixed.")
+
+
+def require_fitting_tables(key: str) -> None:
+    """Stop the page, naming each table that does not fit and its fix, while any table blocks the evaluation."""
+    state = st.session_state
+    problems = blocking_problems(state["tables"], state.get("schema"))
+    if not problems:
+        return
+    names = sorted({describe(p.role, p.name) for p in problems})
+    st.warning(f"Nothing can be computed while {' and '.join(names)} "
+               f"{'does' if len(names) == 1 else 'do'} not fit the real table.", icon=":material/block:")
+    shown = set()
+    for problem in problems:
+        if (problem.role, problem.name) in shown:
+            st.error(problem.message, icon=":material/error:")  # a second problem of the same table
+            continue
+        shown.add((problem.role, problem.name))
+        blocked_table_notice(problem, key)
+    st.page_link(DATA_PAGE, label="Go to the Data page", icon=":material/arrow_forward:")
+    st.stop()
+
+
+def require_schema(key: str = "blocked"):
+    """The configured schema; while a loaded table does not fit, name it with its fix and stop; without a
+    schema, point to the Configure page and stop."""
     require_tables()
+    require_fitting_tables(key)
     schema = st.session_state.get("schema")
     if schema is None:
         st.info("Column types and roles are not set yet: review them on the Configure page.",

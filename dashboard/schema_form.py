@@ -18,7 +18,7 @@ from typing import Any, Iterable, MutableMapping
 import pandas as pd
 
 from privcore.base.errors import InputError
-from privcore.data.schema import COLUMN_TYPES, Schema, guess_column_type, infer_schema
+from privcore.data.schema import COLUMN_TYPES, Schema, guess_column_type, infer_schema, suggest_sensitive
 
 from dashboard.state import LoadedTable, Tables
 from dashboard.table_checks import describe, sentence
@@ -40,12 +40,14 @@ def draft_from_schema(schema: Schema | None, real: LoadedTable) -> dict[str, Any
     dict
         ``columns`` (real table order), ``types`` and ``analyse`` (column → value, for every column),
         ``notes`` (inference notes), ``key`` (list, or None for "every analysed non-sensitive
-        column"), ``sensitive``, ``pairing``, ``missing``, ``seed`` and ``real_hash``.
+        column"), ``sensitive``, ``suggested_sensitive`` (the column the data suggest and why, or None),
+        ``pairing``, ``missing``, ``seed`` and ``real_hash``.
     """
     frame = real.frame
     schema = schema if schema is not None else infer_schema(frame)
     columns = [str(c) for c in frame.columns]
     guesses = {c: guess_column_type(frame[c]) for c in frame.columns}
+    suggestion = suggest_sensitive(frame)
     return {
         "columns": columns,
         "types": {c: schema.types.get(c, guesses[c].type) for c in columns},
@@ -54,6 +56,7 @@ def draft_from_schema(schema: Schema | None, real: LoadedTable) -> dict[str, Any
         "distinct": {c: int(frame[c].nunique()) for c in columns},
         "key": None if schema.key is None else list(schema.key),
         "sensitive": schema.sensitive,
+        "suggested_sensitive": None if suggestion is None else [suggestion.column, suggestion.reason],
         "pairing": schema.pairing,
         "missing": schema.missing,
         "seed": int(schema.seed),
@@ -108,6 +111,15 @@ def apply_editor(draft: dict, edited: pd.DataFrame) -> None:
         if row.type in COLUMN_TYPES:  # an emptied cell keeps the previous type
             draft["types"][column] = row.type
         draft["analyse"][column] = bool(row.analyse)
+
+
+def sensitive_note(draft: dict) -> str | None:
+    """Why the chosen sensitive column was proposed, while it is the one the data suggested."""
+    suggestion = draft.get("suggested_sensitive")
+    if not suggestion or draft["sensitive"] != suggestion[0]:
+        return None
+    return (f"Proposed from the data: '{suggestion[0]}', because {suggestion[1]}. Choose another column, or "
+            f"{NO_SENSITIVE}, if that is not what an attacker would want to learn.")
 
 
 def pairing_column(draft: dict) -> str | None:

@@ -11,6 +11,7 @@ import pandas as pd
 
 from privcore.base.errors import ColumnMismatchError, InputError
 from privcore.data.io import check_column_kinds_agree, check_no_all_missing, check_same_columns
+from privcore.data.schema import Schema
 
 from dashboard.state import Tables
 
@@ -40,7 +41,9 @@ class FitProblem:
     """A way in which a loaded table does not fit the others.
 
     ``role`` and ``name`` say which loaded table the problem is shown with; ``missing`` and
-    ``extra`` list the mismatched columns of a column mismatch.
+    ``extra`` list the mismatched columns of a column mismatch; ``kind`` says what is wrong:
+    ``"columns"`` (other column names), ``"empty"`` (a column without values, or no rows), ``"kinds"``
+    (numbers in one table, text in another) or ``"settings"`` (the column settings do not fit it).
     """
 
     role: str
@@ -48,6 +51,7 @@ class FitProblem:
     message: str
     missing: list = field(default_factory=list)
     extra: list = field(default_factory=list)
+    kind: str = "columns"
 
 
 def fit_problems(tables: Tables) -> list[FitProblem]:
@@ -77,13 +81,79 @@ def fit_problems(tables: Tables) -> list[FitProblem]:
         try:
             check_no_all_missing(table.frame, name)
         except InputError as exc:
-            problems.append(FitProblem(role, table.name, sentence(str(exc))))
-    try:
-        check_column_kinds_agree({name: table.frame for name, (_, table) in described.items()})
-    except InputError as exc:
-        role, table = described.get(exc.file, ("real", tables.real))
-        problems.append(FitProblem(role, table.name, sentence(str(exc))))
+            problems.append(FitProblem(role, table.name, sentence(str(exc)), kind="empty"))
+    # Each table against the real one, so that a second table with numbers stored as text is named too.
+    for name, (role, table) in described.items():
+        if role == "real":
+            continue
+        try:
+            check_column_kinds_agree({real_name: tables.real.frame, name: table.frame})
+        except InputError as exc:
+            problems.append(FitProblem(role, table.name, sentence(str(exc)), kind="kinds"))
     return problems
+
+
+def blocking_problems(tables: Tables, schema: Schema | None) -> list[FitProblem]:
+    """The loaded tables that stop an evaluation with ``schema``, each with what is wrong, in table order.
+
+    A synthetic table or the holdout blocks when ``schema`` does not validate against the real table and it
+    (what :func:`privcore.evaluate` checks first); the real table blocks when the schema does not validate
+    against it alone. Without a schema (the Configure page found the settings invalid), every problem of
+    :func:`fit_problems` blocks. A blocking table is described by its own fit problems where it has some
+    (they explain column by column), otherwise by the schema's message.
+    """
+    if tables.real is None:
+        return []
+    problems = fit_problems(tables)
+    if schema is None:
+        return problems
+    blocked: list[FitProblem] = []
+    loaded = [("real", tables.real)] + [("synthetic", t) for t in tables.synthetic.values()]
+    if tables.holdout is not None:
+        loaded.append(("holdout", tables.holdout))
+    for role, table in loaded:
+        message = _settings_problem(schema, tables.real, role, table)
+        if message is None:
+            continue
+        own = [p for p in problems if (p.role, p.name) == (role, table.name)]
+        blocked += own or [FitProblem(role, table.name, message, kind="settings")]
+        if role == "real":  # every other table is checked against it: nothing more to say until it is fixed
+            break
+    return blocked
+
+
+def _settings_problem(schema: Schema, real, role: str, table) -> str | None:
+    real_name = describe("real", real.name)
+    name = describe(role, table.name)
+    try:
+        if role == "real":
+            schema.validate(real.frame, None, None, real_name=real_name)
+        elif role == "holdout":
+            schema.validate(real.frame, None, table.frame, real_name=real_name, holdout_name=name)
+        else:
+            schema.validate(real.frame, {name: table.frame}, None, real_name=real_name)
+    except InputError as exc:
+        return sentence(str(exc))
+    except Exception:  # noqa: BLE001 — unusual data; the Configure page says more
+        return f"{sentence(name)} could not be checked against the column settings."
+    return None
+
+
+def one_per_table(problems: list[FitProblem]) -> list[FitProblem]:
+    """The first problem of each table, in order."""
+    first: dict[tuple[str, str], FitProblem] = {}
+    for problem in problems:
+        first.setdefault((problem.role, problem.name), problem)
+    return list(first.values())
+
+
+def problem_summary(problem: FitProblem) -> str:
+    """What is wrong with a table in a few words, for a list of blocked tables."""
+    return {
+        "columns": "its columns differ from the real table's",
+        "empty": "a column has no values",
+        "kinds": "a column holds text where the real table has numbers (or the other way round)",
+    }.get(problem.kind, "the column settings do not fit it")
 
 
 

@@ -29,8 +29,9 @@ from privcore.metrics import registry
 from privcore.demo import list_scenarios, load_scenario
 from privcore.base.errors import ColumnMismatchError, InputError
 from privcore.data.io import check_column_kinds_agree, check_no_all_missing, check_same_columns, load_table
-from privcore.data.schema import Schema, infer_schema
+from privcore.data.schema import Schema, infer_schema, suggest_sensitive
 
+from dashboard.schema_form import schema_from_draft, validate_schema
 from dashboard.state import DEFAULT_CHOICE, LoadedTable, Tables
 from dashboard.table_checks import FitProblem, describe, sentence
 
@@ -217,13 +218,20 @@ def set_real(state: MutableMapping, table: LoadedTable) -> None:
     previous = tables.real
     tables.real = table
     if previous is None or previous.content_hash != table.content_hash:
-        state["schema"] = infer_schema(table.frame)
+        state["schema"] = inferred_schema(table.frame)
         state["schema_draft"] = None  # rebuilt from the new schema by the Configure page
     if not state.get("selected_metrics"):
         # The Results page runs what is selected; without a visit to the Metrics page, run the default
         # choice, which follows the data (a holdout loaded later adds the membership attacks).
         choose_default_metrics(state)
     sync_reference(state)  # a reference that does not fit the new real table is no longer passed on
+
+
+def inferred_schema(frame: pd.DataFrame) -> Schema:
+    """The settings proposed for a new real table: inferred types and, when the data suggest one, a
+    sensitive column (:func:`privcore.data.schema.suggest_sensitive`); the Configure page can change both."""
+    suggestion = suggest_sensitive(frame)
+    return infer_schema(frame, sensitive=None if suggestion is None else suggestion.column)
 
 
 def clear_tables(state: MutableMapping) -> None:
@@ -252,6 +260,26 @@ def remove_table(state: MutableMapping, role: str, name: str | None = None) -> N
     if tables.real is None and not tables.synthetic and tables.holdout is None:
         state["demo"] = None
     sync_reference(state)
+
+
+def go_on_without(state: MutableMapping, role: str, name: str | None = None) -> None:
+    """Set a table that does not fit aside (remove it) so that the other tables can be evaluated.
+
+    When the Configure page had found the settings invalid because of that table (``schema`` is None), the
+    settings it holds (``schema_draft``, else those inferred from the real table) are used again as soon as
+    they fit the tables that are left.
+    """
+    remove_table(state, role, name)
+    tables: Tables = state["tables"]
+    if state.get("schema") is not None or tables.real is None:
+        return
+    draft = state.get("schema_draft")
+    if draft is not None and draft.get("real_hash") == tables.real.content_hash:
+        schema = schema_from_draft(draft)
+    else:
+        schema = inferred_schema(tables.real.frame)
+    if tables.ready and validate_schema(schema, tables) is None:
+        state["schema"] = schema
 
 
 def rename_synthetic(state: MutableMapping, old: str, new: str) -> str | None:

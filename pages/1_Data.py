@@ -134,6 +134,7 @@ if tables.holdout is not None:
 if reference is not None:
     _show_table("reference", reference, "reference")
 
+blocking = table_checks.blocking_problems(tables, state.get("schema"))
 if tables.real is not None and (tables.synthetic or tables.holdout is not None or reference is not None):
     if problems:
         st.warning(f"{len(problems)} problem(s) with how the tables fit together are shown above, "
@@ -144,7 +145,25 @@ if tables.real is not None and (tables.synthetic or tables.holdout is not None o
                    "same kind of values (numbers or text) in every table.",
                    icon=":material/check_circle:")
 
-if tables.ready:
+if tables.ready and blocking:
+    # Not "Next" as if all were well: name each table that stops the evaluation, with its fix.
+    st.subheader("Before you go on")
+    for problem in table_checks.one_per_table(blocking):
+        if problem.role == "real":
+            st.error(f"The real table **{problem.name}** does not fit its settings: fix its file and upload it "
+                     "again.", icon=":material/error:")
+            continue
+        st.error(f"**{table_checks.describe(problem.role, problem.name)}** stops the evaluation: "
+                 f"{table_checks.problem_summary(problem)}. Remove it above and upload a corrected file, or go on "
+                 "without it.", icon=":material/error:")
+        label = "the holdout" if problem.role == "holdout" else f"'{problem.name}'"
+        st.button(f"Go on without {label}", key=f"data::without::{problem.role}::{problem.name}",
+                  icon=":material/playlist_remove:", on_click=uploads.go_on_without,
+                  args=(state, problem.role, problem.name))
+    if all(p.kind == "kinds" for p in blocking):
+        st.page_link(CONFIGURE_PAGE, label="Or declare the column categorical on the Configure page",
+                     icon=":material/tune:")
+elif tables.ready:
     st.page_link(CONFIGURE_PAGE, label="Next: check column types and roles",
                  icon=":material/arrow_forward:")
 elif tables.real is not None or tables.synthetic:

@@ -74,6 +74,8 @@ _seed("cfg_sensitive", draft["sensitive"] or schema_form.NO_SENSITIVE)
 sensitive = st.selectbox("Sensitive column", [schema_form.NO_SENSITIVE, *columns], key="cfg_sensitive",
                          help="Metrics that simulate guessing a sensitive value need one.")
 draft["sensitive"] = None if sensitive == schema_form.NO_SENSITIVE else sensitive
+if (note := schema_form.sensitive_note(draft)) is not None:
+    st.caption(note)
 
 if draft["key"] is None:
     # Not chosen by the user: the key follows the default as columns and the sensitive one change.

@@ -110,7 +110,16 @@ if lesson == LESSONS[0]:
         "inference attack repeats this for many people and counts the right guesses, then compares with "
         "guessing from the most common income alone."
     )
-    st.dataframe(near.loc[["age", "occupation", "education", "hours-per-week", "income"]], width="stretch")
+    st.markdown(
+        "**What \"closest\" means.** The distance is measured over *every* column, not only the few an eye "
+        "goes to first. Each number is scaled by its range in the real table (so 10 years of age count "
+        "as much as 10 % of the age range), and a different category or yes/no value counts in full. The "
+        "table shows, for the two closest synthetic records, how much each column adds to the squared distance; "
+        "the distance is the square root of the sum."
+    )
+    breakdown = R.distance_breakdown(report, row, "E")
+    st.dataframe(breakdown, width="stretch", height=35 * (len(breakdown) + 1) + 3)
+    st.caption(L.closest_sentence(breakdown))
     takeaway("An attacker needs no name: a few ordinary facts can single a person out, link two records about "
              "them, or reveal a hidden value. Each attack only counts as a risk when it beats a baseline: random "
              "guessing, and the same attack against people who were not in the training data.")

@@ -10,6 +10,10 @@ One deliberate change was written into the snapshot since (issue 20): the risk h
 record", the NNDR holdout test) put a value lying on a bin edge (a GCAP of 3/5, an NNDR of 0.3) into the bin
 that starts there, on every CPU; before, it fell below or above by the last bit of a BLAS sum. Only those
 traces' bar heights were replaced, each one's total unchanged (records moved to the next bin up).
+
+A second (issue 23): HidR's not-applicable reason names no command-line flag. Only that sentence was replaced,
+in its result, figure caption and alt text (18 places: 6 scenarios × 3): "(same row order or an id column,
+--pairing)." became "(the same row order, or an id column in both tables): set it among the column settings."
 """
 
 from __future__ import annotations

@@ -10,6 +10,13 @@ leads with the excess over its reference and what it is measured against ("+0.86
 people (0.140)"), the raw risk, interval, baseline and raw value following on one line. Only those runs of text
 changed (the cards' lines, in "report" and "report_without_figures"); the figures and every other word are as
 before.
+
+Rewritten a second time (issue 23, another part), with only these changes: figure layouts (title wrapped at 40 characters, 15 px,
+anchored above the plot with automargin; legend at the bottom of the figure, yref container; margins l 50, r 10,
+t 40; axes with automargin and 11 px titles; long category labels wrapped through tickvals/ticktext and the
+height that gives them; the lab's small multiples keep their title on top); lab levels written as typed ("level
+0.5", not "50 %") in text, heatmap cells, hovers; HidR's not-applicable reason without "--pairing". Traces' data
+are unchanged.
 """
 
 from __future__ import annotations

@@ -256,14 +256,14 @@ def test_summary_sentences():
     grid = {leak: [0, 0.5, 1] for leak in ("partial_copy", "noisy_copy", "dp_marginals", "column_resample")}
     sentence = metric_sentence("Distance to Closest Record (DCR)", {"partial_copy": 0.5, "noisy_copy": 0.0,
                                "dp_marginals": None, "column_resample": 1.0}, grid)
-    assert sentence == ("DCR notices partial copies from 50 % and noisy copies already at level 0 (noise of one σ); "
-                        "it never notices DP marginals up to 100 %; the negative control (per-column resampling) "
-                        "raises it from 100 %, though no training row is kept together there, only single values.")
+    assert sentence == ("DCR notices partial copies from level 0.5 and noisy copies already at level 0 (noise of one σ); "
+                        "it never notices DP marginals up to level 1; the negative control (per-column resampling) "
+                        "raises it from level 1, though no training row is kept together there, only single values.")
     noisy = metric_sentence("Singling out (univariate, Anonymeter)", {"partial_copy": None, "noisy_copy": None},
                             grid, rising=["partial_copy"])
-    assert noisy == ("Singling out (univariate, Anonymeter) rises with partial copies at 100 %, but not beyond seed "
-                     "noise; it never notices noisy copies up to 100 %.")
-    assert metric_sentence("x", {"dp_marginals": 0.5}, grid) == "x notices DP marginals from 50 % (ε = 3.16)."
+    assert noisy == ("Singling out (univariate, Anonymeter) rises with partial copies at level 1, but not beyond seed "
+                     "noise; it never notices noisy copies up to level 1.")
+    assert metric_sentence("x", {"dp_marginals": 0.5}, grid) == "x notices DP marginals from level 0.5 (ε = 3.16)."
     assert short_name("Authenticity (Auth)") == "Auth"
     assert short_name("Attribute inference (Anonymeter)") == "Attribute inference (Anonymeter)"
 

@@ -73,7 +73,7 @@ def test_detection_heatmap_writes_the_level_in_every_detected_cell_and_marks_the
     assert list(detected.x) == ["partial copy", "rare records"]
     z = np.asarray(detected.z, dtype=float)
     assert z[0, 0] == 0.5 and np.isnan(z[0, 1]) and np.isnan(z[1]).all()
-    assert detected.text[0][0] == "50 %" and detected.texttemplate == "%{text}"
+    assert detected.text[0][0] == "level 0.5" and detected.texttemplate == "%{text}"
     # not detected (DCR, CRP on rare records) and did not run (singling out): their own trace, labelled
     assert special.text[0][1] == "not detected" and list(special.text[1]) == ["not detected", "not detected"]
     assert list(special.text[2]) == ["did not run", "did not run"]
@@ -81,7 +81,7 @@ def test_detection_heatmap_writes_the_level_in_every_detected_cell_and_marks_the
     assert [c[1] for c in detected.colorscale] == [c[1] for c in DETECTION_SCALE]
     assert special.colorscale[0][1] == NOT_DETECTED_COLOUR
     assert one_sentence(figure.caption) and "not detected" in figure.caption
-    assert "partial copy: noticed by 1 of 2 metrics, earliest (50 %) by CRP; not detected by DCR" in figure.alt
+    assert "partial copy: noticed by 1 of 2 metrics, earliest (level 0.5) by CRP; not detected by DCR" in figure.alt
     assert "rare records: noticed by none of 2 metrics" in figure.alt
     assert "Did not run: Singling out (1 column)" in figure.alt
 
@@ -132,7 +132,7 @@ def test_response_curves_one_chart_per_metric_one_line_per_leak_with_the_seed_sp
     refs = sorted(round(s.y0, 6) for s in figure.fig.layout.shapes)
     assert refs == [0.02, 0.4]
     assert one_sentence(figure.caption)
-    assert "CRP rises most with partial copy (0.020 at 0 % to 0.600 at 100 %)" in figure.alt
+    assert "CRP rises most with partial copy (0.020 at level 0 to 0.600 at level 1)" in figure.alt
     assert "Singling out (1 column) did not run" in figure.alt
 
 
@@ -163,7 +163,7 @@ def test_figures_of_a_real_lab_agree_with_its_numbers(real_document):
         "Excess risk against leak level, one chart per metric",
         "How far the metrics agree: rank correlation of their risks over all runs"]
     detected = figures[0].fig.data[0]
-    assert detected.text[0][0] == ("100 %" if real_document["detection"]["crp"]["partial_copy"] == 1 else "")
+    assert detected.text[0][0] == ("level 1" if real_document["detection"]["crp"]["partial_copy"] == 1 else "")
     rho = real_document["agreement"]["crp"]["dcr"]
     assert figures[3].fig.data[0].text[0][1] == ("n/a" if rho is None else f"{rho:+.2f}")
     for figure in figures:

@@ -167,3 +167,50 @@ def test_an_infinite_number_is_named_but_an_infinite_category_is_text(tables):
     assert (err.value.file, err.value.column) == ("synthetic", "age")
     Schema({"age": "categorical", "job": "categorical"}).validate(real, synth)  # "-inf" is a category then
     assert guess_column_type(pd.Series([1.0, np.inf, 3.0, 4.5])).type == "numerical"  # no RuntimeWarning
+
+
+@pytest.mark.parametrize(
+    "name, values, expected, note_part",
+    [
+        ("postcode", [2000, 3051, 4217, 5063, 6151, 7004, 2601, 3121, 4101, 8123, 9311, 2000], "categorical",
+         "suggests codes"),
+        ("area", [2011, 3051, 4217, 5063, 6151, 7004, 2601, 3121, 4101, 8123, 9311, 2011], "categorical",
+         "4-digit whole number"),  # fixed-width digits, whatever the name
+        ("ZipCode", [1234, 55123, 60601, 90210, 10001, 30301, 2139, 94105, 73301, 80202, 33101, 98101],
+         "categorical", "suggests codes"),  # ZIP codes that lost their leading zero
+        ("patient_id", list(range(1000, 1040)), "categorical", "identifier"),
+        ("postcode", list(range(2000, 2040)), "categorical", "suggests codes"),  # one a row: still not an id
+        ("year", list(range(1990, 2020)), "numerical", ""),  # 4 digits, but years are quantities
+        ("amount", [1000, 2500, 3000, 4000, 5500, 6000, 7000, 8000, 9000, 1500, 2000], "numerical", ""),  # round
+        ("income", [31234, 45321, 52113, 61234, 77123, 81234, 92341, 38123, 49871, 55555, 67891],
+         "numerical", ""),  # a quantity word wins over the fixed width
+        ("age", list(range(20, 60)), "numerical", ""),
+    ],
+)
+def test_numeric_looking_codes_are_categorical_with_a_note(name, values, expected, note_part):
+    guess = guess_column_type(pd.Series(values, name=name))
+    assert (guess.type, guess.code) == (expected, expected == "categorical")
+    assert note_part in guess.note
+    assert guess.identifier == ("identifier" in note_part)
+    if guess.identifier:
+        assert guess.identifier and name not in infer_schema(pd.DataFrame({name: values, "x": values})).types
+
+
+@pytest.mark.parametrize(
+    "frame, expected",
+    [
+        (pd.DataFrame({"age": [30, 41, 52, 60], "diagnosis": ["flu", "none", "asthma", "none"],
+                       "salary": [1.5, 2.0, 3.1, 2.2]}), "diagnosis"),  # a diagnosis before a salary
+        (pd.DataFrame({"Age": [30, 41, 52, 60], "AnnualIncome": [1.5, 2.0, 3.1, 2.2]}), "AnnualIncome"),
+        (pd.DataFrame({"age": [30, 41, 52, 60], "job": list("abca"), "y": [0, 1, 1, 0]}), "y"),  # last, binary
+        (pd.DataFrame({"age": [30, 41, 52, 60], "height": [1.5, 1.6, 1.7, 1.8]}), None),  # nothing suggests one
+        (pd.DataFrame({"income_id": list(range(1000, 1030)), "x": [1.5] * 15 + [2.5] * 15}), "x"),  # never an id
+    ],
+)
+def test_a_sensitive_column_is_proposed_when_the_data_suggest_one(frame, expected):
+    from privcore.data.schema import suggest_sensitive
+
+    found = suggest_sensitive(frame)
+    assert (found.column if found else None) == expected
+    if found:
+        assert found.reason

@@ -8,6 +8,7 @@ checks a (possibly user-edited) schema against the tables with specific, user-fa
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping
 
@@ -33,17 +34,86 @@ MAX_SEED = 2**31 - 1
 MAX_MAGNITUDE = 1e100
 
 
+#: Words in a column name that say its numbers are codes (postcodes, identifiers), not quantities.
+CODE_WORDS = frozenset({
+    "id", "ids", "identifier", "code", "codes", "postcode", "postcodes", "postal", "zip", "zipcode", "plz",
+    "phone", "telephone", "ssn", "account", "iban", "uuid", "guid", "fips", "nhs",
+})
+
+#: Of :data:`CODE_WORDS`, those that name a code of one record (rather than a place shared by many).
+IDENTIFIER_WORDS = frozenset({"id", "ids", "identifier", "phone", "telephone", "ssn", "account", "iban", "uuid",
+                              "guid", "nhs"})
+
+#: Words in a column name that say its numbers are quantities even when they all have the same width.
+QUANTITY_WORDS = frozenset({
+    "income", "salary", "wage", "wages", "earnings", "pay", "amount", "price", "cost", "value", "weight",
+    "height", "balance", "age", "hours", "count", "total", "sum", "gain", "loss", "fee", "revenue", "rent",
+})
+
+#: Words in a column name that suggest what an attacker would want to learn, most telling first.
+SENSITIVE_WORDS = (
+    "diagnosis", "disease", "illness", "hiv", "cancer", "diabetes", "condition", "treatment", "health",
+    "income", "salary", "wage", "wages", "earnings", "pay", "debt", "religion", "ethnicity", "disability",
+    "target", "label", "outcome", "class",
+)
+
+#: Largest number of values a column may take to be proposed as sensitive for being the last one.
+FEW_TARGET_VALUES = 5
+
+
+def name_words(column: Any) -> list[str]:
+    """The words of a column name, lower case: "PostCode" and "post_code" give ["post", "code"].
+
+    Examples
+    --------
+    >>> name_words("patientID"), name_words("hours-per-week")
+    (['patient', 'id'], ['hours', 'per', 'week'])
+    """
+    text = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", str(column))
+    return [w for w in re.split(r"[^0-9A-Za-z]+", text.lower()) if w]
+
+
+def _fixed_width_codes(numbers: np.ndarray) -> int | None:
+    """The digit count when whole non-negative numbers look like fixed-width codes, else None.
+
+    Codes such as 4-digit postcodes share one width of at least 4 digits (90% of the values: leading zeros
+    are lost when a file is read as numbers), are rarely round, and are not years.
+    """
+    if len(numbers) == 0 or np.any(numbers < 0):
+        return None
+    width = len(str(int(numbers.max())))
+    if width < 4:
+        return None
+    if np.mean(numbers >= 10 ** (width - 1)) < 0.9:
+        return None
+    if np.all((numbers >= 1800) & (numbers <= 2100)):  # years are quantities
+        return None
+    if np.mean(np.mod(numbers, 10) == 0) > 0.3:  # amounts are often rounded, codes seldom
+        return None
+    return width
+
+
+@dataclass(frozen=True)
+class SensitiveGuess:
+    """A proposed sensitive column with the reason, in words, for the Configure page."""
+
+    column: str
+    reason: str
+
+
 @dataclass(frozen=True)
 class ColumnGuess:
     """An inferred column type with the reason a user may want to change it.
 
     ``identifier`` marks a text column with a distinct value in (nearly) every row: a record id or free
     text, which no attacker model uses as a quasi-identifier and which would blow up the one-hot space.
+    ``code`` marks whole numbers that look like codes (postcodes, ids) rather than quantities.
     """
 
     type: str
     note: str = ""
     identifier: bool = False
+    code: bool = False
 
 
 @dataclass
@@ -354,7 +424,15 @@ def guess_column_type(series: pd.Series) -> ColumnGuess:
 
     Two distinct values make a binary column; text is categorical; numbers are numerical, but an
     integer column with at most ``FEW_INTEGER_VALUES`` distinct values is flagged as probably
-    categorical (codes such as 1–5 are rarely quantities).
+    categorical (codes such as 1–5 are rarely quantities), and whole numbers that look like codes (a name
+    with :data:`CODE_WORDS`, or fixed-width digits such as 4-digit postcodes) are typed categorical with a
+    note; such a column with a distinct value in every row is an identifier, left out by default.
+
+    Examples
+    --------
+    >>> guess_column_type(pd.Series([2000, 3051, 4217, 5063, 6151, 7004, 2601, 3121, 4101, 8123, 9311],
+    ...                             name="postcode")).type
+    'categorical'
     """
     values = series.dropna()
     distinct = values.nunique()
@@ -376,6 +454,26 @@ def guess_column_type(series: pd.Series) -> ColumnGuess:
         return ColumnGuess(CATEGORICAL, "")
     numeric = values.astype(float)
     integral = bool(np.all(np.isfinite(numeric)) and np.all(np.mod(numeric, 1) == 0))
+    if integral and distinct > FEW_INTEGER_VALUES:
+        words = set(name_words(series.name))
+        named = bool(CODE_WORDS & words)
+        width = None if QUANTITY_WORDS & words else _fixed_width_codes(numeric.to_numpy())
+        if named or width is not None:
+            why = (f"the name '{series.name}' suggests codes" if named
+                   else f"every value is a {width}-digit whole number, like a postcode or an id")
+            if IDENTIFIER_WORDS & words and distinct == len(values) and distinct > 20:
+                return ColumnGuess(
+                    CATEGORICAL,
+                    f"{why}, and each row has its own value: looks like an identifier, so it is left out of the "
+                    "analysis by default; tick it only if it is a genuine category",
+                    identifier=True, code=True,
+                )
+            return ColumnGuess(
+                CATEGORICAL,
+                f"{why}: typed categorical, so that neighbouring codes (2000 and 2001) do not count as close; "
+                "choose numerical if these are quantities",
+                code=True,
+            )
     if integral and distinct <= FEW_INTEGER_VALUES:
         return ColumnGuess(
             NUMERICAL, f"only {distinct} distinct integer values: probably categorical (codes), check the type"
@@ -444,6 +542,41 @@ def infer_schema(
         missing=missing,
         seed=seed,
     )
+
+
+def suggest_sensitive(real: pd.DataFrame) -> SensitiveGuess | None:
+    """Propose a sensitive column when the data suggest one, or None.
+
+    A column whose name holds one of :data:`SENSITIVE_WORDS` (the earliest word wins: a diagnosis before an
+    income); otherwise the last column when it takes 2 to :data:`FEW_TARGET_VALUES` values (tables are often
+    laid out with the outcome last). Columns that look like identifiers or codes are never proposed. A
+    proposal only: the user confirms or changes it.
+
+    Examples
+    --------
+    >>> suggest_sensitive(pd.DataFrame({"age": [30, 41, 52], "Salary": [1.5, 2.0, 3.1]})).column
+    'Salary'
+    """
+    candidates = []
+    for col in real.columns:
+        guess = guess_column_type(real[col])
+        if guess.identifier or guess.code or real[col].nunique() < 2:
+            continue
+        candidates.append(col)
+    for word in SENSITIVE_WORDS:
+        for col in candidates:
+            if word in name_words(col):
+                return SensitiveGuess(str(col), f"its name suggests what an attacker would want to learn ({word})")
+    if candidates and candidates[-1] == real.columns[-1]:
+        last = real.columns[-1]
+        values = real[last].dropna()
+        distinct = values.nunique()
+        quantity = guess_column_type(real[last]).type == NUMERICAL and not np.all(
+            np.mod(values.astype(float), 1) == 0) if pd.api.types.is_numeric_dtype(values) else False
+        if distinct <= FEW_TARGET_VALUES and len(values) >= 2 * distinct and not quantity:
+            return SensitiveGuess(str(last), f"it is the last column and takes only {distinct} values, like an "
+                                             "outcome")
+    return None
 
 
 def column_notes(real: pd.DataFrame) -> dict[str, str]:

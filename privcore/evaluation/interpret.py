@@ -588,6 +588,45 @@ def nearest_records(report, row: int, space: str = "E") -> pd.DataFrame:
     return pd.DataFrame(cols).astype(str)
 
 
+def distance_breakdown(report, row: int, space: str = "E", neighbours: int = 2) -> pd.DataFrame:
+    """What the distance from real record ``row`` to its nearest synthetic records is made of, column by column.
+
+    Every analysed column of ``space`` (``"E"`` or ``"E_idscore"``: min–max scaled numbers, one-hot
+    categories) gets a row with the person's value and, for each of the ``neighbours`` nearest synthetic
+    records, its value and the column's share of the squared distance: (difference / range)² for a number,
+    2 for a different category (two one-hot coordinates differ by 1), 1 for a different binary value, 0 when
+    equal. The last row is the distance itself, the square root of the sum, read from the same neighbour
+    pass as :func:`nearest_records` (so a lesson shows the very numbers the metrics used). Columns constant in
+    the real table are left out of the space and say so.
+
+    Raises
+    ------
+    NotApplicable
+        When ``space`` cannot be built for these tables.
+    """
+    data = report.data
+    fitted = report.shared.space(space)
+    nb_syn = report.shared.neighbours(space, "real", "synthetic")
+    person = report.shared.encoded(space, "real")[row]
+    synthetic = report.shared.encoded(space, "synthetic")
+    out = {"this person": [str(data.real.iloc[row][b.column]) for b in fitted.blocks] + [""]}
+    for k in range(min(neighbours, nb_syn.index.shape[1])):
+        j = int(nb_syn.index[row, k])
+        if j < 0:
+            continue
+        gaps = [float(np.sum((person[b.start:b.stop] - synthetic[j, b.start:b.stop]) ** 2)) for b in fitted.blocks]
+        label = f"synthetic row {j}"
+        out[label] = [str(data.synthetic.iloc[j][b.column]) for b in fitted.blocks] + [f"{nb_syn.distance[row, k]:.4g}"]
+        out[f"{label}: adds to d²"] = [f"{g:.3g}" for g in gaps] + [f"d = √{sum(gaps):.4g} = {math.sqrt(sum(gaps)):.4g}"]
+    index = [b.column for b in fitted.blocks] + ["distance d"]
+    frame = pd.DataFrame(out, index=index)
+    for column in getattr(fitted, "dropped_constant", []):
+        frame.loc[column] = [str(data.real.iloc[row][column])] + ["(same for everyone: not part of d)"] * (
+            frame.shape[1] - 1)
+    order = [c for c in data.real.columns if c in frame.index] + ["distance d"]
+    return frame.loc[order]
+
+
 def worked_computation(report, metric_id: str, row: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The numbers behind ``metric_id``'s value for real record ``row``, from the metric's own output.
 

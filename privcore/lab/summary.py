@@ -44,14 +44,14 @@ def short_name(name: str) -> str:
 
 
 def format_level(leak: str, level: float, *, labels: bool = False) -> str:
-    """A level as the sentence says it: "25 %", "level 50 % (ε = 3.16)", or "label 3" for a supplied ladder.
+    """A level as the user typed it: "level 0.25", "level 1 (ε = ∞)", or "label 3" for a supplied ladder.
 
     >>> format_level("partial_copy", 0.25), format_level("dp_marginals", 1.0), format_level("x", 3.0, labels=True)
-    ('25 %', '100 % (ε = ∞)', 'label 3')
+    ('level 0.25', 'level 1 (ε = ∞)', 'label 3')
     """
     if labels:
         return f"label {level:g}"
-    text = f"{level * 100:.4g} %"
+    text = f"level {level:.4g}"
     if leak == "dp_marginals":
         from privcore.generators import level_to_epsilon
 
@@ -94,7 +94,7 @@ def metric_sentence(name: str, detection: Mapping[str, float | None], levels: Ma
     >>> metric_sentence("Distance to Closest Record (DCR)", {"partial_copy": 0.25, "rare_records": None,
     ...                 "column_resample": None}, {k: [0, 0.25, 1] for k in ("partial_copy", "rare_records",
     ...                 "column_resample")})  # doctest: +NORMALIZE_WHITESPACE
-    'DCR notices partial copies from 25 %; it never notices the rare-record leak up to 100 %;
+    'DCR notices partial copies from level 0.25; it never notices the rare-record leak up to level 1;
     the negative control (per-column resampling) leaves it quiet.'
     """
     short = short_name(name)

@@ -20,10 +20,12 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: Requirements a metric may declare; evaluate() turns a missing one into a "not applicable" reason.
 NEEDS_REASONS: dict[str, str] = {
-    "sensitive": "needs a sensitive column: choose one on the Configure page (--sensitive).",
+    "sensitive": "needs a sensitive column (what an attacker wants to learn): choose one among the column settings.",
     "categorical_sensitive": "needs a categorical or binary sensitive column; the chosen one is numerical.",
-    "holdout": "needs a holdout table (real records not used to train the generator): upload one (--holdout).",
-    "pairing": "needs a pairing between synthetic and real rows (same row order or an id column, --pairing).",
+    "holdout": "needs a holdout table (real records not used to train the generator): upload one with the other "
+               "tables.",
+    "pairing": "needs a pairing between synthetic and real rows (the same row order, or an id column in both "
+               "tables): set it among the column settings.",
 }
 
 #: Figures a metric may declare (``MetricInfo.figures``), drawn from the report's shared neighbour passes:
@@ -41,6 +43,17 @@ FAMILIES = (
     "Membership inference",
     "SynQP",
 )
+
+
+def family_heading(family: str) -> str:
+    """A family's heading over its metrics: "Distance-based metrics", but "Holdout proxy tests" as it is.
+
+    Examples
+    --------
+    >>> family_heading("Distance-based"), family_heading("Holdout proxy tests")
+    ('Distance-based metrics', 'Holdout proxy tests')
+    """
+    return family if family.endswith(("tests", "metrics")) else f"{family} metrics"
 
 
 @dataclass(frozen=True)

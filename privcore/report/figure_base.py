@@ -19,7 +19,8 @@ import plotly.graph_objects as go
 
 from privcore.base.palette import OKABE_ITO, PALETTE
 
-__all__ = ["Figure", "MAX_POINTS", "MAX_LINKS", "BINS", "BIN_DECIMALS", "apply_layout", "finite_values",
+__all__ = ["Figure", "MAX_POINTS", "MAX_LINKS", "BINS", "BIN_DECIMALS", "apply_layout", "wrapped",
+           "wrap_category_ticks", "finite_values",
            "format_value", "percent", "sample_indices", "empty_figure", "bin_shares"]
 
 #: Most points a scatter plot draws (larger tables are sampled).
@@ -72,17 +73,60 @@ def apply_layout(fig: go.Figure, title: str, x_title: str, y_title: str, *, heig
     """
     fig.update_layout(
         template="simple_white",
-        title={"text": title, "x": 0.0, "xanchor": "left"},
+        # The title gets its own room at the top (wrapped to fit a phone), the legend its own at the bottom,
+        # below the x-axis title: neither can print over the other however many rows the legend needs.
+        title={"text": wrapped(title, TITLE_CHARACTERS), "x": 0.0, "xanchor": "left", "xref": "container",
+               "y": 1.0, "yanchor": "bottom", "yref": "paper", "pad": {"b": 12, "l": 10},
+               "automargin": True, "font": {"size": 15}},
         height=height,
-        margin={"l": 60, "r": 20, "t": 60, "b": 50},
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1.0},
+        margin={"l": 50, "r": 10, "t": 40, "b": 50},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 0.0, "yref": "container", "xanchor": "left", "x": 0.0},
         font={"family": "sans-serif", "size": 13, "color": OKABE_ITO["black"]},
         colorway=list(PALETTE),
         hoverlabel={"font": {"family": "sans-serif"}},
     )
-    fig.update_xaxes(title_text=x_title, showgrid=True, gridcolor="#e8e8e8")
-    fig.update_yaxes(title_text=y_title, showgrid=True, gridcolor="#e8e8e8")
+    # Axis titles at 11 px: the longest ("false-positive rate (non-members wrongly accused)") fits a phone.
+    fig.update_xaxes(title_text=x_title, title_font={"size": 11}, showgrid=True, gridcolor="#e8e8e8",
+                     automargin=True)
+    fig.update_yaxes(title_text=y_title, title_font={"size": 11}, showgrid=True, gridcolor="#e8e8e8",
+                     automargin=True)
     return fig
+
+
+#: Characters per line of a figure title: one line fits a 390-pixel phone screen at 15 px.
+TITLE_CHARACTERS = 40
+#: Characters per line of a category label on an axis (metric names, attack roles).
+TICK_CHARACTERS = 22
+
+
+def wrap_category_ticks(fig: go.Figure, categories: list[str], axis: str = "y",
+                        width: int = TICK_CHARACTERS) -> int:
+    """Show long category labels of ``axis`` on several lines (layout only: the traces keep the full labels).
+
+    Returns the largest number of lines, so that the caller can give each category the height it needs.
+    """
+    text = [wrapped(c, width) for c in categories]
+    update = fig.update_yaxes if axis == "y" else fig.update_xaxes
+    update(tickmode="array", tickvals=list(categories), ticktext=text)
+    return max((t.count("<br>") + 1 for t in text), default=1)
+
+
+def wrapped(text: str, width: int) -> str:
+    """``text`` broken into lines of at most ``width`` characters at spaces, joined by ``<br>`` (Plotly's line
+    break); a word longer than ``width`` keeps a line of its own.
+
+    Examples
+    --------
+    >>> wrapped("Distance to Closest Record (DCR): distances", 20)
+    'Distance to Closest<br>Record (DCR):<br>distances'
+    """
+    lines: list[str] = []
+    for word in str(text).split(" "):
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return "<br>".join(lines)
 
 
 def finite_values(values: Any) -> np.ndarray:

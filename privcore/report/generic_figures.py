@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 
 from privcore.base.palette import DASHES, OKABE_ITO, PALETTE, ROLE_COLOURS, SYMBOLS
 from privcore.report.figure_base import (BINS, MAX_POINTS, Figure, apply_layout, bin_shares, empty_figure,
-                                         finite_values, format_value, percent)
+                                         finite_values, format_value, percent, wrap_category_ticks)
 
 __all__ = ["distance_histogram", "per_record_distribution", "attack_intervals", "roc_curves", "epsilon_curve",
            "fold_scores", "scores_overview"]
@@ -220,7 +220,10 @@ def attack_intervals(
                 hovertemplate=f"{label}: {value:.3f} [{low:.3f}, {high:.3f}]<extra></extra>",
             )
         )
+    labels = [explain.get(label, label) for label in rows]
     apply_layout(fig, title, x_title, "", height=120 + 60 * len(rows))
+    lines = wrap_category_ticks(fig, labels)
+    fig.update_layout(height=120 + max(60, 16 * lines + 16) * len(rows))
     fig.update_xaxes(range=[-0.02, 1.02], tickformat=".0%")
     fig.update_yaxes(autorange="reversed")
     fig.update_layout(showlegend=False)
@@ -382,6 +385,9 @@ def scores_overview(rows: Iterable[Mapping[str, Any]], *, title: str = "Risk by 
                                          "line": {"width": 3}}))
     apply_layout(fig, title, "risk (0 = private, 1 = no privacy)", "",
                  height=max(300, 110 + 26 * len(metrics) * max(1, len(tables))))
+    # Metric names on up to three lines, so that they fit a phone; each metric gets the height its label needs.
+    lines = wrap_category_ticks(fig, metrics)
+    fig.update_layout(height=max(300, 130 + max(26 * max(1, len(tables)), 16 * lines + 12) * len(metrics)))
     fig.update_layout(barmode="group")
     fig.update_xaxes(range=[0, 1.02])
     fig.update_yaxes(autorange="reversed")

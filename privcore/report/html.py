@@ -91,8 +91,8 @@ def _table_section(name: str, report, write_figure: FigureWriter, threshold: flo
     for metric_id in report:
         info = info_of(metric_id)
         by_family.setdefault(info.family if info else "Other", []).append(metric_id)
-    families = [(family, [_metric_card(report, mid, write_figure, threshold, include_figures)
-                          for mid in by_family[family]])
+    families = [(registry.family_heading(family),
+                 [_metric_card(report, mid, write_figure, threshold, include_figures) for mid in by_family[family]])
                 for family in [*registry.FAMILIES, "Other"] if family in by_family]
     return {"name": name, "rows": report.rows, "seconds": report.seconds, "warnings": report.warnings,
             "map": famd, "families": families}

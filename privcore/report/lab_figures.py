@@ -138,7 +138,7 @@ def response_curves(document: Mapping[str, Any], *, value: str = "risk", metrics
                          "arrayminus": [m - lo for m, lo in zip(mean, low)], "thickness": 1.2, "width": 3},
                 customdata=[[_level_text(leak, p["level"], labels), p["runs"], "yes" if p["separated"] else "no"]
                             for p in points],
-                hovertemplate=(f"{short_name(metric)} · {leak_label(leak)}<br>level %{{customdata[0]}}: mean "
+                hovertemplate=(f"{short_name(metric)} · {leak_label(leak)}<br>%{{customdata[0]}}: mean "
                                f"{value} %{{y:.3f}} over %{{customdata[1]}} seed(s)<br>separated from the "
                                "reference: %{customdata[2]}<extra></extra>"),
             ), row=row + 1, col=col + 1)
@@ -156,9 +156,12 @@ def response_curves(document: Mapping[str, Any], *, value: str = "risk", metrics
         else:
             alt_parts.append(f"{short_name(metric)} rises most with {biggest[1]}")
     apply_layout(fig, title, "", "", height=120 + 220 * rows)
+    # The subplots' own titles sit on top of the grid: the figure's title stays at the top of the figure (as
+    # Plotly places it by default) rather than just above the grid, and the legend goes between the two.
+    fig.layout.title = {"text": title, "x": 0.0, "xanchor": "left", "font": {"size": 15}}
     fig.update_layout(margin={"l": 60, "r": 20, "t": 110, "b": 60},
                       legend={"orientation": "h", "yanchor": "bottom", "y": 1.0 + 40 / (120 + 220 * rows),
-                              "xanchor": "left", "x": 0.0})
+                              "yref": "paper", "xanchor": "left", "x": 0.0})
     for col in range(1, columns + 1):
         fig.update_xaxes(title_text=_x_title(labels) if col == 1 + (columns - 1) // 2 else "", row=rows, col=col)
     reference_words = ("the dotted line is the fresh real samples' mean risk" if value == "risk" and not labels

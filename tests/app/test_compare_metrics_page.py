@@ -87,7 +87,7 @@ def test_a_tiny_lab_shows_both_heatmaps_curves_sentences_and_downloads(ran):
     assert "not detected" in captions and "how alike two metrics rank" in captions
     assert "evaluated with 2 metric(s)" in captions and "estimated beforehand" in captions
     body = texts(ran.markdown)
-    assert "CRP notices partial copies from 100 %" in body
+    assert "CRP notices partial copies from level 1" in body
     downloads = ran.get("download_button")
     assert [d.proto.label for d in downloads] == ["Download the lab (JSON)", "Self-contained HTML page"]
     (stored,) = ran.session_state["lab_results"].values()

@@ -105,3 +105,32 @@ def test_an_infinite_number_is_named_with_file_column_and_row():
     error = texts(at.error)
     assert "Column 'age'" in error and "real.csv" in error and "infinite value in row 3" in error, error
     assert at.session_state["schema"] is None
+
+
+def test_uploaded_data_get_a_proposed_sensitive_column_and_code_columns_a_note():
+    import numpy as np
+    import pandas as pd
+
+    from .conftest import csv_bytes
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"age": rng.integers(18, 90, 60), "postcode": rng.integers(1000, 9999, 60),
+                          "job": rng.choice(["nurse", "clerk", "farmer"], 60),
+                          "diagnosis": rng.choice(["flu", "asthma", "none"], 60)})
+    at = open_page(DATA).run()
+    for role, name in (("real", "real.csv"), ("synthetic", "syn.csv")):
+        value = (name, csv_bytes(frame), "text/csv")
+        at.file_uploader(key=f"upload_{role}").set_value(value if role == "real" else [value])
+        at.run()
+    assert at.session_state["schema"].sensitive == "diagnosis"
+    at.switch_page(CONFIGURE)
+    at.run()
+    assert_no_exception(at)
+    shown = at.data_editor[0].value.set_index("column")
+    assert shown.loc["postcode", "type"] == "categorical"
+    assert "postcode" in shown.loc["postcode", "note"] and "choose numerical" in shown.loc["postcode", "note"]
+    assert at.selectbox(key="cfg_sensitive").value == "diagnosis"
+    assert "Proposed from the data: 'diagnosis'" in texts(at.caption)
+    at.selectbox(key="cfg_sensitive").set_value("(none)").run()  # a default the user can change
+    assert at.session_state["schema"].sensitive is None
+    assert "Proposed from the data" not in texts(at.caption)

@@ -127,5 +127,5 @@ def test_walkthrough_names_who_notices_and_who_never_does():
                        agreement={}, summary={}, curves={}, monotonicity={},
                        settings={"leaks": ["partial_copy", "column_resample"], "metrics": ["crp", "dcr"]})
     assert walkthrough(result) == [
-        "**Partial copies**: noticed by CRP from 50 %; noticed by DCR from 100 %.",
+        "**Partial copies**: noticed by CRP from level 0.5; noticed by DCR from level 1.",
         "**The negative control (per-column resampling)**: none of the metrics noticed it (CRP, DCR)."]

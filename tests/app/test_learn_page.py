@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
 from .conftest import assert_no_exception, open_page, texts
@@ -97,3 +98,25 @@ def test_lab_lesson_shows_the_detection_heatmap_and_walks_through_it(learn):
         assert line in body, line
     assert "Compare_metrics" in [link.proto.page for link in learn.main.page_link]
     assert result.settings["seeds"] == 3 and result.detection["crp"]["partial_copy"] is not None
+
+
+def test_lesson_one_shows_every_column_that_makes_up_the_distance(learn):
+    """The 'closest' record visibly is closest: every analysed column with its share of the squared distance,
+    summing to the distance the neighbour search found."""
+    import math
+
+    learn.radio(key="learn_lesson").set_value(learn.radio(key="learn_lesson").options[0]).run(timeout=TIMEOUT)
+    assert_no_exception(learn)
+    demo, report = next(v for k, v in learn.session_state["learn_cache"].items() if k[0] == "noisy_copy")
+    table = next(df.value for df in learn.dataframe if "distance d" in df.value.index)
+    assert set(demo.types) <= set(table.index)  # every column, not five of fourteen
+    shares = [c for c in table.columns if c.endswith(": adds to d²")]
+    assert len(shares) == 2
+    distances = []
+    for column in shares:
+        total = pd.to_numeric(table[column].iloc[:-1], errors="coerce").fillna(0).sum()
+        shown = float(table.loc["distance d", column.removesuffix(": adds to d²")])
+        assert math.isclose(math.sqrt(total), shown, rel_tol=1e-2)
+        distances.append(shown)
+    assert distances[0] <= distances[1]  # the first is the closest
+    assert "mostly because of" in texts(learn.caption)

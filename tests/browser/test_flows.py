@@ -280,10 +280,12 @@ def test_bad_uploads_are_explained(server, page, guard, csv_files, tmp_path):
     assert_clean(page)
     page.locator("[data-testid=stAlertContentError]").filter(has_text="occupation").first.wait_for()
     screenshot(page, "bad-uploads-configure")
-    for name in ("Metrics", "Results"):  # no valid settings: both point back to the Configure page
+    for name in ("Metrics", "Results"):  # both name the file that blocks them and its fix (issue 23)
         go_to(page, name)
         assert_clean(page)
-        assert "Configure page" in page.locator("[data-testid=stMain]").inner_text()
+        text = page.locator("[data-testid=stMain]").inner_text()
+        assert "The synthetic table 'short_synthetic' cannot be evaluated" in text
+        assert "remove it on the Data page" in text
     guard.assert_local()
 
 

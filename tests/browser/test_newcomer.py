@@ -1,0 +1,105 @@
+"""Pages that read right to a newcomer (issue 23), in the browser.
+
+- A synthetic table whose columns do not match the real one is named, with its fix, on Metrics and Results.
+- At 390 px wide, after a demo run, no figure of the Results page is wider than the screen, no text of a
+  figure (title, axis title, tick label, legend) is cut by the figure's box or the screen, and every tab of
+  the Results page can be reached without a scroll arrow.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from browser_support import IDLE_TIMEOUT, button, go_to, open_app, screenshot, wait_idle
+
+RUN_TIMEOUT = 300_000
+NARROW = {"width": 390, "height": 900}
+
+
+def _main_button(page, text):
+    # The visible one: at 390 px a hidden copy of a button can come first in the page.
+    return page.locator("[data-testid=stMain] [data-testid=stButton] button:visible").filter(has_text=text).first
+
+
+def _uploader(page, label):
+    box = page.locator("[data-testid=stFileUploader]").filter(
+        has=page.locator("[data-testid=stWidgetLabel]", has_text=re.compile(rf"^\s*{re.escape(label)}")))
+    return box.locator("input[type=file]")
+
+
+def test_a_mismatched_synthetic_table_is_named_with_its_fix(server, page, guard, tmp_path):
+    real = pd.DataFrame({"age": [23, 35, 47, 51, 62, 29] * 5, "job": list("abcabc") * 5,
+                         "income": ["low", "high"] * 15})
+    real.to_csv(tmp_path / "real.csv", index=False)
+    real.rename(columns={"job": "occupation"}).to_csv(tmp_path / "mismatch.csv", index=False)
+    open_app(page, server, "Data")
+    _uploader(page, "Real table").set_input_files(str(tmp_path / "real.csv"))
+    wait_idle(page)
+    _uploader(page, "Synthetic tables").set_input_files(str(tmp_path / "mismatch.csv"))
+    wait_idle(page)
+    main = page.locator("[data-testid=stMain]")
+    assert "Next: check column types and roles" not in main.inner_text()
+    for name in ("Metrics", "Results"):
+        go_to(page, name)
+        text = main.inner_text()
+        screenshot(page, f"newcomer-mismatch-{name.lower()}")
+        assert "The synthetic table 'mismatch' cannot be evaluated" in text, text[:2000]
+        assert "remove it on the Data page" in text
+        assert "Column types and roles are not set yet" not in text
+    _main_button(page, "Go on without 'mismatch'").click()
+    wait_idle(page)
+    assert "cannot be evaluated" not in main.inner_text()
+    guard.assert_local()
+
+
+#: Every text of every Plotly figure on the page that lies outside its figure's box or the screen, and every
+#: figure wider than the screen.
+OUTSIDE = """() => {
+  const width = window.innerWidth, out = [];
+  for (const plot of document.querySelectorAll('[data-testid=stMain] .js-plotly-plot')) {
+    const box = plot.getBoundingClientRect();
+    if (box.width === 0) continue;
+    if (box.left < -1 || box.right > width + 1) out.push(`figure ${Math.round(box.left)}..${Math.round(box.right)}`);
+    for (const t of plot.querySelectorAll('svg text')) {
+      const r = t.getBoundingClientRect();
+      if (!t.textContent.trim() || r.width === 0) continue;
+      if (r.left < Math.max(box.left, 0) - 1 || r.right > Math.min(box.right, width) + 1 || r.top < box.top - 1
+          || r.bottom > box.bottom + 1) out.push(`text '${t.textContent.slice(0, 40)}' cut`);
+    }
+  }
+  return out;
+}"""
+
+
+def test_results_fit_a_phone_screen(server, page, guard):
+    open_app(page, server, "Home")
+    button(page, "Start with demo data").click()
+    page.wait_for_url(re.compile(r"/Results/?(\?.*)?$"))
+    wait_idle(page)
+    page.set_viewport_size(NARROW)
+    wait_idle(page)
+    _main_button(page, re.compile("Run evaluation")).click()
+    page.locator("[data-testid=stMain]").get_by_text(re.compile(r"Risk level:")).first.wait_for(timeout=RUN_TIMEOUT)
+    wait_idle(page, timeout=RUN_TIMEOUT)
+    tabs = page.get_by_role("tab")
+    assert tabs.count() == 6
+    for i in range(tabs.count()):
+        tab = tabs.nth(i)
+        box = tab.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= NARROW["width"], \
+            f"tab {tab.inner_text()!r} is off the screen: {box}"
+    checked = 0
+    for name in ("Side by side", "Membership", "Metric in detail", "Record explorer"):
+        page.get_by_role("tab", name=name).click()
+        wait_idle(page)
+        if name != "Membership":  # the membership view has figures only when the battery ran
+            page.locator("[data-testid=stMain] .js-plotly-plot").first.wait_for(timeout=IDLE_TIMEOUT)
+        page.wait_for_timeout(1000)  # Plotly lays out after the element appears
+        checked += page.locator("[data-testid=stMain] .js-plotly-plot").count()
+        screenshot(page, f"newcomer-390-{name.lower().replace(' ', '-')}")
+        problems = page.evaluate(OUTSIDE)
+        assert not problems, f"{name}: {problems[:10]}"
+    assert checked >= 3
+    guard.assert_local()
