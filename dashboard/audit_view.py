@@ -22,10 +22,9 @@ from typing import Any, Callable, Mapping, MutableMapping
 import pandas as pd
 
 from dashboard import compute, jobs
-from dashboard.formatting import format_duration
 from dashboard.generator_factory import generator_context
 from dashboard.metric_choice import number_format
-from privcore.audit.shadow import FPR_LEVELS, AuditReport, AuditSettings, expected_seconds
+from privcore.audit.shadow import FPR_LEVELS, AuditReport, AuditSettings
 from privcore.evaluation.verdict import audit_severity as severity
 from privcore.base.errors import InputError
 from privcore.generators import (GeneratorContextError, GeneratorError, GeneratorSpec, get_generator_spec,
@@ -194,13 +193,6 @@ def budget(values: Mapping[str, Any]) -> tuple[AuditSettings | None, str | None]
         return AuditSettings(**{p.name: values.get(p.name, p.default) for p in BUDGET}).check(), None
     except InputError as error:
         return None, str(error)
-
-
-def estimate(rows: int, settings: AuditSettings) -> str:
-    """The run-time estimate shown before an audit starts (:func:`privcore.audit.shadow.expected_seconds`)."""
-    n_models = (settings.targets + settings.random_targets) * (2 * settings.shadow_models + settings.eval_models)
-    return (f"Estimated run time: {format_duration(expected_seconds(rows, settings))} for {n_models:,} generator "
-            "fits on this table (a rough guide: slower generators take longer).")
 
 
 # ------------------------------------------------------------------------------------------------ runs

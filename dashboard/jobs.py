@@ -123,3 +123,36 @@ def audit_generator_shared(real: pd.DataFrame, schema: Schema, name: str, settin
     return audit_shared(real, None, schema, settings=shared_settings, generator_name=name,
                         make=GeneratorFactory(name, dict(settings), schema.key_columns, schema.sensitive),
                         progress=progress, workers=1)
+
+
+def time_audit(real: pd.DataFrame, schema: Schema, name: str, settings: Mapping[str, Any], budget_settings,
+               design: str, *, progress: Callable[[float, str], None]):
+    """The run-time estimate of the audit the page would run, from trial fits of the generator ``name`` on ``real``.
+
+    Parameters
+    ----------
+    real : DataFrame
+        The real table.
+    schema : Schema
+        Column types, key and sensitive column (the generator's context).
+    name : str
+        A generator the Audit page offers.
+    settings : mapping
+        Its settings that differ from their defaults.
+    budget_settings : SharedSettings or AuditSettings
+        The budget of the ``design`` chosen.
+    design : str
+        ``"shared"`` or ``"targeted"``.
+    progress : callable
+        ``progress(fraction, message)`` while the trial fits run.
+
+    Returns
+    -------
+    privcore.audit.timing.AuditEstimate
+        For one worker, as the page's audits run (the pool spreads users' jobs, not one audit's fits).
+    """
+    from privcore.audit.timing import estimate_shared, estimate_targeted  # on the first estimate only (scikit-learn)
+
+    make = maker(name, settings, schema)
+    measure = estimate_shared if design == "shared" else estimate_targeted
+    return measure(real, schema, make, budget_settings, generator_name=name, progress=progress)

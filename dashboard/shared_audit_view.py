@@ -1,7 +1,7 @@
 """The Audit page's logic for the shared design: every record at once (:mod:`privcore.audit.shared`).
 
 The targeted design's logic stays in :mod:`dashboard.audit_view`; this module holds what differs: the budget
-(models, records, seed), the run-time estimate, the cache key, the run through the worker pool and the
+(models, records, seed), the cache key, the run through the worker pool and the
 results in words and as a table. Like :mod:`dashboard.audit_view` it never imports Streamlit; the page's
 results section for this design is :mod:`dashboard.shared_audit_panel`. Reports are cached in the same
 session-state entry as the targeted ones (:func:`dashboard.audit_view.store`); the design is part of the key.
@@ -18,7 +18,6 @@ from typing import Any, Callable, Mapping
 import pandas as pd
 
 from dashboard import compute, jobs
-from dashboard.formatting import format_duration
 from privcore.audit.shared import DEFAULT_RECORDS, SharedAuditReport, SharedSettings
 from privcore.base.errors import InputError
 from privcore.data.params import Param
@@ -33,8 +32,6 @@ DESIGNS: dict[str, str] = {
 }
 #: Fewest records the shared audit attacks (:meth:`privcore.audit.shared.SharedSettings.check`).
 MIN_RECORDS = 20
-#: Rough seconds per model and 1,000 pool records (fit, sample, features), from the Adult benchmark on 2 cores.
-SECONDS_PER_MODEL = 0.5
 #: Exposed people whose evidence the page spells out.
 TOP_WHY = 5
 
@@ -81,16 +78,13 @@ def budget(values: Mapping[str, Any]) -> tuple[SharedSettings | None, str | None
         return None, str(error)
 
 
-def estimate(rows: int, settings: SharedSettings) -> str:
-    """The run-time estimate shown before a shared audit starts.
+def audited_records(rows: int, settings: SharedSettings) -> int:
+    """Records a shared audit attacks on a table of ``rows`` rows: its ``records``, at most every row.
 
-    >>> estimate(5000, SharedSettings(models=64, records=1000)).split(" (")[0]
-    'Estimated run time: about 30 s for 64 generator fits on 1,000 records'
+    >>> audited_records(300, SharedSettings(records=1000)), audited_records(5000, SharedSettings())
+    (300, 1000)
     """
-    records = min(settings.records or DEFAULT_RECORDS, rows)
-    seconds = settings.models * SECONDS_PER_MODEL * max(0.1, records / 1000)
-    return (f"Estimated run time: {format_duration(seconds)} for {settings.models:,} generator fits on {records:,} "
-            "records (a rough guide: slower generators take longer).")
+    return min(settings.records or DEFAULT_RECORDS, rows)
 
 
 def audit_key(content_hash: str, schema: Schema, name: str, settings: Mapping[str, Any],

@@ -100,6 +100,7 @@ DEFAULTS = {
     "demo": lambda: None,
     "lab_results": dict,
     "lab_timings": dict,
+    "audit_estimates": dict,
     "lab_ladder": list,
     "lab_ladder_log": dict,
 }

@@ -4,7 +4,8 @@ By default every record is attacked at once with shared models (:mod:`privcore.a
 by :mod:`dashboard.shared_audit_panel`); the targeted design (:mod:`privcore.audit.shadow`) remains a choice.
 The user picks a design, a generator (listed by its name in words; one whose extra is missing is listed with its
 install command) and its settings and a budget (shared: models, records, seed; targeted: targets, shadow and
-evaluation models, seed), sees the estimated run time, and runs the audit behind a button with a progress bar in
+evaluation models, seed), sees the estimated run time (the generator timed on the table, once per choice:
+:mod:`dashboard.audit_estimate`), and runs the audit behind a button with a progress bar in
 the worker pool. Targeted results: the verdict, the DCR proxy beside the attack, each target's AUC (figure and
 table), the record of a chosen target and the JSON download. Logic in :mod:`dashboard.audit_view` and
 :mod:`dashboard.shared_audit_view`; reports are kept in this session
@@ -13,6 +14,7 @@ only, under a key made of the design, the real table's content hash and every se
 
 import streamlit as st
 
+from dashboard import audit_estimate as E
 from dashboard import audit_view as V
 from dashboard.audit_citation import remember
 from dashboard import components as C
@@ -93,10 +95,19 @@ view = SV if shared else V  # the two designs' logic: the same functions, each f
 settings = V.changed_settings(spec, values)
 budget, problem = view.budget(given)
 problem = problem or V.generator_problem(name, settings, schema, real.frame)
+estimate = None
+if not problem:  # the generator timed on this table, once per choice; its error, if any, is the audit's too
+    note = st.empty()
+    with st.spinner("Timing the generator on your table, to estimate the run time…"):
+        estimate, problem = E.measured(state, E.estimate_key(design, real.content_hash, schema, name, settings, budget),
+                                       real.frame, schema, name, settings, budget, design,
+                                       progress=lambda fraction, message: note.caption(message))
+    note.empty()
 if problem:
     st.error(problem, icon=":material/error:")
 else:
-    st.info(view.estimate(len(real.frame), budget), icon=":material/timer:")
+    st.info(E.estimate_text(estimate, SV.audited_records(len(real.frame), budget) if shared else None),
+            icon=":material/timer:")
 key = None if problem else view.audit_key(real.content_hash, schema, name, settings, budget)
 clicked = st.button("Run audit", type="primary", icon=":material/play_arrow:", key="run_audit",
                     disabled=problem is not None, help="Trains the generator for every model; results are kept "

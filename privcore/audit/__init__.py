@@ -13,7 +13,6 @@ from privcore.audit.shadow import (
     AuditSettings,
     TargetResult,
     audit,
-    expected_seconds,
     implied_epsilon,
 )
 from privcore.audit.shared import RecordResult, SharedAuditReport, SharedSettings, audit_shared
@@ -22,5 +21,5 @@ from privcore.evaluation.verdict import audit_severity as severity
 from privcore.evaluation.verdict import audit_verdict as verdict
 
 __all__ = ["ATTACKER_KNOWS", "EXPLANATION", "FPR_LEVELS", "AuditError", "AuditReport", "AuditSettings",
-           "TargetResult", "audit", "expected_seconds", "implied_epsilon", "severity", "verdict",
+           "TargetResult", "audit", "implied_epsilon", "severity", "verdict",
            "GeneratorFactory", "RecordResult", "SharedAuditReport", "SharedSettings", "audit_shared"]

@@ -32,7 +32,6 @@ training data (``fresh_sample``, the leak ladder) draw them from the auxiliary d
 
 from __future__ import annotations
 
-import math
 import time
 import traceback
 from dataclasses import asdict, dataclass, field
@@ -246,6 +245,49 @@ class FeatureExtractor:
         return np.r_[shares, np.minimum(nearest, 1e6)]
 
 
+def split_sizes(n: int, settings: AuditSettings) -> tuple[int, int, int, int]:
+    """Rows of the target pool, the auxiliary and the evaluation data, and the training sets' rows ``m``.
+
+    Parameters
+    ----------
+    n : int
+        Usable rows of the real table.
+    settings : AuditSettings
+        The budget (its ``training_rows``, when set, is ``m``).
+
+    Returns
+    -------
+    tuple of int
+        ``(pool, auxiliary, evaluation, m)``.
+
+    Raises
+    ------
+    TooFewRowsError
+        Too few rows for the targets and two data sets that hold a training set each.
+
+    Examples
+    --------
+    >>> split_sizes(1000, AuditSettings())
+    (200, 400, 400, 200)
+    """
+    n_pool, n_aux = int(n * POOL_SHARE), int(n * AUX_SHARE)
+    n_eval = n - n_pool - n_aux
+    m = settings.training_rows or min(MAX_TRAINING_ROWS, n_aux // 2, n_eval // 2)
+    n_targets = settings.targets + settings.random_targets
+    if n_pool < n_targets or m < 10 or m > min(n_aux, n_eval) - 1:
+        raise TooFewRowsError(
+            f"The real table has {n} usable rows: too few to split into a target pool of at least {n_targets} "
+            f"records and two data sets for training sets of {m} rows (about {max(5 * n_targets, 60)} rows are "
+            "needed at the very least). Use a larger table, fewer targets or smaller training sets.")
+    return n_pool, n_aux, n_eval, m
+
+
+def meta_classifier(seed: int) -> RandomForestClassifier:
+    """The attack's meta-classifier of one target: a random forest with out-of-bag scores (one thread: the
+    audit's processes already use every core)."""
+    return RandomForestClassifier(n_estimators=200, min_samples_leaf=2, random_state=seed, n_jobs=1, oob_score=True)
+
+
 def chance_share_above(threshold: float, n_in: int, n_out: int, *, draws: int = 20_000, seed: int = 0) -> float:
     """Probability that an attack that guesses at random scores an AUC above ``threshold`` on ``n_in``
     models with the target and ``n_out`` without (Monte Carlo over random rankings)."""
@@ -363,15 +405,9 @@ def audit(
     n = len(data)
     rng = np.random.default_rng(settings.seed)
     order = rng.permutation(n)
-    n_pool, n_aux = int(n * POOL_SHARE), int(n * AUX_SHARE)
-    pool, aux, evaluation = order[:n_pool], order[n_pool : n_pool + n_aux], order[n_pool + n_aux :]
-    m = settings.training_rows or min(MAX_TRAINING_ROWS, len(aux) // 2, len(evaluation) // 2)
+    n_pool, n_aux, _, m = split_sizes(n, settings)
     n_targets = settings.targets + settings.random_targets
-    if len(pool) < n_targets or m < 10 or m > min(len(aux), len(evaluation)) - 1:
-        raise TooFewRowsError(
-            f"The real table has {n} usable rows: too few to split into a target pool of at least {n_targets} "
-            f"records and two data sets for training sets of {m} rows (about {max(5 * n_targets, 60)} rows are "
-            "needed at the very least). Use a larger table, fewer targets or smaller training sets.")
+    pool, aux, evaluation = order[:n_pool], order[n_pool : n_pool + n_aux], order[n_pool + n_aux :]
     space = EuclideanSpace(data, [], schema)
     encoded = space.transform(data)
     vulnerability = achilles_scores(encoded)
@@ -410,7 +446,7 @@ def audit(
             try:
                 model = model_for_fit(make, population, model_seed) if make is not None else fitted
                 began = clock()
-                _fit(model, training, types)
+                fit_model(model, training, types)
                 timings["fit"] += clock() - began
                 began = clock()
                 output = model.sample(m, seed=model_seed)
@@ -452,8 +488,7 @@ def audit(
                               eval_models=len(eval_y), failed_models=len(failures))
         if len(set(shadow_y.tolist())) == 2 and len(set(eval_y.tolist())) == 2:
             began = clock()
-            forest = RandomForestClassifier(n_estimators=200, min_samples_leaf=2, random_state=settings.seed,
-                                            n_jobs=1, oob_score=True).fit(shadow_x, shadow_y)
+            forest = meta_classifier(settings.seed).fit(shadow_x, shadow_y)
             scores = forest.predict_proba(eval_x)[:, 1]
             result.epsilon_lower_bound = implied_epsilon(forest.oob_decision_function_[:, 1], shadow_y, scores, eval_y)
             timings["meta_classifier"] += clock() - began
@@ -503,7 +538,8 @@ def implied_epsilon(shadow_scores: np.ndarray, shadow_labels: np.ndarray, eval_s
                                int(non.sum()))
 
 
-def _fit(model: Any, table: pd.DataFrame, types: Mapping[str, str]) -> None:
+def fit_model(model: Any, table: pd.DataFrame, types: Mapping[str, str]) -> None:
+    """Fit ``model`` on ``table`` with its column types, or without them for an outside ``fit(table)``."""
     try:
         model.fit(table, types)
     except TypeError:
@@ -554,7 +590,7 @@ def _dcr_test(data, schema, fitted, make, population, evaluation, m, seed) -> di
         return None
     try:
         model = model_for_fit(make, population, seed) if make is not None else fitted
-        _fit(model, training, {c: schema.types[c] for c in schema.columns})
+        fit_model(model, training, {c: schema.types[c] for c in schema.columns})
         output = model.sample(m, seed=seed)
         result = evaluate(training, output[list(schema.columns)], schema, metrics="dcr_test", holdout=holdout)["dcr_test"]
     except Exception:  # noqa: BLE001 - the proxy is context, not the audit's result
@@ -564,10 +600,3 @@ def _dcr_test(data, schema, fitted, make, population, evaluation, m, seed) -> di
     return {"passes": bool(result.details.passes), "risk": result.risk, "p_synthetic": result.details.p_synthetic,
             "p_holdout": result.details.p_holdout}
 
-
-def expected_seconds(rows: int, settings: AuditSettings, seconds_per_model: float = 0.02) -> float:
-    """A rough run-time estimate to show before an audit starts."""
-    n_targets = settings.targets + settings.random_targets
-    m = settings.training_rows or min(MAX_TRAINING_ROWS, int(rows * AUX_SHARE) // 2)
-    per_model = seconds_per_model * max(1.0, m / 1000)
-    return n_targets * ((2 * settings.shadow_models + settings.eval_models) * per_model + 1.0) + math.log1p(rows)

@@ -204,31 +204,13 @@ def audit_shared(
         raise AuditError(f"Run the fits either on {workers} processes or on a Dask cluster, not both.")
     if make is None and generator is None:
         raise AuditError("Give the generator to audit (or make, a function that builds one).")
-    schema = schema if schema is not None else infer_schema(real)
-    prepared = prepare(real, real, schema)
-    data = prepared.real[list(schema.columns)].reset_index(drop=True)
-    row_in_table, n = prepared.kept["real"], len(data)
-    n_records = min(settings.records or DEFAULT_RECORDS, n)
-    if n_records < 20:
-        raise TooFewRowsError(f"The real table has {n} usable rows: the shared-model audit needs at least 20.")
-    rng = np.random.default_rng(settings.seed)
-    order = rng.permutation(n)
-    chosen, others, warnings = np.sort(order[:n_records]), order[n_records:], []
-    if len(others) >= MIN_POPULATION:
-        population = data.iloc[others].reset_index(drop=True)
-    else:
-        population = data
-        warnings.append("Every row of the table is audited: generators that draw real people outside their training "
-                        "data draw them from the audited records themselves.")
-    pool = data.iloc[chosen].reset_index(drop=True)
-    membership = rng.random((settings.models, n_records)) < 0.5
-    space = EuclideanSpace(data, [], schema)
-    extractor = SharedFeatures(data, pool, schema, space, random_queries(len(schema.columns), settings.n_queries, rng),
-                               rare_share=settings.rare_share, rare_count=settings.rare_count)
+    plan = plan_shared(real, schema, settings, make=make, generator=generator)
+    setup, schema, warnings = plan.setup, plan.schema, list(plan.warnings)
+    data, chosen, row_in_table, n_records, space = plan.data, plan.chosen, plan.row_in_table, plan.records, plan.space
+    extractor, population, pool, membership = setup.extractor, setup.population, setup.pool, setup.membership
+    n = len(data)
     fitted = make(population) if make is not None else generator
     name = generator_name or getattr(fitted, "name", None) or type(fitted).__name__
-    setup = FitSetup(pool=pool, membership=membership, types={c: schema.types[c] for c in schema.columns},
-                     extractor=extractor, population=population, seed=settings.seed, make=make, generator=generator)
     outcomes: dict[int, FitOutcome] = {}
 
     def done(outcome: FitOutcome) -> None:
@@ -266,6 +248,78 @@ def audit_shared(
                                      "models": settings.models, "failed_models": len(failures),
                                      "training_rows_mean": round(float(membership.sum(axis=1).mean()), 1)},
                              timings=timings)
+
+
+@dataclass(frozen=True)
+class SharedPlan:
+    """What a shared audit draws before any fit: the prepared table, the pool, the population and the fits' setup."""
+
+    schema: Schema
+    data: pd.DataFrame
+    row_in_table: np.ndarray
+    chosen: np.ndarray
+    space: EuclideanSpace
+    setup: FitSetup
+    warnings: tuple[str, ...]
+
+    @property
+    def records(self) -> int:
+        """Records audited (the pool's size)."""
+        return len(self.chosen)
+
+
+def plan_shared(real: pd.DataFrame, schema: Schema | None, settings: SharedSettings, *,
+                make: Callable[[pd.DataFrame], Any] | None = None, generator: Any = None) -> SharedPlan:
+    """The pool, the population, the membership matrix and the features' queries, all drawn from the seed.
+
+    :func:`audit_shared` runs its fits on this plan; :mod:`privcore.audit.timing` times one fit on it, so that
+    a trial fit trains on a set exactly like the audit's (about half the pool) and its features cost the same.
+
+    Parameters
+    ----------
+    real : DataFrame
+        The real table.
+    schema : Schema or None
+        Column types (inferred when None).
+    settings : SharedSettings
+        Checked budget and seed.
+    make, generator
+        As for :func:`audit_shared`.
+
+    Returns
+    -------
+    SharedPlan
+
+    Raises
+    ------
+    TooFewRowsError
+        Fewer than 20 usable rows.
+    """
+    schema = schema if schema is not None else infer_schema(real)
+    prepared = prepare(real, real, schema)
+    data = prepared.real[list(schema.columns)].reset_index(drop=True)
+    row_in_table, n = prepared.kept["real"], len(data)
+    n_records = min(settings.records or DEFAULT_RECORDS, n)
+    if n_records < 20:
+        raise TooFewRowsError(f"The real table has {n} usable rows: the shared-model audit needs at least 20.")
+    rng = np.random.default_rng(settings.seed)
+    order = rng.permutation(n)
+    chosen, others, warnings = np.sort(order[:n_records]), order[n_records:], []
+    if len(others) >= MIN_POPULATION:
+        population = data.iloc[others].reset_index(drop=True)
+    else:
+        population = data
+        warnings.append("Every row of the table is audited: generators that draw real people outside their training "
+                        "data draw them from the audited records themselves.")
+    pool = data.iloc[chosen].reset_index(drop=True)
+    membership = rng.random((settings.models, n_records)) < 0.5
+    space = EuclideanSpace(data, [], schema)
+    extractor = SharedFeatures(data, pool, schema, space, random_queries(len(schema.columns), settings.n_queries, rng),
+                               rare_share=settings.rare_share, rare_count=settings.rare_count)
+    setup = FitSetup(pool=pool, membership=membership, types={c: schema.types[c] for c in schema.columns},
+                     extractor=extractor, population=population, seed=settings.seed, make=make, generator=generator)
+    return SharedPlan(schema=schema, data=data, row_in_table=row_in_table, chosen=chosen, space=space, setup=setup,
+                      warnings=tuple(warnings))
 
 
 def nearest_other(encoded: np.ndarray, rows: np.ndarray, chunk: int = 256) -> np.ndarray:

@@ -25,6 +25,17 @@ MODULE = textwrap.dedent('''
             return self.table.sample(n, replace=True, random_state=seed)
 ''')
 
+BROKEN = textwrap.dedent('''
+    class Broken:
+        """The admin's generator that cannot train on this table."""
+
+        def fit(self, table, types):
+            raise RuntimeError("no GPU with enough memory for this table")
+
+        def sample(self, n, seed):
+            raise AssertionError("never fitted")
+''')
+
 
 def options(at) -> list[str]:
     return at.selectbox(key="audit::generator").options
@@ -80,3 +91,17 @@ def test_an_sdv_generator_runs_a_tiny_audit(monkeypatch):
     assert at.get("plotly_chart")
     report = next(iter(at.session_state["audit_results"].values()))
     assert report.generator == "sdv_gaussian_copula" and all(t.failed_models == 0 for t in report.targets)
+
+
+def test_a_generator_that_fails_when_timed_shows_its_error_and_cannot_run(tmp_path, monkeypatch):
+    (tmp_path / "admin_broken.py").write_text(BROKEN)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("PRIVCORE_GENERATORS", "admin_broken=admin_broken:Broken")
+    monkeypatch.setenv("PRIVCORE_DASHBOARD_WORKERS", "0")  # in this process, where tmp_path is importable
+    at = seed_demo(open_page(AUDIT)).run()
+    at.selectbox(key="audit::generator").set_value("admin_broken").run()
+    assert_no_exception(at)
+    error = texts(at.error)  # the estimate's trial fit met the error the audit would meet: said in one line
+    assert error.startswith("The generator admin_broken failed when timed on ") and "rows of your table" in error
+    assert error.endswith("RuntimeError: no GPU with enough memory for this table") and "Traceback" not in error
+    assert at.button(key="run_audit").disabled and "Estimated run time" not in texts(at.info)

@@ -61,6 +61,10 @@ def test_before_a_run_it_shows_the_choices_and_an_estimate():
     assert "Differentially private marginals" in options
     assert "Estimated run time" in texts(at.info) and "Run audit" in texts(at.info)
     assert not at.button(key="run_audit").disabled and not at.get("plotly_chart")
+    targeted(at)
+    info = texts(at.info)  # measured on the table: the targeted budget's fits and one fit's time
+    assert "Estimated run time" in info and "for 1,200 generator fits on this table, on 1 worker" in info
+    assert "(measured: one fit on 60 rows of your table took" in info  # m: half of the 120 auxiliary rows
     at.selectbox(key="audit::generator").set_value("dp_marginals").run()
     labels = [w.label for w in at.number_input]
     assert "Privacy budget ε" in labels and "Leak strength" in labels
@@ -119,8 +123,11 @@ def test_a_clash_of_generator_settings_is_a_named_error():
 def test_too_few_rows_is_a_named_error_not_a_traceback():
     at = open_page(AUDIT)
     seed_session(at, schema=False)  # 40 rows, no schema: the types are inferred
-    at = tiny_audit(at.run())
+    at = set_budget(targeted(at.run()), **TINY).run()
+    assert_no_exception(at)
+    # Said before any run: timing the generator on the table meets the audit's own error, so it cannot start.
     assert "too few to split" in texts(at.error) and not at.get("plotly_chart")
+    assert at.button(key="run_audit").disabled and "Estimated run time" not in texts(at.info)
     assert "inferred" in texts(at.caption)
 
 
@@ -142,3 +149,18 @@ def test_a_column_list_setting_is_a_choice_of_columns():
     order.set_value(list(reversed(order.options))).run()
     assert_no_exception(at)
     assert not at.error and not at.button(key="run_audit").disabled
+
+
+def test_the_estimate_is_measured_once_per_choice_and_again_for_another():
+    at = targeted(seed_demo(open_page(AUDIT)).run())
+    estimates = at.session_state["audit_estimates"]
+    first = dict(estimates)
+    assert len(first) == 2  # the shared design's on opening, then the targeted one's
+    at.run()
+    assert_no_exception(at)
+    assert all(at.session_state["audit_estimates"][k] is v for k, v in first.items()) and \
+        len(at.session_state["audit_estimates"]) == 2  # a rerun reuses them
+    set_budget(at, shadow_models=10).run()
+    assert_no_exception(at)
+    assert len(at.session_state["audit_estimates"]) == 3
+    assert "for 400 generator fits on this table" in texts(at.info)  # 10 targets × (2 × 10 + 20)

@@ -1,5 +1,5 @@
 """The docstring examples of dashboard modules that no other test runs with doctest: the helpers below the
-views (formatting, progress text) and the Compare-metrics page's modules."""
+views (formatting, progress text), the Compare-metrics page's modules and the Audit page's estimate."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import doctest
 
 import pytest
 
-from dashboard import formatting, lab_estimate, lab_ladder, lab_view, progress
+from dashboard import audit_estimate, formatting, lab_estimate, lab_ladder, lab_view, progress
 
-MODULES = [formatting, progress, lab_view, lab_estimate, lab_ladder]
+MODULES = [formatting, progress, lab_view, lab_estimate, lab_ladder, audit_estimate]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda module: module.__name__)

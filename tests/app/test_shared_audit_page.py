@@ -46,7 +46,11 @@ def test_the_page_opens_on_the_shared_design_with_its_budget():
     assert at.number_input(key="audit::shared::models").value == 64
     assert at.number_input(key="audit::shared::records").value == 300  # min(1000, the demo's 300 rows)
     assert not [w for w in at.number_input if w.key and w.key.startswith("audit::budget::")]
-    assert "Estimated run time" in texts(at.info) and "64 generator fits on 300 records" in texts(at.info)
+    info = texts(at.info)  # measured on the table: trial fits on a training set of the audit's size
+    assert "Estimated run time" in info and "64 generator fits on 300 records, on 1 worker" in info
+    assert "(measured: one fit on " in info and "the attack on every record and the DCR test add" in info
+    estimate = next(iter(at.session_state["audit_estimates"].values()))
+    assert estimate.models == 64 and 120 <= estimate.model.training_rows <= 180  # about half of 300 records
     assert not at.button(key="run_audit").disabled and not at.get("plotly_chart")
 
 
