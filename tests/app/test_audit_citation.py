@@ -49,17 +49,17 @@ def test_a_dropped_audit_is_forgotten_and_demo_names_map_to_generators():
 def test_results_cite_the_audit_of_the_generator_that_made_the_table():
     audit = seed_demo(open_page(AUDIT))
     audit.session_state["demo"] = "noisy_copy"
-    audit.run()
+    audit.run(timeout=RUN_TIMEOUT)
     audit.selectbox(key="audit::generator").set_value("noisy_copy")
     for name, value in {"models": 8, "records": 40}.items():
         audit.number_input(key=f"audit::shared::{name}").set_value(value)
-    audit.run()
+    audit.run(timeout=RUN_TIMEOUT)
     audit.button(key="run_audit").click().run(timeout=RUN_TIMEOUT)
     assert_no_exception(audit)
     results = seed_demo(open_page(RESULTS), metrics=["dcr"])
     for key in ("audit_results", AUDIT_TABLES, "demo"):
         results.session_state[key] = audit.session_state[key]
-    results.run()
+    results.run(timeout=RUN_TIMEOUT)
     results.button(key="run_evaluation").click().run(timeout=RUN_TIMEOUT)
     assert_no_exception(results)
     cited = [e.value for e in [*results.info, *results.error] if "An audit of" in e.value]
