@@ -155,7 +155,8 @@ def stacked_scores(ctx: MetricContext, sets: MembershipSets, reference: Referenc
     warnings = tuple(f"{a} could not run and is not stacked: {why}" for a, why in skipped.items())
     details = {"reference": reference.described, "reference_positions": sets.reference}
     settings = {"stacked_attacks": used, "k": k,
-                "model": "mean log-odds of a logistic regression on the scores and gradient-boosted trees on every input",
+                "model": "mean log-odds of a logistic regression on the scores and gradient-boosted trees on every "
+                         "input",
                 "logistic_C": LOGISTIC_C, **MODEL_SETTINGS, "folds_per_half": folds, "reference": reference.described}
     return AttackScores(scores[:n_real], scores[n_real:], 0.0, details, settings, warnings)
 
