@@ -120,7 +120,9 @@ def fit_stack(features, labels, train, score_rows, extra_rows, seed, n_scores):
     scored, extra : numpy.ndarray
         The log-odds at ``score_rows`` and at ``extra_rows``.
     """
-    logistic = LogisticRegression(C=LOGISTIC_C, max_iter=1000).fit(features[train, :n_scores], labels[train])
+    # No fixed-rule attack could run (a table too small for all of them): the trees alone on the distances.
+    logistic = (LogisticRegression(C=LOGISTIC_C, max_iter=1000).fit(features[train, :n_scores], labels[train])
+                if n_scores else None)
     # Distances may act either way (a noisy copy puts members at a typical distance, not the smallest).
     monotone = [1] * n_scores + [0] * (features.shape[1] - n_scores)
     trees = small_lgbm(seed, len(train), {**MODEL_SETTINGS, "monotone_constraints": monotone})
@@ -129,8 +131,10 @@ def fit_stack(features, labels, train, score_rows, extra_rows, seed, n_scores):
     def log_odds(rows):
         if len(rows) == 0:
             return np.empty(0)
-        return 0.5 * logistic.decision_function(features[rows, :n_scores]) + 0.5 * trees.predict(features[rows],
-                                                                                                 raw_score=True)
+        trees_part = trees.predict(features[rows], raw_score=True)
+        if logistic is None:
+            return trees_part
+        return 0.5 * logistic.decision_function(features[rows, :n_scores]) + 0.5 * trees_part
 
     return log_odds(score_rows), log_odds(extra_rows)
 
