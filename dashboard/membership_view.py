@@ -4,6 +4,8 @@ Shown when ``mia_best`` ran (it carries every attack of the battery, :class:`pri
 
 - one plain paragraph: the strongest attack, its AUC measured on records it was not chosen on, and the ε
   lower bound in one sentence (:func:`privcore.report.membership_figures.epsilon_sentence`);
+- which attack each half chose and how often the choices agreed (:func:`choice_table`, and
+  :func:`privcore.report.membership_figures.choice_sentence` in the paragraph), with the choice rule in words;
 - a table of all attacks: AUC with its 95 % interval, the Holm-adjusted p-value, TPR at FPR 0.1 %, 1 %, 10 %
   ("n/a" where the non-members are too few to measure that FPR), the strongest marked;
 - the ROC curves of every attack on log-log axes with the chance line, the strongest highlighted, and the
@@ -23,10 +25,17 @@ import streamlit as st
 
 from dashboard.components import show_figure
 from privcore.metrics.details import MembershipBattery
-from privcore.report.membership_figures import battery_auc_intervals, battery_roc_curves, epsilon_sentence, short_attack
+from privcore.report.membership_figures import (
+    battery_auc_intervals,
+    battery_roc_curves,
+    choice_sentence,
+    epsilon_sentence,
+    share_words,
+    short_attack,
+)
 
-__all__ = ["membership_view", "membership_table", "membership_summary", "battery_details", "LEARN_LOW_FPR",
-           "LEARN_LOW_FPR_TITLE"]
+__all__ = ["membership_view", "membership_table", "membership_summary", "choice_table", "battery_details",
+           "LEARN_LOW_FPR", "LEARN_LOW_FPR_TITLE"]
 
 LEARN_LOW_FPR_TITLE = "Why the rare catch matters more than the average: low false-positive rates and ε"
 
@@ -94,6 +103,53 @@ def membership_table(details: MembershipBattery) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def choice_table(details: MembershipBattery) -> pd.DataFrame:
+    """One row per half: the attack chosen there, what it had to beat, how often it led on the half's
+    resamples, its AUC on that half and on the other half (where it is counted).
+
+    Examples
+    --------
+    >>> from privcore.metrics.details import HeldOutSplit
+    >>> split = HeldOutSplit(chosen_on="A", attack="mia_stacked", choice_auc=0.8, threshold=1.0, auc=0.75,
+    ...                      advantage=0.4, true_positives=1, members=2, false_positives=1, nonmembers=2, tpr_at={},
+    ...                      epsilon_lower_bound=0.0, default_attack="mia_stacked",
+    ...                      choice_votes={"mia_stacked": 0.6, "mia_distance": 0.4})
+    >>> choice_table(_example(split)).iloc[0].to_dict()["led on resamples"]
+    '60 %'
+    """
+    rows = []
+    for split in details.splits:
+        counted = "B" if split.chosen_on == "A" else "A"
+        rows.append({
+            "chosen on half": split.chosen_on,
+            "attack chosen": short_attack(split.attack),
+            "why": _why(split),
+            "led on resamples": share_words(split.choice_votes.get(split.attack, 0.0)) if split.choice_votes else "n/a",
+            "AUC where chosen": round(float(split.choice_auc), 3),
+            "AUC counted (other half)": round(float(split.auc), 3),
+            "counted on half": counted,
+        })
+    return pd.DataFrame(rows)
+
+
+def _why(split) -> str:
+    if split.default_attack is None:  # a report made before the choice rule of issue 23
+        return "highest AUC"
+    if split.attack == split.default_attack:
+        return "the default: no attack beat it clearly"
+    return (f"beat the {short_attack(split.default_attack)} on "
+            f"{share_words(split.wins_over_default.get(split.attack, 0.0))} of resamples")
+
+
+def _example(*splits) -> MembershipBattery:
+    """A battery with the given splits (for the examples above)."""
+    splits = list(splits) if len(splits) > 1 else [splits[0], splits[0]]
+    return MembershipBattery(selected_attack=splits[0].attack, attacks={}, splits=splits, held_out_auc=0.75,
+                             held_out_auc_interval=None, held_out_advantage=0.4, held_out_advantage_interval=None,
+                             tpr_at={}, epsilon_lower_bound=0.0, delta=0.0, epsilon_confidence=0.95, n_boot=0,
+                             confidence=0.95, n_members=4, n_nonmembers=4, reference="half of the holdout")
+
+
 def membership_summary(details: MembershipBattery) -> str:
     """The strongest attack and the ε bound in plain words (Markdown).
 
@@ -121,7 +177,7 @@ def membership_summary(details: MembershipBattery) -> str:
         verdict = "tells training records from other people **better than a coin flip**"
     text = (f"The strongest of {n} membership attacks (**{short_attack(details.selected_attack)}**, chosen on half "
             f"of the people: {chosen}) {verdict} on the other half: AUC {details.held_out_auc:.2f}{shown}. "
-            f"{epsilon_sentence(details)}")
+            f"{choice_sentence(details)} {epsilon_sentence(details)}")
     if details.not_applicable:
         text += " Not run: " + "; ".join(f"{short_attack(a)} ({why})" for a, why in details.not_applicable.items())
     return text
@@ -141,5 +197,9 @@ def membership_view(report, key: str) -> None:
                f"{details.reference}. TPR at FPR x = share of members caught while wrongly accusing at most x of the "
                "non-members (n/a where there are too few non-members to measure x). p (Holm) = one-sided p-value "
                "for AUC > 0.5, adjusted for testing every attack.")
+    st.markdown("**How the strongest attack was chosen**")
+    st.dataframe(choice_table(details), hide_index=True, width="stretch")
+    st.caption(details.choice_rule or "On each half, the attack with the highest AUC was chosen and counted on the "
+               "other half.")
     show_figure(battery_roc_curves(details), key=f"{key}-battery-roc")
     show_figure(battery_auc_intervals(details), key=f"{key}-battery-auc")

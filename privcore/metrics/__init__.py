@@ -20,6 +20,7 @@ _MODULES = (
     "privcore.metrics.membership_battery",
     "privcore.metrics.membership_best",
     "privcore.metrics.membership_learned",
+    "privcore.metrics.membership_stacked",
     "privcore.metrics.synqp",
 )
 

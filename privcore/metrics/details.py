@@ -478,6 +478,13 @@ class HeldOutSplit(Details):
     epsilon_lower_bound: float
     roc_fpr: np.ndarray = records("attack")
     roc_tpr: np.ndarray = records("attack")
+    #: The attack the choice starts from (mia_best's choice rule; None in reports made before the rule).
+    default_attack: str | None = None
+    #: Attack → share of the choice half's bootstrap resamples on which it had the highest AUC (attacks that
+    #: never had it are left out): how often a plain contest agrees with the choice.
+    choice_votes: dict[str, float] = field(default_factory=dict)
+    #: Attack → share of the choice half's resamples on which its AUC was above the default attack's.
+    wins_over_default: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -511,6 +518,13 @@ class MembershipBattery(Details):
     not_applicable: dict[str, str] = field(default_factory=dict)
     member_positions: np.ndarray = records("attack")
     nonmember_positions: np.ndarray = records("attack")
+    #: How the attack is chosen on each half, in words.
+    choice_rule: str = ""
+    #: Whether both halves chose the same attack.
+    choices_agree: bool | None = None
+    #: Mean over the two halves of the share of the half's resamples on which the kept attack had the highest
+    #: AUC (how often a plain contest agreed with the choice).
+    choice_agreement: float | None = None
 
 
 @dataclass(frozen=True)

@@ -3,26 +3,37 @@
 No single data-only attack dominates (Ward et al. 2025, Synth-MIA), so ``mia_best`` runs the whole battery
 (:data:`BATTERY`) on the same members ``M``, non-members ``N`` and reference ``R`` and reports the strongest.
 Choosing the strongest on the records it is then scored on would inflate a fresh sample's score (the
-winner's curse: the maximum of eight AUCs near 0.5 is above 0.5), so:
+winner's curse: the maximum of nine AUCs near 0.5 is above 0.5), so:
 
 1. ``M`` and ``N`` are each split into seeded halves A and B (``numpy.random.default_rng([seed, 7])``:
    one permutation of ``M``, then one of ``N``; the first ``|M| // 2`` positions are A).
-2. On A, the attack with the highest AUC is chosen (ties: the first in :data:`BATTERY` order) and its
-   threshold ``t`` at the largest TPR − FPR (ties: the highest threshold); a record is flagged a member
-   when its score is ≥ ``t``.
+2. On A, an attack is chosen by a rule that does not reward luck (:func:`choose_attack`): the stacked
+   attack (every other attack combined, :mod:`privcore.metrics.membership_stacked`) is kept unless another
+   attack's AUC is above its AUC on at least 95 % of 200 paired bootstrap resamples of A
+   (``numpy.random.default_rng([seed, 29])``, one stream for both directions); without the stacked
+   attack, the attack with the highest AUC on A is the one to beat. Then its threshold ``t`` at the
+   largest TPR − FPR on A (ties: the highest threshold); a record is flagged a member when its score is
+   ≥ ``t``. (Until issue 23 the attack with the highest AUC on A was chosen: on halves of 100–150 members
+   an attack that led by luck lost up to 0.10 AUC on B.)
 3. On B, the chosen attack's AUC, its TPR − FPR at ``t`` and its TPR at FPR 0.1 %, 1 %, 10 % are counted,
    and the ε lower bound of :func:`privcore.base.stats.epsilon_lower_bound` from the counts at ``t``.
 4. A and B swap roles. ``raw`` = the mean of the two held-out AUCs; ``risk`` = the mean held-out
    TPR − FPR at the chosen thresholds, clipped to [0, 1]; ``epsilon_lower_bound`` = the larger of the two.
 
-``details`` also lists every attack's AUC on all of ``M`` and ``N`` with its bootstrap interval and a
-one-sided Mann–Whitney p-value for AUC > 0.5, Holm-adjusted over the attacks that ran. The attacks'
+The learned and stacked attacks are cross-fitted within A and within B, so the scores read on A come from
+models trained on A's labels only: no record of B is counted under a choice or a model that saw its label.
+``details`` states the rule (``choice_rule``) and, per half, the attack chosen, the default, how often each
+attack led on the resamples (``choice_votes``) and beat the default (``wins_over_default``);
+``choices_agree`` says whether both halves chose the same attack. ``details`` also lists every attack's AUC
+on all of ``M`` and ``N`` with its bootstrap interval and a one-sided Mann–Whitney p-value for AUC > 0.5,
+Holm-adjusted over the attacks that ran. The attacks'
 scores are the ones their own metrics report in the same evaluation, read from the evaluation's cache
 (:func:`privcore.metrics.membership_common.attack_scores`), with the settings those metrics run with.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Mapping
 
 import numpy as np
@@ -32,7 +43,6 @@ from privcore.base.roc import roc_auc, roc_curve
 from privcore.base.stats import bootstrap_replicates, epsilon_lower_bound, holm_adjust, percentile_interval
 from privcore.data.params import Param
 from privcore.engine.context import MetricContext
-from privcore.metrics import registry
 from privcore.metrics.details import BatteryAttack, HeldOutSplit, MembershipBattery
 from privcore.metrics.membership_common import (
     COMMON_INFO,
@@ -42,6 +52,7 @@ from privcore.metrics.membership_common import (
     REFERENCE,
     REFERENCE_MIA,
     attack_scores,
+    battery_settings,
 )
 from privcore.metrics.membership_roles import membership_roles, require_holdout
 from privcore.metrics.membership_summary import MAX_CURVE_POINTS, attack_summary, roc_statistics_batch, snap_ties
@@ -53,6 +64,22 @@ from privcore.metrics.results import MetricOutput, NotApplicable
 LOW_FPRS = (0.001, 0.01, 0.1)
 #: One-sided confidence of each Clopper–Pearson bound behind the ε lower bound (metrics.md §3: 95 %).
 EPSILON_CONFIDENCE = 0.95
+#: The attack each half starts from: the stacked attack combines every other one.
+DEFAULT_ATTACK = "mia_stacked"
+#: Paired bootstrap resamples of a half behind each choice (:func:`choose_attack`).
+CHOICE_REPEATS = 200
+#: Share of those resamples on which another attack must beat the default to replace it.
+CHOICE_SUPPORT = 0.95
+#: The seed tag of those resamples (other membership steps use 7, 11, 13, 17, 19, 23).
+CHOICE_TAG = 29
+#: The choice rule in words, for the report (details ``choice_rule``) and the explanation.
+CHOICE_RULE = (
+    f"On each half, the stacked attack (every attack combined) is kept unless another attack's AUC is above its "
+    f"AUC on at least {100 * CHOICE_SUPPORT:.0f} % of {CHOICE_REPEATS} bootstrap resamples of that half (then the one "
+    f"above it most often); without the stacked attack, the attack with the highest AUC on the half is the one to "
+    f"beat. So an attack that leads on a small half by luck is not chosen. The choice is counted on the other "
+    f"half only, whose records no choice and no model used for the choice saw."
+)
 
 
 def tpr_at_fprs(fpr: np.ndarray, tpr: np.ndarray, n_nonmembers: int, targets=LOW_FPRS) -> dict[str, float | None]:
@@ -133,8 +160,82 @@ def seeded_halves(n_members: int, n_nonmembers: int, seed: int) -> dict[str, tup
             "B": (perm_m[n_members // 2 :], perm_n[n_nonmembers // 2 :])}
 
 
-def honest_splits(scores: Mapping[str, tuple[np.ndarray, np.ndarray]], seed: int, delta: float
-                  ) -> tuple[list[HeldOutSplit], list[dict]]:
+@dataclass(frozen=True)
+class Choice:
+    """The attack chosen on one half (:func:`choose_attack`) and the evidence behind it."""
+
+    attack: str
+    #: The attack kept unless another beats it clearly.
+    default: str
+    #: Attack → share of the half's resamples on which it had the highest AUC (never highest: left out).
+    votes: dict[str, float]
+    #: Attack → share of the half's resamples on which its AUC was above the default's.
+    wins_over_default: dict[str, float]
+
+
+def choose_attack(scores: Mapping[str, tuple[np.ndarray, np.ndarray]], members: np.ndarray, nonmembers: np.ndarray,
+                  rng: np.random.Generator, repeats: int = CHOICE_REPEATS) -> Choice:
+    """Step 2 of the module docstring: the attack chosen on one half.
+
+    The default is the stacked attack (:data:`DEFAULT_ATTACK`, every other attack combined) when it ran,
+    else the attack with the highest AUC on the half. Every attack's AUC is counted on ``repeats``
+    stratified bootstrap resamples of the half (the same resamples for every attack, so that they are
+    compared on the same records); another attack replaces the default only when its AUC is above the
+    default's on at least :data:`CHOICE_SUPPORT` of them, and among several such the one above it most
+    often (ties: battery order). An attack that leads on the half by luck, as happens on a few hundred
+    records, rarely leads on 95 % of the resamples. Only the half's own scores and labels are read.
+
+    Parameters
+    ----------
+    scores : mapping
+        Attack id → (member scores, non-member scores), in battery order.
+    members, nonmembers : numpy.ndarray
+        Positions of the half's members and non-members in those arrays.
+    rng : numpy.random.Generator
+        Draws the resamples.
+    repeats : int
+        Bootstrap resamples of the half (≥ 1).
+
+    Returns
+    -------
+    Choice
+
+    Examples
+    --------
+    >>> member, non = np.arange(20.0), np.arange(20.0) - 10
+    >>> c = choose_attack({"weak": (member, non + 9), "strong": (member, non)}, np.arange(20), np.arange(20),
+    ...                   np.random.default_rng(0), repeats=10)
+    >>> c.default, c.attack, c.votes  # no stacked attack: the default is the best on the half
+    ('strong', 'strong', {'strong': 1.0})
+    """
+    ids = list(scores)
+    n_m, n_n = len(members), len(nonmembers)
+    labels = np.r_[np.ones(n_m, dtype=np.int8), np.zeros(n_n, dtype=np.int8)]
+    # Row 0 is the half itself, the others its resamples (members and non-members drawn apart).
+    picks = np.vstack([np.r_[np.arange(n_m), n_m + np.arange(n_n)],
+                       np.c_[rng.integers(0, n_m, (repeats, n_m)), n_m + rng.integers(0, n_n, (repeats, n_n))]])
+    aucs = np.empty((len(picks), len(ids)))
+    for j, attack_id in enumerate(ids):
+        values = np.r_[scores[attack_id][0][members], scores[attack_id][1][nonmembers]]
+        _, ranks = np.unique(values, return_inverse=True)
+        n_levels = int(ranks.max()) + 1
+        # In chunks of about 2**22 positions, so that memory stays bounded for large halves.
+        step = max(1, 2**22 // max(n_levels, len(values)))
+        aucs[:, j] = np.concatenate([roc_statistics_batch(ranks[picks[i:i + step]], labels[picks[i:i + step]],
+                                                          n_levels)["auc"] for i in range(0, len(picks), step)])
+    on_half, resampled = aucs[0], aucs[1:]
+    default = ids.index(DEFAULT_ATTACK) if DEFAULT_ATTACK in ids else int(np.argmax(on_half))
+    wins = (resampled > resampled[:, [default]]).mean(axis=0)
+    challengers = np.flatnonzero(wins >= CHOICE_SUPPORT)
+    chosen = int(challengers[np.argmax(wins[challengers])]) if len(challengers) else default
+    leaders = np.bincount(np.argmax(resampled, axis=1), minlength=len(ids)) / len(resampled)
+    return Choice(attack=ids[chosen], default=ids[default],
+                  votes={ids[j]: float(leaders[j]) for j in np.flatnonzero(leaders)},
+                  wins_over_default={ids[j]: float(wins[j]) for j in range(len(ids)) if j != default})
+
+
+def honest_splits(scores: Mapping[str, tuple[np.ndarray, np.ndarray]], seed: int, delta: float,
+                  repeats: int = CHOICE_REPEATS) -> tuple[list[HeldOutSplit], list[dict]]:
     """Steps 1–4 of the module docstring: choose on one half, count on the other, both ways.
 
     Parameters
@@ -145,6 +246,8 @@ def honest_splits(scores: Mapping[str, tuple[np.ndarray, np.ndarray]], seed: int
         The evaluation's seed.
     delta : float
         δ of the ε bound.
+    repeats : int
+        Bootstrap resamples behind each choice (:func:`choose_attack`).
 
     Returns
     -------
@@ -152,30 +255,36 @@ def honest_splits(scores: Mapping[str, tuple[np.ndarray, np.ndarray]], seed: int
         "A" then "B" (the half the choice was made on).
     held_out : list of dict
         Per split, the held-out member and non-member scores of the chosen attack and its threshold (for
-        the bootstrap).
+        the bootstrap), and the positions of the records the choice read (``chosen_on``) and the records
+        counted (``counted``): ``{"members": …, "nonmembers": …}`` each.
     """
     ids = list(scores)
     halves = seeded_halves(*(len(v) for v in next(iter(scores.values()))), seed)
+    rng = np.random.default_rng([seed, CHOICE_TAG])
     splits, held_out = [], []
     for choose, count in (("A", "B"), ("B", "A")):
         (cm, cn), (tm, tn) = halves[choose], halves[count]
-        choice_aucs = [_roc(scores[a][0][cm], scores[a][1][cn])[2] for a in ids]
-        attack = ids[int(np.argmax(choice_aucs))]
+        choice = choose_attack(scores, cm, cn, rng, repeats)
+        attack = choice.attack
         member, non = scores[attack]
+        choice_auc = _roc(member[cm], non[cn])[2]
         threshold, _ = best_threshold(member[cm], non[cn])
         test_m, test_n = member[tm], non[tn]
         fpr, tpr, auc = _roc(test_m, test_n)
         tp, fp = int(np.sum(test_m >= threshold)), int(np.sum(test_n >= threshold))
         curve_fpr, curve_tpr = _curve(fpr, tpr)
         splits.append(HeldOutSplit(
-            chosen_on=choose, attack=attack, choice_auc=float(max(choice_aucs)), threshold=threshold, auc=auc,
+            chosen_on=choose, attack=attack, choice_auc=float(choice_auc),
+            default_attack=choice.default, choice_votes=choice.votes, wins_over_default=choice.wins_over_default,
+            threshold=threshold, auc=auc,
             advantage=tp / len(test_m) - fp / len(test_n), true_positives=tp, members=len(test_m),
             false_positives=fp, nonmembers=len(test_n), tpr_at=tpr_at_fprs(fpr, tpr, len(test_n)),
             epsilon_lower_bound=epsilon_lower_bound(tp, len(test_m), fp, len(test_n), delta=delta,
                                                     confidence=EPSILON_CONFIDENCE),
             roc_fpr=curve_fpr, roc_tpr=curve_tpr,
         ))
-        held_out.append({"members": test_m, "nonmembers": test_n, "threshold": threshold})
+        held_out.append({"members": test_m, "nonmembers": test_n, "threshold": threshold,
+                         "chosen_on": {"members": cm, "nonmembers": cn}, "counted": {"members": tm, "nonmembers": tn}})
     return splits, held_out
 
 
@@ -214,14 +323,6 @@ def held_out_intervals(held_out: list[dict], n_boot: int, confidence: float, see
     return (float(auc_low), float(auc_high)), (float(gap_low), float(gap_high))
 
 
-def _attack_settings(ctx: MetricContext, attack_id: str) -> dict:
-    """The attack's parameters as this evaluation runs it (its defaults when it was not chosen), with
-    ``mia_best``'s reference, so that every attack plays on the same ``R``."""
-    settings = dict(ctx.shared.metric_params.get(attack_id) or registry.get(attack_id).default_params)
-    settings["reference"] = ctx.params.get("reference")
-    return settings
-
-
 def compute_mia_best(ctx: MetricContext) -> MetricOutput:
     """The strongest of the membership attacks, chosen on one half of the records and reported on the other.
 
@@ -252,7 +353,8 @@ def compute_mia_best(ctx: MetricContext) -> MetricOutput:
     scored, skipped, summaries, real_scores, warnings = {}, {}, {}, {}, list(sets.warnings)
     for attack_id in BATTERY:
         try:
-            scores = attack_scores(ctx, attack_id, _attack_settings(ctx, attack_id), ctx.params.get("reference"))
+            scores = attack_scores(ctx, attack_id, battery_settings(ctx, attack_id, ctx.params.get("reference")),
+                                   ctx.params.get("reference"))
         except NotApplicable as exc:
             skipped[attack_id] = str(exc)
             continue
@@ -287,6 +389,8 @@ def compute_mia_best(ctx: MetricContext) -> MetricOutput:
         epsilon_confidence=EPSILON_CONFIDENCE, n_boot=n_boot, confidence=confidence,
         n_members=len(sets.members), n_nonmembers=len(sets.nonmembers), reference=reference.described,
         not_applicable=skipped, member_positions=sets.members, nonmember_positions=sets.nonmembers,
+        choice_rule=CHOICE_RULE, choices_agree=len(chosen) == 1,
+        choice_agreement=float(np.mean([s.choice_votes.get(s.attack, 0.0) for s in splits])),
     )
     return MetricOutput(
         risk=float(np.clip(held_out_gap, 0.0, 1.0)),
@@ -323,7 +427,7 @@ def _battery_attacks(scored, summaries) -> dict[str, BatteryAttack]:
 register(MetricInfo(
     id="mia_best",
     name="Membership inference: strongest attack (held out)",
-    summary="The strongest of eight membership attacks, chosen on half the people and measured on the other "
+    summary="The strongest of nine membership attacks, chosen on half the people and measured on the other "
             "half, with the ε of differential privacy it rules out.",
     attacker_knows="The synthetic table, the suspect's record, a reference sample of other real people from the "
                    "same population, and every attack of the battery to choose from.",
@@ -334,9 +438,12 @@ register(MetricInfo(
         attack="The attacker tries every membership attack privcore knows and keeps the one that works best; to "
                "stay honest, the choice is made on half of the people and the result counted on the other half.",
         steps=(
-            "Score every training record (member) and holdout record (non-member) with each of the eight attacks.",
-            "Split members and non-members into two random halves; on the first, pick the attack with the best "
-            "AUC and the score threshold that best separates members from non-members.",
+            "Score every training record (member) and holdout record (non-member) with each of the nine attacks "
+            "(the ninth, the stacked attack, combines the others).",
+            "Split members and non-members into two random halves. On the first, keep the stacked attack (all "
+            "attacks combined) unless another attack beats it on at least 95 % of 200 resamples of that half, so "
+            "that an attack that leads there by luck is not chosen; then pick the score threshold that best "
+            "separates members from non-members.",
             "Count on the second half how well that attack and threshold do (AUC, members caught minus "
             "non-members wrongly accused, members caught at 0.1 %, 1 % and 10 % false accusations), then swap "
             "the halves and average.",
@@ -344,11 +451,12 @@ register(MetricInfo(
         ),
         high="At least one attack tells training records from other people on records it was not tuned on: the "
              "synthetic data gives membership away.",
-        low="Even the best of eight attacks, measured on fresh records, does no better than a coin flip.",
+        low="Even the best of nine attacks, measured on fresh records, does no better than a coin flip.",
         blind_spots="Only data-only attacks: shadow-model attacks (the Audit page) can be stronger. A leak of a few "
                     "records hardly moves the AUC; the TPR at low FPR and the ε bound show it better. Halving the "
                     "records costs precision on small tables.",
-        note=MIA_NOTE + "; Choice: the ε lower bound is an indication for a data-only attack on one release "
+        note=MIA_NOTE + "; Choice rule: " + CHOICE_RULE + " Choice: the ε lower bound is an indication for a "
+                         "data-only attack on one release "
                          "(members differ from non-members by more than one record); the audit's per-target bound, "
                          "with generators trained with and without exactly that record, is the rigorous one.",
     ),

@@ -16,6 +16,7 @@ import numpy as np
 
 from privcore.data.params import Param
 from privcore.engine.context import MetricContext
+from privcore.metrics import registry
 from privcore.metrics.details import MembershipScores
 from privcore.metrics.membership_roles import MembershipSets, Reference, membership_roles
 from privcore.metrics.membership_summary import attack_summary, summary_fields
@@ -130,6 +131,15 @@ def attack_scores(ctx: MetricContext, attack_id: str, params: Mapping, reference
         return scorer.score(ctx, sets, reference, params)
 
     return ctx.shared.cached(key, compute)
+
+
+def battery_settings(ctx: MetricContext, attack_id: str, reference_table: Any = None) -> dict:
+    """Attack ``attack_id``'s parameters as this evaluation runs it (its defaults when it was not chosen), with
+    the caller's reference table, so that every attack a combining metric reads plays on the same ``R``
+    and reads the same cached scores as the attack's own metric."""
+    settings = dict(ctx.shared.metric_params.get(attack_id) or registry.get(attack_id).default_params)
+    settings["reference"] = reference_table
+    return settings
 
 
 def _hashable(value: Any) -> Any:

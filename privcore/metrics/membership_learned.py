@@ -25,7 +25,7 @@ mean prediction of every fold model.
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from typing import Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -97,30 +97,85 @@ def stratified_folds(members: np.ndarray, nonmembers: np.ndarray, folds: int, rn
     return [np.r_[order_m[f::folds], order_n[f::folds]] for f in range(folds)]
 
 
-def _fit_and_score(features, labels, train, score_rows, extra_rows, seed):
+def small_lgbm(seed: int, n_train: int, settings: Mapping):
+    """A seeded LightGBM classifier with ``settings`` and leaves sized for ``n_train`` labelled records."""
     # LightGBM's default of 20 rows per leaf cannot split a small table's few labelled records at all.
-    leaf_rows = int(np.clip(len(train) // 20, 2, 20))
-    model = make_lgbm(seed).set_params(**MODEL_SETTINGS, min_child_samples=leaf_rows, min_data_in_bin=min(3, leaf_rows))
+    leaf_rows = int(np.clip(n_train // 20, 2, 20))
+    return make_lgbm(seed).set_params(**settings, min_child_samples=leaf_rows, min_data_in_bin=min(3, leaf_rows))
+
+
+def fit_and_score(features, labels, train, score_rows, extra_rows, seed, settings):
+    """One fold of :func:`crossfit_within_halves`: a LightGBM model (:func:`small_lgbm`) trained on the rows
+    ``train``, its probability of "member" at ``score_rows`` and at ``extra_rows``."""
+    model = small_lgbm(seed, len(train), settings)
     model.fit(features[train], labels[train])
     scored = model.predict_proba(features[score_rows])[:, 1]
     extra = model.predict_proba(features[extra_rows])[:, 1] if len(extra_rows) else np.empty(0)
     return scored, extra
 
 
-def learned_scores(ctx: MetricContext, sets: MembershipSets, reference: Reference, params: Mapping) -> AttackScores:
-    """The scores of :func:`compute_mia_learned` for every real row and each non-member."""
+def learned_features(ctx: MetricContext, sets: MembershipSets, reference: Reference, k: int) -> np.ndarray:
+    """Distances from every real row, then each non-member, to its ``k`` nearest synthetic rows and its ``k``
+    nearest reference rows, in Gen-LRA's space; one search per evaluation (the learned and the stacked attack
+    both read it).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (|Y| + |N|, 2·k) at most (``k`` capped at each table's size): synthetic distances first.
+    """
     factors = standardised_factors(ctx)
     synthetic = ctx.encoded("E", "synthetic")
     fitted = reference.encoded(ctx, "E") * factors
     if len(synthetic) < 1 or len(fitted) < 1:
         raise NotApplicable("needs at least one synthetic and one reference row to measure distances to.")
-    k = int(params.get("k", DEFAULT_FEATURE_NEIGHBOURS))
-    to_synthetic, _ = standardised_synthetic_neighbours(ctx, sets, min(k, len(synthetic)))
-    to_reference = nearest_k(scored_records(ctx, "E", sets) * factors, fitted, min(k, len(fitted)),
-                             chunk_elements=ctx.shared.chunk_elements, workers=ctx.workers,
-                             label="records→reference (learned attack)").distance
-    features = np.c_[to_synthetic, to_reference]
 
+    def compute() -> np.ndarray:
+        to_synthetic, _ = standardised_synthetic_neighbours(ctx, sets, min(k, len(synthetic)))
+        to_reference = nearest_k(scored_records(ctx, "E", sets) * factors, fitted, min(k, len(fitted)),
+                                 chunk_elements=ctx.shared.chunk_elements, workers=ctx.workers,
+                                 label="records→reference (learned attack)").distance
+        return np.c_[to_synthetic, to_reference]
+
+    return ctx.shared.cached(("learned features", ctx.is_baseline, id(reference.table) if reference.table is not None
+                              else None, k,
+                              np.asarray(sets.nonmembers).tobytes()), compute)
+
+
+def crossfit_within_halves(ctx: MetricContext, features: np.ndarray, sets: MembershipSets, settings: Any,
+                           fold_tag: int, fit: Callable | None = None, folds: int = INNER_FOLDS
+                           ) -> tuple[np.ndarray, int]:
+    """Scores of a model trained to tell members from non-members, cross-fitted within the halves of
+    ``mia_best`` (module docstring): no record is scored by a model that saw its label.
+
+    Parameters
+    ----------
+    ctx : MetricContext
+    features : numpy.ndarray
+        One row per real row, then per non-member (the order of
+        :func:`~privcore.metrics.membership_battery.scored_records`).
+    sets : MembershipSets
+    settings
+        The model's settings, passed to ``fit`` (for :func:`fit_and_score`: LightGBM settings; leaf sizes are
+        set from the training size).
+    fold_tag : int
+        Seed tag of the fold assignment (``numpy.random.default_rng([seed, fold_tag])``).
+    fit : callable, optional
+        ``fit(features, labels, train, score_rows, extra_rows, seed, settings) -> (scores, extra scores)``,
+        one fold; a module-level function, so that a cluster's workers can run it (default:
+        :func:`fit_and_score`).
+    folds : int
+        Folds per half (fewer when a half has fewer members or non-members).
+
+    Returns
+    -------
+    scores : numpy.ndarray
+        Predicted probability of "member" for every row of ``features``; training rows that play no role get
+        the mean prediction of every fold model.
+    folds : int
+        Folds per half.
+    """
+    fit = fit_and_score if fit is None else fit
     n_real = len(ctx.real)
     member_rows = np.asarray(sets.members)
     nonmember_rows = n_real + np.arange(len(sets.nonmembers))
@@ -132,8 +187,8 @@ def learned_scores(ctx: MetricContext, sets: MembershipSets, reference: Referenc
     if smallest < 2:
         raise NotApplicable("needs at least 4 members and 4 non-members, so that each half has two of each to learn "
                             "from some and score the others.")
-    folds = min(INNER_FOLDS, smallest)
-    rng = np.random.default_rng([ctx.seed, FOLD_TAG])
+    folds = min(folds, smallest)
+    rng = np.random.default_rng([ctx.seed, fold_tag])
     tasks = []
     for half_members, half_nonmembers in halves.values():
         parts = stratified_folds(member_rows[half_members], nonmember_rows[half_nonmembers], folds, rng)
@@ -143,17 +198,26 @@ def learned_scores(ctx: MetricContext, sets: MembershipSets, reference: Referenc
     # Fits are independent and LightGBM releases the GIL; each is seeded and single-threaded, so the scores
     # do not depend on how many run at once, nor on where (threads here, or a cluster's workers).
     if ctx.cluster is not None:
-        results = map_on_cluster(ctx.cluster, _fit_and_score, (features, labels),
-                                 [(train, part, unlabelled, ctx.seed) for train, part in tasks])
+        results = map_on_cluster(ctx.cluster, fit, (features, labels),
+                                 [(train, part, unlabelled, ctx.seed, settings) for train, part in tasks])
     else:
         with ThreadPoolExecutor(max_workers=max(1, min(ctx.workers, len(tasks)))) as pool:
-            results = list(pool.map(lambda t: _fit_and_score(features, labels, t[0], t[1], unlabelled, ctx.seed),
-                                    tasks))
+            results = list(pool.map(
+                lambda t: fit(features, labels, t[0], t[1], unlabelled, ctx.seed, settings), tasks))
     scores = np.full(len(features), np.nan)
     for (_, part), (scored, _) in zip(tasks, results):
         scores[part] = scored
     if len(unlabelled):
         scores[unlabelled] = np.mean([extra for _, extra in results], axis=0)
+    return scores, folds
+
+
+def learned_scores(ctx: MetricContext, sets: MembershipSets, reference: Reference, params: Mapping) -> AttackScores:
+    """The scores of :func:`compute_mia_learned` for every real row and each non-member."""
+    k = int(params.get("k", DEFAULT_FEATURE_NEIGHBOURS))
+    features = learned_features(ctx, sets, reference, k)
+    scores, folds = crossfit_within_halves(ctx, features, sets, MODEL_SETTINGS, FOLD_TAG)
+    n_real = len(ctx.real)
     score_real, score_non = scores[:n_real], scores[n_real:]
     details = {"reference": reference.described, "reference_positions": sets.reference}
     settings = {"space": "E, numbers standardised", "k": k, "model": "LightGBM gradient boosting", **MODEL_SETTINGS,

@@ -50,6 +50,7 @@ ATTACK_NAMES = {
     "mia_density_count": "synthetic rows nearby",
     "mia_dpi": "plagiarism index (DPI)",
     "mia_learned": "learned attack",
+    "mia_stacked": "stacked attack",
 }
 
 
@@ -60,4 +61,4 @@ def short_attack(attack_id: str) -> str:
 
 #: The attacks compared, in the order that breaks ties.
 BATTERY = ("mia_distance", "mia_calibrated", "mia_domias", "mia_gen_lra", "mia_classifier", "mia_density_count",
-           "mia_dpi", "mia_learned")
+           "mia_dpi", "mia_learned", "mia_stacked")

@@ -20,7 +20,8 @@ from privcore.metrics.names import ATTACK_NAMES, short_attack  # noqa: F401  (re
 from privcore.report.figure_base import Figure, apply_layout, empty_figure
 from privcore.report.generic_figures import attack_intervals
 
-__all__ = ["battery_roc_curves", "battery_auc_intervals", "battery_figures", "epsilon_sentence", "short_attack"]
+__all__ = ["battery_roc_curves", "battery_auc_intervals", "battery_figures", "choice_sentence", "epsilon_sentence",
+           "share_words", "short_attack"]
 
 def battery_roc_curves(details: MembershipBattery, *, name: str = "Strongest membership attack") -> Figure:
     """Every attack's ROC curve on all members and non-members, log-log, the strongest highlighted.
@@ -59,7 +60,8 @@ def battery_roc_curves(details: MembershipBattery, *, name: str = "Strongest mem
                "accuses non-members. The left part matters most: members caught while almost nobody else is "
                "accused.")
     alt = (f"Log-log ROC curves of {len(details.attacks)} membership attacks: " + "; ".join(parts)
-           + f". The strongest, chosen on half the records, is {short_attack(details.selected_attack)}.")
+           + f". The strongest, chosen on half the records, is {short_attack(details.selected_attack)}. "
+           + choice_sentence(details))
     return Figure(fig, caption, alt, title)
 
 
@@ -94,6 +96,43 @@ def epsilon_sentence(details: MembershipBattery) -> str:
     return (f"No generator that is differentially private with ε below {math.floor(epsilon * 10) / 10:.1f}"
             f"{with_delta} could let an attacker do this well (95 % confidence; an indication, since members and "
             "non-members differ by more than one record).")
+
+
+def share_words(value: float) -> str:
+    """A share as a whole percentage, the way the reports write it ("70 %")."""
+    return f"{100 * value:.0f} %"
+
+
+def choice_sentence(details: MembershipBattery) -> str:
+    """Which attack each half chose and how often the choices agreed, in one or two sentences.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> from privcore.metrics.details import HeldOutSplit
+    >>> a = HeldOutSplit(chosen_on="A", attack="mia_stacked", choice_auc=0.8, threshold=1.0, auc=0.75,
+    ...                  advantage=0.4, true_positives=1, members=2, false_positives=1, nonmembers=2, tpr_at={},
+    ...                  epsilon_lower_bound=0.0, default_attack="mia_stacked", choice_votes={"mia_stacked": 0.7})
+    >>> choice_sentence(SimpleNamespace(splits=[a, a]))
+    'Both halves chose the same attack (stacked attack); on resamples of each half it led 70 % of the time.'
+    """
+    splits = details.splits
+    if not splits:
+        return ""
+    # Reports made before the choice rule of issue 23 have no resamples to count.
+    led = [share_words(s.choice_votes.get(s.attack, 0.0)) for s in splits] if all(s.choice_votes for s in splits) \
+        else None
+    if len({s.attack for s in splits}) == 1:
+        text = f"Both halves chose the same attack ({short_attack(splits[0].attack)})"
+        if led:
+            text += (f"; on resamples of each half it led {led[0]} of the time" if len(set(led)) == 1 else
+                     f"; on resamples of the halves it led {' and '.join(led)} of the time")
+        return text + "."
+    parts = [f"half {s.chosen_on} chose {short_attack(s.attack)}" + (f" (it led on {v} of its resamples)" if led
+                                                                      else "")
+             for s, v in zip(splits, led or [""] * len(splits))]
+    return ("The halves disagreed: " + " and ".join(parts) + ". No attack is clearly the strongest on these "
+            "tables, and each is counted only on the half it was not chosen on.")
 
 
 def battery_figures(report, result, name: str) -> list[Figure]:

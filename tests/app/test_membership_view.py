@@ -60,7 +60,7 @@ def test_the_view_renders_the_table_and_both_figures(copy_report):
 
     at = AppTest.from_function(page, args=(copy_report,), default_timeout=60).run()
     assert not at.exception
-    assert len(at.dataframe) == 1
+    assert len(at.dataframe) == 2  # every attack, and the choice on each half
     assert f"strongest of {len(BATTERY)} membership attacks" in at.markdown[1].value
     assert len(at.get("plotly_chart")) == 2
     empty = AppTest.from_function(page, args=(_report("exact_copy", ("mia_distance",)),), default_timeout=60).run()
@@ -69,3 +69,19 @@ def test_the_view_renders_the_table_and_both_figures(copy_report):
 
 def test_the_learn_paragraph_explains_low_fpr_and_epsilon():
     assert "low FPR" in V.LEARN_LOW_FPR and "ε" in V.LEARN_LOW_FPR and "log-log" in V.LEARN_LOW_FPR
+
+
+def test_the_view_says_which_attack_each_half_chose_and_how_often_the_choices_agreed(copy_report):
+    details = V.battery_details(copy_report)
+    table = V.choice_table(details)
+    assert list(table["chosen on half"]) == ["A", "B"] and list(table["counted on half"]) == ["B", "A"]
+    assert list(table["attack chosen"]) == [V.short_attack(s.attack) for s in details.splits]
+    assert all(value.endswith(" %") for value in table["led on resamples"])
+    text = V.membership_summary(details)
+    if details.choices_agree:
+        assert "Both halves chose the same attack" in text
+    else:
+        assert "The halves disagreed" in text
+    assert f"{100 * details.splits[0].choice_votes.get(details.splits[0].attack, 0):.0f} %" in text
+    assert "resamples" in details.choice_rule
+
