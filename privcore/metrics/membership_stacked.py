@@ -97,7 +97,10 @@ def standardised(values: np.ndarray) -> np.ndarray:
         return np.zeros(len(values))
     values = np.nan_to_num(values, nan=float(np.median(finite)), posinf=float(finite.max()), neginf=float(finite.min()))
     sd = float(values.std())
-    return (values - values.mean()) / sd if sd > 0 else np.zeros(len(values))
+    # A spread within rounding of the scores' magnitude is a constant score ([1.9, 1.9, 1.9] has a std of
+    # about 2e-16, and dividing by it would turn rounding into ±1).
+    constant = sd <= 1e-9 * max(1.0, float(np.abs(values).max()))
+    return np.zeros(len(values)) if constant else (values - values.mean()) / sd
 
 
 def fit_stack(features, labels, train, score_rows, extra_rows, seed, n_scores):

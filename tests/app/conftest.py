@@ -27,7 +27,7 @@ APP = ROOT / "app.py"
 DATA = "pages/1_Data.py"
 CONFIGURE = "pages/2_Configure.py"
 METRICS = "pages/3_Metrics.py"
-TIMEOUT = 30
+TIMEOUT = 120  # a limit for a hung script, not a speed check: a loaded 2-core CI machine is slow
 
 
 def open_page(page: str | None = None) -> AppTest:
