@@ -75,22 +75,29 @@ def exposed_records(report, top: int) -> list[dict]:
              "nearest_synthetic_distance": r.nearest_synthetic_distance, "why": r.why} for r in scored[:top]]
 
 
-def figure_html(audits: dict, path: Path) -> None:
+def record_points(report) -> dict:
+    """Every scored record's AUC, interval and nearest-real distance (4 decimals), for the figure."""
+    scored = [r for r in report.records if r.auc is not None]
+    return {"row": [int(r.row) for r in scored], "auc": [round(r.auc, 4) for r in scored],
+            "low": [round(r.auc_interval[0], 4) for r in scored], "high": [round(r.auc_interval[1], 4) for r in scored],
+            "nearest_real_distance": [round(r.nearest_real_distance, 4) for r in scored]}
+
+
+def figure_html(points: dict, path: Path) -> None:
     """Per-record AUC (with interval) against the distance to the nearest other real record, per generator."""
     import plotly.graph_objects as go
 
     from privcore.base.palette import OKABE_ITO
 
     fig = go.Figure()
-    colours = [OKABE_ITO["blue"], OKABE_ITO["vermillion"]]
-    for i, (name, report) in enumerate(audits.items()):
-        scored = [r for r in report.records if r.auc is not None]
+    colours = [OKABE_ITO["blue"], OKABE_ITO["vermillion"], OKABE_ITO["bluish_green"]]
+    symbols = ["circle", "x", "diamond"]
+    for i, (name, p) in enumerate(points.items()):
         fig.add_trace(go.Scatter(
-            x=[r.nearest_real_distance for r in scored], y=[r.auc for r in scored], mode="markers",
-            name=name, marker={"color": colours[i % 2], "symbol": ["circle", "x"][i % 2], "size": 5,
-                               "opacity": 0.6},
-            error_y={"type": "data", "symmetric": False, "array": [r.auc_interval[1] - r.auc for r in scored],
-                     "arrayminus": [r.auc - r.auc_interval[0] for r in scored], "thickness": 0.5}))
+            x=p["nearest_real_distance"], y=p["auc"], mode="markers", name=name,
+            marker={"color": colours[i % 3], "symbol": symbols[i % 3], "size": 5, "opacity": 0.6},
+            error_y={"type": "data", "symmetric": False, "array": [h - a for h, a in zip(p["high"], p["auc"])],
+                     "arrayminus": [a - lo for a, lo in zip(p["auc"], p["low"])], "thickness": 0.5}))
     fig.add_hline(y=0.5, line_dash="dash", annotation_text="chance")
     fig.update_layout(title="Membership AUC of every record against its distance to the nearest other real record",
                       xaxis_title="distance to the nearest other real record (E space)",
@@ -109,6 +116,10 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=max(1, usable_cores()))
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--ctgan", action="store_true", help="also sdv_ctgan (300 epochs): hours on 2 cores")
+    parser.add_argument("--generators", help="comma-separated names to run (default privbayes,fresh_sample, "
+                        "plus sdv_ctgan with --ctgan)")
+    parser.add_argument("--merge", action="store_true", help="keep the other generators already in --out "
+                        "(run a slow generator on its own, e.g. --generators sdv_ctgan --models 64 --merge)")
     parser.add_argument("--top", type=int, default=10)
     parser.add_argument("--out", default=str(RESULTS / "dcr_delusion.json"))
     args = parser.parse_args()
@@ -119,16 +130,24 @@ def main() -> int:
     # The pool (2 × train rows, audited) first, then as many rows as the population the audit draws from.
     table = adult.iloc[rng.choice(len(adult), size=4 * args.train_rows, replace=False)].reset_index(drop=True)
     # fresh_sample (real rows that no model trained on) is the negative control, measured in the same run.
-    names = ["privbayes"] + (["sdv_ctgan"] if args.ctgan else []) + ["fresh_sample"]
+    names = (args.generators.split(",") if args.generators else
+             ["privbayes"] + (["sdv_ctgan"] if args.ctgan else []) + ["fresh_sample"])
     out = {"paper": "Yao et al. 2025, The DCR Delusion (../shared/seeds/dcr-delusion.txt)",
            "data": f"UCI Adult, {len(adult):,} rows (privcore.demo)", "machine": {
                "cores": usable_cores(), "cpu": platform.processor() or platform.machine()},
            "settings": {"train_rows": args.train_rows, "pool_records": 2 * args.train_rows, "models": args.models,
                         "dcr_tables": args.dcr_tables, "workers": args.workers, "seed": args.seed},
-           "generators": {}, "not_run": {} if args.ctgan else {
+           "generators": {}, "not_run": {} if "sdv_ctgan" in names else {
                "sdv_ctgan": "300-epoch CTGAN takes 35-45 s per fit on this 2-core machine (about 1.5 h for 128 "
                             "models); run with --ctgan on a larger machine or the GPU"}}
-    audits = {}
+    if args.merge and Path(args.out).exists():
+        earlier = json.loads(Path(args.out).read_text(encoding="utf-8"))
+        for name, entry in earlier["generators"].items():
+            if name not in names:
+                out["generators"][name] = entry
+        # A generator run alone keeps its own settings (models, workers) beside its results.
+        if "sdv_ctgan" in earlier["generators"] and "sdv_ctgan" not in names:
+            out["not_run"] = {}
     for name in names:
         settings = GENERATORS[name]
         started = time.perf_counter()
@@ -140,12 +159,11 @@ def main() -> int:
                               settings=SharedSettings(models=args.models, records=2 * args.train_rows,
                                                       seed=args.seed))
         seconds = time.perf_counter() - started
-        audits[name] = report
         summary = report.summary
         scored = summary["records_scored"]
         above = round(summary["share_interval_above_0.5"] * scored)
         out["generators"][name] = {
-            "settings": settings,
+            "settings": settings, "models": args.models, "workers": args.workers,
             "dcr_test": {**dcr, "seconds": round(dcr_seconds, 1)},
             "audit": {
                 "seconds": round(seconds, 1), "fits_per_second": round(args.models / seconds, 2),
@@ -161,11 +179,13 @@ def main() -> int:
                 "chance_share_above_0.8": summary["chance_share_above_0.8"],
                 "share_clearly_exposed": summary["share_clearly_exposed"],
                 "max_epsilon_lower_bound": summary["max_epsilon_lower_bound"],
+                "max_epsilon_lower_bound_per_record": summary.get("max_epsilon_lower_bound_per_record"),
                 "dcr_test_on_one_output": summary.get("dcr_test"),
                 "verdict": summary.get("verdict"),
                 "warnings": report.warnings,
             },
             "most_exposed": exposed_records(report, args.top),
+            "points": record_points(report),
         }
         g = out["generators"][name]
         print(f"{name}: DCR test passes on {dcr['pass_rate']:.0%} of {args.dcr_tables} tables; audit of {scored} "
@@ -175,7 +195,8 @@ def main() -> int:
               f"{summary['share_clearly_exposed']:.1%}", flush=True)
     Path(args.out).write_text(json.dumps(out, indent=2, allow_nan=False, default=lambda v: None if (
         isinstance(v, float) and not math.isfinite(v)) else str(v)) + "\n", encoding="utf-8")
-    figure_html(audits, Path(args.out).with_suffix(".html"))
+    figure_html({name: g["points"] for name, g in out["generators"].items() if "points" in g},
+                Path(args.out).with_suffix(".html"))
     print(f"wrote {args.out} and {Path(args.out).with_suffix('.html')}")
     return 0
 

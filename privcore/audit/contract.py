@@ -24,7 +24,11 @@ _FPR_LEVELS = {"type": "object", "additionalProperties": _AUC,
                               "lowest the models allow)"}
 _DCR_TEST = {"anyOf": [{"type": "null"}, {
     "type": "object", "description": "the DCR holdout test on one output: the distance proxy beside the attack",
-    "properties": {"passes": {"type": "boolean"}, "risk": _SHARE, "p_synthetic": _SHARE, "p_holdout": _SHARE},
+    "properties": {"passes": {"type": "boolean"}, "risk": _SHARE,
+                   "p_synthetic": {"type": "number", "minimum": 0,
+                                   "description": "5th percentile of the synthetic rows' distances to the training"},
+                   "p_holdout": {"type": "number", "minimum": 0,
+                                 "description": "the same for the holdout rows"}},
     "required": ["passes", "risk", "p_synthetic", "p_holdout"]}]}
 
 #: Each per-record field of the shared design, described.
@@ -37,6 +41,9 @@ RECORD_FIELDS: dict[str, dict[str, Any]] = {
     "epsilon_lower_bound": {"type": ["number", "null"], "minimum": 0,
                             "description": "ε that any DP guarantee of the generator must at least have, at 95 % "
                                            "confidence"},
+    "epsilon_lower_bound_familywise": {"type": ["number", "null"], "minimum": 0,
+                                       "description": "the same at confidence 1 − 0.05/records, so that the "
+                                                      "largest over all records holds at 95 %"},
     "p_value": {**_SHARE, "description": "one-sided Mann-Whitney p-value of 'no membership signal'"},
     "models_in": {"type": "integer", "minimum": 0, "description": "models trained with the record"},
     "models_out": {"type": "integer", "minimum": 0, "description": "models trained without it"},
@@ -124,6 +131,9 @@ def audit_report_schema() -> dict[str, Any]:
         "records_scored": {"type": "integer", "minimum": 0},
         "mean_auc": _AUC, "chance_share_above_0.8": share, "share_interval_above_0.5": share,
         "chance_share_interval_above_0.5": share,
+        "max_epsilon_lower_bound_per_record": {"type": ["number", "null"], "minimum": 0,
+                                               "description": "the largest record's own 95 % bound (not "
+                                                              "corrected for the number of records)"},
     }, ["records_scored", "share_auc_above_0.6", "verdict"])
     targeted = _common("targeted", "targets", _entry(TARGET_FIELDS, TargetResult, ("eval_scores", "eval_labels")),
                        AuditSettings, {
