@@ -24,7 +24,6 @@ from typing import Any
 from privcore.base.errors import InputError
 from privcore.cli.args import (EXIT_INTERNAL, EXIT_OK, add_type_flags, check_output_path, checked_seed, checked_workers,
                                emit_document, parse_params, print_progress, schema_from_args)
-from privcore.report.lab_html import lab_html
 
 
 def add_lab_parser(sub) -> None:
@@ -154,6 +153,9 @@ def run_lab(args: argparse.Namespace) -> int:
         print(file=sys.stderr)
     document = result.to_dict()
     document["settings"] = {**document["settings"], "real": names.get("real"), "holdout": names.get("holdout")}
+    # Imported here: the lab's HTML pulls in the generators and scikit-learn, which `evaluate` does not need.
+    from privcore.report.lab_html import lab_html
+
     emit_document(args, document, lab_html)
     for error in result.errors:
         print(f"internal error in {error.splitlines()[0]}", file=sys.stderr)

@@ -21,7 +21,6 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 from privcore.generators.base import BaseGenerator, GeneratorSettingError, is_numerical, match_dtypes
 
@@ -96,6 +95,10 @@ class SequentialCART(BaseGenerator):
         return list(self.column_order)
 
     def _tree(self, col: str):
+        # Imported on the first fit: scikit-learn takes about 0.4 s to import, which the command line's
+        # start (it lists the generators) and every evaluation that fits no CART should not pay.
+        from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
         if is_numerical(self.types, col):
             return DecisionTreeRegressor(min_samples_leaf=self.min_leaf, random_state=0)
         return DecisionTreeClassifier(min_samples_leaf=self.min_leaf, random_state=0)

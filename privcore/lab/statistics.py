@@ -36,7 +36,6 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
-from scipy.stats import rankdata
 
 from privcore.lab.result import CurvePoint, LabRun
 
@@ -83,6 +82,8 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
     a, b = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if a.size < 3 or np.ptp(a) == 0 or np.ptp(b) == 0:
         return None
+    from scipy.stats import rankdata  # on first use: scipy.stats takes about 0.3 s to import
+
     ra, rb = rankdata(a), rankdata(b)
     rho = float(np.corrcoef(ra, rb)[0, 1])
     return None if not math.isfinite(rho) else max(-1.0, min(1.0, rho))

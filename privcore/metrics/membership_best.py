@@ -258,7 +258,6 @@ def honest_splits(scores: Mapping[str, tuple[np.ndarray, np.ndarray]], seed: int
         the bootstrap), and the positions of the records the choice read (``chosen_on``) and the records
         counted (``counted``): ``{"members": …, "nonmembers": …}`` each.
     """
-    ids = list(scores)
     halves = seeded_halves(*(len(v) for v in next(iter(scores.values()))), seed)
     rng = np.random.default_rng([seed, CHOICE_TAG])
     splits, held_out = [], []
