@@ -26,6 +26,35 @@ def adult_tables(n_real: int, n_synthetic: int | None = None, generator: str = "
     return real, synthetic
 
 
+def noisy_copy_case(rows: int, seed: int = 0, distinct: bool = False):
+    """Issue 24's case: ``rows`` seeded Adult rows and a noisy copy of them in the same row order.
+
+    The copy adds Gaussian noise of 0.1 × the column's standard deviation to every number and redraws 10 % of
+    the categorical and binary cells from the column's marginal in the real table. ``distinct=True`` first
+    jitters the real numbers (noise of 0.001 × the standard deviation), so that no two real rows are equal
+    even where rows are drawn more than once (beyond Adult's 32,561): the distinct-row shortcut cannot help.
+    Returns the real table, the synthetic table and the schema (sensitive ``income``, pairing by row).
+    """
+    adult = load_adult()
+    rng = np.random.default_rng(seed)
+    real = adult.iloc[rng.choice(len(adult), size=rows, replace=rows > len(adult))].reset_index(drop=True)
+    types = dict(ADULT_TYPES)
+    numerical = [c for c, t in types.items() if t == "numerical"]
+    if distinct:
+        for col in numerical:
+            real[col] = real[col].astype(float) + rng.normal(0.0, 1e-3 * real[col].std(), rows)
+    synthetic = real.copy()
+    for col, kind in types.items():
+        if kind == "numerical":
+            synthetic[col] = real[col].astype(float) + rng.normal(0.0, 0.1 * real[col].std(), rows)
+        else:
+            redraw = rng.random(rows) < 0.1
+            marginal = real[col].value_counts(normalize=True)
+            synthetic.loc[redraw, col] = rng.choice(marginal.index.to_numpy(), size=int(redraw.sum()),
+                                                    p=marginal.to_numpy())
+    return real, synthetic, adult_schema().with_changes(pairing="row")
+
+
 def adult_schema() -> Schema:
     types = dict(ADULT_TYPES)
     return Schema(types=types, sensitive=SENSITIVE)

@@ -214,3 +214,29 @@ def test_a_sensitive_column_is_proposed_when_the_data_suggest_one(frame, expecte
     assert (found.column if found else None) == expected
     if found:
         assert found.reason
+
+
+# ------------------------------------------------------------------ category texts (one per distinct value)
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from privcore.data.schema import _category_text, canonical_categories  # noqa: E402
+
+_VALUES = st.one_of(st.text(max_size=3), st.integers(-3, 3), st.floats(-3, 3, width=32), st.just(float("nan")),
+                    st.booleans(), st.none())
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_VALUES, max_size=30), st.sampled_from(["object", "infer"]))
+def test_canonical_categories_write_every_value_as_its_own_text(values, dtype):
+    """The distinct-value path gives what writing each value on its own gives, for every kind and mix of
+    kinds (True, 1 and 1.0 are equal keys but different categories)."""
+    series = pd.Series(values, dtype=object if dtype == "object" else None)
+    got = canonical_categories(series)
+    expected = [None if pd.isna(v) else _category_text(v) for v in series.astype(object)]
+    assert [None if pd.isna(v) else v for v in got] == expected
+    assert all(isinstance(v, str) for v in got if not pd.isna(v))
+
+
+def test_canonical_categories_keep_true_and_one_apart():
+    assert canonical_categories(pd.Series([True, 1, 1.0, 1.5, "1"])).tolist() == ["True", "1", "1", "1.5", "1"]

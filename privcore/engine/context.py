@@ -213,10 +213,13 @@ class SharedComputation:
             self._extremes.setdefault(pair, extremes)
             return {key: rows(forward, query_rows, reference_rows),
                     reverse: rows(backward, reference_rows, query_rows)}
-        result, extremes = nearest_two(a, b, with_extremes=True, label=f"{query}→{reference} in {space}",
+        # The first pass between two tables fixes d_min/d_max; the reverse pass neither changes nor recomputes
+        # them (in Φk the exact farthest pair costs as much as the k-d tree's whole search).
+        known = pair in self._extremes
+        result, extremes = nearest_two(a, b, with_extremes=not known, label=f"{query}→{reference} in {space}",
                                        device=self.device, **engine)
-        # The first pass between two tables fixes d_min/d_max; the reverse pass must not change them.
-        self._extremes.setdefault(pair, extremes)
+        if not known:
+            self._extremes[pair] = extremes
         return {key: rows(result, query_rows, reference_rows)}
 
     def distinct(self, space: str, role: str) -> DistinctRows:
