@@ -71,8 +71,11 @@ class DetectionMLP:
             biases.append(rng.uniform(-bound, bound, fan_out).astype(dtype, copy=False))
         # scikit-learn binarises the labels to a boolean column and stratifies the split on it.
         target = np.asarray(labels).reshape(-1, 1).astype(bool)
+        # Stratified on the labels as a vector: the same classes in the same order, so the same split as
+        # scikit-learn's column, without its multilabel path (which joins every row's labels into a string:
+        # 0.7 s per fold at 100,000 + 100,000 rows).
         x_train, x_val, y_train, y_val = train_test_split(
-            features, target, random_state=rng, test_size=VALIDATION_FRACTION, stratify=target
+            features, target, random_state=rng, test_size=VALIDATION_FRACTION, stratify=target.ravel()
         )
         y_val = y_val.ravel()
         # Parameters, gradients and Adam's moments each live in one flat array, in scikit-learn's order
