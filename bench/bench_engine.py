@@ -14,8 +14,9 @@ checkout's ``bench/_adult.py``, :func:`noisy_copy_case`):
 - ``large``: all 17 at ``--large-rows`` (default 100,000) distinct rows (numbers jittered, so the distinct-row
   shortcut cannot help), once per checkout: seconds per metric, total, peak memory.
 
-Identical results: every risk equal between the checkouts except D-MLP's (float32 training; its change is
-reported beside its fold-to-fold standard error).
+Identical results: every risk equal between the checkouts within 1e-12 (bit for bit except where LAPACK's
+rounding changes with the BLAS thread count, listed) except D-MLP's (float32 training; its change is reported
+beside its fold-to-fold standard error).
 
     python bench/bench_engine.py [--parts small,large] [--baseline 1928f6a] [--repeats 3]
 
@@ -111,11 +112,17 @@ def _medians(runs: list[dict]) -> dict:
 
 
 def _same_risks(before: dict, after: dict) -> dict:
-    """Which risks are equal; D-MLP's difference against its fold-to-fold standard error."""
-    equal = {m: before["risk"][m] == after["risk"][m] for m in REVIEW if m != "dmlp"}
+    """Which risks are equal bit for bit, which within 1e-12 (the FAMD projection's SVD now runs on one BLAS
+    thread, and LAPACK's rounding depends on the thread count: DCR and NNDR move by about 2e-16, as they do
+    between machines with different numbers of cores); D-MLP's difference against its fold-to-fold standard
+    error."""
+    others = [m for m in REVIEW if m != "dmlp"]
+    exact = {m: before["risk"][m] == after["risk"][m] for m in others}
+    close = {m: abs(before["risk"][m] - after["risk"][m]) <= 1e-12 for m in others}
     folds = after.get("dmlp_fold_auc") or []
     spread = statistics.stdev(folds) / len(folds) ** 0.5 if len(folds) > 1 else None
-    return {"equal_except_dmlp": all(equal.values()), "unequal": [m for m, same in equal.items() if not same],
+    return {"equal_except_dmlp": all(close.values()), "not_bit_identical": [m for m in others if not exact[m]],
+            "largest_difference": max(abs(before["risk"][m] - after["risk"][m]) for m in others),
             "dmlp_before": before["risk"]["dmlp"], "dmlp_after": after["risk"]["dmlp"],
             "dmlp_fold_standard_error": spread}
 
@@ -146,7 +153,7 @@ def bench_small(rows: int, baseline: Path, repeats: int) -> dict:
            "command_seconds": {"baseline": commands["baseline"], "this": commands["this"]},
            "command_ratio_baseline_over_this": round(command_before / command_after, 3),
            "per_metric": per_metric, "results": _same_risks(runs["baseline"][0], runs["this"][0]),
-           "command_risks_equal_except_dmlp": all(command_risks["baseline"][m] == command_risks["this"][m]
+           "command_risks_equal_except_dmlp": all(abs(command_risks["baseline"][m] - command_risks["this"][m]) <= 1e-12
                                                   for m in REVIEW if m != "dmlp")}
     print(f"17 review metrics at {rows} rows: evaluate {before['total_seconds']:.2f} s -> "
           f"{after['total_seconds']:.2f} s (x{out['evaluate_ratio_baseline_over_this']}), command "

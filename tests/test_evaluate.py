@@ -287,3 +287,53 @@ def test_the_report_is_the_same_for_any_number_of_workers(demo, demo_schema):
 def test_workers_must_be_a_whole_number_of_at_least_one(demo, demo_schema, workers):
     with pytest.raises(InputError, match="workers must be a whole number of at least 1"):
         evaluate(demo.real, demo.synthetic, demo_schema, metrics="crp", workers=workers)
+
+
+# ----------------------------------------------------------- classifiers beside the other metrics (issue 24)
+def test_classifiers_run_beside_the_others_and_give_the_same_report(demo, demo_schema, monkeypatch):
+    """With two workers D-MLP and MIR run on a thread of their own while the distance metrics run; the
+    report is the one computed metric after metric (every risk, per-record value and detail), and BLAS's
+    thread limit is back to what it was."""
+    import threading
+
+    from threadpoolctl import threadpool_info
+
+    from privcore.evaluation import evaluate as evaluation
+
+    real, synthetic, holdout = demo.real, demo.synthetic, demo.holdout
+    ids = ["dcr", "dmlp", "auth", "mir", "nnaa"]
+    threads: dict[str, str] = {}
+    run_metric = evaluation._run_metric
+
+    def spying(info, *args, **kwargs):
+        threads[info.id] = threading.current_thread().name
+        return run_metric(info, *args, **kwargs)
+
+    def blas_threads():
+        return [(pool["filepath"], pool["num_threads"]) for pool in threadpool_info() if pool["user_api"] == "blas"]
+
+    before = blas_threads()
+    monkeypatch.setattr(evaluation, "_run_metric", spying)
+    beside = evaluate(real, synthetic, demo_schema, metrics=ids, holdout=holdout, seed=0, workers=2, strict=True)
+    assert blas_threads() == before
+    main = threading.current_thread().name
+    assert threads["dmlp"] == threads["mir"] != main
+    assert {threads[m] for m in ("dcr", "auth", "nnaa")} == {main}
+
+    monkeypatch.setattr(evaluation, "background_ids", lambda *args: [])
+    threads.clear()
+    in_turn = evaluate(real, synthetic, demo_schema, metrics=ids, holdout=holdout, seed=0, workers=2, strict=True)
+    assert set(threads.values()) == {main}
+    assert without_timings(json.loads(beside.to_json())) == without_timings(json.loads(in_turn.to_json()))
+    for metric in ids:
+        np.testing.assert_array_equal(beside[metric].per_record, in_turn[metric].per_record)
+
+
+def test_classifiers_run_in_turn_on_one_worker_or_alone(demo, demo_schema):
+    from privcore.evaluation.background import background_ids
+
+    assert background_ids(["dcr", "dmlp", "mir"], 2, None, None) == ["dmlp", "mir"]
+    assert background_ids(["dcr", "dmlp", "mir"], 1, None, None) == []
+    assert background_ids(["dmlp", "mir"], 4, None, None) == []  # nothing to run beside them
+    assert background_ids(["dcr", "dmlp"], 4, object(), None) == []  # a Dask cluster runs the fits
+    assert background_ids(["dcr", "dmlp"], 4, None, {}) == []  # the lab runs evaluations side by side

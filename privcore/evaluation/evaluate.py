@@ -19,6 +19,7 @@ from privcore.engine.gpu import check_device, require_gpu, using_device
 from privcore.engine.neighbors import DEFAULT_CHUNK_ELEMENTS
 from privcore.data.params import check_params
 from privcore.data.prepare import PreparedData, prepare
+from privcore.evaluation.background import background_ids, running_in_background
 from privcore.evaluation.outcome import Report
 from privcore.metrics.results import MetricOutput, MetricResult, NotApplicable
 from privcore.data.schema import BINARY, CATEGORICAL, NUMERICAL, Schema, check_seed, infer_schema
@@ -218,17 +219,24 @@ def _evaluate_prepared(data, ids, schema, seed, progress, params, famd_component
     shared.planned = planned_passes(ids, data.holdout is not None)
     shared.metric_params = {metric_id: {**dict(registry.get(metric_id).default_params), **params.get(metric_id, {})}
                             for metric_id in ids}
-    for position, metric_id in enumerate(ids):
-        info = registry.get(metric_id)
+    def run_alone(metric_id: str) -> MetricResult:
+        return _run_metric(registry.get(metric_id), shared, shared.metric_params[metric_id], seed, strict, errors)
 
-        def report_progress(fraction: float, message: str, _pos=position, _id=metric_id) -> None:
-            if progress is not None:
-                progress(min(1.0, (_pos + min(max(fraction, 0.0), 1.0)) / total), f"{_id}: {message}")
+    in_background = background_ids(ids, shared.workers, client, reuse)
+    with running_in_background(in_background, run_alone, lambda: _encode_for_classifiers(shared)) as futures:
+        for position, metric_id in enumerate(ids):
+            info = registry.get(metric_id)
 
-        shared.progress = report_progress
-        report_progress(0.0, "starting")
-        result = _run_metric(info, shared, shared.metric_params[metric_id], seed, strict, errors)
-        results[metric_id] = result
+            def report_progress(fraction: float, message: str, _pos=position, _id=metric_id) -> None:
+                if progress is not None:
+                    progress(min(1.0, (_pos + min(max(fraction, 0.0), 1.0)) / total), f"{_id}: {message}")
+
+            shared.progress = report_progress
+            report_progress(0.0, "starting")
+            if metric_id in futures:
+                results[metric_id] = futures[metric_id].result()
+            else:
+                results[metric_id] = _run_metric(info, shared, shared.metric_params[metric_id], seed, strict, errors)
     if progress is not None:
         progress(1.0, "done")
     shared.cluster = None  # a pass computed later (a figure) runs here: the cluster may be gone by then
@@ -246,6 +254,19 @@ def _evaluate_prepared(data, ids, schema, seed, progress, params, famd_component
         data=data,
         shared=shared,
     )
+
+
+def _encode_for_classifiers(shared: SharedComputation) -> bool:
+    """Encode every table in E before the classifiers start on their own thread (see
+    :mod:`privcore.evaluation.background`); False where E cannot be built (the metrics then say why)."""
+    try:
+        shared.space("E")
+        for role in ("real", "synthetic", "holdout"):
+            if role != "holdout" or shared.data.holdout is not None:
+                shared.encoded("E", role)
+    except Exception:  # reported by the metrics themselves when they run in turn
+        return False
+    return True
 
 
 def validated_params(params: Mapping[str, Mapping[str, Any]] | None, schema: Schema) -> dict[str, dict[str, Any]]:

@@ -1,0 +1,95 @@
+"""The classifier metrics on a thread of their own while the other metrics run (issue 24).
+
+D-MLP's five folds and MIR's five fits share the cores in pairs, so the fifth of each runs alone while a core
+waits (a fifth of D-MLP's time on a 2-core machine: 24 s of one idle core at 100,000 + 100,000 rows), and the
+other metrics have single-threaded stretches of their own between their matrix products (preparing the
+tables, the FAMD fit, sorting and grouping in GCAP and AIR). Started on a background thread before the other
+metrics, the classifiers fill those gaps.
+
+The results do not change: each classifier reads only the encoded tables, which are computed before the
+thread starts, and its folds and fits depend on their seeds and splits only, not on the thread they ran on.
+BLAS is held at one thread for the whole evaluation while the background runs, because its thread limit is
+one setting for the whole process: passes that set and restore it on two threads at once would otherwise
+leave one of them with spinning BLAS threads (every pass and fit already runs its BLAS on one thread).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Callable, Iterable
+
+from threadpoolctl import threadpool_limits
+
+#: Metrics that may run beside the others: they read only the tables encoded in E (no neighbour pass, no
+#: progress callback), and their results depend on their seed alone.
+BACKGROUND_METRICS = ("dmlp", "mir")
+
+
+def background_ids(ids: Iterable[str], workers: int, cluster, reuse) -> list[str]:
+    """The metrics of ``ids`` to run on the background thread: none on one core, with a Dask cluster (whose
+    workers already run the fits) or with passes shared between evaluations (the metric lab runs many
+    evaluations side by side), and none when nothing else would run beside them.
+
+    Parameters
+    ----------
+    ids : iterable of str
+        The evaluation's metrics, in order.
+    workers : int
+        Threads the evaluation may use.
+    cluster : object or None
+        The Dask client, if any.
+    reuse : dict or None
+        Passes shared between evaluations.
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> background_ids(["dcr", "dmlp", "mir"], 2, None, None)
+    ['dmlp', 'mir']
+    >>> background_ids(["dmlp", "mir"], 2, None, None), background_ids(["dcr", "dmlp"], 1, None, None)
+    ([], [])
+    """
+    ids = list(ids)
+    chosen = [m for m in ids if m in BACKGROUND_METRICS]
+    if workers < 2 or cluster is not None or reuse is not None or len(chosen) == len(ids):
+        return []
+    return chosen
+
+
+@contextlib.contextmanager
+def running_in_background(ids: list[str], run: Callable[[str], object], prepare: Callable[[], bool]):
+    """Start ``run(metric_id)`` for each of ``ids`` in turn on one background thread; yield their futures.
+
+    ``prepare()`` runs first, on the calling thread: it computes what the background metrics share with
+    the others (the encoded tables), so that no cache is filled from two threads at once; where it returns
+    False (the tables cannot be encoded: the metrics will say why when they run), nothing starts and the
+    metrics run in turn as usual. On leaving, the thread is waited for, and BLAS's thread limit is restored.
+
+    Parameters
+    ----------
+    ids : list of str
+        Metrics to run in the background (may be empty: then nothing starts).
+    run : callable
+        Computes one metric's result.
+    prepare : callable
+        Fills the shared caches the background metrics read; True when it could.
+
+    Yields
+    ------
+    dict of str to concurrent.futures.Future
+        Empty when nothing was started.
+    """
+    if not ids or not prepare():
+        yield {}
+        return
+    with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(max_workers=1) as pool:
+        futures: dict[str, Future] = {metric_id: pool.submit(run, metric_id) for metric_id in ids}
+        try:
+            yield futures
+        finally:
+            for future in futures.values():
+                future.cancel()  # only those not started yet; a running one is waited for by the pool
