@@ -21,15 +21,24 @@ from typing import Callable, Iterable
 
 from threadpoolctl import threadpool_limits
 
+from privcore.metrics.registry import REVIEW_METRICS
+
 #: Metrics that may run beside the others: they read only the tables encoded in E (no neighbour pass, no
 #: progress callback), and their results depend on their seed alone.
 BACKGROUND_METRICS = ("dmlp", "mir")
+#: Metrics that may run while the background holds BLAS at one thread: their every BLAS call already runs on
+#: one thread (the engine's passes, the FAMD fit), so their results are the same either way. Others, such as
+#: the membership attacks' kernel densities, call BLAS with every core, and BLAS's rounding depends on its
+#: thread count (measured: ``mia_best``'s threshold moved by 3e-17), so a choice that includes them runs
+#: metric after metric as before: the report never depends on the number of workers.
+ONE_THREAD_BLAS_METRICS = frozenset(REVIEW_METRICS)
 
 
 def background_ids(ids: Iterable[str], workers: int, cluster, reuse) -> list[str]:
     """The metrics of ``ids`` to run on the background thread: none on one core, with a Dask cluster (whose
     workers already run the fits) or with passes shared between evaluations (the metric lab runs many
-    evaluations side by side), and none when nothing else would run beside them.
+    evaluations side by side), none when nothing else would run beside them, and none when a chosen metric
+    calls BLAS on several threads (:data:`ONE_THREAD_BLAS_METRICS`).
 
     Parameters
     ----------
@@ -52,10 +61,13 @@ def background_ids(ids: Iterable[str], workers: int, cluster, reuse) -> list[str
     ['dmlp', 'mir']
     >>> background_ids(["dmlp", "mir"], 2, None, None), background_ids(["dcr", "dmlp"], 1, None, None)
     ([], [])
+    >>> background_ids(["dcr", "dmlp", "mia_domias"], 2, None, None)
+    []
     """
     ids = list(ids)
     chosen = [m for m in ids if m in BACKGROUND_METRICS]
-    if workers < 2 or cluster is not None or reuse is not None or len(chosen) == len(ids):
+    if (workers < 2 or cluster is not None or reuse is not None or len(chosen) == len(ids)
+            or not set(ids) <= ONE_THREAD_BLAS_METRICS):
         return []
     return chosen
 
