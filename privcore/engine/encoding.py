@@ -10,7 +10,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-import scipy.linalg
 
 from privcore.base.errors import ExtremeValueError
 from privcore.data.prepare import MISSING
@@ -173,6 +172,10 @@ class FAMDProjection:
         coded = self._code(real)
         # Exact (LAPACK) SVD of the row-weighted, column-centred matrix, as prince does with row weights 1/n.
         centred = coded - coded.mean(axis=0)
+        # Imported here: scipy.linalg costs about 0.15 s at start-up and only the FAMD projection (dcr, nndr,
+        # hidr) needs it, while every evaluation imports this module.
+        import scipy.linalg
+
         _, singular, vt = scipy.linalg.svd(centred / np.sqrt(len(real)), full_matrices=False)
         self.components = vt[:k]
         self.eigenvalues = singular[:k] ** 2
