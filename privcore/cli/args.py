@@ -13,7 +13,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from privcore.base.errors import InputError
 
@@ -21,7 +21,39 @@ EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT = 0, 1, 2
 
 
 class Parser(argparse.ArgumentParser):
-    """An argument parser whose usage errors are bad input (exit 2), like every other bad input."""
+    """An argument parser whose usage errors are bad input (exit 2), like every other bad input.
+
+    Parameters
+    ----------
+    *args, **kwargs
+        As for :class:`argparse.ArgumentParser`.
+    add_options : callable, optional
+        ``add_options(parser)`` adds the parser's options; it is called the first time the parser parses
+        or formats its usage or help, not when it is built. A sub-command whose options need heavy imports
+        (``lab`` reads its defaults from the generators and the lab) then costs nothing when another
+        sub-command runs.
+    """
+
+    def __init__(self, *args, add_options: Callable[[argparse.ArgumentParser], None] | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._add_options = add_options
+
+    def _complete(self) -> None:
+        if self._add_options is not None:
+            add, self._add_options = self._add_options, None
+            add(self)
+
+    def parse_known_args(self, args=None, namespace=None):  # argparse parses a sub-command through this
+        self._complete()
+        return super().parse_known_args(args, namespace)
+
+    def format_usage(self) -> str:
+        self._complete()
+        return super().format_usage()
+
+    def format_help(self) -> str:
+        self._complete()
+        return super().format_help()
 
     def error(self, message: str) -> None:  # argparse's own usage errors are bad input too
         self.print_usage(sys.stderr)

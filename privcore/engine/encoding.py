@@ -10,7 +10,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-import scipy.linalg
 from threadpoolctl import threadpool_limits
 
 from privcore.base.errors import ExtremeValueError
@@ -174,6 +173,10 @@ class FAMDProjection:
         coded = self._code(real)
         # Exact (LAPACK) SVD of the row-weighted, column-centred matrix, as prince does with row weights 1/n.
         centred = coded - coded.mean(axis=0)
+        # Imported here: scipy.linalg costs about 0.15 s at start-up and only the FAMD projection (dcr, nndr,
+        # hidr) needs it, while every evaluation imports this module.
+        import scipy.linalg
+
         # On one BLAS thread: OpenBLAS's threads spin while they wait, and on a busy 2-core machine the SVD of
         # Adult's 10,000 × 106 coded matrix took 1.2–3.1 s on two threads against 0.19 s on one (measured
         # side by side); on a quiet machine one thread costs a few hundredths of a second.

@@ -50,7 +50,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.special import ndtr, ndtri
 
 from privcore.generators.base import (
     BaseGenerator,
@@ -132,6 +131,10 @@ class GaussianCopula(BaseGenerator):
     name = "gaussian_copula"
 
     def _draw(self, n, rng):
+        # Imported here: scipy (even scipy.special alone) costs about 0.2 s at start-up and only the copula's
+        # draws need it, while the command line and the lab import this module.
+        from scipy.special import ndtr, ndtri
+
         real, types = self.table, self.types
         m = len(real)
         cols = list(real.columns)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
 # LightGBM uses OpenMP. With GNU OpenMP's default (active) waiting, idle threads spin between parallel
 # regions and on a 2-core machine a fit has been measured 30–100× slower (metrics.md §2.2.11). libgomp
@@ -21,18 +22,20 @@ import warnings  # noqa: E402
 from concurrent.futures import ThreadPoolExecutor  # noqa: E402
 
 import numpy as np  # noqa: E402
-from sklearn.exceptions import ConvergenceWarning  # noqa: E402
-from sklearn.metrics import roc_auc_score  # noqa: E402
-from sklearn.model_selection import StratifiedKFold, train_test_split  # noqa: E402
-from sklearn.preprocessing import StandardScaler  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 from privcore.engine.cluster import map_on_cluster  # noqa: E402
 from privcore.engine.context import MetricContext  # noqa: E402
 from privcore.metrics.details import ClassifierScores  # noqa: E402
-from privcore.metrics._mlp import DetectionMLP  # noqa: E402
 from privcore.metrics.registry import Explanation, MetricInfo, register  # noqa: E402
 from privcore.metrics.results import MetricOutput, NotApplicable  # noqa: E402
+
+if TYPE_CHECKING:
+    from privcore.metrics._mlp import DetectionMLP
+
+# scikit-learn (and the network in privcore.metrics._mlp, which uses it) is imported inside the functions that
+# fit: it costs about 0.5 s at start-up (it loads scipy.stats) and only D-MLP and MIR need it, while this module
+# is imported by every evaluation to register its metrics.
 
 REVIEW = "Trudslev et al., A review of privacy metrics for synthetic tabular data (PrivEval)"
 
@@ -90,6 +93,8 @@ def make_mlp(seed: int) -> DetectionMLP:
     early_stopping=True, max_iter=300, random_state=seed)``, trained by :class:`DetectionMLP`, which
     performs the same computation without scikit-learn's per-batch overhead (tests may substitute a stub).
     """
+    from privcore.metrics._mlp import DetectionMLP  # imported here: it loads scikit-learn (see above)
+
     return DetectionMLP(hidden=100, max_iter=300, random_state=seed)
 
 
@@ -128,6 +133,8 @@ def _fit_fold(features, labels, train, test, seed) -> tuple[np.ndarray, int, boo
 
 def _fit_fold_task(features, labels, train, test, seed) -> tuple[np.ndarray, int, bool]:
     """:func:`_fit_fold` as a task of a Dask cluster worker: single-threaded BLAS, as on the threads here."""
+    from sklearn.exceptions import ConvergenceWarning  # imported here: see the note on scikit-learn above
+
     with threadpool_limits(limits=1, user_api="blas"), warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         return _fit_fold(features, labels, train, test, seed)
@@ -145,6 +152,8 @@ def _run_folds(features, labels, folds, seed, workers: int, cluster=None) -> lis
     if cluster is not None:
         fits = [(train, test, seed) for train, test in folds]
         return map_on_cluster(cluster, _fit_fold_task, (features, labels), fits)
+    from sklearn.exceptions import ConvergenceWarning  # imported here: see the note on scikit-learn above
+
     threads = _parallel_fits(workers, len(folds))
     with threadpool_limits(limits=1, user_api="blas"), warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # reported as a metric warning instead
@@ -177,6 +186,10 @@ def compute_dmlp(ctx: MetricContext) -> MetricOutput:
     >>> evaluate(real, shifted, metrics="dmlp", seed=0)["dmlp"].risk > 0.9
     True
     """
+    from sklearn.metrics import roc_auc_score  # imported here: see the note on scikit-learn above
+    from sklearn.model_selection import StratifiedKFold
+    from sklearn.preprocessing import StandardScaler
+
     features, labels, origin = _labelled_features(ctx)
     features = StandardScaler().fit_transform(features).astype(np.float32)
     folds = list(StratifiedKFold(n_splits=N_FOLDS, shuffle=True, random_state=ctx.seed).split(features, labels))
@@ -251,6 +264,8 @@ def compute_mir(ctx: MetricContext) -> MetricOutput:
     >>> evaluate(real, shifted, metrics="mir", seed=0)["mir"].risk > 0.9
     True
     """
+    from sklearn.model_selection import train_test_split  # imported here: see the note on scikit-learn above
+
     features, labels, origin = _labelled_features(ctx)
     n_real = int(labels.sum())
     rows = np.arange(len(labels))

@@ -37,7 +37,6 @@ from dataclasses import dataclass
 from typing import Mapping
 
 import numpy as np
-from scipy.stats import mannwhitneyu
 
 from privcore.base.roc import roc_auc, roc_curve
 from privcore.base.stats import bootstrap_replicates, epsilon_lower_bound, holm_adjust, percentile_interval
@@ -405,6 +404,10 @@ def compute_mia_best(ctx: MetricContext) -> MetricOutput:
 
 def _battery_attacks(scored, summaries) -> dict[str, BatteryAttack]:
     """Every attack on all members and non-members, with Holm-adjusted one-sided p-values."""
+    # Imported here: scipy.stats costs about 0.4 s at start-up and only this test needs it, while the module is
+    # imported by every evaluation to register the metric.
+    from scipy.stats import mannwhitneyu
+
     ids = list(scored)
     # Mann–Whitney U / (|M|·|N|) is the AUC, so its one-sided test is the test of AUC > 0.5 (ties corrected).
     p_values = np.array([float(mannwhitneyu(*scored[a], alternative="greater").pvalue) for a in ids])

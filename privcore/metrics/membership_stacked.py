@@ -33,7 +33,6 @@ from __future__ import annotations
 from typing import Mapping
 
 import numpy as np
-from sklearn.linear_model import LogisticRegression
 
 from privcore.data.params import Param
 from privcore.engine.context import MetricContext
@@ -123,6 +122,10 @@ def fit_stack(features, labels, train, score_rows, extra_rows, seed, n_scores):
     scored, extra : numpy.ndarray
         The log-odds at ``score_rows`` and at ``extra_rows``.
     """
+    # Imported here: scikit-learn costs about 0.5 s at start-up and only this attack's fit needs it, while the
+    # module is imported by every evaluation to register the metric.
+    from sklearn.linear_model import LogisticRegression
+
     # No fixed-rule attack could run (a table too small for all of them): the trees alone on the distances.
     logistic = (LogisticRegression(C=LOGISTIC_C, max_iter=1000).fit(features[train, :n_scores], labels[train])
                 if n_scores else None)

@@ -251,7 +251,7 @@ def test_honest_split_chooses_on_one_half_and_counts_on_the_other():
     assert [s.chosen_on for s in splits] == ["A", "B"]
     assert all(s.attack == "good" and s.auc == 1.0 for s in splits)
     perm = np.random.default_rng([3, 7])
-    perm_m = perm.permutation(8)
+    perm_m = perm.permutation(8)  # the members' order; the non-members' (the next draw) is not needed
     # Chosen on A: the threshold is A's lowest member score (flag all of A's members, none of its non-members).
     assert splits[0].threshold == members[perm_m[:4]].min()
     # Counted on B: members of B at or above it, non-members of B (all below 10) never.

@@ -49,7 +49,6 @@ from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import OptimizeWarning, curve_fit
 
 from privcore.base.errors import SchemaError
 from privcore.metrics.attacks._common import (
@@ -312,6 +311,9 @@ def control_size_correction(
     sizes_arr, succ_arr = np.array(sizes, dtype=float), np.array(successes, dtype=float)
     w0 = 1 / np.max(sizes_arr)
     norm0 = 1 / singling_out_probability_integral(n=np.max(sizes_arr), w_min=0, w_max=w0)
+    # Imported here: scipy.optimize costs about 0.25 s at start-up and only this size correction needs it.
+    from scipy.optimize import OptimizeWarning, curve_fit
+
     try:
         with _warnings.catch_warnings():
             _warnings.simplefilter("ignore", OptimizeWarning)
