@@ -10,7 +10,8 @@ checkout's ``bench/_adult.py``, :func:`noisy_copy_case`):
   metric, total, peak memory, risks) and the whole command ``python -m privcore evaluate`` on the same
   tables written as CSV (wall seconds, start-up included). Medians count. Per metric, this checkout's median
   beside PrivEval's seconds as issue 24 quotes them (measured side by side on main 1928f6a's machine; PrivEval
-  is not installed here).
+  is not installed here), taken from a run of the 15 metrics without D-MLP and MIR: this checkout runs those
+  two beside the others, so the distance metrics' own seconds would include the cores lent to them.
 - ``large``: all 17 at ``--large-rows`` (default 100,000) distinct rows (numbers jittered, so the distinct-row
   shortcut cannot help), once per checkout: seconds per metric, total, peak memory.
 
