@@ -215,3 +215,5 @@ def sign_out(state) -> None:
     if owner is not None:
         persistence.forget_owner(state, owner)
     st.logout()
+    # st.logout only asks the browser to leave; this run must not go on drawing a page without its data.
+    st.stop()
