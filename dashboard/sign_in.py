@@ -124,8 +124,28 @@ def _secrets() -> Mapping | None:
 
 
 def configuration() -> Configuration:
-    """The server's sign-in configuration (:func:`read_configuration` of ``st.secrets``)."""
-    return read_configuration(_secrets())
+    """The server's sign-in configuration (:func:`read_configuration` of ``st.secrets``).
+
+    A secrets file that exists but cannot be read (a TOML syntax error) keeps every page closed with a
+    message: it may hold an ``[auth]`` section, and a typo must not open a team server to everyone.
+    """
+    try:
+        secrets = st.secrets.to_dict()
+    except Exception as exc:  # noqa: BLE001 - Streamlit raises StreamlitSecretNotFoundError for both cases
+        if _no_secrets_file(exc):
+            return Configuration(enabled=False)
+        LOGGER.error("the secrets file could not be read: %s", exc)
+        return Configuration(enabled=True, problem=(
+            "The server's secrets file could not be read (is it valid TOML?), so whether sign-in is on cannot be "
+            "told. The server's log names the file and the line."))
+    return read_configuration(secrets)
+
+
+def _no_secrets_file(exc: Exception) -> bool:
+    """True when Streamlit found no secrets file at all (sign-in off), not a file it could not parse."""
+    if getattr(exc, "error_id", None) is not None:
+        return getattr(exc, "error_id") == "no-secrets-found"
+    return str(exc).startswith("No secrets found")
 
 
 def _setting(name: str):
@@ -146,6 +166,13 @@ def viewer_owner() -> str | None:
         return None
     # A provider that leaves out the issuer in its claims is told apart by the name it is configured under.
     return session_store.owner_token(str(issuer or f"provider:{st.user.get('provider')}"), str(subject))
+
+
+def _signed_in_without_subject() -> bool:
+    try:
+        return bool(st.user.is_logged_in) and not st.user.get("sub")
+    except Exception:  # as in viewer_owner: nobody is signed in
+        return False
 
 
 def display_name() -> str:
@@ -179,7 +206,14 @@ def gate(state) -> str | None:
     owner = viewer_owner()
     if owner is None:
         user_limits.set_current_user(None)
-        _sign_in_page(config.provider, state)
+        if _signed_in_without_subject():
+            st.error("You are signed in, but the identity provider sent no subject (the \"sub\" claim), so this "
+                     "server cannot keep your data apart from others'. Ask the server's administrator to check the "
+                     "provider's settings (scope \"openid\").", icon=":material/error:")
+            if st.button("Sign out", icon=":material/logout:", key="sign_out_no_subject"):
+                st.logout()
+        else:
+            _sign_in_page(config.provider, state)
         st.stop()
     user_limits.set_current_user(user_limits.User(
         owner=owner, jobs=user_limits.max_jobs(_setting("user_jobs")),

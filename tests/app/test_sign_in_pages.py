@@ -124,6 +124,13 @@ def test_a_wrong_configuration_names_the_setting_and_shows_nothing_else(change, 
     assert not at.button and not at.sidebar.button
 
 
+def test_a_provider_without_a_subject_gets_a_message_not_a_loop():
+    at = signed(None, {"is_logged_in": True, "email": "someone@team.example"}).run()
+    assert_no_exception(at)
+    assert "sent no subject" in texts(at.error)
+    assert [b.label for b in at.button] == ["Sign out"] and "Start with demo data" not in all_text(at)
+
+
 def test_without_auth_settings_there_is_no_sign_in():
     at = signed(None, None, auth=None).run()
     assert_no_exception(at)

@@ -209,3 +209,25 @@ def test_an_incomplete_auth_section_is_named_not_a_traceback(change, expected):
     config = sign_in.read_configuration({"auth": auth})
     assert config.enabled and config.provider is None
     assert expected in config.problem
+
+
+class BrokenSecrets:
+    """``st.secrets`` whose file exists but is not valid TOML (or is missing altogether)."""
+
+    def __init__(self, error_id: str) -> None:
+        self.error_id = error_id
+
+    def to_dict(self):
+        from streamlit.errors import StreamlitSecretNotFoundError
+
+        message = "No secrets found." if self.error_id == "no-secrets-found" else "Error parsing secrets file at {p}"
+        raise StreamlitSecretNotFoundError(message, p="/etc/privcore/secrets.toml", error_id=self.error_id)
+
+
+def test_an_unreadable_secrets_file_keeps_the_server_closed_and_no_file_leaves_sign_in_off(monkeypatch, caplog):
+    monkeypatch.setattr(sign_in.st, "secrets", BrokenSecrets("failed-parsing-secrets-file"))
+    config = sign_in.configuration()
+    assert config.enabled and config.provider is None and "could not be read" in config.problem
+    assert "/etc/privcore" not in config.problem and "/etc/privcore/secrets.toml" in caplog.text  # path: log only
+    monkeypatch.setattr(sign_in.st, "secrets", BrokenSecrets("no-secrets-found"))
+    assert sign_in.configuration() == sign_in.Configuration(enabled=False)
