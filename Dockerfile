@@ -1,5 +1,8 @@
 # The dashboard in a container. Inside the container the server binds 0.0.0.0 so the published port
 # works; outside Docker the default stays loopback-only (.streamlit/config.toml).
+# A server that others can reach should have sign-in on: docker-compose.auth.yml mounts a secrets file with an
+# [auth] section at run time (README: "Team server with sign-in"); .dockerignore keeps every *secrets.toml out
+# of the image.
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \

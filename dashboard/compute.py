@@ -35,6 +35,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+from dashboard import user_limits
 from privcore.base.cores import usable_cores as privcore_usable_cores
 
 LOGGER = logging.getLogger(__name__)
@@ -263,7 +264,17 @@ def shared_pool() -> ComputePool | None:
 def run_job(function: Callable, *args: Any, progress: ProgressCallback | None = None, **kwargs: Any) -> Any:
     """Run ``function(*args, progress=progress, **kwargs)`` in the server's worker pool (or in this
     thread when it has none) and return the result. ``function`` and its arguments must be picklable
-    (a module-level function)."""
+    (a module-level function).
+
+    With sign-in on, the job takes one of the signed-in user's slots (:func:`dashboard.user_limits.job_slot`)
+    while it runs; a user at the limit gets :class:`dashboard.user_limits.UserLimitReached` (an
+    ``InputError``: the pages show its message) and nothing is started.
+    """
+    with user_limits.job_slot():
+        return _run_job(function, *args, progress=progress, **kwargs)
+
+
+def _run_job(function: Callable, *args: Any, progress: ProgressCallback | None = None, **kwargs: Any) -> Any:
     pool = shared_pool()
     if pool is None:
         return function(*args, progress=progress or (lambda fraction, message: None), **kwargs)

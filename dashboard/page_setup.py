@@ -7,7 +7,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from dashboard import persistence, uploads
+from dashboard import persistence, sign_in, uploads
 from dashboard.state import LoadedTable, Tables, init_state
 from dashboard.table_checks import FitProblem, blocking_problems, describe, problem_summary
 from privcore.data.schema import Schema, infer_schema
@@ -47,11 +47,15 @@ def setup_page(title: str, icon: str = PAGE_ICON) -> None:
     if icon.startswith(":material"):
         icon = PAGE_ICON  # see PAGE_ICON: a Material favicon is downloaded from Google
     st.set_page_config(page_title=f"{title} · Synthetic data privacy", page_icon=icon, layout="wide")
-    persistence.connect(st.session_state)  # before the defaults: a reload restores the user's work
+    # With sign-in configured, a visitor who is not signed in gets the sign-in page and nothing else.
+    owner = sign_in.gate(st.session_state)
+    persistence.connect(st.session_state, owner)  # before the defaults: a reload restores the user's work
     init_state(st.session_state)
     _page_navigation()
     st.html(NARROW_SCREEN_CSS)
+    persistence.page_notice(st.session_state)
     _sidebar_summary(st.session_state["tables"])
+    sign_in.sidebar_controls(st.session_state)
     persistence.sidebar_controls(st.session_state)
 
 

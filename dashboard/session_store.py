@@ -11,12 +11,19 @@ points to, by whichever comes first of a sweep (every page run, and a background
 the user's "Forget my data now" button. An id is 32 random bytes from :mod:`secrets` (256 bits);
 without it no other session can reach the entry.
 
+With sign-in on (:mod:`dashboard.sign_in`), an entry is also bound to its owner: the user who created
+it, kept as :func:`owner_token` (an HMAC of the provider's issuer and subject under a key made at start-up
+and held in this process's memory only). A restore, touch or forget presented by anyone else, or by
+nobody, gets nothing, so a copied or guessed link alone no longer opens the data.
+
 This module has no Streamlit import so that the expiry and isolation rules are testable in plain
 Python; :mod:`dashboard.persistence` connects it to the pages.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import os
 import secrets
 import threading
@@ -55,6 +62,31 @@ def idle_seconds(configured: object = None) -> float:
     return DEFAULT_IDLE_MINUTES * 60.0
 
 
+#: Key of :func:`owner_token`: random per server process and never written anywhere, so that an owner token
+#: means nothing outside this process and a restart unbinds nothing that outlives it (the entries go too).
+_OWNER_KEY = secrets.token_bytes(32)
+
+
+def owner_token(issuer: str, subject: str) -> str:
+    """The in-memory mark of a signed-in user that entries are bound to.
+
+    Parameters
+    ----------
+    issuer : str
+        The identity provider's issuer (``iss`` claim), so that equal subjects of two providers differ.
+    subject : str
+        The provider's stable id of the user (``sub`` claim), unlike an e-mail address never reassigned.
+
+    Returns
+    -------
+    str
+        Hex HMAC-SHA256 of both under a per-process random key: equal for the same user during this
+        process's life, unrelated to the identity outside it.
+    """
+    message = f"{issuer}\x00{subject}".encode()
+    return hmac.new(_OWNER_KEY, message, hashlib.sha256).hexdigest()
+
+
 def new_id() -> str:
     """An unguessable session id (URL-safe text, 256 random bits)."""
     return secrets.token_urlsafe(_ID_BYTES)
@@ -65,6 +97,8 @@ class _Entry:
     state: MutableMapping
     keys: Callable[[MutableMapping], Iterable[str]]
     last_used: float
+    # owner_token() of the signed-in user who created the entry; None when sign-in is off.
+    owner: str | None = None
     # States of other sessions that held the id (an earlier tab, a session before a reload). Weak, so
     # that Streamlit can free a closed session; kept so that "forget" and expiry also empty a tab that
     # is still open.
@@ -108,37 +142,48 @@ class SessionStore:
 
     # -------------------------------------------------------------------------------------- writes
     def attach(self, session_id: str, state: MutableMapping,
-               keys: Callable[[MutableMapping], Iterable[str]]) -> None:
-        """Make ``state`` the live state behind ``session_id``: a new entry, or (for a session that
-        restored the id) the entry's current state, the earlier one kept weakly."""
+               keys: Callable[[MutableMapping], Iterable[str]], owner: str | None = None) -> bool:
+        """Make ``state`` the live state behind ``session_id``: a new entry bound to ``owner``, or (for a
+        session that restored the id) the entry's current state, the earlier one kept weakly.
+
+        Returns False, changing nothing, when the entry belongs to another owner.
+        """
         now = self._clock()
         with self._lock:
             entry = self._entries.get(session_id)
             if entry is None:
-                self._entries[session_id] = _Entry(state=state, keys=keys, last_used=now)
-            else:
-                entry.point_to(state)
-                entry.last_used = now
+                self._entries[session_id] = _Entry(state=state, keys=keys, last_used=now, owner=owner)
+                return True
+            if entry.owner != owner:
+                return False
+            entry.point_to(state)
+            entry.last_used = now
+            return True
 
-    def touch(self, session_id: str, state: MutableMapping | None = None) -> bool:
+    def touch(self, session_id: str, state: MutableMapping | None = None, owner: str | None = None) -> bool:
         """Mark the entry as used now, by ``state`` if given (the session that ran last is the one a
-        reload gets back); False when there is no entry (never created, expired or forgotten)."""
+        reload gets back); False when there is no entry (never created, expired or forgotten) or it
+        belongs to another owner than ``owner``."""
         self.sweep()
         with self._lock:
             entry = self._entries.get(session_id)
-            if entry is None:
+            if entry is None or entry.owner != owner:
                 return False
             if state is not None:
                 entry.point_to(state)
             entry.last_used = self._clock()
             return True
 
-    def forget(self, session_id: str) -> bool:
-        """Delete the entry and the user's work in the state it points to; True when there was one."""
+    def forget(self, session_id: str, owner: str | None = None) -> bool:
+        """Delete the entry and the user's work in the state it points to; True when there was one.
+
+        An entry of another owner is left alone (False): a link must not let anyone delete others' work.
+        """
         with self._lock:
-            entry = self._entries.pop(session_id, None)
-        if entry is None:
-            return False
+            entry = self._entries.get(session_id)
+            if entry is None or entry.owner != owner:
+                return False
+            del self._entries[session_id]
         _clear(entry)
         return True
 
@@ -153,15 +198,17 @@ class SessionStore:
         return expired
 
     # --------------------------------------------------------------------------------------- reads
-    def restore(self, session_id: str) -> dict[str, object] | None:
-        """The user's work kept under ``session_id`` (key → value), or None if there is no live entry.
+    def restore(self, session_id: str, owner: str | None = None) -> dict[str, object] | None:
+        """The user's work kept under ``session_id`` (key → value), or None if there is no live entry
+        or it belongs to another owner than ``owner``.
 
-        Only the holder of the id gets anything: there is no listing and no lookup by anything else.
+        Only the holder of the id (and, with sign-in on, only its owner) gets anything: there is no
+        listing and no lookup by anything else.
         """
         self.sweep()
         with self._lock:
             entry = self._entries.get(session_id)
-            if entry is None:
+            if entry is None or entry.owner != owner:
                 return None
             entry.last_used = self._clock()
             state = entry.state
@@ -174,6 +221,37 @@ class SessionStore:
             except Exception:  # a mapping of a closed session may refuse; the rest is still restorable
                 continue
         return restored
+
+    def belongs_to_other(self, session_id: str | None, owner: str | None) -> bool:
+        """True when ``session_id`` is a live entry of someone other than ``owner`` (the page then says
+        so instead of calling the link expired). Tells nothing else about the entry."""
+        if not session_id:
+            return False
+        self.sweep()
+        with self._lock:
+            entry = self._entries.get(session_id)
+            return entry is not None and entry.owner != owner
+
+    def forget_owner(self, owner: str) -> int:
+        """Delete every entry of ``owner`` with its data (signing out); returns how many there were."""
+        with self._lock:
+            ids = [sid for sid, e in self._entries.items() if e.owner == owner]
+            entries = [self._entries.pop(sid) for sid in ids]
+        for entry in entries:
+            _clear(entry)
+        return len(entries)
+
+    def owned_states(self, owner: str) -> list[MutableMapping]:
+        """The live states of every entry of ``owner`` (for the per-user memory limit), each once."""
+        with self._lock:
+            entries = [e for e in self._entries.values() if e.owner == owner]
+        seen, states = set(), []
+        for entry in entries:
+            for state in entry.all_states():
+                if id(state) not in seen:
+                    seen.add(id(state))
+                    states.append(state)
+        return states
 
     def __contains__(self, session_id: object) -> bool:
         with self._lock:
@@ -232,6 +310,11 @@ class Sweeper:
 
 _STORE: SessionStore | None = None
 _STORE_LOCK = threading.Lock()
+
+
+def current_store() -> SessionStore | None:
+    """The process's store if a page has created it, else None (nothing held yet)."""
+    return _STORE
 
 
 def process_store(idle_after: float) -> SessionStore:

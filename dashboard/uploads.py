@@ -31,6 +31,7 @@ from privcore.base.errors import ColumnMismatchError, InputError
 from privcore.data.io import check_column_kinds_agree, check_no_all_missing, check_same_columns, load_table
 from privcore.data.schema import Schema, infer_schema, suggest_sensitive
 
+from dashboard import user_limits
 from dashboard.schema_form import schema_from_draft, validate_schema
 from dashboard.state import DEFAULT_CHOICE, LoadedTable, Tables
 from dashboard.table_checks import FitProblem, describe, sentence
@@ -169,6 +170,11 @@ def process_uploads(state: MutableMapping, role: str, files: Iterable[Any]) -> b
         outcome = UploadOutcome(role=role, filename=file.name, error=error)
         log[file_id] = outcome
         if frame is None:
+            continue
+        try:  # a signed-in user's share of the server's memory (dashboard.user_limits); no-op without sign-in
+            user_limits.check_memory(user_limits.table_bytes(frame), f"'{file.name}'")
+        except user_limits.UserLimitReached as exc:
+            outcome.error = str(exc)
             continue
         if role == "reference":
             table = LoadedTable.from_frame(file.name, frame)

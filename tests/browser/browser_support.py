@@ -86,10 +86,13 @@ def free_port() -> int:
 class StreamlitServer:
     """``streamlit run app.py`` on a free port of 127.0.0.1, in its own process group."""
 
-    def __init__(self, extra_args: tuple[str, ...] = ()):
-        self.port = free_port()
+    def __init__(self, extra_args: tuple[str, ...] = (), options: tuple[str, ...] = (),
+                 env: dict[str, str] | None = None, port: int | None = None):
+        self.port = port or free_port()
         self.url = f"http://{HOST}:{self.port}"
         self.extra_args = tuple(extra_args)
+        self.options = tuple(options)  # Streamlit flags, e.g. ("--secrets.files", path) for sign-in
+        self.env = dict(env or {})
         self.proc: subprocess.Popen | None = None
         self._log = tempfile.NamedTemporaryFile(prefix="streamlit-", suffix=".log", delete=False)
 
@@ -97,7 +100,7 @@ class StreamlitServer:
     def command(self) -> list[str]:
         cmd = [sys.executable, "-m", "streamlit", "run", "app.py",
                "--server.port", str(self.port), "--server.address", HOST,
-               "--server.headless", "true", "--browser.gatherUsageStats", "false"]
+               "--server.headless", "true", "--browser.gatherUsageStats", "false", *self.options]
         if self.extra_args:
             cmd += ["--", *self.extra_args]
         return cmd
@@ -109,7 +112,7 @@ class StreamlitServer:
             return ""
 
     def start(self) -> "StreamlitServer":
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        env = dict(os.environ, PYTHONUNBUFFERED="1", **self.env)
         self.proc = subprocess.Popen(self.command, cwd=ROOT, stdout=self._log, stderr=subprocess.STDOUT,
                                      stdin=subprocess.DEVNULL, env=env, start_new_session=True)
         deadline = time.monotonic() + START_TIMEOUT

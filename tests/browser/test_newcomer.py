@@ -35,9 +35,14 @@ def test_a_mismatched_synthetic_table_is_named_with_its_fix(server, page, guard,
     real.to_csv(tmp_path / "real.csv", index=False)
     real.rename(columns={"job": "occupation"}).to_csv(tmp_path / "mismatch.csv", index=False)
     open_app(page, server, "Data")
+    sidebar = page.locator("[data-testid=stSidebar]")
     _uploader(page, "Real table").set_input_files(str(tmp_path / "real.csv"))
+    # On a busy machine the upload's rerun can start after a first idle check: wait for the table itself,
+    # or the page change below would leave before the file is stored.
+    sidebar.get_by_text(re.compile(r"Real: real\.csv")).wait_for()
     wait_idle(page)
     _uploader(page, "Synthetic tables").set_input_files(str(tmp_path / "mismatch.csv"))
+    sidebar.get_by_text(re.compile(r"Synthetic: mismatch")).wait_for()
     wait_idle(page)
     main = page.locator("[data-testid=stMain]")
     assert "Next: check column types and roles" not in main.inner_text()
