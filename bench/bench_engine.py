@@ -42,7 +42,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(BENCH))
 
 from _adult import worktree  # noqa: E402
-from bench_scale import machine  # noqa: E402
+from bench_scale import machine, run_python  # noqa: E402
 
 DEFAULT_BASELINE = "1928f6a"
 REVIEW = ("zcap", "gcap", "air", "crp", "cvp", "dvp", "dmlp", "auth", "idscore", "nsnd", "nndr", "dcr", "mdcr",
@@ -81,16 +81,6 @@ real.to_csv(sys.argv[3] + "/real.csv", index=False)
 synthetic.to_csv(sys.argv[3] + "/synthetic.csv", index=False)
 print(json.dumps(dict(schema.types)))
 """
-
-
-def run_python(code: str, tree: Path, *args: str) -> dict:
-    """``code`` in a fresh interpreter importing privcore from ``tree``; its last stdout line as JSON."""
-    env = {**os.environ, "PYTHONPATH": str(tree)}
-    proc = subprocess.run([sys.executable, "-c", code, str(BENCH), *map(str, args)], capture_output=True,
-                          text=True, env=env, cwd=tree)
-    if proc.returncode != 0:
-        raise RuntimeError(f"measurement in {tree} failed:\n{proc.stderr[-3000:]}")
-    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 def command_seconds(tree: Path, folder: Path, types: dict[str, str]) -> tuple[float, dict]:
