@@ -17,6 +17,19 @@ def where_and_progress(steps: int, *, progress) -> tuple[int, str | None]:
     return os.getpid(), os.environ.get("PRIVCORE_TEST_SETTING")
 
 
+def priorities_and_blas_threads(*, progress) -> tuple[list[int], int]:
+    """The nice value of every thread of the worker, and the BLAS threads its matrix products may use."""
+    import numpy as np
+    from threadpoolctl import threadpool_info
+
+    a = np.ones((300, 300))
+    a @ a  # a product, so that a BLAS library that starts its threads lazily has started them
+    nice = [int((task / "stat").read_text().rsplit(")", 1)[1].split()[16]) for task in
+            __import__("pathlib").Path("/proc/self/task").iterdir()]
+    blas = max((pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"), default=1)
+    return nice, blas
+
+
 def refuse(*, progress) -> None:
     raise InputError("Column 'age' of real.csv is not a number.", file="real.csv", column="age")
 
@@ -38,6 +51,16 @@ def test_a_setting_removed_here_is_removed_for_the_next_job(monkeypatch):
     assert compute.run_job(where_and_progress, 1)[1] == "first"
     monkeypatch.delenv("PRIVCORE_TEST_SETTING")
     assert compute.run_job(where_and_progress, 1)[1] is None
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="reads thread priorities from Linux's /proc")
+def test_every_worker_thread_yields_to_the_server_and_uses_one_blas_thread(monkeypatch):
+    # A nice value belongs to a thread on Linux: BLAS threads started at numpy's import, before the worker
+    # lowered its priority, once ran at the server's priority and slowed page loads.
+    monkeypatch.setenv(compute.WORKERS_VARIABLE, "1")
+    nice, blas_threads = compute.run_job(priorities_and_blas_threads)
+    assert len(nice) >= 1 and set(nice) == {compute.WORKER_NICENESS}, nice
+    assert blas_threads == 1
 
 
 def test_an_input_error_in_a_worker_keeps_its_message_file_and_column(monkeypatch):
