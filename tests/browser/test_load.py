@@ -3,6 +3,13 @@ loopback server with sign-in on (a real OpenID Connect provider on loopback, eig
 
 - While they run, a ninth browser (a ninth user, signed in) opens the home page again and again: every page load (HTTP answer and
   the app drawn, its script run over) must take at most 2 s.
+- The eight users' browser runs under Linux's ``SCHED_IDLE`` policy (through ``chrt --idle 0``). On a team
+  server their browsers run on their own machines; here they share the server's two cores, and the
+  browsers took about one of them (0.96 cores on average while the runs went on), so the slowest page loads
+  (1.6 to 2.05 s in five runs) measured the harness's browsers as much as the server. Under ``SCHED_IDLE``
+  they get the time the server, its workers and the probe leave (slowest load then 1.33 s, HTTP answers
+  0.05 s instead of up to 1 s); everything the server does for them keeps its priority. The figures record
+  the cores each part used and when each load and each run ended.
 - Each session sees only its own data: each loaded a different demo scenario and shows that one.
 - No leak: after 20 further evaluations in one session (each a cache miss), the server's resident memory
   is within 10 % of what it was before them.
@@ -15,14 +22,17 @@ loads) and run alone by ``.ci/run``. It stops by itself (timeouts on every wait)
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
 import time
 import urllib.request
 from pathlib import Path
 
 import pytest
 
-from browser_support import (IDLE_TIMEOUT, ROOT, RUN_TIMEOUT, assert_clean, button, go_to, open_app, wait_idle)
+from browser_support import (CHROMIUM, CHROMIUM_ARGS, IDLE_TIMEOUT, ROOT, RUN_TIMEOUT, assert_clean, button, go_to,
+                             open_app, wait_idle)
 from sign_in_support import MockProvider, sign_in, signed_in_server
 from dashboard.runner import MAX_CACHED_RUNS
 from privcore.demo import SCENARIOS
@@ -47,19 +57,67 @@ def server(browser, tmp_path_factory):
         yield srv
 
 
-def resident_bytes(pid: int) -> int:
-    """Resident memory of the server and every process under it (its compute workers)."""
-    children: dict[int, list[int]] = {}
+@pytest.fixture(scope="module")
+def users_browser(browser, tmp_path_factory):
+    """The eight users' chromium, started under ``SCHED_IDLE`` (see the module's docstring); the probe keeps the
+    ordinary ``browser``. Chromium sets its processes' nice values itself, so ``nice`` would not hold; the
+    scheduling policy is inherited by every process and thread it starts."""
+    if not shutil.which("chrt"):
+        pytest.fail("chrt (util-linux) is missing: the load test runs the users' browser under SCHED_IDLE")
+    wrapper = tmp_path_factory.mktemp("chromium") / "chromium-when-idle"
+    wrapper.write_text(f'#!/bin/sh\nexec chrt --idle 0 "{CHROMIUM}" "$@"\n')
+    wrapper.chmod(0o755)
+    users = browser.browser_type.launch(executable_path=str(wrapper), args=CHROMIUM_ARGS)
+    try:
+        yield users
+    finally:
+        users.close()
+
+
+def _processes() -> dict[int, tuple[int, str, float]]:
+    """Every process: its parent, its name and the CPU seconds it has used."""
+    tick = os.sysconf("SC_CLK_TCK")
+    found = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
+            text = stat.read_text()
         except OSError:  # a process that ended while we looked
             continue
-        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
-    total, todo = 0, [pid]
+        name, fields = text.split("(", 1)[1].rsplit(")", 1)[0], text.rsplit(")", 1)[1].split()
+        found[int(stat.parent.name)] = (int(fields[1]), name, (int(fields[11]) + int(fields[12])) / tick)
+    return found
+
+
+def _descendants(pid: int, processes: dict[int, tuple[int, str, float]]) -> set[int]:
+    """``pid`` and every process under it."""
+    children: dict[int, list[int]] = {}
+    for child, (parent, _, _) in processes.items():
+        children.setdefault(parent, []).append(child)
+    found, todo = set(), [pid]
     while todo:
         current = todo.pop()
+        found.add(current)
         todo += children.get(current, [])
+    return found
+
+
+def cpu_seconds(server_pid: int) -> dict[str, float]:
+    """CPU seconds used so far by the server process, its compute workers and the browsers."""
+    processes = _processes()
+    workers = _descendants(server_pid, processes) - {server_pid}
+    used = {"server": processes.get(server_pid, (0, "", 0.0))[2], "workers": 0.0, "browsers": 0.0}
+    for pid, (_, name, seconds) in processes.items():
+        if pid in workers:
+            used["workers"] += seconds
+        elif "chrom" in name:
+            used["browsers"] += seconds
+    return used
+
+
+def resident_bytes(pid: int) -> int:
+    """Resident memory of the server and every process under it (its compute workers)."""
+    total = 0
+    for current in _descendants(pid, _processes()):
         try:
             for line in Path(f"/proc/{current}/status").read_text().splitlines():
                 if line.startswith("VmRSS:"):
@@ -122,12 +180,12 @@ def timed_page_load(probe, server) -> tuple[float, float]:
     return http_s, time.perf_counter() - started
 
 
-def test_eight_sessions_at_once_stay_responsive_separate_and_leak_free(server, browser):
+def test_eight_sessions_at_once_stay_responsive_separate_and_leak_free(server, browser, users_browser):
     contexts, pages = [], []
     figures: dict = {"sessions": SESSIONS}
     try:
         for i in range(SESSIONS):
-            context = browser.new_context(viewport={"width": 1280, "height": 900})
+            context = users_browser.new_context(viewport={"width": 1280, "height": 900})
             page = context.new_page()
             page.set_default_timeout(IDLE_TIMEOUT)
             page.page_errors = []  # read by assert_clean, as for the page fixture
@@ -149,21 +207,33 @@ def test_eight_sessions_at_once_stay_responsive_separate_and_leak_free(server, b
         figures["page_load_idle_s"] = round(min(idle), 3)
 
         # 1. All eight start their evaluation; a ninth browser keeps loading the home page meanwhile.
-        started = time.perf_counter()
+        started, cpu_before = time.perf_counter(), cpu_seconds(server.proc.pid)
         for page in pages:
             start_run(page)
-        http_loads, page_loads = [], []
+        http_loads, page_loads, finished_at = [], [], {}
         deadline = started + RUN_TIMEOUT / 1000 * 2
-        while not all(finished(p) for p in pages):
+        while True:
+            for i, p in enumerate(pages):
+                if i not in finished_at and finished(p):
+                    finished_at[i] = round(time.perf_counter() - started, 1)
+            if len(finished_at) == len(pages):
+                break
             if time.perf_counter() >= deadline:
                 pending = {i: p.locator("[data-testid=stMain]").inner_text()[:600] for i, p in enumerate(pages)
                            if not finished(p)}
                 raise AssertionError(f"the eight evaluations did not finish in time; unfinished: {pending}")
+            at = time.perf_counter() - started
             http_s, page_s = timed_page_load(probe, server)
             http_loads.append(http_s)
             page_loads.append(page_s)
+            # When each load started and how long it took: slow ones can be matched to the runs' ends.
+            figures.setdefault("page_loads_at_s", []).append([round(at, 1), round(page_s, 3)])
             time.sleep(0.25)
         figures["eight_runs_s"] = round(time.perf_counter() - started, 2)
+        figures["runs_finished_at_s"] = sorted(finished_at.values())
+        cpu_after = cpu_seconds(server.proc.pid)
+        figures["cores_used_during_runs"] = {
+            part: round((cpu_after[part] - cpu_before[part]) / figures["eight_runs_s"], 2) for part in cpu_after}
         figures["page_loads_during_runs"] = len(page_loads)
         figures["page_load_max_s"] = round(max(page_loads, default=0.0), 3)
         figures["page_load_median_s"] = round(sorted(page_loads)[len(page_loads) // 2], 3) if page_loads else None
