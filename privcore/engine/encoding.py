@@ -181,7 +181,15 @@ class FAMDProjection:
         # Adult's 10,000 × 106 coded matrix took 1.2–3.1 s on two threads against 0.19 s on one (measured
         # side by side); on a quiet machine one thread costs a few hundredths of a second.
         with threadpool_limits(limits=1, user_api="blas"):
-            _, singular, vt = scipy.linalg.svd(centred / np.sqrt(len(real)), full_matrices=False)
+            scaled = centred / np.sqrt(len(real))
+            if scaled.shape[0] >= int(scaled.shape[1] * 11 / 6):
+                # LAPACK's SVD (dgesdd) of a matrix at least 11/6 times as tall as wide factors it as Q·R first
+                # and works on R. Only the right singular vectors are used here, so R is factored directly and
+                # Q and Q·U are never formed: the same singular values and vectors, bit for bit
+                # (tests/test_encoding.py), 0.055 -> 0.033 s at 10,000 Adult rows and 1.07 -> 0.57 s at
+                # 100,000 (one thread, measured side by side).
+                scaled = scipy.linalg.qr(scaled, mode="r", overwrite_a=True, check_finite=False)[0][: scaled.shape[1]]
+            _, singular, vt = scipy.linalg.svd(scaled, full_matrices=False)
         self.components = vt[:k]
         self.eigenvalues = singular[:k] ** 2
         self.explained_inertia = float(self.eigenvalues.sum() / max(np.sum(singular**2), 1e-300))
@@ -222,8 +230,10 @@ class FAMDProjection:
         # with elementwise (correctly rounded) operations makes each row's coordinates depend on
         # that row only.
         out = np.zeros((len(df), self.components.shape[0]))
-        for j in range(centred.shape[1]):
-            out += centred[:, j : j + 1] * self.components[:, j]
+        # Column by column from a transposed copy: the same operations in the same order, on contiguous
+        # columns instead of strided ones (the loop read the whole matrix once per column).
+        for j, column in enumerate(np.ascontiguousarray(centred.T)):
+            out += column[:, None] * self.components[:, j]
         return out
 
 
