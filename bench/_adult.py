@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import queue as queues
 import subprocess
 import tempfile
 from pathlib import Path
@@ -74,7 +75,13 @@ def run_in_own_process(target, rows):
     queue = ctx.Queue()
     proc = ctx.Process(target=target, args=(rows, queue))
     proc.start()
-    out = queue.get()
+    while True:  # a child that dies before it puts its result must not leave this process waiting forever
+        try:
+            out = queue.get(timeout=1.0)
+            break
+        except queues.Empty:
+            if not proc.is_alive():
+                raise RuntimeError(f"{target.__name__} failed with exit code {proc.exitcode}") from None
     proc.join()
     if proc.exitcode != 0:
         raise RuntimeError(f"{target.__name__} failed with exit code {proc.exitcode}")

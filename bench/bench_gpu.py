@@ -168,14 +168,21 @@ def main() -> None:
                             else ROOT / "bench" / "results" / "gpu.json"))
     parts = args.parts.split(",")
     record = {"benchmark": "gpu", "machine": machine()}
+
+    def save() -> None:  # after every part: a run stopped at its time limit keeps what it measured
+        record["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
+        out.write_text(json.dumps(record, indent=2) + "\n")
+
     if "pair" in parts:
         record["pair"] = run_in_own_process(_pair, args.pair_rows)
         print(json.dumps({"pair": record["pair"]}), flush=True)
+        save()
     if "metrics" in parts:
         record["metrics"] = run_in_own_process(_metrics, (args.metric_rows, "gpu", None))
         record["metrics"]["targets_met"] = {"seconds_le_120": record["metrics"]["total_seconds"] <= 120,
                                             "peak_rss_le_8_gb": record["metrics"]["peak_rss_mb"] <= 8 * 1024}
         print(json.dumps({"metrics": record["metrics"]}), flush=True)
+        save()
     if "check" in parts:
         subsample = min(args.check_rows, args.metric_rows)
         runs = {device: run_in_own_process(_metrics, (args.metric_rows, device, subsample))
@@ -185,8 +192,7 @@ def main() -> None:
                            "cpu_seconds": runs["cpu"]["total_seconds"], "gpu_seconds": runs["gpu"]["total_seconds"],
                            "risk": runs["cpu"]["risk"]}
         print(json.dumps({"check": record["check"]}), flush=True)
-    record["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
-    out.write_text(json.dumps(record, indent=2) + "\n")
+    save()
     print(f"written to {out}")
 
 

@@ -334,3 +334,40 @@ def test_a_real_gpu_gives_the_cpu_results(monkeypatch):
                                       method="matrix", device="gpu")
         assert_same(on_gpu, cpu)
         assert gpu_ext == cpu_ext
+
+
+needs_a_gpu = pytest.mark.skipif(gpu._cuda_device_count() == 0, reason="needs CuPy and a CUDA GPU")
+
+
+@needs_a_gpu
+@pytest.mark.parametrize("chunk", [4099, 2**26])
+def test_a_real_gpu_gives_the_cpu_k_nearest_and_radius_counts(monkeypatch, chunk):
+    monkeypatch.delenv(gpu.EMULATE_VARIABLE, raising=False)
+    y, z = mixed_tables(np.random.default_rng(5), 2000, 1700)
+    for k in (1, 5):
+        assert_same(nearest_k(y, z, k, chunk_elements=chunk, method="matrix", device="gpu"),
+                    nearest_k(y, z, k, chunk_elements=chunk, method="matrix", device="cpu"))
+    d1 = nearest_two(y, z, device="cpu", method="matrix")[0].d1
+    radii = np.c_[d1, d1 + 0.5, np.full(len(y), np.inf)]
+    labels = np.arange(len(z)) % 3
+    np.testing.assert_array_equal(count_within(y, z, radii, labels=labels, chunk_elements=chunk, device="gpu"),
+                                  count_within(y, z, radii, labels=labels, chunk_elements=chunk, device="cpu"))
+    a = all_within(y, z, d1 + 0.3, chunk_elements=chunk, device="gpu")
+    b = all_within(y, z, d1 + 0.3, chunk_elements=chunk, device="cpu")
+    for field in ("indptr", "indices", "distance"):
+        np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
+
+
+@needs_a_gpu
+def test_a_real_gpu_gives_the_cpu_report_of_the_distance_metrics(monkeypatch):
+    monkeypatch.delenv(gpu.EMULATE_VARIABLE, raising=False)
+    demo = load_scenario("noisy_copy", n=1500)
+    schema = Schema(types=demo.types, key=demo.key, sensitive=demo.sensitive, pairing="row")
+    run = dict(metrics=DISTANCE_METRICS + ["air", "mia_distance"], holdout=demo.holdout, seed=0, strict=True)
+    cpu = evaluate(demo.real, demo.synthetic, schema, device="cpu", **run)
+    on_gpu = evaluate(demo.real, demo.synthetic, schema, device="gpu", **run)
+    assert on_gpu.shared.device == "gpu"
+    assert without_timings(json.loads(on_gpu.to_json())) == without_timings(json.loads(cpu.to_json()))
+    for metric_id in cpu:
+        if cpu[metric_id].per_record is not None:
+            np.testing.assert_array_equal(on_gpu[metric_id].per_record, cpu[metric_id].per_record)
