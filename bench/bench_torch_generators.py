@@ -93,6 +93,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--epochs", type=int, default=300)
     parser.add_argument("--generators", default=",".join(GENERATORS))
+    parser.add_argument("--devices", default="gpu,cpu")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds one device's measurement may take")
     parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "torch_generators.json"))
     args = parser.parse_args()
@@ -101,7 +102,8 @@ def main() -> None:
               "generators": {}}
     for name in args.generators.split(","):
         entry = {}
-        for device, cpu_only in (("gpu", False), ("cpu", True)):
+        for device in args.devices.split(","):
+            cpu_only = device == "cpu"
             entry[device] = in_own_process(name, [1, args.epochs], cpu_only, args.timeout)
             summarise(entry[device], args.epochs)
             print(json.dumps({name: {device: entry[device]}}), flush=True)

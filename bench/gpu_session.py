@@ -72,6 +72,11 @@ def main() -> None:
     parser.add_argument("--metric-rows", type=int, default=1_000_000)
     parser.add_argument("--models", type=int, default=128)
     parser.add_argument("--workers", type=int, default=12)
+    parser.add_argument("--steps", help="NAME:SECONDS,... to run only these steps, in this order, with these limits "
+                        "(e.g. gpu_tests:30,gpu_check:75); each then keeps nothing for the steps after it")
+    parser.add_argument("--tests", default="", help="pytest -k expression for gpu_tests (e.g. real_gpu)")
+    parser.add_argument("--torch", default="sdv_ctgan,sdv_tvae", help="generators for torch_generators")
+    parser.add_argument("--torch-devices", default="gpu,cpu")
     args = parser.parse_args()
     deadline = time.perf_counter() + args.budget
     out = Path(args.out)
@@ -87,16 +92,20 @@ def main() -> None:
     # Each step's limit leaves the later ones a floor, so one slow step cannot starve all the rest.
     plan = [  # (name, command, its own limit, seconds kept for the steps after it)
         ("gpu_tests", [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=", "-n", "4",
-                       "-rs", "tests/test_gpu_backend.py"], 90, 430),
+                       "-rs", "tests/test_gpu_backend.py"] + (["-k", args.tests] if args.tests else []), 90, 430),
         ("gpu_pair", [python, "bench/bench_gpu.py", "--parts", "pair", "--pair-rows", str(args.pair_rows),
                       "--out", str(out / "gpu_pair.json")], 80, 350),
         ("gpu_check", [python, "bench/bench_gpu.py", "--parts", "check", "--metric-rows", str(args.check_rows),
                        "--check-rows", str(args.check_rows), "--out", str(out / "gpu_check.json")], 120, 300),
-        ("torch_generators", [python, "bench/bench_torch_generators.py", "--timeout", "80",
-                              "--out", str(out / "torch_generators.json")], 180, 150),
+        ("torch_generators", [python, "bench/bench_torch_generators.py", "--timeout", "80", "--generators", args.torch,
+                              "--devices", args.torch_devices, "--out", str(out / "torch_generators.json")], 180, 150),
         ("gpu_metrics", [python, "bench/bench_gpu.py", "--parts", "metrics", "--metric-rows", str(args.metric_rows),
                          "--out", str(out / "gpu_metrics.json")], 250, 0),
     ]
+    if args.steps:
+        chosen = dict(item.split(":") for item in args.steps.split(","))
+        plan = [(name, command, float(chosen[name]), 0.0) for name in chosen
+                for step, command, _, _ in plan if step == name]
     for name, command, limit, reserve in plan:
         budget = min(limit, left(reserve))
         if budget < 20:
