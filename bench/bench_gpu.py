@@ -190,7 +190,8 @@ def main() -> None:
         record["check"] = {"rows": subsample, "of_rows": args.metric_rows,
                            "identical_report": runs["cpu"]["report_sha256"] == runs["gpu"]["report_sha256"],
                            "cpu_seconds": runs["cpu"]["total_seconds"], "gpu_seconds": runs["gpu"]["total_seconds"],
-                           "risk": runs["cpu"]["risk"]}
+                           "seconds_per_metric": {d: runs[d]["seconds_per_metric"] for d in runs},
+                           "peak_rss_mb": {d: runs[d]["peak_rss_mb"] for d in runs}, "risk": runs["cpu"]["risk"]}
         print(json.dumps({"check": record["check"]}), flush=True)
     save()
     print(f"written to {out}")
