@@ -180,9 +180,13 @@ def hamming_pool_counts(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """GCAP's pools: every reference key tuple at minimal Hamming distance from each query tuple.
 
-    Matches are counted attribute by attribute on integer codes in chunks of ``chunk × |reference|``
-    small integers (never the full matrix): by comparing every pair for keys with few values, by adding
-    1 at the equal pairs for keys with many; each chunk turns its pools into counts before the next.
+    Matches are counted on integer codes in chunks of ``chunk × |reference|`` small integers (never the full
+    matrix); each chunk turns its pools into counts before the next. Keys with few values ("dense") match
+    many pairs: two rows with the same values on all of them (the same dense pattern) match every reference
+    row alike, so the dense matches are counted once per pair of distinct patterns and copied to the rows
+    (queries run grouped by pattern, so a chunk holds few). Keys with many values match few pairs: 1 is
+    added at the equal pairs. At 100,000 distinct Adult key tuples (8 dense keys, 8,419 × 20,294 patterns)
+    that is 2-3x less time than comparing every pair key by key, with the same counts.
 
     Parameters
     ----------
@@ -207,8 +211,6 @@ def hamming_pool_counts(
     n_attr = query_codes.shape[1]
     dtype = np.uint8 if n_attr < 255 else np.uint16
     rows_per_chunk = max(1, min(n_query, chunk_elements // max(n_ref, 1)))
-    order = np.argsort(q_tuple, kind="stable")
-    sorted_tuple = q_tuple[order]
     query_codes = np.ascontiguousarray(query_codes)
     # A key with many values (a continuous number, a fine code) matches few pairs: adding 1 at those
     # pairs is cheaper than comparing every pair. A pair costs ~40× an elementwise comparison.
@@ -222,21 +224,35 @@ def hamming_pool_counts(
             bounds = np.concatenate([[0], np.cumsum(ref_count)])
             sparse.append((j, by_code, bounds))
         else:
-            dense.append((j, np.ascontiguousarray(ref_codes[:, j])))
+            dense.append(j)
+    if dense:
+        q_pattern, q_patterns = _patterns(query_codes[:, dense])
+        r_pattern, r_patterns = _patterns(ref_codes[:, dense])
+        by_pattern = np.argsort(q_pattern, kind="stable")  # a chunk of rows then holds few patterns
+    else:
+        by_pattern = np.arange(n_query)
+    place = np.empty(n_query, dtype=np.int64)  # each query tuple's position in the order the chunks run
+    place[by_pattern] = np.arange(n_query)
+    q_place = place[q_tuple]
+    order = np.argsort(q_place, kind="stable")
+    sorted_place = q_place[order]
+
+    def dense_matches(chunk_rows: np.ndarray) -> np.ndarray:
+        """(rows, n_ref) matches on the dense keys: per distinct pattern of the chunk, then per row."""
+        patterns, local = np.unique(q_pattern[chunk_rows], return_inverse=True)
+        per_pattern = np.zeros((len(patterns), len(r_patterns)), dtype=dtype)
+        for k in range(len(dense)):
+            per_pattern += q_patterns[patterns, k, None] == r_patterns[None, :, k]
+        return per_pattern[:, r_pattern][local.ravel()]
 
     def run(start: int):
         stop = min(n_query, start + rows_per_chunk)
         rows = stop - start
-        matches = np.zeros((rows, n_ref), dtype=dtype)
-        if dense:
-            equal = np.empty((rows, n_ref), dtype=bool)
-            for j, ref_column in dense:
-                np.equal(query_codes[start:stop, j, None], ref_column[None, :], out=equal)
-                np.add(matches, equal, out=matches)
-            del equal
+        chunk_rows = by_pattern[start:stop]
+        matches = dense_matches(chunk_rows) if dense else np.zeros((rows, n_ref), dtype=dtype)
         flat = matches.reshape(-1)
         for j, by_code, bounds in sparse:
-            code = query_codes[start:stop, j]
+            code = query_codes[chunk_rows, j]
             length = bounds[code + 1] - bounds[code]
             offset = np.repeat(np.cumsum(length) - length - bounds[code], length)
             position = np.arange(len(offset)) - offset
@@ -244,13 +260,13 @@ def hamming_pool_counts(
         best = matches.max(axis=1)
         owner, ref = np.divmod(np.flatnonzero(matches == best[:, None]), n_ref)
         del matches, flat
-        q_from, q_to = np.searchsorted(sorted_tuple, [start, stop])
+        q_from, q_to = np.searchsorted(sorted_place, [start, stop])
         queries = order[q_from:q_to]
         size, correct = pooled_counts(
-            owner, ref_group[ref], rows, counter, q_tuple[queries] - start, q_lo[queries], q_hi[queries],
+            owner, ref_group[ref], rows, counter, q_place[queries] - start, q_lo[queries], q_hi[queries],
             chunk_elements,
         )
-        return start, stop, size, n_attr - best.astype(np.int64), queries, correct
+        return chunk_rows, size, n_attr - best.astype(np.int64), queries, correct
 
     starts = list(range(0, n_query, rows_per_chunk))
     workers = resolve_workers(workers)
@@ -262,10 +278,16 @@ def hamming_pool_counts(
     pool_size = np.zeros(n_query, dtype=np.int64)
     min_distance = np.zeros(n_query, dtype=np.int64)
     correct = np.zeros(len(q_tuple), dtype=np.int64)
-    for start, stop, size, distance, queries, hits in results:
-        pool_size[start:stop] = size
-        min_distance[start:stop] = distance
+    for chunk_rows, size, distance, queries, hits in results:
+        pool_size[chunk_rows] = size
+        min_distance[chunk_rows] = distance
         correct[queries] = hits
     return pool_size, min_distance, correct
+
+
+def _patterns(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's pattern id (equal rows, equal ids) and the (n_patterns, columns) table of the patterns."""
+    ids, n_ids = tuple_ids(codes)
+    return ids, np.ascontiguousarray(codes[first_positions(ids, n_ids)])
 
 
