@@ -6,14 +6,18 @@ into ``--out`` as soon as it ends, so a check stopped at its limit loses only it
 
 1. ``environment.json``: the GPU, driver and the versions of Python, numpy, pandas, scikit-learn, CuPy, torch.
 2. ``gpu_tests.log``: ``tests/test_gpu_backend.py`` with a real GPU (its real-GPU tests run, not skip).
-3. ``gpu_pair.json``, ``gpu_check.json``, ``gpu_metrics.json``: ``bench_gpu.py``'s parts (the 100,000-row
-   passes on both devices; the 11 distance metrics' reports on both at ``--check-rows``; the 11 at
-   ``--metric-rows`` on the GPU).
+3. ``gpu_check.json``, ``gpu_metrics.json``: ``bench_gpu.py``'s parts (the 11 distance metrics' reports on
+   both devices at ``--check-rows``; the 11 at ``--metric-rows`` on the GPU).
 4. ``torch_generators.json``: ``bench_torch_generators.py`` (CTGAN and TVAE, GPU against CPU).
-5. ``dcr_delusion_gpu.json``: "The DCR Delusion" with 300-epoch CTGAN (``reproduce_dcr_delusion.py``),
+5. ``gpu_pair.json``: the 100,000-row passes on both devices, if time is left.
+6. ``dcr_delusion_gpu.json``: "The DCR Delusion" with 300-epoch CTGAN (``reproduce_dcr_delusion.py``),
    as many models as the measured GPU fit time lets finish in what is left (at most ``--models``).
 
-Usage: ``python bench/gpu_session.py --out DIR [--budget 540]``; progress is printed as it goes.
+Usage: ``python bench/gpu_session.py --out DIR [--budget 540]``; progress is printed as it goes. A short
+lease takes ``--steps NAME:SECONDS,...`` (only those steps, in that order, with those limits). The GPU image
+used so far (2026-11: Python 3.12, numpy 2.5, pandas 3, CuPy 14 for CUDA 13, torch 2.11) lacks pandas 2,
+lightgbm, SDV and SDV's own dependencies: they travel as wheels, installed with ``pip --target`` before this
+script runs (``bench/results/gpu.json`` records the versions it ran with).
 """
 
 from __future__ import annotations
@@ -90,17 +94,18 @@ def main() -> None:
 
     python = sys.executable
     # Each step's limit leaves the later ones a floor, so one slow step cannot starve all the rest.
-    plan = [  # (name, command, its own limit, seconds kept for the steps after it)
+    plan = [  # (name, command, its own limit, seconds kept for the steps after it): the most wanted first
         ("gpu_tests", [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=", "-n", "4",
-                       "-rs", "tests/test_gpu_backend.py"] + (["-k", args.tests] if args.tests else []), 90, 430),
-        ("gpu_pair", [python, "bench/bench_gpu.py", "--parts", "pair", "--pair-rows", str(args.pair_rows),
-                      "--out", str(out / "gpu_pair.json")], 80, 350),
+                       "-rs", "tests/test_gpu_backend.py"] + (["-k", args.tests] if args.tests else []), 60, 420),
         ("gpu_check", [python, "bench/bench_gpu.py", "--parts", "check", "--metric-rows", str(args.check_rows),
                        "--check-rows", str(args.check_rows), "--out", str(out / "gpu_check.json")], 120, 300),
-        ("torch_generators", [python, "bench/bench_torch_generators.py", "--timeout", "80", "--generators", args.torch,
-                              "--devices", args.torch_devices, "--out", str(out / "torch_generators.json")], 180, 150),
+        # The 1,000,000-row run did not finish in 90 s on an H200 (first lease): it gets the most time.
         ("gpu_metrics", [python, "bench/bench_gpu.py", "--parts", "metrics", "--metric-rows", str(args.metric_rows),
-                         "--out", str(out / "gpu_metrics.json")], 250, 0),
+                         "--out", str(out / "gpu_metrics.json")], 250, 60),
+        ("torch_generators", [python, "bench/bench_torch_generators.py", "--timeout", "80", "--generators", args.torch,
+                              "--devices", args.torch_devices, "--out", str(out / "torch_generators.json")], 180, 0),
+        ("gpu_pair", [python, "bench/bench_gpu.py", "--parts", "pair", "--pair-rows", str(args.pair_rows),
+                      "--out", str(out / "gpu_pair.json")], 80, 0),
     ]
     if args.steps:
         chosen = dict(item.split(":") for item in args.steps.split(","))
