@@ -25,6 +25,8 @@ from privcore.engine.neighbors import all_within, count_within, nearest_k, neare
 
 CHUNK_SIZES = [1, 7, 64, 1000, 2**22]
 NO_GPU_MESSAGE = "install privcore[gpu] on a machine with an NVIDIA GPU, or use device='cpu'"
+#: The tests that run the real device (CuPy and a CUDA GPU); the others run its code path on numpy.
+needs_a_gpu = pytest.mark.skipif(gpu._cuda_device_count() == 0, reason="needs CuPy and a CUDA GPU")
 
 
 @pytest.fixture
@@ -322,7 +324,7 @@ def test_the_cli_subprocess_exits_2_for_device_gpu_without_one(tmp_path):
     assert done.returncode == 2 and NO_GPU_MESSAGE in done.stderr and "Traceback" not in done.stderr
 
 
-@pytest.mark.skipif(gpu._cuda_device_count() == 0, reason="needs CuPy and a CUDA GPU")
+@needs_a_gpu
 def test_a_real_gpu_gives_the_cpu_results(monkeypatch):
     monkeypatch.delenv(gpu.EMULATE_VARIABLE, raising=False)
     rng = np.random.default_rng(0)
@@ -334,9 +336,6 @@ def test_a_real_gpu_gives_the_cpu_results(monkeypatch):
                                       method="matrix", device="gpu")
         assert_same(on_gpu, cpu)
         assert gpu_ext == cpu_ext
-
-
-needs_a_gpu = pytest.mark.skipif(gpu._cuda_device_count() == 0, reason="needs CuPy and a CUDA GPU")
 
 
 @needs_a_gpu
