@@ -108,9 +108,9 @@ def main() -> None:
                       "--out", str(out / "gpu_pair.json")], 80, 0),
     ]
     if args.steps:
-        chosen = dict(item.split(":") for item in args.steps.split(","))
-        plan = [(name, command, float(chosen[name]), 0.0) for name in chosen
-                for step, command, _, _ in plan if step == name]
+        commands = {name: command for name, command, _, _ in plan}
+        chosen = [item.split(":") for item in args.steps.split(",")]
+        plan = [(name, commands[name], float(seconds), 0.0) for name, seconds in chosen]
     for name, command, limit, reserve in plan:
         budget = min(limit, left(reserve))
         if budget < 20:
