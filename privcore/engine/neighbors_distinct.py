@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from privcore.engine.results import Neighbours
 
@@ -75,18 +76,68 @@ def distinct_rows(table: np.ndarray) -> DistinctRows:
     table = np.ascontiguousarray(table, dtype=np.float64)
     n, d = table.shape
     if n == 0 or d == 0:
-        first, inverse = (np.zeros(min(n, 1), dtype=np.int64), np.zeros(n, dtype=np.int64))
+        inverse = np.zeros(n, dtype=np.int64)
+        rows = np.arange(n, dtype=np.int64)
+        starts = np.array([0, n] if n else [0], dtype=np.int64)
     else:
         canonical = np.ascontiguousarray(table + 0.0)  # −0.0 + 0.0 = 0.0: equal values, equal bytes
-        keys = canonical.view(np.dtype((np.void, 8 * d))).ravel()
-        _, first_sorted, inverse_sorted = np.unique(keys, return_index=True, return_inverse=True)
-        by_first = np.argsort(first_sorted, kind="stable")
-        position = np.empty_like(by_first)
-        position[by_first] = np.arange(len(by_first))
-        first, inverse = first_sorted[by_first], position[inverse_sorted.ravel()]
-    rows = np.argsort(inverse, kind="stable")
-    starts = np.r_[0, np.cumsum(np.bincount(inverse, minlength=len(first)))].astype(np.int64)
+        inverse, rows, starts = _grouped_by_hash(canonical)
+        if inverse is None:
+            inverse, rows, starts = _grouped_by_sorting(canonical)
+    first = rows[starts[:-1]]
     return DistinctRows(table[first], inverse.astype(np.int64), rows.astype(np.int64), starts)
+
+
+def _groups(inverse: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``inverse`` (distinct row of every row, numbered by first occurrence), the rows grouped by it
+    (ascending within a group) and the groups' starts."""
+    rows = np.argsort(inverse, kind="stable")
+    starts = np.r_[0, np.cumsum(np.bincount(inverse, minlength=count))].astype(np.int64)
+    return inverse, rows, starts
+
+
+def _grouped_by_hash(canonical: np.ndarray):
+    """Rows grouped by a 64-bit hash of their bytes, checked: ``(None, None, None)`` if two different rows
+    share a hash (then :func:`_grouped_by_sorting` decides).
+
+    Equal rows have equal bytes, so equal hashes: a group never splits equal rows, and the check that
+    every row equals its group's first row rules out the other error. Hashing and ``pandas.factorize``
+    (which numbers the groups by first occurrence, as wanted) replace sorting the rows' bytes: 100,000 rows
+    of 106 coordinates 0.58 -> 0.19 s.
+    """
+    bits = canonical.view(np.uint64)
+    # Mix each coordinate's bits (the low bits of 0.0, 1.0 and most short decimals are all zero), then
+    # combine the columns with odd multipliers: a linear hash over all 64 bits of every coordinate.
+    mixed = bits ^ (bits >> np.uint64(33))
+    mixed *= _MIX
+    mixed ^= mixed >> np.uint64(29)
+    codes, uniques = pd.factorize(mixed @ _multipliers(canonical.shape[1]))
+    inverse, rows, starts = _groups(codes.astype(np.int64, copy=False), len(uniques))
+    first = rows[starts[:-1]]
+    step = max(1, 2**20 // canonical.shape[1])
+    for begin in range(0, len(canonical), step):  # in slices: never a second copy of the whole table
+        if not np.array_equal(canonical[begin : begin + step], canonical[first[inverse[begin : begin + step]]]):
+            return None, None, None
+    return inverse, rows, starts
+
+
+def _grouped_by_sorting(canonical: np.ndarray):
+    """Rows grouped by sorting their bytes (the fallback of :func:`_grouped_by_hash`)."""
+    keys = canonical.view(np.dtype((np.void, 8 * canonical.shape[1]))).ravel()
+    _, first_sorted, inverse_sorted = np.unique(keys, return_index=True, return_inverse=True)
+    by_first = np.argsort(first_sorted, kind="stable")
+    position = np.empty_like(by_first)
+    position[by_first] = np.arange(len(by_first))
+    return _groups(position[inverse_sorted.ravel()].astype(np.int64), len(by_first))
+
+
+#: fmix64's multiplier (MurmurHash3): spreads every input bit over the high bits.
+_MIX = np.uint64(0xFF51AFD7ED558CCD)
+
+
+def _multipliers(columns: int) -> np.ndarray:
+    """Fixed odd 64-bit multipliers, one per column (seeded: the grouping never depends on the run)."""
+    return np.random.default_rng(0x5EED).integers(0, 2**63, size=columns, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
 
 
 def pays(query: DistinctRows, reference: DistinctRows) -> bool:
