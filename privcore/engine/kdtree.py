@@ -59,7 +59,7 @@ def tree_top_two(query, reference, exclude_self, with_extremes, chunk_elements, 
     extremes = None
     if with_extremes:
         d_min = float(distance[:, 0].min())
-        d_max = _farthest_pair_distance(query, reference, chunk_elements)
+        d_max = _farthest_pair_distance(query, reference, chunk_elements, workers)
         extremes = PairExtremes(d_min=d_min, d_max=max(d_max, d_min))
     return Neighbours(distance, index), extremes
 
@@ -127,29 +127,39 @@ def _tree_refined(query, reference, wanted, exclude_self, select, width, chunk_e
     return distance, index
 
 
-def _farthest_pair_distance(query, reference, chunk_elements) -> float:
+def _farthest_pair_distance(query, reference, chunk_elements, workers=1) -> float:
     """Largest distance over all query × reference pairs, exactly.
 
     The farthest pair joins a vertex of each set's convex hull, so only hull vertices are compared (with
-    exact differences). Flat or tiny sets, where the hull is undefined, fall back to all points.
+    exact differences). Flat or tiny sets, where the hull is undefined, fall back to all points. With two
+    or more workers the two hulls are built side by side (Qhull releases the GIL: 10,000 Adult rows in Φ5,
+    0.10 -> 0.06 s).
     """
-    def extreme_points(points):
-        if len(points) > 4 * (points.shape[1] + 1):
-            try:
-                from scipy.spatial import ConvexHull  # only the tree path with extremes needs Qhull
+    if resolve_workers(workers) >= 2:
+        from concurrent.futures import ThreadPoolExecutor
 
-                return points[ConvexHull(points).vertices]
-            except Exception:  # degenerate (flat) point sets: Qhull cannot build a full-dimensional hull
-                pass
-        return np.unique(points, axis=0)
-
-    a, b = extreme_points(query), extreme_points(reference)
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            a, b = pool.map(_extreme_points, (query, reference))
+    else:
+        a, b = _extreme_points(query), _extreme_points(reference)
     best = 0.0
     rows = max(1, chunk_elements // max(len(b) * max(a.shape[1], 1), 1))
     for s in range(0, len(a), rows):
         diff = a[s : s + rows, None, :] - b[None, :, :]
         best = max(best, float(np.sqrt(np.einsum("ijk,ijk->ij", diff, diff).max())))
     return best
+
+
+def _extreme_points(points):
+    """The vertices of the convex hull of ``points``, or all distinct points where Qhull cannot build it."""
+    if len(points) > 4 * (points.shape[1] + 1):
+        try:
+            from scipy.spatial import ConvexHull  # only the tree path with extremes needs Qhull
+
+            return points[ConvexHull(points).vertices]
+        except Exception:  # degenerate (flat) point sets: Qhull cannot build a full-dimensional hull
+            pass
+    return np.unique(points, axis=0)
 
 
 def tree_top_k(query, reference, k, chunk_elements, workers, progress, label) -> Neighbours:
