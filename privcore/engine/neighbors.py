@@ -29,13 +29,14 @@ modules below it, which the one-block sweeps (:mod:`privcore.engine.neighbors_bo
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
 from privcore.engine import cluster as dask_cluster
-from privcore.engine import gpu
+from privcore.engine import gpu, tiles
 from privcore.engine.candidates import (
     FAR_CANDIDATES,
     exact_distances,
@@ -181,6 +182,10 @@ def nearest_two(
                                   label=label, cluster=cluster), None
     setup = matrix_setup(query, reference, "cpu" if cluster is not None else device, chunk_elements, workers)
     rows_per_chunk = setup.rows_per_chunk
+    if tiles.applies(setup.operands, m, with_extremes):
+        # More query rows per chunk, the reference a tile at a time (privcore.engine.tiles).
+        rows_per_chunk = tiles.tile_rows(n, chunk_elements)
+        setup = dataclasses.replace(setup, starts=list(range(0, n, rows_per_chunk)), rows_per_chunk=rows_per_chunk)
 
     def run(start: int):
         stop = min(n, start + rows_per_chunk)
@@ -225,6 +230,14 @@ def _chunk_top_two(
     ``query`` and ``reference``.
     """
     xp, error_scale = operands.xp, operands.error_scale
+    if tiles.applies(operands, len(operands.reference), with_extremes):
+        cand_rows, cand_cols = tiles.top_two_candidates_tiled(operands, start, stop, exclude_self, max_half_ref)
+        if too_many_candidates(cand_rows, stop - start, operands):
+            return _chunk_top_two(query, reference, operands.fallback, start, stop, exclude_self, with_extremes,
+                                  max_half_ref, chunk_elements)
+        exact = exact_distances(query, reference, start + cand_rows, cand_cols, chunk_elements)
+        dist, idx = select_two(cand_rows, cand_cols, exact, stop - start)
+        return dist, idx, None
     block = operands.scores(start, stop)
     rows = xp.arange(stop - start)
     query_norm = operands.query_norm[start:stop]
