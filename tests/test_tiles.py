@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from scipy.spatial.distance import cdist
 
 from privcore.engine import neighbors as N
+from privcore.engine import neighbors_both_ways as B
 from privcore.engine import operands as O
 from privcore.engine import tiles
 from privcore.engine.neighbors import nearest_two
@@ -142,3 +143,49 @@ def test_where_tiles_apply():
     assert tiles.applies(operands, 3000, False)
     assert not tiles.applies(operands, 3000, True)  # the farthest pair reads whole rows
     assert not tiles.applies(operands, tiles.TILE_COLUMNS, False)  # one tile: the whole-row path
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("float64", [False, True])
+def test_tiled_sweeps_equal_the_plain_engine_and_brute_force(seed, float64, small_tiles, monkeypatch):
+    query, reference = tables(seed, n=700, m=900)
+    if float64:
+        monkeypatch.setattr(O, "FLOAT32_NORM_RATIO", -1.0)
+    seen = []
+    original = B._sweep_chunk_tiled
+    monkeypatch.setattr(B, "_sweep_chunk_tiled", lambda sweep, start, ops: seen.append(start) or original(sweep, start, ops))
+    forward, backward, _ = B.nearest_two_both_ways(query, reference, workers=2, chunk_elements=50_000)
+    within = B.nearest_two_within(reference, workers=2, chunk_elements=50_000)
+    assert seen
+    for got, (q, r, own) in ((forward, (query, reference, False)), (backward, (reference, query, False)),
+                             (within, (reference, reference, True))):
+        distance, index, _ = brute_force(q, r, exclude_self=own)
+        np.testing.assert_array_equal(got.distance, distance)
+        np.testing.assert_array_equal(got.index, index)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(8, 40),
+    m=st.integers(8, 60),
+    d=st.integers(1, 4),
+    levels=st.integers(1, 4),
+    group=st.sampled_from([2, 3, 4]),
+    groups_per_tile=st.integers(1, 3),
+    rows=st.integers(1, 9),
+    seed=st.integers(0, 10_000),
+)
+def test_random_grids_in_tiny_tiles_both_ways_and_within(n, m, d, levels, group, groups_per_tile, rows, seed):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, levels, (n, d)).astype(float) / max(levels - 1, 1)
+    z = rng.integers(0, levels, (m, d)).astype(float) / max(levels - 1, 1)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(O, "CPU_GROUP", group)
+        patch.setattr(tiles, "TILE_COLUMNS", group * groups_per_tile)
+        patch.setattr(tiles, "TILE_ROWS", rows)
+        forward, backward, _ = B.nearest_two_both_ways(y, z, workers=1)
+        within = B.nearest_two_within(z, workers=1)
+    for got, (q, r, own) in ((forward, (y, z, False)), (backward, (z, y, False)), (within, (z, z, True))):
+        distance, index, _ = brute_force(q, r, exclude_self=own)
+        np.testing.assert_array_equal(got.distance, distance)
+        np.testing.assert_array_equal(got.index, index)

@@ -35,7 +35,7 @@ from threadpoolctl import threadpool_limits
 
 from privcore.base.cores import resolve_workers
 from privcore.engine import cluster as dask_cluster
-from privcore.engine import gpu
+from privcore.engine import gpu, tiles
 from privcore.engine.candidates import exact_distances, far_candidates, row_candidates, select_two
 from privcore.engine.chunks import CLUSTER_TASKS_PER_WORKER, DEFAULT_CHUNK_ELEMENTS, ProgressCallback, run_chunks
 from privcore.engine.kdtree import uses_tree
@@ -51,6 +51,8 @@ MIN_ROWS = 8
 #: at 15,000 × 29 columns 0.71x, 30,000 × 29 0.92x, 60,000 × 29 1.09x, 30,000 × 106 1.16x, 100,000 × 107
 #: 1.54x; both ways at 10,000 × 29 0.96x, 60,000 × 29 1.12x, 100,000 × 107 1.57x).
 MIN_WORK = 1_500_000
+#: Rows whose column candidates a tiled chunk (:func:`_sweep_chunk_tiled`) selects together.
+COLUMN_ROWS = 128
 
 
 class RunningTopTwo:
@@ -74,11 +76,11 @@ class RunningTopTwo:
         self.index = np.full((n, 2), -1, dtype=np.int64)
         self._lock = threading.Lock()
 
-    def half_square_bound(self, first: int) -> np.ndarray:
-        """``d₂²/2`` of owners ``first..n−1``: their current exact second-nearest distance (inf while fewer
-        than two candidates were merged), an upper bound of the final one."""
+    def half_square_bound(self, first: int, last: int | None = None) -> np.ndarray:
+        """``d₂²/2`` of owners ``first..last−1`` (default to the end): their current exact second-nearest
+        distance (inf while fewer than two candidates were merged), an upper bound of the final one."""
         with self._lock:
-            second = self.distance[first:, 1].copy()
+            second = self.distance[first:last, 1].copy()
         return 0.5 * second * second
 
     def merge(self, owners: np.ndarray, neighbours: np.ndarray, exact: np.ndarray) -> None:
@@ -111,16 +113,18 @@ class _Sweep:
     columns: RunningTopTwo | None  # None while sent to a cluster worker (a lock cannot be sent)
     chunk_elements: int
 
-    def column_thresholds(self, first: int, operands: Operands, dtype) -> np.ndarray:
-        """Largest shifted block value a column-candidate of reference rows ``first..`` may have.
+    def column_thresholds(self, first: int, operands: Operands, dtype, last: int | None = None) -> np.ndarray:
+        """Largest shifted block value a column-candidate of reference rows ``first..`` (up to ``last``,
+        excluded; default all) may have.
 
         The rounding error of an entry ``d²/2`` is at most ``err·(|q|² + |r|²)`` (the engine's bound, with
         ``err`` the operands' error scale); twice that is allowed. The block holds ``d²/2 − 2·err·|q|²`` for
         each row, so the threshold is the column's bound plus ``2·err·|r|²``, rounded up to the block's type:
         every entry whose exact ``d²/2`` is at most the bound passes.
         """
-        bound = np.minimum(self.first_bound[first:], self.columns.half_square_bound(first))
-        threshold = bound + 4.0 * operands.error_scale * self.half_ref_norm[first:] + 1e-300
+        last = len(self.reference) if last is None else last
+        bound = np.minimum(self.first_bound[first:last], self.columns.half_square_bound(first, last))
+        threshold = bound + 4.0 * operands.error_scale * self.half_ref_norm[first:last] + 1e-300
         rounded = threshold.astype(dtype)
         return np.where(rounded < threshold, np.nextafter(rounded, np.inf), rounded)
 
@@ -306,6 +310,10 @@ def _sweep_task(sweep: _Sweep, starts: tuple[int, ...]):
 
 def _prepare(query, reference, within, with_extremes, chunk_elements, workers):
     setup = matrix_setup(query, reference, "cpu", chunk_elements, workers)
+    if tiles.applies(setup.operands, len(reference), with_extremes):
+        # More query rows per chunk, the reference a tile at a time (privcore.engine.tiles, _sweep_chunk_tiled).
+        rows = tiles.tile_rows(len(query), chunk_elements, tiles.SWEEP_TILE_ROWS)
+        setup = dataclasses.replace(setup, starts=list(range(0, len(query), rows)), rows_per_chunk=rows)
     sweep = _Sweep(
         query=query, reference=reference, operands=setup.operands, rows_per_chunk=setup.rows_per_chunk,
         within=within, with_extremes=with_extremes, max_half_ref=setup.max_half_ref,
@@ -375,6 +383,8 @@ def _sweep_chunk(sweep: _Sweep, start: int, operands: Operands | None = None):
     stop = min(len(query), start + sweep.rows_per_chunk)
     k = stop - start
     first_column = start if sweep.within else 0
+    if tiles.applies(operands, len(reference) - first_column, sweep.with_extremes):
+        return _sweep_chunk_tiled(sweep, start, operands)
     block = operands.scores(start, stop, first_column)
     width = block.shape[1]
     rows = np.arange(k)
@@ -415,3 +425,56 @@ def _sweep_chunk(sweep: _Sweep, start: int, operands: Operands | None = None):
         far = exact_distances(query, reference, start + far_rows, far_cols, sweep.chunk_elements)
         chunk_extremes = (float(dist[:, 0].min()), float(far.max()))
     return start, (dist, idx, chunk_extremes), work
+
+
+def _sweep_chunk_tiled(sweep: _Sweep, start: int, operands: Operands):
+    """:func:`_sweep_chunk` with the block read one tile of columns at a time (privcore.engine.tiles): the
+    rows' candidates from a running threshold, each tile's columns' candidates as in the whole block (a column
+    lies in one tile, with all the chunk's rows). Same candidates' neighbours, same results."""
+    query, reference = sweep.query, sweep.reference
+    stop = min(len(query), start + sweep.rows_per_chunk)
+    k, m = stop - start, len(reference)
+    first_column = start if sweep.within else 0
+    # Column owners: within one table, the rows after this chunk's (see _sweep_chunk).
+    first_owner = stop if sweep.within else 0
+    query_norm = operands.query_norm[start:stop]
+    shift = (0.5 - 2.0 * operands.error_scale) * query_norm
+    row_candidates_ = tiles.RunningRowCandidates(operands, start, stop, sweep.max_half_ref)
+    col_rows, col_cols = [], []
+    for first in range(first_column, m, tiles.TILE_COLUMNS):
+        last = min(m, first + tiles.TILE_COLUMNS)
+        block = operands.scores(start, stop, first, last)
+        if sweep.within:
+            tiles.own_entries_excluded(block, start, first)
+        row_candidates_.add(block, first)
+        owners_from = max(first, first_owner)
+        if owners_from < last:
+            columns = block[:, owners_from - first :]
+            columns += shift.astype(block.dtype)[:, None]
+            thresholds = sweep.column_thresholds(owners_from, operands, block.dtype, last)
+            # In runs of COLUMN_ROWS rows, as in a chunk of the whole-row path: a column's minimum over more
+            # rows falls under its threshold more often, and each column hit costs a read of all the rows.
+            for top in range(0, k, COLUMN_ROWS):
+                rows, cols = _column_candidates(columns[top : top + COLUMN_ROWS], thresholds, operands.error_scale,
+                                                sweep.half_ref_norm[owners_from:last], query_norm[top : top + COLUMN_ROWS])
+                col_rows.append(top + rows)
+                col_cols.append(owners_from + cols)
+        del block
+    cand_rows, cand_cols = row_candidates_.result()
+    col_rows = np.concatenate(col_rows) if col_rows else np.zeros(0, dtype=np.int64)
+    owners = np.concatenate(col_cols) if col_cols else np.zeros(0, dtype=np.int64)
+    width = m - first_column
+    too_many = too_many_candidates(cand_rows, k, operands) or (
+        operands.fallback is not None and len(col_rows) > candidate_budget(k, max(m - first_owner, 1),
+                                                                           query.shape[1]))
+    if too_many:
+        return _sweep_chunk(sweep, start, operands.fallback)
+    exact = exact_distances(query, reference, start + cand_rows, cand_cols, sweep.chunk_elements)
+    sweep.columns.merge(owners, start + col_rows,
+                        exact_distances(query, reference, start + col_rows, owners, sweep.chunk_elements))
+    work = k * width
+    if sweep.within:
+        sweep.columns.merge(start + cand_rows, cand_cols, exact)
+        return start, None, work
+    dist, idx = select_two(cand_rows, cand_cols, exact, k)
+    return start, (dist, idx, None), work

@@ -25,6 +25,11 @@ from privcore.engine.candidates import group_minima
 
 #: Query rows of a tiled chunk.
 TILE_ROWS = 1024
+#: ... of a tiled chunk that also keeps the columns' nearest two (privcore.engine.neighbors_both_ways): more rows
+#: per chunk there also mean looser column bounds between chunks and more column candidates (10,000 Adult rows
+#: both ways: 104,528 column candidates in chunks of 419 rows untiled, 149,204 in tiled chunks of 1,024, 124,445
+#: of 512).
+SWEEP_TILE_ROWS = 512
 #: Reference columns of a tile (a multiple of the CPU's column group): 1,024 × 2,048 float32 scores are 8 MiB.
 TILE_COLUMNS = 2048
 
@@ -52,8 +57,9 @@ def applies(operands, reference_rows: int, with_extremes: bool) -> bool:
             and reference_rows > TILE_COLUMNS and TILE_COLUMNS % group == 0)
 
 
-def tile_rows(query_rows: int, chunk_elements: int) -> int:
-    """Query rows of a tiled chunk: :data:`TILE_ROWS`, fewer where one tile would exceed ``chunk_elements``.
+def tile_rows(query_rows: int, chunk_elements: int, wanted: int | None = None) -> int:
+    """Query rows of a tiled chunk: ``wanted`` (default :data:`TILE_ROWS`), fewer where one tile would exceed
+    ``chunk_elements``.
 
     Parameters
     ----------
@@ -61,12 +67,82 @@ def tile_rows(query_rows: int, chunk_elements: int) -> int:
         Rows of the query table.
     chunk_elements : int
         Scores a chunk may hold at once.
+    wanted : int, optional
+        Rows wanted per chunk.
 
     Returns
     -------
     int
     """
-    return max(1, min(query_rows, TILE_ROWS, chunk_elements // TILE_COLUMNS))
+    wanted = TILE_ROWS if wanted is None else wanted
+    return max(1, min(query_rows, wanted, chunk_elements // TILE_COLUMNS))
+
+
+class RunningRowCandidates:
+    """Each chunk row's top-two candidates, from score tiles added one at a time (see the module docstring).
+
+    Parameters
+    ----------
+    operands : privcore.engine.operands.Operands
+        The pass's CPU operands, with column groups.
+    start, stop : int
+        The chunk's query rows.
+    max_half_ref : float
+        Largest ``|r|²/2``.
+    """
+
+    def __init__(self, operands, start: int, stop: int, max_half_ref: float):
+        self.group = operands.group
+        self.rows = np.arange(stop - start)
+        self.tolerance = 2.0 * operands.error_scale * (operands.query_norm[start:stop] + max_half_ref * 2.0 + 1e-300)
+        # The two smallest group minima so far, per row (inf until seen).
+        self.best = np.full(stop - start, np.inf)
+        self.second = np.full(stop - start, np.inf)
+        self._rows, self._cols, self._scores = [], [], []
+
+    def add(self, block, first: int) -> None:
+        """Take the scores ``block`` of the chunk's rows against reference rows ``first, first + 1, …`` (a row's
+        excluded entries ``inf``); ``block`` is read, not changed."""
+        rows, group = self.rows, self.group
+        width = block.shape[1]
+        minima = group_minima(block, group, np)
+        tile_best_group = np.argmin(minima, axis=1)
+        tile_best = minima[rows, tile_best_group]
+        minima[rows, tile_best_group] = np.inf
+        tile_second = minima.min(axis=1) if minima.shape[1] > 1 else np.full(len(rows), np.inf)
+        minima[rows, tile_best_group] = tile_best
+        # The two smallest of {best, second, tile_best, tile_second}.
+        self.second = np.minimum(np.maximum(self.best, tile_best), np.minimum(self.second, tile_second))
+        self.best = np.minimum(self.best, tile_best)
+        threshold = self.second + self.tolerance
+        group_rows, groups = np.nonzero(minima <= threshold[:, None])
+        if not len(group_rows):
+            return
+        cols = groups[:, None] * group + np.arange(group)
+        inside = cols < width  # the tile's last group may be shorter
+        cols = np.minimum(cols, width - 1)
+        scores = block[group_rows[:, None], cols]
+        i, j = np.nonzero(inside & (scores <= threshold[group_rows][:, None]))
+        self._rows.append(group_rows[i])
+        self._cols.append(first + cols[i, j])
+        self._scores.append(scores[i, j])
+
+    def result(self) -> tuple[np.ndarray, np.ndarray]:
+        """(chunk row, reference row) of every kept score within the tolerance of its row's final second-best
+        group minimum, int64."""
+        if not self._rows:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        rows, cols, scores = (np.concatenate(a) for a in (self._rows, self._cols, self._scores))
+        final = scores <= (self.second + self.tolerance)[rows]
+        return rows[final].astype(np.int64, copy=False), cols[final].astype(np.int64, copy=False)
+
+
+def own_entries_excluded(block, start: int, first: int) -> None:
+    """Set to ``inf`` the entries of ``block`` (query rows ``start, …`` of a table against its own rows
+    ``first, …``) that pair a row with itself."""
+    rows = np.arange(block.shape[0])
+    own = rows[(start + rows >= first) & (start + rows < first + block.shape[1])]
+    block[own, start + own - first] = np.inf
 
 
 def top_two_candidates_tiled(operands, start: int, stop: int, exclude_self: bool, max_half_ref: float):
@@ -89,43 +165,11 @@ def top_two_candidates_tiled(operands, start: int, stop: int, exclude_self: bool
     rows, cols : numpy.ndarray
         Chunk rows and reference rows of the candidates, int64.
     """
-    group = operands.group
-    k, m = stop - start, len(operands.reference)
-    rows = np.arange(k)
-    tolerance = 2.0 * operands.error_scale * (operands.query_norm[start:stop] + max_half_ref * 2.0 + 1e-300)
-    # The two smallest group minima so far, per row (inf until seen).
-    best, second = np.full(k, np.inf), np.full(k, np.inf)
-    kept_rows, kept_cols, kept_scores = [], [], []
+    candidates = RunningRowCandidates(operands, start, stop, max_half_ref)
+    m = len(operands.reference)
     for first in range(0, m, TILE_COLUMNS):
-        last = min(m, first + TILE_COLUMNS)
-        block = operands.scores(start, stop, first, last)
+        block = operands.scores(start, stop, first, min(m, first + TILE_COLUMNS))
         if exclude_self:
-            own = rows[(start + rows >= first) & (start + rows < last)]
-            block[own, start + own - first] = np.inf
-        minima = group_minima(block, group, np)
-        tile_best_group = np.argmin(minima, axis=1)
-        tile_best = minima[rows, tile_best_group]
-        minima[rows, tile_best_group] = np.inf
-        tile_second = minima.min(axis=1) if minima.shape[1] > 1 else np.full(k, np.inf)
-        minima[rows, tile_best_group] = tile_best
-        # The two smallest of {best, second, tile_best, tile_second}.
-        second = np.minimum(np.maximum(best, tile_best), np.minimum(second, tile_second))
-        best = np.minimum(best, tile_best)
-        threshold = second + tolerance
-        group_rows, groups = np.nonzero(minima <= threshold[:, None])
-        if not len(group_rows):
-            continue
-        cols = groups[:, None] * group + np.arange(group)
-        inside = cols < last - first  # the tile's last group may be shorter
-        cols = np.minimum(cols, last - first - 1)
-        scores = block[group_rows[:, None], cols]
-        i, j = np.nonzero(inside & (scores <= threshold[group_rows][:, None]))
-        kept_rows.append(group_rows[i])
-        kept_cols.append(first + cols[i, j])
-        kept_scores.append(scores[i, j])
-    if not kept_rows:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    cand_rows, cand_cols, cand_scores = (np.concatenate(a) for a in (kept_rows, kept_cols, kept_scores))
-    final = cand_scores <= (second + tolerance)[cand_rows]
-    return cand_rows[final].astype(np.int64, copy=False), cand_cols[final].astype(np.int64, copy=False)
-
+            own_entries_excluded(block, start, first)
+        candidates.add(block, first)
+    return candidates.result()
