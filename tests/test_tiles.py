@@ -53,19 +53,20 @@ def test_tiled_passes_equal_the_whole_row_path_and_brute_force(seed, float64, sm
     if float64:
         monkeypatch.setattr(O, "FLOAT32_NORM_RATIO", -1.0)
     seen = calls_of(monkeypatch)
-    got, _ = nearest_two(query, reference, workers=2, chunk_elements=50_000)
+    got, got_ext = nearest_two(query, reference, with_extremes=True, workers=2, chunk_elements=50_000)
     got_self, _ = nearest_two(reference, reference, exclude_self=True, workers=1, chunk_elements=50_000)
     assert seen and all(dtype == (np.float64 if float64 else np.float32) for dtype, _ in seen)
     assert max(rows for _, rows in seen) == 64
     untiled(monkeypatch)
-    plain, _ = nearest_two(query, reference, workers=2, chunk_elements=50_000)
+    plain, plain_ext = nearest_two(query, reference, with_extremes=True, workers=2, chunk_elements=50_000)
     plain_self, _ = nearest_two(reference, reference, exclude_self=True, workers=1, chunk_elements=50_000)
     for a, b in ((got, plain), (got_self, plain_self)):
         np.testing.assert_array_equal(a.distance, b.distance)
         np.testing.assert_array_equal(a.index, b.index)
-    distance, index, _ = brute_force(query, reference)
+    distance, index, (d_min, d_max) = brute_force(query, reference)
     np.testing.assert_array_equal(got.distance, distance)
     np.testing.assert_array_equal(got.index, index)
+    assert (got_ext.d_min, got_ext.d_max) == (plain_ext.d_min, plain_ext.d_max) == (d_min, d_max)
     distance, index, _ = brute_force(reference, reference, exclude_self=True)
     np.testing.assert_array_equal(got_self.distance, distance)
     np.testing.assert_array_equal(got_self.index, index)
@@ -93,11 +94,12 @@ def test_random_grids_with_many_ties_in_tiny_tiles(n, m, d, levels, group, group
         patch.setattr(tiles, "TILE_COLUMNS", group * groups_per_tile)
         patch.setattr(tiles, "TILE_ROWS", rows)
         patch.setattr(N, "sweep_pays", lambda *args: False)
-        got, _ = nearest_two(y, z, workers=1, method="matrix")
+        got, got_ext = nearest_two(y, z, with_extremes=True, workers=1, method="matrix")
         got_self = nearest_two(z, z, exclude_self=True, workers=1, method="matrix")[0]
-    distance, index, _ = brute_force(y, z)
+    distance, index, (d_min, d_max) = brute_force(y, z)
     np.testing.assert_array_equal(got.distance, distance)
     np.testing.assert_array_equal(got.index, index)
+    assert got_ext.d_min == d_min and got_ext.d_max == pytest.approx(d_max, abs=1e-15)
     distance, index, _ = brute_force(z, z, exclude_self=True)
     np.testing.assert_array_equal(got_self.distance, distance)
     np.testing.assert_array_equal(got_self.index, index)
@@ -141,7 +143,7 @@ def test_where_tiles_apply():
     query, reference = tables(0, n=300, m=3000)
     operands = O.matrix_setup(query, reference, "cpu", 2**22, 1).operands
     assert tiles.applies(operands, 3000, False)
-    assert not tiles.applies(operands, 3000, True)  # the farthest pair reads whole rows
+    assert tiles.applies(operands, 3000, True)  # with the farthest pair too (RunningFarthest)
     assert not tiles.applies(operands, tiles.TILE_COLUMNS, False)  # one tile: the whole-row path
 
 
@@ -154,9 +156,11 @@ def test_tiled_sweeps_equal_the_plain_engine_and_brute_force(seed, float64, smal
     seen = []
     original = B._sweep_chunk_tiled
     monkeypatch.setattr(B, "_sweep_chunk_tiled", lambda sweep, start, ops: seen.append(start) or original(sweep, start, ops))
-    forward, backward, _ = B.nearest_two_both_ways(query, reference, workers=2, chunk_elements=50_000)
+    forward, backward, extremes = B.nearest_two_both_ways(query, reference, with_extremes=True, workers=2,
+                                                         chunk_elements=50_000)
     within = B.nearest_two_within(reference, workers=2, chunk_elements=50_000)
     assert seen
+    assert (extremes.d_min, extremes.d_max) == brute_force(query, reference)[2]
     for got, (q, r, own) in ((forward, (query, reference, False)), (backward, (reference, query, False)),
                              (within, (reference, reference, True))):
         distance, index, _ = brute_force(q, r, exclude_self=own)
@@ -183,9 +187,34 @@ def test_random_grids_in_tiny_tiles_both_ways_and_within(n, m, d, levels, group,
         patch.setattr(O, "CPU_GROUP", group)
         patch.setattr(tiles, "TILE_COLUMNS", group * groups_per_tile)
         patch.setattr(tiles, "TILE_ROWS", rows)
-        forward, backward, _ = B.nearest_two_both_ways(y, z, workers=1)
+        forward, backward, extremes = B.nearest_two_both_ways(y, z, with_extremes=True, workers=1)
         within = B.nearest_two_within(z, workers=1)
+    d_min, d_max = brute_force(y, z)[2]
+    assert extremes.d_min == d_min and extremes.d_max == pytest.approx(d_max, abs=1e-15)
     for got, (q, r, own) in ((forward, (y, z, False)), (backward, (z, y, False)), (within, (z, z, True))):
         distance, index, _ = brute_force(q, r, exclude_self=own)
         np.testing.assert_array_equal(got.distance, distance)
         np.testing.assert_array_equal(got.index, index)
+
+
+def test_the_farthest_pair_of_tiled_chunks(small_tiles, monkeypatch):
+    rng = np.random.default_rng(7)
+    query, reference = rng.normal(size=(300, 6)), rng.normal(size=(900, 6))
+    reference[555] = 9.0  # one clear farthest pair
+    seen = calls_of(monkeypatch)
+    _, extremes = nearest_two(query, reference, with_extremes=True, workers=1, method="matrix",
+                              chunk_elements=50_000)
+    assert seen
+    d_max = cdist(query, reference).max()
+    assert extremes.d_max == brute_force(query, reference)[2][1]
+    assert extremes.d_max == pytest.approx(d_max, rel=1e-12)
+    # Beyond FAR_CANDIDATES pairs within the tolerance, the approximately farthest pair alone is refined.
+    monkeypatch.setattr(tiles, "FAR_CANDIDATES", 0)
+    _, fallback = nearest_two(query, reference, with_extremes=True, workers=1, method="matrix",
+                              chunk_elements=50_000)
+    assert fallback.d_max == extremes.d_max
+    # Tied farthest pairs (a grid): every chunk's ties are refined, the largest distance is exact.
+    monkeypatch.setattr(tiles, "FAR_CANDIDATES", 4096)
+    grid = rng.integers(0, 2, size=(900, 5)).astype(float)
+    _, tied = nearest_two(grid[:300], grid, with_extremes=True, workers=1, method="matrix", chunk_elements=50_000)
+    assert tied.d_max == brute_force(grid[:300], grid)[2][1]

@@ -231,13 +231,20 @@ def _chunk_top_two(
     """
     xp, error_scale = operands.xp, operands.error_scale
     if tiles.applies(operands, len(operands.reference), with_extremes):
-        cand_rows, cand_cols = tiles.top_two_candidates_tiled(operands, start, stop, exclude_self, max_half_ref)
+        farthest = tiles.RunningFarthest(operands, start, stop, max_half_ref) if with_extremes else None
+        cand_rows, cand_cols = tiles.top_two_candidates_tiled(operands, start, stop, exclude_self, max_half_ref,
+                                                              farthest)
         if too_many_candidates(cand_rows, stop - start, operands):
             return _chunk_top_two(query, reference, operands.fallback, start, stop, exclude_self, with_extremes,
                                   max_half_ref, chunk_elements)
         exact = exact_distances(query, reference, start + cand_rows, cand_cols, chunk_elements)
         dist, idx = select_two(cand_rows, cand_cols, exact, stop - start)
-        return dist, idx, None
+        chunk_extremes = None
+        if farthest is not None:
+            far_rows, far_cols = farthest.candidates()
+            far = exact_distances(query, reference, start + far_rows, far_cols, chunk_elements)
+            chunk_extremes = (float(dist[:, 0].min()), float(far.max()))
+        return dist, idx, chunk_extremes
     block = operands.scores(start, stop)
     rows = xp.arange(stop - start)
     query_norm = operands.query_norm[start:stop]

@@ -440,10 +440,13 @@ def _sweep_chunk_tiled(sweep: _Sweep, start: int, operands: Operands):
     query_norm = operands.query_norm[start:stop]
     shift = (0.5 - 2.0 * operands.error_scale) * query_norm
     row_candidates_ = tiles.RunningRowCandidates(operands, start, stop, sweep.max_half_ref)
+    farthest = tiles.RunningFarthest(operands, start, stop, sweep.max_half_ref) if sweep.with_extremes else None
     col_rows, col_cols = [], []
     for first in range(first_column, m, tiles.TILE_COLUMNS):
         last = min(m, first + tiles.TILE_COLUMNS)
         block = operands.scores(start, stop, first, last)
+        if farthest is not None:
+            farthest.add(block)
         if sweep.within:
             tiles.own_entries_excluded(block, start, first)
         row_candidates_.add(block, first)
@@ -477,4 +480,9 @@ def _sweep_chunk_tiled(sweep: _Sweep, start: int, operands: Operands):
         sweep.columns.merge(start + cand_rows, cand_cols, exact)
         return start, None, work
     dist, idx = select_two(cand_rows, cand_cols, exact, k)
-    return start, (dist, idx, None), work
+    chunk_extremes = None
+    if farthest is not None:
+        far_rows, far_cols = farthest.candidates()
+        far = exact_distances(query, reference, start + far_rows, far_cols, sweep.chunk_elements)
+        chunk_extremes = (float(dist[:, 0].min()), float(far.max()))
+    return start, (dist, idx, chunk_extremes), work

@@ -94,6 +94,15 @@ class Operands:
         return block
 
 
+    def scores_of_rows(self, rows, first_column: int, last_column: int) -> Any:
+        """:meth:`scores` for the query rows ``rows`` (any positions) against reference rows
+        [first_column, last_column)."""
+        block = self.query[rows] @ self.reference[first_column:last_column].T
+        if self.half_ref_norm is not None:
+            self.xp.subtract(self.half_ref_norm[first_column:last_column], block, out=block)
+        return block
+
+
 def _gpu_operands(query, reference, half_ref_norm, query_norm, error_scale) -> Operands:
     """The tables on the GPU (numpy when emulated), augmented so that one product gives the scores."""
     xp = gpu.array_module("gpu")

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from privcore.engine.candidates import group_minima
+from privcore.engine.candidates import FAR_CANDIDATES, group_minima
 
 #: Query rows of a tiled chunk.
 TILE_ROWS = 1024
@@ -36,8 +36,8 @@ TILE_COLUMNS = 2048
 
 def applies(operands, reference_rows: int, with_extremes: bool) -> bool:
     """Whether a pass's chunks find their top-two candidates tile by tile: on the CPU (numpy), with column
-    groups, at least two full groups and more reference rows than one tile, and without the farthest pair
-    (whose candidates read the whole row).
+    groups, at least two full groups and more reference rows than one tile (with or without the farthest
+    pair, see :class:`RunningFarthest`).
 
     Parameters
     ----------
@@ -53,7 +53,7 @@ def applies(operands, reference_rows: int, with_extremes: bool) -> bool:
     bool
     """
     group = operands.group
-    return (operands.xp is np and not with_extremes and group >= 2 and reference_rows // group >= 2
+    return (operands.xp is np and group >= 2 and reference_rows // group >= 2
             and reference_rows > TILE_COLUMNS and TILE_COLUMNS % group == 0)
 
 
@@ -137,6 +137,64 @@ class RunningRowCandidates:
         return rows[final].astype(np.int64, copy=False), cols[final].astype(np.int64, copy=False)
 
 
+class RunningFarthest:
+    """The pairs of a chunk that may be its farthest (as :func:`privcore.engine.candidates.far_candidates` finds
+    them in a whole block), from score tiles added one at a time.
+
+    Each row's largest score is kept while the tiles pass; at the end the rows whose largest approximate
+    squared distance lies within the tolerance of the chunk's largest are read again (usually one or a few
+    rows, a small product) and their pairs within the tolerance are the candidates. Their scores come from
+    another product and may round differently within the same bound; the tolerance covers twice that bound,
+    so the exactly farthest pair is among them, and refining them gives the same largest distance.
+
+    Parameters
+    ----------
+    operands : privcore.engine.operands.Operands
+        The pass's CPU operands.
+    start, stop : int
+        The chunk's query rows.
+    max_half_ref : float
+        Largest ``|r|²/2``.
+    """
+
+    def __init__(self, operands, start: int, stop: int, max_half_ref: float):
+        self.operands, self.start, self.stop, self.max_half_ref = operands, start, stop, max_half_ref
+        self.row_max = np.full(stop - start, -np.inf)
+
+    def add(self, block) -> None:
+        """Take a tile of the chunk's scores (before any entry is excluded)."""
+        np.maximum(self.row_max, block.max(axis=1), out=self.row_max)
+
+    def candidates(self) -> tuple[np.ndarray, np.ndarray]:
+        """(chunk row, reference row) of the pairs to refine: all pairs within the tolerance of the largest,
+        or, beyond :data:`FAR_CANDIDATES` of them, the approximately farthest pair alone."""
+        operands = self.operands
+        query_norm = operands.query_norm[self.start : self.stop]
+        far_sq = query_norm + 2.0 * self.row_max
+        best = int(np.argmax(far_sq))
+        tolerance = 4.0 * operands.error_scale * (float(query_norm.max()) + 2.0 * self.max_half_ref) + 1e-300
+        limit = float(far_sq[best]) - tolerance
+        near = np.flatnonzero(far_sq >= limit)
+        m = len(operands.reference)
+        hit_rows, hit_cols, found = [], [], 0
+        best_column, best_score = 0, -np.inf
+        for first in range(0, m, TILE_COLUMNS):
+            block = query_norm[near][:, None] + 2.0 * operands.scores_of_rows(self.start + near, first,
+                                                                              min(m, first + TILE_COLUMNS))
+            rows, cols = np.nonzero(block >= limit)
+            found += len(rows)
+            if found <= FAR_CANDIDATES:
+                hit_rows.append(near[rows])
+                hit_cols.append(first + cols)
+            at_best = block[int(np.flatnonzero(near == best)[0])]
+            column = int(np.argmax(at_best))
+            if at_best[column] > best_score:
+                best_column, best_score = first + column, float(at_best[column])
+        if 0 < found <= FAR_CANDIDATES:
+            return np.concatenate(hit_rows), np.concatenate(hit_cols)
+        return np.array([best]), np.array([best_column])
+
+
 def own_entries_excluded(block, start: int, first: int) -> None:
     """Set to ``inf`` the entries of ``block`` (query rows ``start, …`` of a table against its own rows
     ``first, …``) that pair a row with itself."""
@@ -145,9 +203,11 @@ def own_entries_excluded(block, start: int, first: int) -> None:
     block[own, start + own - first] = np.inf
 
 
-def top_two_candidates_tiled(operands, start: int, stop: int, exclude_self: bool, max_half_ref: float):
+def top_two_candidates_tiled(operands, start: int, stop: int, exclude_self: bool, max_half_ref: float,
+                             farthest: RunningFarthest | None = None):
     """(chunk row, reference row) of every score within the rounding tolerance of its row's second-best group
-    minimum, for query rows [start, stop), reading the scores one tile at a time.
+    minimum, for query rows [start, stop), reading the scores one tile at a time (and, with ``farthest``,
+    giving it every tile).
 
     Parameters
     ----------
@@ -159,6 +219,8 @@ def top_two_candidates_tiled(operands, start: int, stop: int, exclude_self: bool
         The query is the reference: row ``start + i`` is not its own candidate.
     max_half_ref : float
         Largest ``|r|²/2``.
+    farthest : RunningFarthest, optional
+        Also fed every tile (before the row itself is excluded).
 
     Returns
     -------
@@ -169,6 +231,8 @@ def top_two_candidates_tiled(operands, start: int, stop: int, exclude_self: bool
     m = len(operands.reference)
     for first in range(0, m, TILE_COLUMNS):
         block = operands.scores(start, stop, first, min(m, first + TILE_COLUMNS))
+        if farthest is not None:
+            farthest.add(block)
         if exclude_self:
             own_entries_excluded(block, start, first)
         candidates.add(block, first)
