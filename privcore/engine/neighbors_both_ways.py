@@ -51,8 +51,6 @@ MIN_ROWS = 8
 #: at 15,000 × 29 columns 0.71x, 30,000 × 29 0.92x, 60,000 × 29 1.09x, 30,000 × 106 1.16x, 100,000 × 107
 #: 1.54x; both ways at 10,000 × 29 0.96x, 60,000 × 29 1.12x, 100,000 × 107 1.57x).
 MIN_WORK = 1_500_000
-#: Rows whose column candidates a tiled chunk (:func:`_sweep_chunk_tiled`) selects together.
-COLUMN_ROWS = 128
 
 
 class RunningTopTwo:
@@ -427,6 +425,27 @@ def _sweep_chunk(sweep: _Sweep, start: int, operands: Operands | None = None):
     return start, (dist, idx, chunk_extremes), work
 
 
+def _column_candidates_t(columns_t, thresholds, error_scale, half_ref_norm, query_norm):
+    """:func:`_column_candidates` on a transposed tile (one reference row per row): (chunk row, reference row)
+    of every entry under its reference row's threshold and, in rows hit more than twice, within the rounding
+    bound of their second-smallest entry here."""
+    if not columns_t.shape[0]:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    hit = np.flatnonzero(columns_t.min(axis=1) <= thresholds)
+    sub = columns_t[hit]
+    if sub.shape[1] > 2 and len(hit):
+        # As in _column_candidates: the second-smallest entry, widened by twice its rounding and shift bound.
+        second = np.partition(sub, 1, axis=1)[:, 1].astype(np.float64)
+        widened = second + 8.0 * error_scale * (float(query_norm.max()) + 2.0 * half_ref_norm[hit]) + 1e-300
+        local = widened.astype(sub.dtype)
+        local = np.where(local < widened, np.nextafter(local, np.inf), local)
+        limit = np.minimum(thresholds[hit], local)
+    else:
+        limit = thresholds[hit]
+    position, rows = np.nonzero(sub <= limit[:, None])
+    return rows, hit[position]
+
+
 def _sweep_chunk_tiled(sweep: _Sweep, start: int, operands: Operands):
     """:func:`_sweep_chunk` with the block read one tile of columns at a time (privcore.engine.tiles): the
     rows' candidates from a running threshold, each tile's columns' candidates as in the whole block (a column
@@ -444,25 +463,22 @@ def _sweep_chunk_tiled(sweep: _Sweep, start: int, operands: Operands):
     col_rows, col_cols = [], []
     for first in range(first_column, m, tiles.TILE_COLUMNS):
         last = min(m, first + tiles.TILE_COLUMNS)
-        block = operands.scores(start, stop, first, last)
+        block_t = tiles.tile_scores(operands, start, stop, first, last)
         if farthest is not None:
-            farthest.add(block)
+            farthest.add(block_t)
         if sweep.within:
-            tiles.own_entries_excluded(block, start, first)
-        row_candidates_.add(block, first)
+            tiles.own_entries_excluded(block_t, start, first)
+        row_candidates_.add(block_t, first)
         owners_from = max(first, first_owner)
         if owners_from < last:
-            columns = block[:, owners_from - first :]
-            columns += shift.astype(block.dtype)[:, None]
-            thresholds = sweep.column_thresholds(owners_from, operands, block.dtype, last)
-            # In runs of COLUMN_ROWS rows, as in a chunk of the whole-row path: a column's minimum over more
-            # rows falls under its threshold more often, and each column hit costs a read of all the rows.
-            for top in range(0, k, COLUMN_ROWS):
-                rows, cols = _column_candidates(columns[top : top + COLUMN_ROWS], thresholds, operands.error_scale,
-                                                sweep.half_ref_norm[owners_from:last], query_norm[top : top + COLUMN_ROWS])
-                col_rows.append(top + rows)
-                col_cols.append(owners_from + cols)
-        del block
+            columns_t = block_t[owners_from - first :]
+            columns_t += shift.astype(block_t.dtype)[None, :]
+            thresholds = sweep.column_thresholds(owners_from, operands, block_t.dtype, last)
+            rows, cols = _column_candidates_t(columns_t, thresholds, operands.error_scale,
+                                              sweep.half_ref_norm[owners_from:last], query_norm)
+            col_rows.append(rows)
+            col_cols.append(owners_from + cols)
+        del block_t
     cand_rows, cand_cols = row_candidates_.result()
     col_rows = np.concatenate(col_rows) if col_rows else np.zeros(0, dtype=np.int64)
     owners = np.concatenate(col_cols) if col_cols else np.zeros(0, dtype=np.int64)

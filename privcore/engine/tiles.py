@@ -15,13 +15,18 @@ under its running threshold when its tile was read. Each tile keeps its scores u
 from other products than the whole-row block's and may round differently within the same error bound; the
 candidates still include every pair that can be among the two nearest, and since the exact refinement and the
 choice by (exact distance, index) decide, the neighbours and distances are identical.
+
+A tile is held transposed, one reference row per row (:func:`tile_scores`): the reductions that follow each
+product (the minimum of every group of reference rows, each query row's largest score, each reference row's
+smallest) then run along long contiguous rows, about three times faster than the minima of short runs within
+a row (measured: 0.2 against 0.6 ns per score; the product itself takes about 2.6).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from privcore.engine.candidates import FAR_CANDIDATES, group_minima
+from privcore.engine.candidates import FAR_CANDIDATES
 
 #: Query rows of a tiled chunk.
 TILE_ROWS = 1024
@@ -78,6 +83,50 @@ def tile_rows(query_rows: int, chunk_elements: int, wanted: int | None = None) -
     return max(1, min(query_rows, wanted, chunk_elements // TILE_COLUMNS))
 
 
+def tile_scores(operands, start: int, stop: int, first: int, last: int) -> np.ndarray:
+    """The scores of :meth:`privcore.engine.operands.Operands.scores` for query rows [start, stop) against
+    reference rows [first, last), transposed: shape (last − first, stop − start).
+
+    Parameters
+    ----------
+    operands : privcore.engine.operands.Operands
+        The pass's CPU operands.
+    start, stop, first, last : int
+        The query and reference rows.
+
+    Returns
+    -------
+    numpy.ndarray
+    """
+    block = operands.reference[first:last] @ operands.query[start:stop].T
+    if operands.half_ref_norm is not None:
+        np.subtract(operands.half_ref_norm[first:last, None], block, out=block)
+    return block
+
+
+def group_minima_t(block_t: np.ndarray, group: int) -> np.ndarray:
+    """Minimum over each run of ``group`` rows of a transposed tile (the last run may be shorter), per column:
+    shape (⌈rows / group⌉, columns).
+
+    Parameters
+    ----------
+    block_t : numpy.ndarray
+        A transposed tile (:func:`tile_scores`).
+    group : int
+        Rows per run.
+
+    Returns
+    -------
+    numpy.ndarray
+    """
+    width, k = block_t.shape
+    full = (width // group) * group
+    minima = block_t[:full].reshape(full // group, group, k).min(axis=1)
+    if full < width:
+        minima = np.concatenate([minima, block_t[full:].min(axis=0)[None, :]], axis=0)
+    return minima
+
+
 class RunningRowCandidates:
     """Each chunk row's top-two candidates, from score tiles added one at a time (see the module docstring).
 
@@ -100,32 +149,37 @@ class RunningRowCandidates:
         self.second = np.full(stop - start, np.inf)
         self._rows, self._cols, self._scores = [], [], []
 
-    def add(self, block, first: int) -> None:
-        """Take the scores ``block`` of the chunk's rows against reference rows ``first, first + 1, …`` (a row's
-        excluded entries ``inf``); ``block`` is read, not changed."""
+    def add(self, block_t, first: int) -> None:
+        """Take a transposed tile ``block_t`` (:func:`tile_scores`) of reference rows ``first, first + 1, …``
+        against the chunk's rows (a row's excluded entries ``inf``); ``block_t`` is read, not changed."""
         rows, group = self.rows, self.group
-        width = block.shape[1]
-        minima = group_minima(block, group, np)
-        tile_best_group = np.argmin(minima, axis=1)
-        tile_best = minima[rows, tile_best_group]
-        minima[rows, tile_best_group] = np.inf
-        tile_second = minima.min(axis=1) if minima.shape[1] > 1 else np.full(len(rows), np.inf)
-        minima[rows, tile_best_group] = tile_best
+        width = block_t.shape[0]
+        minima = group_minima_t(block_t, group)
+        tile_best_group = np.argmin(minima, axis=0)
+        tile_best = minima[tile_best_group, rows]
+        minima[tile_best_group, rows] = np.inf
+        tile_second = minima.min(axis=0) if minima.shape[0] > 1 else np.full(len(rows), np.inf)
+        minima[tile_best_group, rows] = tile_best
         # The two smallest of {best, second, tile_best, tile_second}.
         self.second = np.minimum(np.maximum(self.best, tile_best), np.minimum(self.second, tile_second))
         self.best = np.minimum(self.best, tile_best)
         threshold = self.second + self.tolerance
-        group_rows, groups = np.nonzero(minima <= threshold[:, None])
+        groups, group_rows = np.nonzero(minima <= threshold[None, :])  # ordered by group
         if not len(group_rows):
             return
-        cols = groups[:, None] * group + np.arange(group)
-        inside = cols < width  # the tile's last group may be shorter
-        cols = np.minimum(cols, width - 1)
-        scores = block[group_rows[:, None], cols]
-        i, j = np.nonzero(inside & (scores <= threshold[group_rows][:, None]))
-        self._rows.append(group_rows[i])
-        self._cols.append(first + cols[i, j])
-        self._scores.append(scores[i, j])
+        # Group by group: the group's rows of the tile are contiguous, and each of them is read once for all
+        # the chunk rows that hit the group (reading a column segment per hit would touch a line per score).
+        ends = np.flatnonzero(np.r_[groups[1:] != groups[:-1], True]) + 1
+        begin = 0
+        for end in ends:
+            hit_rows = group_rows[begin:end]
+            top = int(groups[begin]) * group
+            sub = block_t[top : min(width, top + group), hit_rows]
+            i, j = np.nonzero(sub <= threshold[hit_rows][None, :])
+            self._rows.append(hit_rows[j])
+            self._cols.append(first + top + i)
+            self._scores.append(sub[i, j])
+            begin = end
 
     def result(self) -> tuple[np.ndarray, np.ndarray]:
         """(chunk row, reference row) of every kept score within the tolerance of its row's final second-best
@@ -161,9 +215,9 @@ class RunningFarthest:
         self.operands, self.start, self.stop, self.max_half_ref = operands, start, stop, max_half_ref
         self.row_max = np.full(stop - start, -np.inf)
 
-    def add(self, block) -> None:
-        """Take a tile of the chunk's scores (before any entry is excluded)."""
-        np.maximum(self.row_max, block.max(axis=1), out=self.row_max)
+    def add(self, block_t) -> None:
+        """Take a transposed tile of the chunk's scores (before any entry is excluded)."""
+        np.maximum(self.row_max, block_t.max(axis=0), out=self.row_max)
 
     def candidates(self) -> tuple[np.ndarray, np.ndarray]:
         """(chunk row, reference row) of the pairs to refine: all pairs within the tolerance of the largest,
@@ -195,12 +249,12 @@ class RunningFarthest:
         return np.array([best]), np.array([best_column])
 
 
-def own_entries_excluded(block, start: int, first: int) -> None:
-    """Set to ``inf`` the entries of ``block`` (query rows ``start, …`` of a table against its own rows
-    ``first, …``) that pair a row with itself."""
-    rows = np.arange(block.shape[0])
-    own = rows[(start + rows >= first) & (start + rows < first + block.shape[1])]
-    block[own, start + own - first] = np.inf
+def own_entries_excluded(block_t, start: int, first: int) -> None:
+    """Set to ``inf`` the entries of the transposed tile ``block_t`` (reference rows ``first, …`` of a table
+    against its own rows ``start, …``) that pair a row with itself."""
+    rows = np.arange(block_t.shape[1])
+    own = rows[(start + rows >= first) & (start + rows < first + block_t.shape[0])]
+    block_t[start + own - first, own] = np.inf
 
 
 def top_two_candidates_tiled(operands, start: int, stop: int, exclude_self: bool, max_half_ref: float,
@@ -230,10 +284,10 @@ def top_two_candidates_tiled(operands, start: int, stop: int, exclude_self: bool
     candidates = RunningRowCandidates(operands, start, stop, max_half_ref)
     m = len(operands.reference)
     for first in range(0, m, TILE_COLUMNS):
-        block = operands.scores(start, stop, first, min(m, first + TILE_COLUMNS))
+        block_t = tile_scores(operands, start, stop, first, min(m, first + TILE_COLUMNS))
         if farthest is not None:
-            farthest.add(block)
+            farthest.add(block_t)
         if exclude_self:
-            own_entries_excluded(block, start, first)
-        candidates.add(block, first)
+            own_entries_excluded(block_t, start, first)
+        candidates.add(block_t, first)
     return candidates.result()
