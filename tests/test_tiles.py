@@ -26,6 +26,7 @@ def small_tiles(monkeypatch):
     whole-row self-exclusion path instead of the sweep, so that it is the one tested."""
     monkeypatch.setattr(tiles, "TILE_COLUMNS", 256)
     monkeypatch.setattr(tiles, "TILE_ROWS", 64)
+    monkeypatch.setattr(tiles, "SWEEP_TILE_ROWS", 64)
     monkeypatch.setattr(N, "sweep_pays", lambda *args: False)
 
 
@@ -72,7 +73,7 @@ def test_tiled_passes_equal_the_whole_row_path_and_brute_force(seed, float64, sm
     np.testing.assert_array_equal(got_self.index, index)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(
     n=st.integers(1, 40),
     m=st.integers(2, 60),
@@ -93,16 +94,20 @@ def test_random_grids_with_many_ties_in_tiny_tiles(n, m, d, levels, group, group
         patch.setattr(O, "CPU_GROUP", group)
         patch.setattr(tiles, "TILE_COLUMNS", group * groups_per_tile)
         patch.setattr(tiles, "TILE_ROWS", rows)
+        patch.setattr(tiles, "SWEEP_TILE_ROWS", rows)
         patch.setattr(N, "sweep_pays", lambda *args: False)
-        got, got_ext = nearest_two(y, z, with_extremes=True, workers=1, method="matrix")
-        got_self = nearest_two(z, z, exclude_self=True, workers=1, method="matrix")[0]
-    distance, index, (d_min, d_max) = brute_force(y, z)
-    np.testing.assert_array_equal(got.distance, distance)
-    np.testing.assert_array_equal(got.index, index)
-    assert got_ext.d_min == d_min and got_ext.d_max == pytest.approx(d_max, abs=1e-15)
-    distance, index, _ = brute_force(z, z, exclude_self=True)
-    np.testing.assert_array_equal(got_self.distance, distance)
-    np.testing.assert_array_equal(got_self.index, index)
+        top_two, top_two_extremes = nearest_two(y, z, with_extremes=True, workers=1, method="matrix")
+        own = nearest_two(z, z, exclude_self=True, workers=1, method="matrix")[0]
+        forward, backward, both_extremes = B.nearest_two_both_ways(y, z, with_extremes=True, workers=1)
+        within = B.nearest_two_within(z, workers=1)
+    for got, (q, r, exclude) in ((top_two, (y, z, False)), (own, (z, z, True)), (forward, (y, z, False)),
+                                 (backward, (z, y, False)), (within, (z, z, True))):
+        distance, index, _ = brute_force(q, r, exclude_self=exclude)
+        np.testing.assert_array_equal(got.distance, distance)
+        np.testing.assert_array_equal(got.index, index)
+    d_min, d_max = brute_force(y, z)[2]
+    for extremes in (top_two_extremes, both_extremes):
+        assert extremes.d_min == d_min and extremes.d_max == pytest.approx(d_max, abs=1e-15)
 
 
 def test_tiled_candidates_hold_every_score_within_the_tolerance_of_the_second_best(small_tiles):
@@ -155,7 +160,8 @@ def test_tiled_sweeps_equal_the_plain_engine_and_brute_force(seed, float64, smal
         monkeypatch.setattr(O, "FLOAT32_NORM_RATIO", -1.0)
     seen = []
     original = B._sweep_chunk_tiled
-    monkeypatch.setattr(B, "_sweep_chunk_tiled", lambda sweep, start, ops: seen.append(start) or original(sweep, start, ops))
+    monkeypatch.setattr(B, "_sweep_chunk_tiled",
+                        lambda sweep, start, ops: seen.append(start) or original(sweep, start, ops))
     forward, backward, extremes = B.nearest_two_both_ways(query, reference, with_extremes=True, workers=2,
                                                          chunk_elements=50_000)
     within = B.nearest_two_within(reference, workers=2, chunk_elements=50_000)
@@ -163,35 +169,6 @@ def test_tiled_sweeps_equal_the_plain_engine_and_brute_force(seed, float64, smal
     assert (extremes.d_min, extremes.d_max) == brute_force(query, reference)[2]
     for got, (q, r, own) in ((forward, (query, reference, False)), (backward, (reference, query, False)),
                              (within, (reference, reference, True))):
-        distance, index, _ = brute_force(q, r, exclude_self=own)
-        np.testing.assert_array_equal(got.distance, distance)
-        np.testing.assert_array_equal(got.index, index)
-
-
-@settings(max_examples=40, deadline=None)
-@given(
-    n=st.integers(8, 40),
-    m=st.integers(8, 60),
-    d=st.integers(1, 4),
-    levels=st.integers(1, 4),
-    group=st.sampled_from([2, 3, 4]),
-    groups_per_tile=st.integers(1, 3),
-    rows=st.integers(1, 9),
-    seed=st.integers(0, 10_000),
-)
-def test_random_grids_in_tiny_tiles_both_ways_and_within(n, m, d, levels, group, groups_per_tile, rows, seed):
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, levels, (n, d)).astype(float) / max(levels - 1, 1)
-    z = rng.integers(0, levels, (m, d)).astype(float) / max(levels - 1, 1)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(O, "CPU_GROUP", group)
-        patch.setattr(tiles, "TILE_COLUMNS", group * groups_per_tile)
-        patch.setattr(tiles, "TILE_ROWS", rows)
-        forward, backward, extremes = B.nearest_two_both_ways(y, z, with_extremes=True, workers=1)
-        within = B.nearest_two_within(z, workers=1)
-    d_min, d_max = brute_force(y, z)[2]
-    assert extremes.d_min == d_min and extremes.d_max == pytest.approx(d_max, abs=1e-15)
-    for got, (q, r, own) in ((forward, (y, z, False)), (backward, (z, y, False)), (within, (z, z, True))):
         distance, index, _ = brute_force(q, r, exclude_self=own)
         np.testing.assert_array_equal(got.distance, distance)
         np.testing.assert_array_equal(got.index, index)

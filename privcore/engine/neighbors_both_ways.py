@@ -356,17 +356,24 @@ def _column_candidates(columns, thresholds, error_scale, half_ref_norm, query_no
     hit = np.flatnonzero(columns.min(axis=0) <= thresholds)
     sub = columns[:, hit]
     if len(sub) > 2 and len(hit):
-        # The second-smallest shifted entry is at least its exact d²/2 less 4·err·(max |q|² + |r|²)
-        # (rounding plus the shift); widening by twice that keeps every entry at or below its exact value.
-        second = np.partition(sub, 1, axis=0)[1].astype(np.float64)
-        widened = second + 8.0 * error_scale * (float(query_norm.max()) + 2.0 * half_ref_norm[hit]) + 1e-300
-        local = widened.astype(sub.dtype)
-        local = np.where(local < widened, np.nextafter(local, np.inf), local)
-        limit = np.minimum(thresholds[hit], local)
+        second = np.partition(sub, 1, axis=0)[1]
+        limit = _within_local_bound(second, thresholds[hit], error_scale, query_norm, half_ref_norm[hit])
     else:
         limit = thresholds[hit]
     rows, position = np.nonzero(sub <= limit[None, :])
     return rows, hit[position]
+
+
+def _within_local_bound(second, thresholds, error_scale, query_norm, half_ref_norm):
+    """The columns' limits: their thresholds, lowered to their second-smallest shifted entry in this chunk
+    widened by its bound. That entry is at least its exact d²/2 less 4·err·(max |q|² + |r|²) (rounding plus
+    the shift); widening by twice that keeps every entry at or below its exact value. Rounded up to the
+    entries' type."""
+    bound = 8.0 * error_scale * (float(query_norm.max()) + 2.0 * half_ref_norm) + 1e-300
+    widened = second.astype(np.float64) + bound
+    local = widened.astype(second.dtype)
+    local = np.where(local < widened, np.nextafter(local, np.inf), local)
+    return np.minimum(thresholds, local)
 
 
 def _sweep_chunk(sweep: _Sweep, start: int, operands: Operands | None = None):
@@ -434,12 +441,8 @@ def _column_candidates_t(columns_t, thresholds, error_scale, half_ref_norm, quer
     hit = np.flatnonzero(columns_t.min(axis=1) <= thresholds)
     sub = columns_t[hit]
     if sub.shape[1] > 2 and len(hit):
-        # As in _column_candidates: the second-smallest entry, widened by twice its rounding and shift bound.
-        second = np.partition(sub, 1, axis=1)[:, 1].astype(np.float64)
-        widened = second + 8.0 * error_scale * (float(query_norm.max()) + 2.0 * half_ref_norm[hit]) + 1e-300
-        local = widened.astype(sub.dtype)
-        local = np.where(local < widened, np.nextafter(local, np.inf), local)
-        limit = np.minimum(thresholds[hit], local)
+        second = np.partition(sub, 1, axis=1)[:, 1]
+        limit = _within_local_bound(second, thresholds[hit], error_scale, query_norm, half_ref_norm[hit])
     else:
         limit = thresholds[hit]
     position, rows = np.nonzero(sub <= limit[:, None])
