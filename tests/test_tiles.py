@@ -159,9 +159,8 @@ def test_tiled_sweeps_equal_the_plain_engine_and_brute_force(seed, float64, smal
     if float64:
         monkeypatch.setattr(O, "FLOAT32_NORM_RATIO", -1.0)
     seen = []
-    original = B._sweep_chunk_tiled
-    monkeypatch.setattr(B, "_sweep_chunk_tiled",
-                        lambda sweep, start, ops: seen.append(start) or original(sweep, start, ops))
+    original = B._tiled_candidates
+    monkeypatch.setattr(B, "_tiled_candidates", lambda *args: seen.append(args[2]) or original(*args))
     forward, backward, extremes = B.nearest_two_both_ways(query, reference, with_extremes=True, workers=2,
                                                          chunk_elements=50_000)
     within = B.nearest_two_within(reference, workers=2, chunk_elements=50_000)

@@ -136,7 +136,7 @@ def top_two_candidates(block, rows, tolerance, group, xp):
         return xp.nonzero(block <= threshold[:, None])
     # With two full groups of at least two columns, some group other than the best one has a finite score
     # even when the row's own column is excluded (inf), so the threshold is finite.
-    minima = group_minima(block, group, xp)
+    minima = _group_minima(block, group, xp)
     first = xp.argmin(minima, axis=1)
     first_minimum = minima[rows, first]
     minima[rows, first] = xp.inf
@@ -151,23 +151,8 @@ def top_two_candidates(block, rows, tolerance, group, xp):
     return group_rows[i], cols[i, j]
 
 
-def group_minima(block, group, xp):
-    """Minimum of each run of ``group`` columns of every row (the last run may be shorter).
-
-    Parameters
-    ----------
-    block : array
-        Scores, shape (k, m).
-    group : int
-        Columns per run.
-    xp : module
-        numpy or cupy.
-
-    Returns
-    -------
-    array
-        Shape (k, ⌈m / group⌉).
-    """
+def _group_minima(block, group, xp):
+    """Minimum of each run of ``group`` columns of every row (the last run may be shorter)."""
     k, m = block.shape
     full = (m // group) * group
     minima = block[:, :full].reshape(k, full // group, group).min(axis=2)

@@ -229,45 +229,45 @@ def _chunk_top_two(
     The scores, reductions and masks run in ``operands.xp``; the exact refinement runs on the host arrays
     ``query`` and ``reference``.
     """
-    xp, error_scale = operands.xp, operands.error_scale
     if tiles.applies(operands, len(operands.reference), with_extremes):
         farthest = tiles.RunningFarthest(operands, start, stop, max_half_ref) if with_extremes else None
         cand_rows, cand_cols = tiles.top_two_candidates_tiled(operands, start, stop, exclude_self, max_half_ref,
                                                               farthest)
-        if too_many_candidates(cand_rows, stop - start, operands):
-            return _chunk_top_two(query, reference, operands.fallback, start, stop, exclude_self, with_extremes,
-                                  max_half_ref, chunk_elements)
-        exact = exact_distances(query, reference, start + cand_rows, cand_cols, chunk_elements)
-        dist, idx = select_two(cand_rows, cand_cols, exact, stop - start)
-        chunk_extremes = None
-        if farthest is not None:
-            far_rows, far_cols = farthest.candidates()
-            far = exact_distances(query, reference, start + far_rows, far_cols, chunk_elements)
-            chunk_extremes = (float(dist[:, 0].min()), float(far.max()))
-        return dist, idx, chunk_extremes
-    block = operands.scores(start, stop)
-    rows = xp.arange(stop - start)
-    query_norm = operands.query_norm[start:stop]
-    far_rows = far_cols = None
-    if with_extremes:
-        far_rows, far_cols = far_candidates(block, query_norm, error_scale, max_half_ref, xp)
-    if exclude_self:
-        block[rows, start + rows] = xp.inf
-    cand_rows, cand_cols = row_candidates(block, rows, block.shape[1] - int(exclude_self), query_norm, operands,
-                                          max_half_ref)
+        far_pairs = farthest.candidates if farthest is not None else None
+    else:
+        cand_rows, cand_cols, far_pairs = _block_candidates(operands, start, stop, exclude_self, with_extremes,
+                                                            max_half_ref)
     if too_many_candidates(cand_rows, stop - start, operands):
-        del block
         return _chunk_top_two(query, reference, operands.fallback, start, stop, exclude_self, with_extremes,
                               max_half_ref, chunk_elements)
-    del block
     cand_rows, cand_cols = gpu.to_host(cand_rows), gpu.to_host(cand_cols)
     exact = exact_distances(query, reference, start + cand_rows, cand_cols, chunk_elements)
     dist, idx = select_two(cand_rows, cand_cols, exact, stop - start)
     chunk_extremes = None
-    if with_extremes:
+    if far_pairs is not None:
+        far_rows, far_cols = far_pairs()
         far = exact_distances(query, reference, start + far_rows, far_cols, chunk_elements)
         chunk_extremes = (float(dist[:, 0].min()), float(far.max()))
     return dist, idx, chunk_extremes
+
+
+def _block_candidates(operands, start, stop, exclude_self, with_extremes, max_half_ref):
+    """A chunk's top-two candidates (in ``operands.xp``) from its whole block, and its farthest-pair candidates
+    (on the host; a callable, as the tiles' :meth:`privcore.engine.tiles.RunningFarthest.candidates`, or None
+    without extremes). The block is freed on return."""
+    xp = operands.xp
+    block = operands.scores(start, stop)
+    rows = xp.arange(stop - start)
+    query_norm = operands.query_norm[start:stop]
+    far_pairs = None
+    if with_extremes:
+        far = far_candidates(block, query_norm, operands.error_scale, max_half_ref, xp)
+        far_pairs = lambda: far  # noqa: E731 - the same interface as RunningFarthest.candidates
+    if exclude_self:
+        block[rows, start + rows] = xp.inf
+    cand_rows, cand_cols = row_candidates(block, rows, block.shape[1] - int(exclude_self), query_norm, operands,
+                                          max_half_ref)
+    return cand_rows, cand_cols, far_pairs
 
 
 def _chunk_task(operands, starts, rows_per_chunk, exclude_self, with_extremes, max_half_ref, chunk_elements):

@@ -309,7 +309,7 @@ def _sweep_task(sweep: _Sweep, starts: tuple[int, ...]):
 def _prepare(query, reference, within, with_extremes, chunk_elements, workers):
     setup = matrix_setup(query, reference, "cpu", chunk_elements, workers)
     if tiles.applies(setup.operands, len(reference), with_extremes):
-        # More query rows per chunk, the reference a tile at a time (privcore.engine.tiles, _sweep_chunk_tiled).
+        # More query rows per chunk, the reference a tile at a time (privcore.engine.tiles, _tiled_candidates).
         rows = tiles.tile_rows(len(query), chunk_elements, tiles.SWEEP_TILE_ROWS)
         setup = dataclasses.replace(setup, starts=list(range(0, len(query), rows)), rows_per_chunk=rows)
     sweep = _Sweep(
@@ -347,123 +347,104 @@ def _first_bounds(query, reference, within, setup, chunk_elements) -> np.ndarray
     return np.maximum(bound, 0.0) + tolerance
 
 
-def _column_candidates(columns, thresholds, error_scale, half_ref_norm, query_norm):
-    """(row, column) of every entry under its column's threshold and, in columns hit more than twice in this
-    chunk, also within the rounding bound of the column's second-smallest entry here (the others cannot be
-    among the column's final two). The columns' minima find the few hit columns in one read of the block."""
-    if not columns.shape[1]:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    hit = np.flatnonzero(columns.min(axis=0) <= thresholds)
-    sub = columns[:, hit]
-    if len(sub) > 2 and len(hit):
-        second = np.partition(sub, 1, axis=0)[1]
-        limit = _within_local_bound(second, thresholds[hit], error_scale, query_norm, half_ref_norm[hit])
-    else:
-        limit = thresholds[hit]
-    rows, position = np.nonzero(sub <= limit[None, :])
-    return rows, hit[position]
-
-
-def _within_local_bound(second, thresholds, error_scale, query_norm, half_ref_norm):
-    """The columns' limits: their thresholds, lowered to their second-smallest shifted entry in this chunk
-    widened by its bound. That entry is at least its exact d²/2 less 4·err·(max |q|² + |r|²) (rounding plus
-    the shift); widening by twice that keeps every entry at or below its exact value. Rounded up to the
-    entries' type."""
-    bound = 8.0 * error_scale * (float(query_norm.max()) + 2.0 * half_ref_norm) + 1e-300
-    widened = second.astype(np.float64) + bound
-    local = widened.astype(second.dtype)
-    local = np.where(local < widened, np.nextafter(local, np.inf), local)
-    return np.minimum(thresholds, local)
-
-
-def _sweep_chunk(sweep: _Sweep, start: int, operands: Operands | None = None):
-    """One chunk of query rows [start, stop): its rows' candidates (merged, within one table; final, between
-    two) and its columns' candidates (merged). Returns ``(start, row result or None, work done)``.
-
-    A chunk whose float32 candidates are too many (:func:`privcore.engine.operands.candidate_budget`) is recomputed
-    with the float64 operands, as in the plain engine.
-    """
-    operands = operands or sweep.operands
-    query, reference = sweep.query, sweep.reference
-    stop = min(len(query), start + sweep.rows_per_chunk)
-    k = stop - start
-    first_column = start if sweep.within else 0
-    if tiles.applies(operands, len(reference) - first_column, sweep.with_extremes):
-        return _sweep_chunk_tiled(sweep, start, operands)
-    block = operands.scores(start, stop, first_column)
-    width = block.shape[1]
-    rows = np.arange(k)
-    query_norm = operands.query_norm[start:stop]
-    far_rows = far_cols = None
-    if sweep.with_extremes:
-        far_rows, far_cols = far_candidates(block, query_norm, operands.error_scale, sweep.max_half_ref, np)
-    if sweep.within:
-        block[rows, rows] = np.inf  # the row itself, on the diagonal
-    cand_rows, cand_cols = row_candidates(block, rows, width - int(sweep.within), query_norm, operands,
-                                          sweep.max_half_ref)
-    # Columns: reference rows of other chunks (within one table, those after this chunk's rows: the pairs
-    # inside the chunk were all proposed along its rows). Scores become d²/2 by adding |q|²/2 per row.
-    first_owner = k if sweep.within else 0
-    columns = block[:, first_owner:]
-    # d²/2 less each row's share of the rounding bound (see _Sweep.column_thresholds).
-    columns += ((0.5 - 2.0 * operands.error_scale) * query_norm).astype(block.dtype)[:, None]
-    thresholds = sweep.column_thresholds(first_column + first_owner, operands, block.dtype)
-    col_rows, col_cols = _column_candidates(columns, thresholds, operands.error_scale, sweep.half_ref_norm[
-        first_column + first_owner:], query_norm)
-    del block, columns
-    too_many = too_many_candidates(cand_rows, k, operands) or (
-        operands.fallback is not None and len(col_rows) > candidate_budget(k, max(width - first_owner, 1),
-                                                                           query.shape[1]))
-    if too_many:
-        return _sweep_chunk(sweep, start, operands.fallback)
-    exact = exact_distances(query, reference, start + cand_rows, first_column + cand_cols, sweep.chunk_elements)
-    owners = first_column + first_owner + col_cols
-    sweep.columns.merge(owners, start + col_rows,
-                        exact_distances(query, reference, start + col_rows, owners, sweep.chunk_elements))
-    work = k * width
-    if sweep.within:
-        sweep.columns.merge(start + cand_rows, first_column + cand_cols, exact)
-        return start, None, work
-    dist, idx = select_two(cand_rows, cand_cols, exact, k)
-    chunk_extremes = None
-    if sweep.with_extremes:
-        far = exact_distances(query, reference, start + far_rows, far_cols, sweep.chunk_elements)
-        chunk_extremes = (float(dist[:, 0].min()), float(far.max()))
-    return start, (dist, idx, chunk_extremes), work
-
-
-def _column_candidates_t(columns_t, thresholds, error_scale, half_ref_norm, query_norm):
-    """:func:`_column_candidates` on a transposed tile (one reference row per row): (chunk row, reference row)
-    of every entry under its reference row's threshold and, in rows hit more than twice, within the rounding
-    bound of their second-smallest entry here."""
+def _column_candidates(columns_t, thresholds, error_scale, half_ref_norm, query_norm):
+    """(chunk row, reference row) of every entry of ``columns_t`` (one reference row per row, the chunk's query
+    rows across; a transposed view of a block is fine) under its reference row's threshold and, in reference
+    rows hit more than twice in this chunk, also within the rounding bound of their second-smallest entry here
+    (the others cannot be among its final two). The rows' minima find the few hit ones in one read."""
     if not columns_t.shape[0]:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     hit = np.flatnonzero(columns_t.min(axis=1) <= thresholds)
     sub = columns_t[hit]
     if sub.shape[1] > 2 and len(hit):
-        second = np.partition(sub, 1, axis=1)[:, 1]
-        limit = _within_local_bound(second, thresholds[hit], error_scale, query_norm, half_ref_norm[hit])
+        # The second-smallest shifted entry is at least its exact d²/2 less 4·err·(max |q|² + |r|²)
+        # (rounding plus the shift); widening by twice that keeps every entry at or below its exact value.
+        second = np.partition(sub, 1, axis=1)[:, 1].astype(np.float64)
+        widened = second + 8.0 * error_scale * (float(query_norm.max()) + 2.0 * half_ref_norm[hit]) + 1e-300
+        local = widened.astype(sub.dtype)
+        local = np.where(local < widened, np.nextafter(local, np.inf), local)
+        limit = np.minimum(thresholds[hit], local)
     else:
         limit = thresholds[hit]
     position, rows = np.nonzero(sub <= limit[:, None])
     return rows, hit[position]
 
 
-def _sweep_chunk_tiled(sweep: _Sweep, start: int, operands: Operands):
-    """:func:`_sweep_chunk` with the block read one tile of columns at a time (privcore.engine.tiles): the
-    rows' candidates from a running threshold, each tile's columns' candidates as in the whole block (a column
-    lies in one tile, with all the chunk's rows). Same candidates' neighbours, same results."""
+def _sweep_chunk(sweep: _Sweep, start: int, operands: Operands | None = None):
+    """One chunk of query rows [start, stop): its rows' candidates (merged, within one table; final, between
+    two) and its columns' candidates (merged). Returns ``(start, row result or None, work done)``.
+
+    The candidates come from the chunk's whole block (:func:`_block_candidates`) or, against a large
+    reference, from its tiles (:func:`_tiled_candidates`). A chunk whose float32 candidates are too many
+    (:func:`privcore.engine.operands.candidate_budget`) is recomputed with the float64 operands, as in the
+    plain engine.
+    """
+    operands = operands or sweep.operands
     query, reference = sweep.query, sweep.reference
     stop = min(len(query), start + sweep.rows_per_chunk)
     k, m = stop - start, len(reference)
     first_column = start if sweep.within else 0
-    # Column owners: within one table, the rows after this chunk's (see _sweep_chunk).
+    # Columns: reference rows of other chunks (within one table, those after this chunk's rows: the pairs
+    # inside the chunk were all proposed along its rows).
     first_owner = stop if sweep.within else 0
+    tiled = tiles.applies(operands, m - first_column, sweep.with_extremes)
+    find = _tiled_candidates if tiled else _block_candidates
+    cand_rows, cand_cols, col_rows, owners, far_pairs = find(sweep, operands, start, stop, first_column, first_owner)
+    too_many = too_many_candidates(cand_rows, k, operands) or (
+        operands.fallback is not None and len(col_rows) > candidate_budget(k, max(m - first_owner, 1),
+                                                                           query.shape[1]))
+    if too_many:
+        return _sweep_chunk(sweep, start, operands.fallback)
+    exact = exact_distances(query, reference, start + cand_rows, cand_cols, sweep.chunk_elements)
+    sweep.columns.merge(owners, start + col_rows,
+                        exact_distances(query, reference, start + col_rows, owners, sweep.chunk_elements))
+    work = k * (m - first_column)
+    if sweep.within:
+        sweep.columns.merge(start + cand_rows, cand_cols, exact)
+        return start, None, work
+    dist, idx = select_two(cand_rows, cand_cols, exact, k)
+    chunk_extremes = None
+    if far_pairs is not None:
+        far_rows, far_cols = far_pairs()
+        far = exact_distances(query, reference, start + far_rows, far_cols, sweep.chunk_elements)
+        chunk_extremes = (float(dist[:, 0].min()), float(far.max()))
+    return start, (dist, idx, chunk_extremes), work
+
+
+def _block_candidates(sweep: _Sweep, operands: Operands, start, stop, first_column, first_owner):
+    """A chunk's candidates from its whole block: (chunk row, reference row) along its rows, (chunk row, owner
+    reference row) down its columns, and the farthest-pair candidates (a callable, None without extremes)."""
+    k = stop - start
+    block = operands.scores(start, stop, first_column)
+    rows = np.arange(k)
+    query_norm = operands.query_norm[start:stop]
+    far_pairs = None
+    if sweep.with_extremes:
+        far = far_candidates(block, query_norm, operands.error_scale, sweep.max_half_ref, np)
+        far_pairs = lambda: far  # noqa: E731 - the same interface as the tiles' RunningFarthest.candidates
+    if sweep.within:
+        block[rows, rows] = np.inf  # the row itself, on the diagonal
+    cand_rows, cand_cols = row_candidates(block, rows, block.shape[1] - int(sweep.within), query_norm, operands,
+                                          sweep.max_half_ref)
+    columns = block[:, first_owner - first_column :]
+    # d²/2 less each row's share of the rounding bound (see _Sweep.column_thresholds).
+    columns += ((0.5 - 2.0 * operands.error_scale) * query_norm).astype(block.dtype)[:, None]
+    thresholds = sweep.column_thresholds(first_owner, operands, block.dtype)
+    col_rows, col_cols = _column_candidates(columns.T, thresholds, operands.error_scale,
+                                            sweep.half_ref_norm[first_owner:], query_norm)
+    return cand_rows, first_column + cand_cols, col_rows, first_owner + col_cols, far_pairs
+
+
+def _tiled_candidates(sweep: _Sweep, operands: Operands, start, stop, first_column, first_owner):
+    """:func:`_block_candidates` with the block read one tile of reference rows at a time
+    (privcore.engine.tiles): the rows' candidates from a running threshold, each tile's columns' candidates as
+    in the whole block (a column lies in one tile, with all the chunk's rows). Same neighbours, same results."""
+    m = len(sweep.reference)
     query_norm = operands.query_norm[start:stop]
     shift = (0.5 - 2.0 * operands.error_scale) * query_norm
     row_candidates_ = tiles.RunningRowCandidates(operands, start, stop, sweep.max_half_ref)
     farthest = tiles.RunningFarthest(operands, start, stop, sweep.max_half_ref) if sweep.with_extremes else None
-    col_rows, col_cols = [], []
+    col_rows, owners = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
     for first in range(first_column, m, tiles.TILE_COLUMNS):
         last = min(m, first + tiles.TILE_COLUMNS)
         block_t = tiles.tile_scores(operands, start, stop, first, last)
@@ -477,31 +458,11 @@ def _sweep_chunk_tiled(sweep: _Sweep, start: int, operands: Operands):
             columns_t = block_t[owners_from - first :]
             columns_t += shift.astype(block_t.dtype)[None, :]
             thresholds = sweep.column_thresholds(owners_from, operands, block_t.dtype, last)
-            rows, cols = _column_candidates_t(columns_t, thresholds, operands.error_scale,
-                                              sweep.half_ref_norm[owners_from:last], query_norm)
+            rows, cols = _column_candidates(columns_t, thresholds, operands.error_scale,
+                                            sweep.half_ref_norm[owners_from:last], query_norm)
             col_rows.append(rows)
-            col_cols.append(owners_from + cols)
+            owners.append(owners_from + cols)
         del block_t
     cand_rows, cand_cols = row_candidates_.result()
-    col_rows = np.concatenate(col_rows) if col_rows else np.zeros(0, dtype=np.int64)
-    owners = np.concatenate(col_cols) if col_cols else np.zeros(0, dtype=np.int64)
-    width = m - first_column
-    too_many = too_many_candidates(cand_rows, k, operands) or (
-        operands.fallback is not None and len(col_rows) > candidate_budget(k, max(m - first_owner, 1),
-                                                                           query.shape[1]))
-    if too_many:
-        return _sweep_chunk(sweep, start, operands.fallback)
-    exact = exact_distances(query, reference, start + cand_rows, cand_cols, sweep.chunk_elements)
-    sweep.columns.merge(owners, start + col_rows,
-                        exact_distances(query, reference, start + col_rows, owners, sweep.chunk_elements))
-    work = k * width
-    if sweep.within:
-        sweep.columns.merge(start + cand_rows, cand_cols, exact)
-        return start, None, work
-    dist, idx = select_two(cand_rows, cand_cols, exact, k)
-    chunk_extremes = None
-    if farthest is not None:
-        far_rows, far_cols = farthest.candidates()
-        far = exact_distances(query, reference, start + far_rows, far_cols, sweep.chunk_elements)
-        chunk_extremes = (float(dist[:, 0].min()), float(far.max()))
-    return start, (dist, idx, chunk_extremes), work
+    far_pairs = farthest.candidates if farthest is not None else None
+    return cand_rows, cand_cols, np.concatenate(col_rows), np.concatenate(owners), far_pairs
