@@ -115,7 +115,7 @@ def test_tiled_candidates_hold_every_score_within_the_tolerance_of_the_second_be
     setup = O.matrix_setup(query, reference, "cpu", 50_000, 1)
     operands = setup.operands
     assert tiles.applies(operands, len(reference), False)
-    rows, cols = tiles.top_two_candidates_tiled(operands, 0, 64, False, setup.max_half_ref)
+    rows, cols = tiles.top_two_candidates_tiled(operands, 0, 64, None, setup.max_half_ref)
     exact = cdist(query[:64], reference) ** 2
     second = np.sort(exact, axis=1)[:, 1]
     # Every pair whose exact squared distance is at most the second-nearest's must be proposed.

@@ -36,7 +36,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from privcore.engine import cluster as dask_cluster
-from privcore.engine import gpu, tiles
+from privcore.engine import gpu, key_groups, tiles
 from privcore.engine.candidates import (
     FAR_CANDIDATES,
     exact_distances,
@@ -175,11 +175,34 @@ def nearest_two(
     if method != "matrix":
         raise ValueError("method must be 'auto', 'matrix' or 'tree'")
 
-    if exclude_self and not with_extremes and sweep_pays("cpu" if cluster is not None else device, n, m,
-                                                         query.shape[1]):
+    on_cpu = cluster is None and gpu.resolve_device(device, n, m, query.shape[1]) == "cpu"
+    within_sweep = exclude_self and not with_extremes and sweep_pays("cpu" if cluster is not None else device, n,
+                                                                     m, query.shape[1])
+    grouped = key_groups.top_two_in_key_groups(query, reference, exclude_self, chunk_elements) if (
+        on_cpu and not with_extremes) else None
+    if grouped is not None and not (within_sweep and len(grouped.rest) > key_groups.SWEEP_REST_SHARE * n):
+        # The rows whose two nearest share their discrete columns are done; the others take a pass of their own.
+        distance[grouped.resolved], index[grouped.resolved] = grouped.distance, grouped.index
+        if len(grouped.rest):
+            rest, _ = _matrix_top_two(query[grouped.rest], reference, grouped.rest if exclude_self else None,
+                                      False, chunk_elements, workers, progress, label, None, device)
+            distance[grouped.rest], index[grouped.rest] = rest.distance, rest.index
+        return Neighbours(distance, index), None
+    if within_sweep:
         # Each pair once instead of from both ends: identical results for half the products.
         return nearest_two_within(query, chunk_elements=chunk_elements, workers=workers, progress=progress,
                                   label=label, cluster=cluster), None
+    return _matrix_top_two(query, reference, np.arange(n) if exclude_self else None, with_extremes,
+                           chunk_elements, workers, progress, label, cluster, device)
+
+
+def _matrix_top_two(query, reference, own, with_extremes, chunk_elements, workers, progress, label, cluster,
+                    device) -> tuple[Neighbours, PairExtremes | None]:
+    """:func:`nearest_two`'s chunked matrix pass; ``own``: None, or where the query is the reference, the
+    reference position of every query row (not its own candidate)."""
+    n, m = len(query), len(reference)
+    distance = np.full((n, 2), np.inf)
+    index = np.full((n, 2), -1, dtype=np.int64)
     setup = matrix_setup(query, reference, "cpu" if cluster is not None else device, chunk_elements, workers)
     rows_per_chunk = setup.rows_per_chunk
     if tiles.applies(setup.operands, m, with_extremes):
@@ -190,17 +213,18 @@ def nearest_two(
     def run(start: int):
         stop = min(n, start + rows_per_chunk)
         result = _chunk_top_two(
-            query, reference, setup.operands, start, stop, exclude_self, with_extremes, setup.max_half_ref,
-            chunk_elements,
+            query, reference, setup.operands, start, stop, None if own is None else own[start:stop], with_extremes,
+            setup.max_half_ref, chunk_elements,
         )
         return start, stop, result
 
     message = f"nearest neighbours {label}".strip()
     if cluster is not None:
+        # A cluster's passes exclude a row's own position (own is None or every row's position).
         tasks = cluster_tasks(setup.starts, len(cluster.scheduler_info().get("workers", {})))
         grouped = dask_cluster.run_chunks_on_cluster(
             cluster, _chunk_task, (setup.operands,),
-            [(starts, rows_per_chunk, exclude_self, with_extremes, setup.max_half_ref, chunk_elements)
+            [(starts, rows_per_chunk, own is not None, with_extremes, setup.max_half_ref, chunk_elements)
              for starts in tasks],
             progress, n, lambda group: sum(stop - start for start, stop, _ in group), message)
         results = [chunk for group in grouped for chunk in group]
@@ -222,24 +246,23 @@ def nearest_two(
 
 
 def _chunk_top_two(
-    query, reference, operands, start, stop, exclude_self, with_extremes, max_half_ref, chunk_elements,
+    query, reference, operands, start, stop, own, with_extremes, max_half_ref, chunk_elements,
 ):
-    """Exact top-2 for query rows [start, stop) and, with extremes, the chunk's (d_min, d_max).
+    """Exact top-2 for query rows [start, stop) and, with extremes, the chunk's (d_min, d_max); ``own``: None,
+    or the reference position of each of the chunk's rows (not its own candidate).
 
     The scores, reductions and masks run in ``operands.xp``; the exact refinement runs on the host arrays
     ``query`` and ``reference``.
     """
     if tiles.applies(operands, len(operands.reference), with_extremes):
         farthest = tiles.RunningFarthest(operands, start, stop, max_half_ref) if with_extremes else None
-        cand_rows, cand_cols = tiles.top_two_candidates_tiled(operands, start, stop, exclude_self, max_half_ref,
-                                                              farthest)
+        cand_rows, cand_cols = tiles.top_two_candidates_tiled(operands, start, stop, own, max_half_ref, farthest)
         far_pairs = farthest.candidates if farthest is not None else None
     else:
-        cand_rows, cand_cols, far_pairs = _block_candidates(operands, start, stop, exclude_self, with_extremes,
-                                                            max_half_ref)
+        cand_rows, cand_cols, far_pairs = _block_candidates(operands, start, stop, own, with_extremes, max_half_ref)
     if too_many_candidates(cand_rows, stop - start, operands):
-        return _chunk_top_two(query, reference, operands.fallback, start, stop, exclude_self, with_extremes,
-                              max_half_ref, chunk_elements)
+        return _chunk_top_two(query, reference, operands.fallback, start, stop, own, with_extremes, max_half_ref,
+                              chunk_elements)
     cand_rows, cand_cols = gpu.to_host(cand_rows), gpu.to_host(cand_cols)
     exact = exact_distances(query, reference, start + cand_rows, cand_cols, chunk_elements)
     dist, idx = select_two(cand_rows, cand_cols, exact, stop - start)
@@ -251,7 +274,7 @@ def _chunk_top_two(
     return dist, idx, chunk_extremes
 
 
-def _block_candidates(operands, start, stop, exclude_self, with_extremes, max_half_ref):
+def _block_candidates(operands, start, stop, own, with_extremes, max_half_ref):
     """A chunk's top-two candidates (in ``operands.xp``) from its whole block, and its farthest-pair candidates
     (on the host; a callable, as the tiles' :meth:`privcore.engine.tiles.RunningFarthest.candidates`, or None
     without extremes). The block is freed on return."""
@@ -263,9 +286,9 @@ def _block_candidates(operands, start, stop, exclude_self, with_extremes, max_ha
     if with_extremes:
         far = far_candidates(block, query_norm, operands.error_scale, max_half_ref, xp)
         far_pairs = lambda: far  # noqa: E731 - the same interface as RunningFarthest.candidates
-    if exclude_self:
-        block[rows, start + rows] = xp.inf
-    cand_rows, cand_cols = row_candidates(block, rows, block.shape[1] - int(exclude_self), query_norm, operands,
+    if own is not None:
+        block[rows, xp.asarray(own)] = xp.inf
+    cand_rows, cand_cols = row_candidates(block, rows, block.shape[1] - int(own is not None), query_norm, operands,
                                           max_half_ref)
     return cand_rows, cand_cols, far_pairs
 
@@ -281,7 +304,8 @@ def _chunk_task(operands, starts, rows_per_chunk, exclude_self, with_extremes, m
     with threadpool_limits(limits=1, user_api="blas"):
         for start in starts:
             stop = min(len(query), start + rows_per_chunk)
-            out.append((start, stop, _chunk_top_two(query, reference, operands, start, stop, exclude_self,
+            own = np.arange(start, stop) if exclude_self else None
+            out.append((start, stop, _chunk_top_two(query, reference, operands, start, stop, own,
                                                     with_extremes, max_half_ref, chunk_elements)))
     return out
 

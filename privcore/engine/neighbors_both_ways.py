@@ -445,13 +445,14 @@ def _tiled_candidates(sweep: _Sweep, operands: Operands, start, stop, first_colu
     row_candidates_ = tiles.RunningRowCandidates(operands, start, stop, sweep.max_half_ref)
     farthest = tiles.RunningFarthest(operands, start, stop, sweep.max_half_ref) if sweep.with_extremes else None
     col_rows, owners = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
+    own = np.arange(start, stop) if sweep.within else None
     for first in range(first_column, m, tiles.TILE_COLUMNS):
         last = min(m, first + tiles.TILE_COLUMNS)
         block_t = tiles.tile_scores(operands, start, stop, first, last)
         if farthest is not None:
             farthest.add(block_t)
-        if sweep.within:
-            tiles.own_entries_excluded(block_t, start, first)
+        if own is not None:
+            tiles.own_entries_excluded(block_t, own, first)
         row_candidates_.add(block_t, first)
         owners_from = max(first, first_owner)
         if owners_from < last:

@@ -249,15 +249,24 @@ class RunningFarthest:
         return np.array([best]), np.array([best_column])
 
 
-def own_entries_excluded(block_t, start: int, first: int) -> None:
-    """Set to ``inf`` the entries of the transposed tile ``block_t`` (reference rows ``first, …`` of a table
-    against its own rows ``start, …``) that pair a row with itself."""
-    rows = np.arange(block_t.shape[1])
-    own = rows[(start + rows >= first) & (start + rows < first + block_t.shape[0])]
-    block_t[start + own - first, own] = np.inf
+def own_entries_excluded(block_t, own, first: int) -> None:
+    """Set to ``inf`` the entries of the transposed tile ``block_t`` (reference rows ``first, …`` against a
+    chunk of query rows) that pair a query row with its own reference row.
+
+    Parameters
+    ----------
+    block_t : numpy.ndarray
+        A transposed tile (:func:`tile_scores`), changed in place.
+    own : numpy.ndarray
+        The reference position of each of the chunk's query rows (the query and the reference are one table).
+    first : int
+        The tile's first reference row.
+    """
+    rows = np.flatnonzero((own >= first) & (own < first + block_t.shape[0]))
+    block_t[own[rows] - first, rows] = np.inf
 
 
-def top_two_candidates_tiled(operands, start: int, stop: int, exclude_self: bool, max_half_ref: float,
+def top_two_candidates_tiled(operands, start: int, stop: int, own, max_half_ref: float,
                              farthest: RunningFarthest | None = None):
     """(chunk row, reference row) of every score within the rounding tolerance of its row's second-best group
     minimum, for query rows [start, stop), reading the scores one tile at a time (and, with ``farthest``,
@@ -269,8 +278,9 @@ def top_two_candidates_tiled(operands, start: int, stop: int, exclude_self: bool
         The pass's CPU operands (float32 or float64), with column groups.
     start, stop : int
         The chunk's query rows.
-    exclude_self : bool
-        The query is the reference: row ``start + i`` is not its own candidate.
+    own : numpy.ndarray or None
+        Where the query is the reference: the reference position of each of the chunk's rows, which is not
+        its own candidate.
     max_half_ref : float
         Largest ``|r|²/2``.
     farthest : RunningFarthest, optional
@@ -287,7 +297,7 @@ def top_two_candidates_tiled(operands, start: int, stop: int, exclude_self: bool
         block_t = tile_scores(operands, start, stop, first, min(m, first + TILE_COLUMNS))
         if farthest is not None:
             farthest.add(block_t)
-        if exclude_self:
-            own_entries_excluded(block_t, start, first)
+        if own is not None:
+            own_entries_excluded(block_t, own, first)
         candidates.add(block_t, first)
     return candidates.result()
