@@ -40,6 +40,9 @@ MAX_PAIR_SHARE = 0.004
 #: A row is settled by its group when its second-nearest squared distance there is below the smallest squared
 #: gap times (1 − MARGIN): the rounding of either side is below 1e-12 relative for any table the engine holds.
 MARGIN = 1e-9
+#: Arrays of one value per pair that a batch holds at once (positions, offsets, sums, masks): a batch of
+#: ``chunk_elements / PAIR_ARRAYS`` pairs takes about the memory of one chunk's score block.
+PAIR_ARRAYS = 8
 #: Candidates: within this relative distance (squared) of their row's second smallest over the non-key
 #: columns, or :data:`UNDERFLOW` (squares of differences below 1e-145 may vanish).
 CANDIDATE_TOLERANCE = 1e-9
@@ -136,7 +139,7 @@ def top_two_in_key_groups(query: np.ndarray, reference: np.ndarray, exclude_self
     exclude_self : bool
         The query is the reference: a row is not its own neighbour (by position).
     chunk_elements : int
-        Upper bound on the pairs held at once.
+        The engine's bound on the values held at once (a batch of pairs holds about as much).
 
     Returns
     -------
@@ -179,9 +182,10 @@ def top_two_in_key_groups(query: np.ndarray, reference: np.ndarray, exclude_self
     index = np.full((n, 2), -1, dtype=np.int64)
     pair_end = np.cumsum(pairs)
     begin = 0
-    while begin < n:  # query rows in batches of at most chunk_elements pairs (at least one row)
+    batch = max(1, chunk_elements // PAIR_ARRAYS)
+    while begin < n:  # query rows in batches of at most `batch` pairs (at least one row)
         before = int(pair_end[begin - 1]) if begin else 0
-        end = max(begin + 1, int(np.searchsorted(pair_end, before + chunk_elements, side="right")))
+        end = max(begin + 1, int(np.searchsorted(pair_end, before + batch, side="right")))
         rows = np.repeat(np.arange(begin, end), pairs[begin:end])
         offset = np.arange(len(rows)) - np.repeat(np.r_[0, np.cumsum(pairs[begin:end])[:-1]], pairs[begin:end])
         cols = reference_rows[reference_start[query_group[rows]] + offset]

@@ -25,6 +25,8 @@ modules below it, which the one-block sweeps (:mod:`privcore.engine.neighbors_bo
 :mod:`~privcore.engine.candidates` (candidate selection and exact refinement), :mod:`~privcore.engine.chunks`
 (running chunks on threads or cluster tasks), :mod:`~privcore.engine.kdtree` (the k-d tree path),
 :mod:`~privcore.engine.within_radius` (all rows within a radius) and :mod:`~privcore.engine.results`.
+Before a CPU pass without extremes, :mod:`~privcore.engine.key_groups` settles the rows whose two nearest share
+every coarse discrete column (one-hot codes) with them; only the other rows take the matrix pass.
 """
 
 from __future__ import annotations
