@@ -52,9 +52,10 @@ from privcore.metrics.membership_common import (
     REFERENCE_MIA,
     attack_scores,
     battery_settings,
+    shared_attack_summary,
 )
 from privcore.metrics.membership_roles import membership_roles, require_holdout
-from privcore.metrics.membership_summary import MAX_CURVE_POINTS, attack_summary, roc_statistics_batch, snap_ties
+from privcore.metrics.membership_summary import MAX_CURVE_POINTS, roc_statistics_batch, snap_ties
 from privcore.metrics.names import BATTERY  # noqa: F401  (re-exported)
 from privcore.metrics.registry import Explanation, MetricInfo, register
 from privcore.metrics.results import MetricOutput, NotApplicable
@@ -360,8 +361,7 @@ def compute_mia_best(ctx: MetricContext) -> MetricOutput:
         snapped = snap_ties(np.r_[member, non], scores.tolerance)
         scored[attack_id] = (snapped[: len(member)], snapped[len(member) :])
         real_scores[attack_id] = scores.real
-        summaries[attack_id] = attack_summary(member, non, tolerance=scores.tolerance, n_boot=n_boot,
-                                              confidence=confidence, seed=ctx.seed)
+        summaries[attack_id] = shared_attack_summary(ctx, member, non, scores.tolerance, n_boot, confidence)
     if not scored:
         raise NotApplicable("no membership attack could run: " + "; ".join(f"{a}: {r}" for a, r in skipped.items()))
     attacks = _battery_attacks(scored, summaries)

@@ -454,6 +454,36 @@ def test_mia_best_reuses_the_attacks_scores_instead_of_running_them_again(monkey
     assert calls == {mid: 1 for mid in BATTERY}
 
 
+def test_each_attacks_bootstrap_runs_once_and_mia_best_alone_reports_the_same(monkeypatch):
+    from privcore.metrics import membership_common
+
+    summaries = []
+    original = membership_common.attack_summary
+
+    def counted(member, non, **kwargs):
+        summaries.append(len(member))
+        return original(member, non, **kwargs)
+
+    monkeypatch.setattr(membership_common, "attack_summary", counted)
+    d = load_scenario("noisy_copy", n=300)
+    schema = Schema(types=dict(d.types))
+    params = {m: {"n_boot": 30} for m in ALL}
+    together = evaluate(d.real, d.synthetic, schema, metrics=ALL, holdout=d.holdout, strict=True, params=params)
+    ran = [m for m in BATTERY if together[m].applicable]
+    # mia_best read every attack's summary instead of bootstrapping again; the one extra is the distance
+    # attack's own metric, which scores every real row, while the battery scores the members beside R.
+    assert summaries.count(len(d.real)) == 1 and len(summaries) == len(ran) + 1
+    alone = evaluate(d.real, d.synthetic, schema, metrics=["mia_best"], holdout=d.holdout, strict=True,
+                     params={"mia_best": {"n_boot": 30}})
+    for mid in ran:
+        got, want = together["mia_best"].details.attacks[mid], alone["mia_best"].details.attacks[mid]
+        for name in ("auc", "auc_interval", "p_value", "p_value_holm", "tpr_at", "advantage"):
+            assert getattr(got, name) == getattr(want, name), (mid, name)
+        np.testing.assert_array_equal(got.roc_tpr, want.roc_tpr)
+        if mid != "mia_distance":  # the others' own metrics summarise the battery's very scores
+            assert together[mid].details.auc_interval == got.auc_interval
+
+
 def test_mia_best_uses_the_attacks_own_settings_when_they_ran():
     d = load_scenario("noisy_copy", n=300)
     schema = Schema(types=dict(d.types))
