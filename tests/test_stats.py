@@ -298,6 +298,38 @@ def test_roc_statistics_of_resamples_match_each_one_alone():
         assert stats.tpr_at[0.5][row] == curve.tpr[curve.fpr <= 0.5].max()
 
 
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), b=st.integers(1, 5), n=st.integers(2, 40), levels=st.integers(1, 8),
+       k=st.integers(0, 40))
+def test_roc_statistics_equal_each_resamples_curve_at_every_fpr_boundary(seed, b, n, levels, k):
+    rng = np.random.default_rng(seed)
+    scores = rng.integers(0, levels, (b, n)).astype(float)
+    labels = rng.integers(0, 2, (b, n))
+    labels[:, 0], labels[:, 1] = 1, 0
+    _, ranks = np.unique(scores, return_inverse=True)
+    negatives = (labels == 0).sum(axis=1)
+    targets = (0.0, 0.01, 0.1, min(k, int(negatives.min())) / negatives.min(), 1.0)  # one exactly k / N
+    stats = roc_statistics(ranks.reshape(scores.shape), labels, int(ranks.max()) + 1, targets)
+    for row in range(b):
+        curve = roc_curve(labels[row], scores[row])
+        assert stats.auc[row] == roc_auc(labels[row], scores[row])
+        assert stats.advantage[row] == max(0.0, float((curve.tpr - curve.fpr).max()))
+        for target in targets:
+            assert stats.tpr_at[target][row] == curve.tpr[curve.fpr <= target].max()
+
+
+@pytest.mark.parametrize("negatives, k", [(49, 1), (98, 2), (10, 1), (3, 1)])
+def test_tpr_at_an_fpr_of_exactly_k_over_n_counts_the_kth_negative(negatives, k):
+    # fl(1/49)·49 rounds below 1, so floor(target·N) alone would stop one negative short of the target.
+    scores = np.r_[np.arange(negatives + 1, 0, -1.0), np.arange(negatives, 0, -1.0) - 0.5]
+    labels = np.r_[np.ones(negatives + 1), np.zeros(negatives)]
+    _, ranks = np.unique(scores, return_inverse=True)
+    target = k / negatives
+    stats = roc_statistics(ranks, labels, int(ranks.max()) + 1, (target,))
+    curve = roc_curve(labels, scores)
+    assert stats.tpr_at[target][0] == curve.tpr[curve.fpr <= target].max()
+
+
 def test_roc_needs_both_classes():
     with pytest.raises(ValueError, match="one positive and one negative"):
         roc_auc([1, 1], [0.2, 0.3])

@@ -97,14 +97,24 @@ def roc_statistics(ranks: np.ndarray, labels: np.ndarray, n_levels: int,
     """
     pos, neg = _level_counts(ranks, labels, n_levels)
     tp, fp = np.cumsum(pos, axis=1), np.cumsum(neg, axis=1)
-    n_pos, n_neg = tp[:, -1:].astype(float), fp[:, -1:].astype(float)
-    tpr, fpr = tp / n_pos, fp / n_neg
-    return RocStatistics(
-        auc=((tp - pos + 0.5 * pos) * neg).sum(axis=1) / (n_pos[:, 0] * n_neg[:, 0]),
-        advantage=np.maximum(0.0, (tpr - fpr).max(axis=1)),
-        # tpr rises along the sweep, so the best TPR with FPR ≤ target is the last such point (0 if none).
-        tpr_at={target: np.where(fpr <= target, tpr, 0.0).max(axis=1) for target in fpr_targets},
-    )
+    n_pos, n_neg = tp[:, -1].astype(float), fp[:, -1].astype(float)
+    # Twice the Mann–Whitney count in integers, exact: halving it and dividing once gives the float the sum of
+    # halves would give, with two passes over the counts instead of five (a bootstrap's 1,000 resamples of
+    # 20,000 records: 0.31 -> 0.09 s per 200).
+    twice = np.einsum("ij,ij->i", 2 * tp - pos, neg)
+    gap = np.divide(tp, n_pos[:, None])
+    gap -= np.divide(fp, n_neg[:, None])
+    rows = np.arange(len(tp))
+    tpr_at = {}
+    for target in fpr_targets:
+        # FPR rises along the sweep, so the points with FPR ≤ target are a prefix and the best TPR is at its end:
+        # the last point with fp ≤ k, k the largest count with fl(k / N) ≤ target (one of floor(target·N) ± 1).
+        k = np.floor(target * n_neg)
+        k = np.where(k / n_neg > target, k - 1, np.where((k + 1) / n_neg <= target, k + 1, k))
+        count = np.count_nonzero(fp <= k[:, None], axis=1)
+        tpr_at[target] = np.where(count > 0, tp[rows, np.maximum(count - 1, 0)] / n_pos, 0.0)
+    return RocStatistics(auc=(twice / 2) / (n_pos * n_neg), advantage=np.maximum(0.0, gap.max(axis=1)),
+                         tpr_at=tpr_at)
 
 
 def _ranks_and_labels(labels, scores) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
