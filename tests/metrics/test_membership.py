@@ -404,3 +404,17 @@ def test_demo_exact_copy_is_caught_and_column_resampler_is_not():
         aucs[name] = report["mia_distance"].raw
     assert aucs["exact_copy"] > 0.95
     assert abs(aucs["column_resampler"] - 0.5) < 0.05
+
+
+def test_squared_distance_blocks_equal_the_plain_expression_bit_for_bit():
+    from privcore.metrics.membership import squared_distance_blocks
+
+    rng = np.random.default_rng(3)
+    query, data = rng.random((70, 9)) * 5, rng.random((40, 9)) * 5
+    data[3] = query[5]  # an exact copy: clipped at 0, never negative
+    for rows, d2 in squared_distance_blocks(query, data, 400):
+        block = query[rows]
+        plain = np.einsum("ij,ij->i", block, block)[:, None] + np.einsum("ij,ij->i", data, data)[None, :] \
+            - 2.0 * (block @ data.T)
+        np.testing.assert_array_equal(d2, np.maximum(plain, 0.0))
+        assert (d2 >= 0).all()
