@@ -256,10 +256,17 @@ def _log_kernel_sum(d2: np.ndarray, nearest: np.ndarray, inverse_scale: float, p
     """
     peak = power * np.log1p(nearest * inverse_scale)
     limit = ((1.0 + nearest * inverse_scale) * np.exp(NEGLIGIBLE_LOG_RATIO / -power) - 1.0) / inverse_scale
-    row, col = np.nonzero(d2 <= limit[:, None])
-    terms = power * np.log1p(d2[row, col] * inverse_scale) - peak[row]
+    # The kept terms row by row, as a boolean mask takes them (the order of nonzero's pairs), with the same
+    # operations in place: 2,000 × 5,000 distances 0.72 -> 0.14 s against pairs of positions and their gather.
+    kept = d2 <= limit[:, None]
+    counts = np.count_nonzero(kept, axis=1)
+    terms = d2[kept]
+    terms *= inverse_scale
+    np.log1p(terms, out=terms)
+    terms *= power
+    terms -= np.repeat(peak, counts)
     np.exp(terms, out=terms)
-    return np.log(np.bincount(row, weights=terms, minlength=len(d2))) + peak
+    return np.log(np.bincount(np.repeat(np.arange(len(d2)), counts), weights=terms, minlength=len(d2))) + peak
 
 
 def held_out_bandwidth(data: np.ndarray, rng: np.random.Generator, *, chunk_elements: int = 2**22,

@@ -51,6 +51,9 @@ from privcore.metrics.results import MetricOutput, NotApplicable
 
 #: Default number of neighbours of Gen-LRA and DPI (Synth-MIA's default for both).
 DEFAULT_K = 20
+#: DPI finds this many neighbours beyond its k, so that the rows tied around the k-th distance are usually among
+#: them and are counted from the list instead of a second pass (:func:`dpi_counts`).
+EXTRA_NEIGHBOURS = 16
 #: LightGBM settings of the classifier attack: a random forest of deep trees (rows bagged as in a bootstrap,
 #: 60 % of the columns per tree, leaves and histogram bins of a single row allowed), so that it can isolate
 #: copied rows.
@@ -374,11 +377,27 @@ def dpi_counts(queries: np.ndarray, synthetic: np.ndarray, reference: np.ndarray
     union = np.vstack([synthetic, reference])
     labels = np.r_[np.zeros(len(synthetic), dtype=np.int64), np.ones(len(reference), dtype=np.int64)]
     k = min(k, len(union))
-    kth = nearest_k(queries, union, k, chunk_elements=chunk_elements, label="records→synthetic ∪ reference"
-                    ).distance[:, k - 1]
+    wanted = min(k + EXTRA_NEIGHBOURS, len(union))
+    near = nearest_k(queries, union, wanted, chunk_elements=chunk_elements, label="records→synthetic ∪ reference")
+    kth = near.distance[:, k - 1]
     # Closer than the k-th: at most just below kth − tolerance (count_within counts distances ≤ a radius).
-    counts = count_within(queries, union, np.c_[np.nextafter(kth - tolerance, -np.inf), kth + tolerance], labels=labels,
-                          chunk_elements=chunk_elements, label="records→synthetic ∪ reference")
+    radii = np.c_[np.nextafter(kth - tolerance, -np.inf), kth + tolerance]
+    # Where the last neighbour found lies beyond the wider radius (or all of the union was found), every row
+    # within it is in the list, at the same exact distance count_within computes: counted from the list. The
+    # other rows (many ties around their k-th) are counted by a pass of their own.
+    listed = near.distance[:, -1] > radii[:, 1] if wanted < len(union) else np.ones(len(queries), dtype=bool)
+    counts = np.empty((len(queries), 2, 2), dtype=np.int64)
+    found_labels = labels[np.maximum(near.index[listed], 0)]
+    for j in range(2):
+        inside = near.distance[listed] <= radii[listed, j][:, None]
+        counts[listed, j, 0] = np.count_nonzero(inside & (found_labels == 0), axis=1)
+        counts[listed, j, 1] = np.count_nonzero(inside & (found_labels == 1), axis=1)
+    if not listed.all():
+        rest = np.flatnonzero(~listed)
+        rest_counts = count_within(queries[rest], union, radii[rest], labels=labels, chunk_elements=chunk_elements,
+                                   label="records→synthetic ∪ reference")
+        counts[rest] = np.concatenate([rest_counts, np.zeros((len(rest), 2, 2 - rest_counts.shape[2]),
+                                                             dtype=np.int64)], axis=2)
     closer, within = counts[:, 0, :].astype(float), counts[:, 1, :].astype(float)
     if closer.shape[1] < 2:  # no reference row anywhere (cannot happen with |Z| = |R| ≥ 1, kept for safety)
         closer, within = np.c_[closer, np.zeros(len(closer))], np.c_[within, np.zeros(len(within))]

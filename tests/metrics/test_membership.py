@@ -418,3 +418,19 @@ def test_squared_distance_blocks_equal_the_plain_expression_bit_for_bit():
             - 2.0 * (block @ data.T)
         np.testing.assert_array_equal(d2, np.maximum(plain, 0.0))
         assert (d2 >= 0).all()
+
+
+def test_log_kernel_sum_equals_the_sum_over_its_kept_pairs_bit_for_bit():
+    from privcore.metrics.membership import NEGLIGIBLE_LOG_RATIO, _log_kernel_sum
+
+    rng = np.random.default_rng(4)
+    d2 = rng.random((60, 300)) * np.array([[0.1], [10.0], [1000.0]]).repeat(20, axis=0)
+    d2[7, :] = d2[7, 0]  # a row of equal distances
+    nearest = d2.min(axis=1)
+    for inverse_scale, power in ((20.0, -55.5), (0.2, -3.0), (100.0, -1.0)):
+        peak = power * np.log1p(nearest * inverse_scale)
+        limit = ((1.0 + nearest * inverse_scale) * np.exp(NEGLIGIBLE_LOG_RATIO / -power) - 1.0) / inverse_scale
+        row, col = np.nonzero(d2 <= limit[:, None])
+        terms = np.exp(power * np.log1p(d2[row, col] * inverse_scale) - peak[row])
+        want = np.log(np.bincount(row, weights=terms, minlength=len(d2))) + peak
+        np.testing.assert_array_equal(_log_kernel_sum(d2, nearest, inverse_scale, power), want)

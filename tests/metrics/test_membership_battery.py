@@ -523,3 +523,38 @@ def test_a_fresh_sample_stays_at_chance_over_seeds(seed):
     assert 0.45 <= res.raw <= 0.55, res.raw
     assert res.details.epsilon_lower_bound <= 0.3, res.details.epsilon_lower_bound
     assert max(a.auc for a in res.details.attacks.values()) >= res.raw - 0.05
+
+
+def _dpi_counts_two_passes(queries, synthetic, reference, k, tolerance):
+    """DPI's counts as first written: the k-th distance, then every row within the radii counted in a pass."""
+    from privcore.engine.neighbors import count_within, nearest_k
+
+    union = np.vstack([synthetic, reference])
+    labels = np.r_[np.zeros(len(synthetic), dtype=np.int64), np.ones(len(reference), dtype=np.int64)]
+    k = min(k, len(union))
+    kth = nearest_k(queries, union, k).distance[:, k - 1]
+    counts = count_within(queries, union, np.c_[np.nextafter(kth - tolerance, -np.inf), kth + tolerance],
+                          labels=labels)
+    closer, within = counts[:, 0, :].astype(float), counts[:, 1, :].astype(float)
+    tied = within - closer
+    places = k - closer.sum(axis=1)
+    share = np.divide(places, tied.sum(axis=1), out=np.zeros(len(places)), where=tied.sum(axis=1) > 0)
+    taken = closer + tied * share[:, None]
+    return taken[:, 0], taken[:, 1]
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 12), extra=st.integers(0, 6), step=st.sampled_from([0.0, 1.0]),
+       tolerance=st.sampled_from([0.0, 1e-9, 0.5]))
+def test_dpi_counts_from_the_neighbour_list_equal_a_counting_pass(seed, k, extra, step, tolerance):
+    from privcore.metrics import membership_battery as mb
+
+    rng = np.random.default_rng(seed)
+    grid = lambda n: np.round(rng.random((n, 2)) * 3) + step * rng.random((n, 2))  # noqa: E731 - ties unless step
+    queries, synthetic, reference = grid(15), grid(rng.integers(1, 12)), grid(rng.integers(1, 12))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(mb, "EXTRA_NEIGHBOURS", extra)
+        got = mb.dpi_counts(queries, synthetic, reference, k, tolerance)
+    want = _dpi_counts_two_passes(queries, synthetic, reference, k, tolerance)
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
