@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import subprocess
 import sys
 from pathlib import Path
 
@@ -73,6 +74,8 @@ def main() -> None:
         "issue": 24,
         "machine": machine(),
         "baseline": args.baseline,
+        "this_commit": subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
+                                      text=True).stdout.strip(),
         "rows": args.rows,
         "repeats": args.repeats,
         "total_seconds": {name: [r["total_seconds"] for r in rs] for name, rs in runs.items()},
