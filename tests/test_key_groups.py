@@ -68,13 +68,18 @@ def test_settled_rows_get_the_engines_and_brute_forces_nearest_two(seed, exclude
     np.testing.assert_array_equal(got.distance, distance)
 
 
-def test_a_row_whose_second_nearest_reaches_the_gap_is_left_to_the_pass(monkeypatch):
-    # Column 0 is the key (gap 1); column 1 is a number (3 values, not discrete with MAX_VALUES = 2).
-    # In its group the query's second nearest is at distance 1, exactly the gap: a row of the other group at
-    # the same distance and a lower index comes first, so the group must not settle the row.
+@pytest.fixture
+def two_value_keys(monkeypatch):
+    """Key groups on tiny tables, whatever share of pairs they hold, with columns of at most two values as keys."""
     monkeypatch.setattr(KG, "MIN_PAIRS", 0)
     monkeypatch.setattr(KG, "MAX_PAIR_SHARE", 1.0)
     monkeypatch.setattr(KG, "MAX_VALUES", 2)
+
+
+def test_a_row_whose_second_nearest_reaches_the_gap_is_left_to_the_pass(two_value_keys):
+    # Column 0 is the key (gap 1); column 1 is a number (3 values, not discrete with MAX_VALUES = 2).
+    # In its group the query's second nearest is at distance 1, exactly the gap: a row of the other group at
+    # the same distance and a lower index comes first, so the group must not settle the row.
     query = np.array([[0.0, 0.0]])
     reference = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 0.5]])
     grouped = KG.top_two_in_key_groups(query, reference, False, 100)
@@ -83,10 +88,7 @@ def test_a_row_whose_second_nearest_reaches_the_gap_is_left_to_the_pass(monkeypa
     assert got.index.tolist() == [[2, 0]] and got.distance.tolist() == [[0.5, 1.0]]
 
 
-def test_a_row_nearer_than_the_gap_is_settled_by_its_group(monkeypatch):
-    monkeypatch.setattr(KG, "MIN_PAIRS", 0)
-    monkeypatch.setattr(KG, "MAX_PAIR_SHARE", 1.0)
-    monkeypatch.setattr(KG, "MAX_VALUES", 2)
+def test_a_row_nearer_than_the_gap_is_settled_by_its_group(two_value_keys):
     query = np.array([[0.0, 0.0]])
     reference = np.array([[1.0, 0.0], [0.0, 0.9], [0.0, 0.5]])
     grouped = KG.top_two_in_key_groups(query, reference, False, 100)
@@ -94,10 +96,7 @@ def test_a_row_nearer_than_the_gap_is_settled_by_its_group(monkeypatch):
     assert grouped.distance.tolist() == [[0.5, 0.9]]
 
 
-def test_minus_zero_shares_a_group_with_zero(monkeypatch):
-    monkeypatch.setattr(KG, "MIN_PAIRS", 0)
-    monkeypatch.setattr(KG, "MAX_PAIR_SHARE", 1.0)
-    monkeypatch.setattr(KG, "MAX_VALUES", 2)
+def test_minus_zero_shares_a_group_with_zero(two_value_keys):
     query = np.array([[-0.0, 0.0]])
     reference = np.array([[0.0, 0.25], [0.0, 0.5], [1.0, 0.0]])
     grouped = KG.top_two_in_key_groups(query, reference, False, 100)

@@ -223,10 +223,9 @@ def _candidates(rows, cols, query_other, reference_other, chunk_elements):
         approximate[s : s + batch] = np.einsum("ij,ij->i", diff, diff)
     starts = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
     sizes = np.diff(np.r_[starts, len(rows)])
-    smallest = np.repeat(np.minimum.reduceat(approximate, starts), sizes)
-    at_smallest = approximate == smallest
+    row_smallest = np.minimum.reduceat(approximate, starts)
+    at_smallest = approximate == np.repeat(row_smallest, sizes)
     second = np.minimum.reduceat(np.where(at_smallest, np.inf, approximate), starts)
-    second = np.where(np.add.reduceat(at_smallest.astype(np.int64), starts) >= 2,
-                      np.minimum.reduceat(approximate, starts), second)
+    second = np.where(np.add.reduceat(at_smallest.astype(np.int64), starts) >= 2, row_smallest, second)
     keep = approximate <= np.repeat(second, sizes) * (1.0 + CANDIDATE_TOLERANCE) + UNDERFLOW
     return rows[keep], cols[keep]
