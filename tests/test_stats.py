@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from privcore.base.roc import roc_auc, roc_curve, roc_statistics
+from privcore.base.roc import _level_counts, roc_auc, roc_curve, roc_statistics
 from privcore.base.stats import (
     BASELINE_WARNING,
     CONTROL_WARNING,
@@ -209,6 +209,41 @@ def test_bootstrap_strata_keep_group_sizes_and_pairing():
     assert res.interval[0] > 0
 
 
+def _replicates_drawn_as_written(statistic, arrays, n_boot, seed, strata, chunk):
+    """The resamples as the docstring of ``bootstrap_replicates`` states them: per chunk, each stratum in
+    sorted label order draws ``rng.integers(0, size, (b, size))`` and the blocks are joined side by side."""
+    rng = np.random.default_rng(seed)
+    labels = np.unique(strata)
+    groups = [np.flatnonzero(strata == label) for label in labels]
+    out = []
+    for done in range(0, n_boot, chunk):
+        b = min(chunk, n_boot - done)
+        idx = np.concatenate([g[rng.integers(0, g.size, size=(b, g.size))] for g in groups], axis=1)
+        out.append(statistic(*(a[idx] for a in arrays)))
+    return np.concatenate(out)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 60), classes=st.integers(1, 3), grouped=st.booleans(),
+       chunk=st.integers(1, 9), threads=st.integers(1, 3))
+def test_bootstrap_replicates_are_the_documented_draws_on_any_threads(seed, n, classes, grouped, chunk, threads):
+    # Consecutive strata are filled as offsets of their draws, scattered ones by gathering; chunks may be
+    # evaluated on threads: every path must give the resamples the docstring describes, in order.
+    rng = np.random.default_rng(seed)
+    strata = rng.integers(0, classes, n)
+    if grouped:
+        strata = np.sort(strata)
+    x = rng.normal(size=n)
+
+    def statistic(values, labels):
+        return np.column_stack([values.mean(axis=1), (values * labels).sum(axis=1), values[:, 0]])
+
+    expected = _replicates_drawn_as_written(statistic, (x, strata), 23, seed, strata, chunk)
+    got = bootstrap_replicates(statistic, x, strata, n_boot=23, seed=seed, vectorized=True, strata=strata,
+                               max_chunk_elements=chunk * n, threads=threads)
+    assert np.array_equal(got, expected)
+
+
 def test_bootstrap_nan_replicates_are_counted():
     y = np.array([0, 1])
 
@@ -316,6 +351,40 @@ def test_roc_statistics_equal_each_resamples_curve_at_every_fpr_boundary(seed, b
         assert stats.advantage[row] == max(0.0, float((curve.tpr - curve.fpr).max()))
         for target in targets:
             assert stats.tpr_at[target][row] == curve.tpr[curve.fpr <= target].max()
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), b=st.integers(1, 5), n=st.integers(2, 40), levels=st.integers(1, 8),
+       grouped=st.booleans())
+def test_roc_statistics_with_every_replicate_labelled_alike_equal_the_per_record_masks(seed, b, n, levels, grouped):
+    # A bootstrap with the classes as strata labels every replicate alike: those labels are read once, as
+    # column slices when the classes are kept together; the counts must be those of the per-record masks.
+    rng = np.random.default_rng(seed)
+    row = rng.integers(0, 2, n)
+    row[0], row[1] = 1, 0
+    if grouped:
+        row = np.sort(row)
+    ranks = rng.integers(0, levels, (b, n))
+    alike = {"one row": row, "broadcast": np.broadcast_to(row, (b, n)), "tiled": np.tile(row, (b, 1))}
+    masks = np.tile(row, (b, 1)).astype(bool)
+    flat = ranks + (np.arange(b) * levels)[:, None]
+    expected_pos = np.bincount(flat[masks], minlength=b * levels).reshape(b, levels)[:, ::-1]
+    expected_neg = np.bincount(flat[~masks], minlength=b * levels).reshape(b, levels)[:, ::-1]
+    targets = (0.0, 0.1, 0.5)
+    curves = [roc_curve(row, ranks[i].astype(float)) for i in range(b)]
+    for labels in alike.values():
+        pos, neg = _level_counts(ranks, labels, levels)
+        assert np.array_equal(pos, expected_pos) and np.array_equal(neg, expected_neg)
+        stats = roc_statistics(ranks, labels, levels, targets)
+        for i, curve in enumerate(curves):
+            assert stats.auc[i] == roc_auc(row, ranks[i].astype(float))
+            assert stats.advantage[i] == max(0.0, float((curve.tpr - curve.fpr).max()))
+            assert all(stats.tpr_at[t][i] == curve.tpr[curve.fpr <= t].max() for t in targets)
+
+
+def test_roc_statistics_refuse_labels_of_another_length():
+    with pytest.raises(ValueError, match="one entry per record"):
+        roc_statistics(np.zeros((2, 4), dtype=int), np.array([1, 0, 1]), 1)
 
 
 @pytest.mark.parametrize("negatives, k", [(49, 1), (98, 2), (10, 1), (3, 1)])

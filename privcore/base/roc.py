@@ -53,15 +53,42 @@ class RocStatistics:
     tpr_at: dict[float, np.ndarray]
 
 
+def _shared_labels(labels: np.ndarray, shape: tuple[int, int]) -> np.ndarray | None:
+    """The labels as one boolean row when every replicate has the same (a bootstrap with the classes as
+    strata, a broadcast row), else None."""
+    labels = np.asarray(labels)
+    if labels.ndim == 1:
+        if labels.shape[0] != shape[1]:
+            raise ValueError("labels must have one entry per record.")
+        return labels.astype(bool)
+    if labels.shape[0] == 1 or labels.strides[0] == 0 or bool((labels == labels[0]).all()):
+        return labels[0].astype(bool)
+    return None
+
+
+def _columns(ranks: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """The columns of ``ranks`` where ``wanted``: a slice when they are consecutive (classes kept together)."""
+    columns = np.flatnonzero(wanted)
+    if columns.size and columns[-1] - columns[0] + 1 == columns.size:
+        return ranks[:, columns[0] : columns[-1] + 1]
+    return ranks[:, columns]
+
+
 def _level_counts(ranks: np.ndarray, labels: np.ndarray, n_levels: int) -> tuple[np.ndarray, np.ndarray]:
     """Positives and negatives at each score level of each replicate, column 0 the highest level."""
     ranks = np.atleast_2d(ranks)
-    labels = np.atleast_2d(labels).astype(bool)
     b = ranks.shape[0]
-    # One bincount per class over (replicate, level) pairs; reversed so column 0 is the highest score.
-    flat = ranks + (np.arange(b) * n_levels)[:, None]
-    pos = np.bincount(flat[labels], minlength=b * n_levels).reshape(b, n_levels)[:, ::-1]
-    neg = np.bincount(flat[~labels], minlength=b * n_levels).reshape(b, n_levels)[:, ::-1]
+    # One bincount per class over (replicate, level) pairs, rank r of replicate i at i·L + (L − 1 − r): column 0
+    # is the highest score and each row ascends in memory, so the sweeps' cumulative sums read it forwards.
+    top = (np.arange(b) * n_levels + (n_levels - 1))[:, None]
+    shared = _shared_labels(labels, ranks.shape)
+    if shared is not None:  # each class's ranks taken by column: no mask over every (replicate, record)
+        flats = [(top - _columns(ranks, want)).ravel() for want in (shared, ~shared)]
+    else:
+        labels = np.atleast_2d(labels).astype(bool)
+        flat = top - ranks
+        flats = [flat[labels], flat[~labels]]
+    pos, neg = (np.bincount(f, minlength=b * n_levels).reshape(b, n_levels) for f in flats)
     return pos, neg
 
 
@@ -96,7 +123,9 @@ def roc_statistics(ranks: np.ndarray, labels: np.ndarray, n_levels: int,
     (0.875, 0.5, 0.5)
     """
     pos, neg = _level_counts(ranks, labels, n_levels)
-    tp, fp = np.cumsum(pos, axis=1), np.cumsum(neg, axis=1)
+    # Running counts never exceed the records: 32-bit sums move half the bytes, and every value is the same.
+    count_type = np.int32 if np.shape(ranks)[-1] < 2**30 else np.int64
+    tp, fp = np.cumsum(pos, axis=1, dtype=count_type), np.cumsum(neg, axis=1, dtype=count_type)
     n_pos, n_neg = tp[:, -1].astype(float), fp[:, -1].astype(float)
     # Twice the Mann–Whitney count in integers, exact: halving it and dividing once gives the float the sum of
     # halves would give, with two passes over the counts instead of five (a bootstrap's 1,000 resamples of

@@ -473,6 +473,7 @@ def bootstrap_replicates(
     vectorized: bool = False,
     strata: Sequence | np.ndarray | None = None,
     max_chunk_elements: int = 4_000_000,
+    threads: int = 1,
 ) -> np.ndarray:
     """The replicate values of a seeded bootstrap (the draws behind :func:`bootstrap_interval`).
 
@@ -486,6 +487,10 @@ def bootstrap_replicates(
         As for :func:`bootstrap_interval`. The statistic may return several values per replicate (shape
         ``(b, k)`` when vectorized, a length-``k`` array otherwise): one pass then gives the replicates of
         ``k`` statistics of the same resamples.
+    threads : int
+        Chunks whose vectorized statistic is evaluated at once on threads (numpy's array operations release
+        the GIL). The positions are still drawn chunk after chunk on the calling thread, so the replicates
+        are the same for every ``threads``; the statistic must not keep state between calls.
 
     Returns
     -------
@@ -513,19 +518,47 @@ def bootstrap_replicates(
 
     rng = np.random.default_rng(seed)  # a Generator passes through unchanged
     chunk = max(1, min(n_boot, max_chunk_elements // max(n, 1)))
-    parts = []
-    done = 0
-    while done < n_boot:
-        b = min(chunk, n_boot - done)
-        idx = np.concatenate([g[rng.integers(0, g.size, size=(b, g.size))] for g in groups], axis=1)
+    sizes = [min(chunk, n_boot - done) for done in range(0, n_boot, chunk)]
+
+    consecutive = [bool(g.size) and int(g[-1]) - int(g[0]) + 1 == g.size for g in groups]
+
+    def positions(b: int) -> np.ndarray:
+        # Each stratum's block of columns in turn, written in place: a stratum of consecutive rows (the members
+        # then the non-members) is an offset of its draws, no gather and no concatenation (half the time).
+        idx = np.empty((b, n), dtype=np.int64)
+        column = 0
+        for g, offset_only in zip(groups, consecutive):
+            draws = rng.integers(0, g.size, size=(b, g.size))
+            block = idx[:, column : column + g.size]
+            if offset_only:
+                np.add(draws, g[0], out=block)
+            else:
+                block[...] = g[draws]
+            column += g.size
+        return idx
+
+    def evaluate(idx: np.ndarray) -> np.ndarray:
+        b = idx.shape[0]
         if vectorized:
             vals = np.asarray(statistic(*(a[idx] for a in arrs)), dtype=float)
             if vals.ndim == 0 or vals.shape[0] != b:
                 raise ValueError("A vectorized statistic must return one value per replicate.")
         else:
             vals = np.array([np.asarray(statistic(*(a[idx[j]] for a in arrs)), dtype=float) for j in range(b)])
-        parts.append(vals.reshape(b) if vals.size == b else vals.reshape(b, -1))
-        done += b
+        return vals.reshape(b) if vals.size == b else vals.reshape(b, -1)
+
+    if threads <= 1 or not vectorized or len(sizes) < 2:
+        return np.concatenate([evaluate(positions(b)) for b in sizes], axis=0)
+    from concurrent.futures import ThreadPoolExecutor  # only here: most bootstraps run on one thread
+
+    # At most ``threads`` chunks wait or run beyond the one being drawn, so memory stays a few chunks.
+    parts, pending = [], []
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        for b in sizes:
+            pending.append(pool.submit(evaluate, positions(b)))
+            if len(pending) > threads:
+                parts.append(pending.pop(0).result())
+        parts.extend(future.result() for future in pending)
     return np.concatenate(parts, axis=0)
 
 

@@ -287,8 +287,9 @@ def honest_splits(scores: Mapping[str, tuple[np.ndarray, np.ndarray]], seed: int
     return splits, held_out
 
 
-def held_out_intervals(held_out: list[dict], n_boot: int, confidence: float, seed: int):
-    """Percentile-bootstrap intervals of the mean held-out AUC and mean held-out TPR − FPR.
+def held_out_intervals(held_out: list[dict], n_boot: int, confidence: float, seed: int, threads: int = 1):
+    """Percentile-bootstrap intervals of the mean held-out AUC and mean held-out TPR − FPR (the resamples
+    evaluated on ``threads`` threads, the same for every count).
 
     Each replicate resamples the members and the non-members of both held-out halves (with replacement,
     separately: strata) and recomputes both AUCs and both gaps at the fixed thresholds; the attack and the
@@ -314,7 +315,8 @@ def held_out_intervals(held_out: list[dict], n_boot: int, confidence: float, see
 
         # In chunks of 2**22 positions so that memory stays bounded for large halves.
         replicates = bootstrap_replicates(auc_and_gap, ranks, scores, labels, n_boot=n_boot, seed=rng,
-                                          vectorized=True, strata=members_first, max_chunk_elements=2**22)
+                                          vectorized=True, strata=members_first, max_chunk_elements=2**22,
+                                          threads=threads)
         aucs += replicates[:, 0] / len(held_out)
         gaps += replicates[:, 1] / len(held_out)
     auc_low, auc_high = percentile_interval(aucs, confidence)
@@ -368,7 +370,7 @@ def compute_mia_best(ctx: MetricContext) -> MetricOutput:
     splits, held_out = honest_splits(scored, ctx.seed, delta)
     chosen = {s.attack for s in splits}
     selected = max((a for a in scored if a in chosen), key=lambda a: attacks[a].auc)
-    auc_interval, risk_interval = held_out_intervals(held_out, n_boot, confidence, ctx.seed)
+    auc_interval, risk_interval = held_out_intervals(held_out, n_boot, confidence, ctx.seed, ctx.workers)
     held_out_auc = float(np.mean([s.auc for s in splits]))
     held_out_gap = float(np.mean([s.advantage for s in splits]))
     tpr_at = {key: (None if any(s.tpr_at[key] is None for s in splits) else

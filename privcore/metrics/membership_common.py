@@ -191,8 +191,10 @@ def shared_attack_summary(ctx: MetricContext, member_scores, nonmember_scores, t
     digest.update(b"|" + nonmember_scores.tobytes())
     key = ("attack summary", len(member_scores), digest.hexdigest(), float(tolerance), int(n_boot), float(confidence),
            ctx.seed)
+    # The threads change nothing in the summary, so they are not part of the key.
     return ctx.shared.cached(key, lambda: attack_summary(member_scores, nonmember_scores, tolerance=tolerance,
-                                                         n_boot=n_boot, confidence=confidence, seed=ctx.seed))
+                                                         n_boot=n_boot, confidence=confidence, seed=ctx.seed,
+                                                         threads=ctx.workers))
 
 
 def attack_output(ctx: MetricContext, sets: MembershipSets, member_scores, nonmember_scores, per_record, *,

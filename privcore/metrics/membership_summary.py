@@ -83,6 +83,7 @@ def attack_summary(
     n_boot: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
+    threads: int = 1,
 ) -> dict:
     """ROC AUC, TPR at FPR 1 % and 10 %, advantage, bootstrap intervals and the ROC curve of one attack.
 
@@ -98,6 +99,8 @@ def attack_summary(
         Coverage of the intervals.
     seed : int
         Bootstrap seed.
+    threads : int
+        Threads for the bootstrap's resamples (the same intervals for every count).
 
     Returns
     -------
@@ -143,7 +146,7 @@ def attack_summary(
 
     # One set of resamples for every statistic; members and non-members resampled apart (strata).
     replicates = bootstrap_replicates(every_statistic, ranks, labels, n_boot=n_boot, seed=seed, vectorized=True,
-                                      strata=labels)
+                                      strata=labels, threads=threads)
     for column, name in enumerate(names):
         summary[f"{name}_interval"] = percentile_interval(replicates[:, column], confidence)
     return summary
