@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from privcore.engine import candidates
 from privcore.engine.encoding import EuclideanSpace
 from privcore.engine.neighbors import all_within, count_within, nearest_k, nearest_two
 from privcore.data.schema import Schema
@@ -259,6 +260,48 @@ def test_nearest_k_matches_brute_force_on_grids(n, m, d, levels, k, chunk, seed,
     y = rng.integers(0, levels, (n, d)).astype(float) / max(levels - 1, 1)
     z = rng.integers(0, levels, (m, d)).astype(float) / max(levels - 1, 1)
     got = nearest_k(y, z, k, chunk_elements=chunk, method=method)
+    dist, idx = brute_k(y, z, k)
+    np.testing.assert_array_equal(got.distance, dist)
+    np.testing.assert_array_equal(got.index, idx)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=st.integers(1, 12),
+    width=st.integers(2, 200),
+    levels=st.sampled_from([1, 2, 3, 6, 40, 1000]),
+    kept=st.integers(1, 12),
+    sample=st.integers(1, 16),
+    seed=st.integers(0, 10_000),
+)
+def test_k_candidates_from_a_sampled_bound_are_the_partitions_pairs(rows, width, levels, kept, sample, seed):
+    # The bound from sampled columns must give exactly the pairs the partition of whole rows gives, in the same
+    # row-major order, on blocks full of ties (few levels) and with tolerances that straddle levels.
+    rng = np.random.default_rng(seed)
+    kept = min(kept, width - 1) or 1
+    block = rng.integers(0, levels, (rows, width)).astype(float) / 4
+    tolerance = rng.choice([0.0, 0.0, 0.1, 0.25, 1.0], rows)
+    kth = np.partition(block, kept - 1, axis=1)[:, kept - 1]
+    expected = np.nonzero(block <= (kth + tolerance)[:, None])
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(candidates, "K_SAMPLE_COLUMNS", sample)
+        patch.setattr(candidates, "K_SAMPLE_PER_NEIGHBOUR", 1)
+        got = candidates.k_candidates(block, kept, tolerance, np)
+    np.testing.assert_array_equal(got[0], expected[0])
+    np.testing.assert_array_equal(got[1], expected[1])
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(1, 25), m=st.integers(40, 300), levels=st.integers(1, 4), k=st.integers(1, 9),
+       seed=st.integers(0, 10_000))
+def test_nearest_k_with_sampled_bounds_matches_brute_force(n, m, levels, k, seed):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, levels, (n, 3)).astype(float) / max(levels - 1, 1)
+    z = rng.integers(0, levels, (m, 3)).astype(float) / max(levels - 1, 1)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(candidates, "K_SAMPLE_COLUMNS", 1)  # every block wider than 4·k takes the sampled bound
+        patch.setattr(candidates, "K_SAMPLE_PER_NEIGHBOUR", 1)
+        got = nearest_k(y, z, k, method="matrix")
     dist, idx = brute_k(y, z, k)
     np.testing.assert_array_equal(got.distance, dist)
     np.testing.assert_array_equal(got.index, idx)

@@ -151,6 +151,41 @@ def top_two_candidates(block, rows, tolerance, group, xp):
     return group_rows[i], cols[i, j]
 
 
+#: Columns sampled per row to bound its k-th smallest score before the full block is searched: a partition of
+#: this many columns plus one mask over the block costs about a third of partitioning every row.
+K_SAMPLE_COLUMNS = 1024
+#: ... and at least this many per neighbour wanted, so that few scores fall under the bound.
+K_SAMPLE_PER_NEIGHBOUR = 8
+
+
+def k_candidates(block, kept, tolerance, xp):
+    """(chunk row, block column) of every score within ``tolerance`` of its row's ``kept``-th smallest (``kept``
+    below the block's width): the pairs that may truly be among the row's ``kept`` nearest, in row-major order.
+
+    On the host, when the block is wide, each row's ``kept``-th smallest is not found by partitioning the row:
+    the ``kept``-th smallest of evenly spaced columns is an upper bound ``u`` of it (a subset's order statistic
+    is at least the whole row's), so every score ≤ ``u`` + tolerance, fewer than a hundredth of the row, holds
+    the row's ``kept`` smallest; their exact ``kept``-th smallest ``t`` is found among them and the pairs kept
+    are those ≤ ``t`` + tolerance, a subset (rounding is monotonic): the same pairs as the partition would give.
+    """
+    width = block.shape[1]
+    sample = max(K_SAMPLE_COLUMNS, K_SAMPLE_PER_NEIGHBOUR * kept)
+    if xp is not np or width < 4 * sample:
+        kth = xp.partition(block, kept - 1, axis=1)[:, kept - 1]
+        return xp.nonzero(block <= (kth + tolerance)[:, None])
+    bound = np.partition(block[:, :: width // sample], kept - 1, axis=1)[:, kept - 1]
+    rows, cols = np.nonzero(block <= (bound + tolerance)[:, None])
+    values = block[rows, cols]
+    counts = np.bincount(rows, minlength=len(block))
+    # Each row's scores side by side, padded with inf (at most the block's size, when a row's scores tie):
+    # every row holds at least ``kept`` of them, so the padding never reaches its ``kept``-th smallest.
+    padded = np.full((len(block), int(counts.max())), np.inf)
+    padded[rows, np.arange(len(rows)) - (np.cumsum(counts) - counts)[rows]] = values
+    kth = np.partition(padded, kept - 1, axis=1)[:, kept - 1]
+    keep = values <= (kth + tolerance)[rows]
+    return rows[keep], cols[keep]
+
+
 def _group_minima(block, group, xp):
     """Minimum of each run of ``group`` columns of every row (the last run may be shorter)."""
     k, m = block.shape

@@ -43,6 +43,7 @@ from privcore.engine.candidates import (
     FAR_CANDIDATES,
     exact_distances,
     far_candidates,
+    k_candidates,
     row_candidates,
     select_k,
     select_two,
@@ -378,9 +379,10 @@ def nearest_k(
         xp = operands.xp
         block = operands.scores(start, stop)
         kept = min(k, m)
-        kth = xp.partition(block, kept - 1, axis=1)[:, kept - 1] if kept < m else block.max(axis=1)
         tolerance = 2.0 * operands.error_scale * (operands.query_norm[start:stop] + max_half_ref * 2.0 + 1e-300)
-        return xp.nonzero(block <= (kth + tolerance)[:, None])
+        if kept < m:
+            return k_candidates(block, kept, tolerance, xp)
+        return xp.nonzero(block <= (block.max(axis=1) + tolerance)[:, None])
 
     def run(start: int):
         stop = min(n, start + setup.rows_per_chunk)
