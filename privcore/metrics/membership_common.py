@@ -121,6 +121,8 @@ def attack_scores(ctx: MetricContext, attack_id: str, params: Mapping, reference
     The attack's own metric and ``mia_best`` both call this; whichever runs first computes, the other
     reads the cached scores (same seed, same settings, same reference), so no attack runs twice.
     """
+    if attack_id not in SCORERS:  # each attack's module registers its scorer on import, which may not have run yet
+        registry.all_metrics()
     scorer = SCORERS[attack_id]
     table = params.get("reference") if reference_table is None else reference_table
     settings = tuple((name, _hashable(params.get(name))) for name in scorer.param_names)

@@ -25,6 +25,7 @@ from privcore.metrics.details import BatteryAttack, MembershipBattery, Membershi
 from privcore.metrics import membership
 from privcore.metrics.membership_battery import CLASSIFIER_SETTINGS, dpi_counts, synthetic_probability
 from privcore.metrics.membership_best import BATTERY, best_threshold, honest_splits, tpr_at_fprs
+from privcore.metrics.registry import all_metrics
 from privcore.data.schema import Schema
 from privcore.base.stats import clopper_pearson_lower, clopper_pearson_upper, epsilon_lower_bound, holm_adjust
 
@@ -430,7 +431,28 @@ def test_every_column_constant_is_not_applicable_with_a_reason():
 # ------------------------------------------------------------------------------------------------
 
 
+def test_an_attacks_scorer_is_found_before_any_evaluation_has_loaded_the_registry():
+    # In a fresh interpreter no metric module has registered its scorer yet: attack_scores loads them.
+    import subprocess
+    import sys
+
+    code = (
+        "from types import SimpleNamespace\n"
+        "import privcore.metrics.membership_common as common\n"
+        "assert 'mia_learned' not in common.SCORERS\n"
+        "shared = SimpleNamespace(cached=lambda key, compute: key[1])\n"
+        "ctx = SimpleNamespace(seed=0, is_baseline=False, shared=shared)\n"
+        "print(common.attack_scores(ctx, 'mia_learned', {}))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "mia_learned"
+
+
 def test_mia_best_reuses_the_attacks_scores_instead_of_running_them_again(monkeypatch):
+    # Every attack's module registers its scorer on import: load them all before wrapping the scorers (alone,
+    # in a fresh process, no evaluation has loaded them yet).
+    all_metrics()
     calls = {mid: 0 for mid in BATTERY}
     for mid in BATTERY:
         scorer = membership.SCORERS[mid]
