@@ -49,6 +49,20 @@ RESULTS = ROOT / "bench" / "results"
 GENERATORS = {"privbayes": {}, "sdv_ctgan": {"epochs": 300}, "fresh_sample": {}}
 
 
+def _printer(name: str, started: float):
+    """The audit's progress, a line at most every 10 s: a run stopped at a time limit (a GPU lease) still
+    shows how far its fits got."""
+    last = [-10.0]
+
+    def show(fraction: float, message: str) -> None:
+        now = time.perf_counter() - started
+        if now - last[0] >= 10.0 or fraction >= 1.0:
+            print(f"  {name} audit [{now:6.0f} s] {fraction:5.1%} {message}", flush=True)
+            last[0] = now
+
+    return show
+
+
 def dcr_pass_rate(adult, schema: Schema, name: str, settings: dict, tables: int, rows: int, seed: int) -> dict:
     """The DCR holdout test on ``tables`` synthetic tables, each from a fresh training set of ``rows`` rows."""
     rng = np.random.default_rng(seed)
@@ -153,11 +167,12 @@ def main() -> int:
         started = time.perf_counter()
         dcr = dcr_pass_rate(adult, schema, name, settings, args.dcr_tables, args.train_rows, args.seed)
         dcr_seconds = time.perf_counter() - started
+        print(f"{name}: DCR test on {args.dcr_tables} tables in {dcr_seconds:.0f} s", flush=True)
         make = GeneratorFactory(name, settings, schema.key_columns, schema.sensitive)
         started = time.perf_counter()
         report = audit_shared(table, schema=schema, make=make, generator_name=name, workers=args.workers,
                               settings=SharedSettings(models=args.models, records=2 * args.train_rows,
-                                                      seed=args.seed))
+                                                      seed=args.seed), progress=_printer(name, started))
         seconds = time.perf_counter() - started
         summary = report.summary
         scored = summary["records_scored"]
