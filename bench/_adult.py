@@ -5,6 +5,7 @@ from __future__ import annotations
 import queue as queues
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -97,3 +98,19 @@ def worktree(commit: str) -> Path:
         subprocess.run(["git", "-C", str(root), "worktree", "add", "--detach", str(path), commit], check=True,
                        capture_output=True)
     return path
+
+
+def progress_printer(prefix: str, started: float, new_phase=None):
+    """A progress callback that prints a line at most every 10 s, at the end, and whenever ``new_phase(message)``
+    changes (e.g. the metric a message names): a run stopped at its time limit (a GPU lease) still shows where
+    its time went."""
+    last = {"phase": None, "at": -10.0}
+
+    def show(fraction: float, message: str) -> None:
+        now = time.perf_counter() - started
+        phase = new_phase(message) if new_phase is not None else None
+        if phase != last["phase"] or now - last["at"] >= 10.0 or fraction >= 1.0:
+            print(f"  [{prefix} {now:7.1f} s] {fraction:5.1%} {message}", flush=True)
+            last.update(phase=phase, at=now)
+
+    return show

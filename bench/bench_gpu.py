@@ -40,7 +40,7 @@ ROOT = BENCH.parent
 sys.path.insert(0, str(BENCH))
 sys.path.insert(0, str(ROOT))
 
-from _adult import run_in_own_process  # noqa: E402
+from _adult import progress_printer, run_in_own_process  # noqa: E402
 
 DISTANCE = ("cvp", "dvp", "auth", "idscore", "nsnd", "nndr", "dcr", "mdcr", "nnaa", "hidr", "hitr")
 
@@ -98,21 +98,6 @@ def _pair(rows: int, queue) -> None:
     queue.put(out)
 
 
-def _printer(began: float, device: str):
-    """A progress callback that prints each metric's start and, within one, a line at most every 10 s:
-    a run stopped at its time limit still shows where its time went."""
-    last = {"metric": None, "at": 0.0}
-
-    def show(fraction: float, message: str) -> None:
-        now = time.perf_counter()
-        metric = message.split(":", 1)[0]
-        if metric != last["metric"] or now - last["at"] >= 10.0:
-            print(f"  [{device} {now - began:7.1f} s] {fraction:5.1%} {message}", flush=True)
-            last.update(metric=metric, at=now)
-
-    return show
-
-
 def _evaluate(rows: int, device: str, subsample: int | None):
     from privcore import evaluate
 
@@ -121,7 +106,7 @@ def _evaluate(rows: int, device: str, subsample: int | None):
     print(f"  [{device} {time.perf_counter() - began:7.1f} s] tables of {len(real):,} rows ready", flush=True)
     started = time.perf_counter()
     report = evaluate(real, synthetic, _schema(), metrics=list(DISTANCE), seed=0, strict=True, device=device,
-                      progress=_printer(started, device))
+                      progress=progress_printer(device, started, lambda message: message.split(":", 1)[0]))
     return report, time.perf_counter() - started
 
 

@@ -36,6 +36,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from _adult import progress_printer  # noqa: E402 (bench/, the script's own folder)
 from privcore import evaluate  # noqa: E402
 from privcore.audit.shared import SharedSettings, audit_shared  # noqa: E402
 from privcore.audit.tasks import GeneratorFactory  # noqa: E402
@@ -47,20 +48,6 @@ from privcore.generators import make_generator  # noqa: E402
 RESULTS = ROOT / "bench" / "results"
 #: The paper's CTGAN: SDV's defaults with 300 epochs.
 GENERATORS = {"privbayes": {}, "sdv_ctgan": {"epochs": 300}, "fresh_sample": {}}
-
-
-def _printer(name: str, started: float):
-    """The audit's progress, a line at most every 10 s: a run stopped at a time limit (a GPU lease) still
-    shows how far its fits got."""
-    last = [-10.0]
-
-    def show(fraction: float, message: str) -> None:
-        now = time.perf_counter() - started
-        if now - last[0] >= 10.0 or fraction >= 1.0:
-            print(f"  {name} audit [{now:6.0f} s] {fraction:5.1%} {message}", flush=True)
-            last[0] = now
-
-    return show
 
 
 def dcr_pass_rate(adult, schema: Schema, name: str, settings: dict, tables: int, rows: int, seed: int) -> dict:
@@ -172,7 +159,8 @@ def main() -> int:
         started = time.perf_counter()
         report = audit_shared(table, schema=schema, make=make, generator_name=name, workers=args.workers,
                               settings=SharedSettings(models=args.models, records=2 * args.train_rows,
-                                                      seed=args.seed), progress=_printer(name, started))
+                                                      seed=args.seed),
+                              progress=progress_printer(f"{name} audit", started))
         seconds = time.perf_counter() - started
         summary = report.summary
         scored = summary["records_scored"]

@@ -398,9 +398,7 @@ def dpi_counts(queries: np.ndarray, synthetic: np.ndarray, reference: np.ndarray
                                    label="records→synthetic ∪ reference")
         counts[rest] = np.concatenate([rest_counts, np.zeros((len(rest), 2, 2 - rest_counts.shape[2]),
                                                              dtype=np.int64)], axis=2)
-    closer, within = counts[:, 0, :].astype(float), counts[:, 1, :].astype(float)
-    if closer.shape[1] < 2:  # no reference row anywhere (cannot happen with |Z| = |R| ≥ 1, kept for safety)
-        closer, within = np.c_[closer, np.zeros(len(closer))], np.c_[within, np.zeros(len(within))]
+    closer, within = counts[:, 0, :].astype(float), counts[:, 1, :].astype(float)  # both labels' columns, always
     tied = within - closer
     places = k - closer.sum(axis=1)
     share = np.divide(places, tied.sum(axis=1), out=np.zeros(len(places)), where=tied.sum(axis=1) > 0)

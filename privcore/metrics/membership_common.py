@@ -17,7 +17,7 @@ import numpy as np
 
 from privcore.data.params import Param
 from privcore.engine.context import MetricContext
-from privcore.metrics import registry
+from privcore.metrics import load_all, registry
 from privcore.metrics.details import MembershipScores
 from privcore.metrics.membership_roles import MembershipSets, Reference, membership_roles
 from privcore.metrics.membership_summary import attack_summary, summary_fields
@@ -122,7 +122,7 @@ def attack_scores(ctx: MetricContext, attack_id: str, params: Mapping, reference
     reads the cached scores (same seed, same settings, same reference), so no attack runs twice.
     """
     if attack_id not in SCORERS:  # each attack's module registers its scorer on import, which may not have run yet
-        registry.all_metrics()
+        load_all()
     scorer = SCORERS[attack_id]
     table = params.get("reference") if reference_table is None else reference_table
     settings = tuple((name, _hashable(params.get(name))) for name in scorer.param_names)
