@@ -16,7 +16,7 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.neural_network import MLPClassifier
 
-from privcore.metrics._mlp import DetectionMLP
+from privcore.metrics._mlp import N_ITER_NO_CHANGE, DetectionMLP, fit_together
 
 
 def labelled_table(rng, n, d, offset):
@@ -55,3 +55,37 @@ def test_same_seed_same_network_other_seed_other_network():
     b = DetectionMLP(random_state=2).fit(features, labels).predict_proba(features)
     c = DetectionMLP(random_state=3).fit(features, labels).predict_proba(features)
     assert np.array_equal(a, b) and not np.array_equal(a, c)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_networks_trained_together_equal_each_trained_alone(dtype):
+    """D-MLP's folds train stacked (fit_together): every network must be bit for bit the one trained alone,
+    whether its training part has the size of the others' (one stack) or not (a stack of its own), and
+    whichever epoch it stops at. Half the rows carry no signal, so the networks trained on them stop early
+    (23-25 epochs) while the others learn on (32-40, their best epochs after the first ones left): a stack
+    that mixed up whose state is whose when a network leaves it would change the networks still in it."""
+    rng = np.random.default_rng(7)
+    n = 600
+    labels = np.tile(np.r_[np.ones(n // 2, dtype=np.int64), np.zeros(n // 2, dtype=np.int64)], 2)
+    features = rng.normal(size=(2 * n, 9))
+    features[n:] += 1.2 * labels[n:, None]  # the second half learnable, the first not
+    features = features.astype(dtype)
+    noise, signal = np.arange(n), np.arange(n, 2 * n)
+    rows = [noise, signal, noise, signal, np.arange(0, 2 * n, 3)]
+    seeds = [0, 1, 2, 3, 4]
+    together = [DetectionMLP(random_state=s) for s in seeds]
+    fit_together(together, features, labels, rows)
+    epochs = []
+    for model, own, seed in zip(together, rows, seeds):
+        alone = DetectionMLP(random_state=seed).fit(features[own], labels[own])
+        epochs.append(alone.n_iter_)
+        assert model.n_iter_ == alone.n_iter_
+        assert np.array_equal(model.predict_proba(features), alone.predict_proba(features))
+    assert max(epochs[:4]) - N_ITER_NO_CHANGE > min(epochs[:4])  # the last network's best came after a leave
+
+
+def test_networks_trained_together_need_the_same_shape():
+    features, labels = labelled_table(np.random.default_rng(0), 100, 3, 0.5)
+    with pytest.raises(ValueError, match="same hidden layer"):
+        fit_together([DetectionMLP(hidden=10), DetectionMLP(hidden=20)], features, labels,
+                     [np.arange(100), np.arange(100)])
