@@ -275,11 +275,13 @@ class MetricContext:
         seed: int,
         *,
         is_baseline: bool = False,
+        workers: int | None = None,
     ):
         self.shared = shared
         self.params = dict(params)
         self.seed = int(seed)
         self.is_baseline = is_baseline
+        self._workers = workers
 
     def _role(self, role: str) -> str:
         if self.is_baseline:
@@ -307,8 +309,9 @@ class MetricContext:
 
     @property
     def workers(self) -> int:
-        """Threads this evaluation may use (:func:`privcore.evaluate`'s ``workers``)."""
-        return self.shared.workers
+        """Threads this metric may use: :func:`privcore.evaluate`'s ``workers``, or fewer where the metric runs
+        beside the others (:mod:`privcore.evaluation.background`)."""
+        return self.shared.workers if self._workers is None else self._workers
 
     @property
     def cluster(self) -> Any:

@@ -4,7 +4,8 @@ D-MLP's five folds and MIR's five fits share the cores in pairs, so the fifth of
 waits (a fifth of D-MLP's time on a 2-core machine: 24 s of one idle core at 100,000 + 100,000 rows), and the
 other metrics have single-threaded stretches of their own between their matrix products (preparing the
 tables, the FAMD fit, sorting and grouping in GCAP and AIR). Started on a background thread before the other
-metrics, the classifiers fill those gaps.
+metrics, the classifiers fill those gaps. The evaluation collects their results after every other metric has
+run: waiting for them at their place in the list would leave the cores to the background meanwhile.
 
 The results do not change: each classifier reads only the encoded tables, which are computed before the
 thread starts, and its folds and fits depend on their seeds and splits only, not on the thread they ran on.
@@ -26,6 +27,12 @@ from privcore.metrics.registry import REVIEW_METRICS
 #: Metrics that may run beside the others: they read only the tables encoded in E (no neighbour pass, no
 #: progress callback), and their results depend on their seed alone.
 BACKGROUND_METRICS = ("dmlp", "mir")
+#: Threads a background metric uses where fewer than the evaluation's. D-MLP's folds train as one stack of
+#: networks (privcore.metrics._mlp.fit_together): most of a step is Python-level array calls, and a second
+#: stack on its own thread would contend for the interpreter with the stack and with the main thread's passes.
+#: Measured at 10,000 Adult rows, all 17 review metrics on 2 cores, five interleaved runs: one stack 3.90 s
+#: median against two stacks 4.49 s (MIR's fits, which release the interpreter, keep two threads: 4.18 s with one).
+BACKGROUND_THREADS = {"dmlp": 1}
 #: Metrics that may run while the background holds BLAS at one thread: their every BLAS call already runs on
 #: one thread (the engine's passes, the FAMD fit), so their results are the same either way. Others, such as
 #: the membership attacks' kernel densities, call BLAS with every core, and BLAS's rounding depends on its
@@ -70,6 +77,28 @@ def background_ids(ids: Iterable[str], workers: int, cluster, reuse) -> list[str
             or not set(ids) <= ONE_THREAD_BLAS_METRICS):
         return []
     return chosen
+
+
+def background_workers(metric_id: str, workers: int) -> int:
+    """Threads ``metric_id`` may use on the background thread (:data:`BACKGROUND_THREADS`).
+
+    Parameters
+    ----------
+    metric_id : str
+        A background metric.
+    workers : int
+        Threads the evaluation may use.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> background_workers("dmlp", 2), background_workers("mir", 2), background_workers("dmlp", 1)
+    (1, 2, 1)
+    """
+    return min(workers, BACKGROUND_THREADS.get(metric_id, workers))
 
 
 @contextlib.contextmanager

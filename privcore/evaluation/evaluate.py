@@ -19,7 +19,7 @@ from privcore.engine.gpu import check_device, require_gpu, using_device
 from privcore.engine.neighbors import DEFAULT_CHUNK_ELEMENTS
 from privcore.data.params import check_params
 from privcore.data.prepare import PreparedData, prepare
-from privcore.evaluation.background import background_ids, running_in_background
+from privcore.evaluation.background import background_ids, background_workers, running_in_background
 from privcore.evaluation.outcome import Report
 from privcore.metrics.results import MetricOutput, MetricResult, NotApplicable
 from privcore.data.schema import BINARY, CATEGORICAL, NUMERICAL, Schema, check_seed, infer_schema
@@ -219,12 +219,16 @@ def _evaluate_prepared(data, ids, schema, seed, progress, params, famd_component
     shared.planned = planned_passes(ids, data.holdout is not None)
     shared.metric_params = {metric_id: {**dict(registry.get(metric_id).default_params), **params.get(metric_id, {})}
                             for metric_id in ids}
-    def run_alone(metric_id: str) -> MetricResult:
-        return _run_metric(registry.get(metric_id), shared, shared.metric_params[metric_id], seed, strict, errors)
+    def run_beside(metric_id: str) -> MetricResult:
+        return _run_metric(registry.get(metric_id), shared, shared.metric_params[metric_id], seed, strict, errors,
+                           workers=background_workers(metric_id, shared.workers))
 
     in_background = background_ids(ids, shared.workers, client, reuse)
-    with running_in_background(in_background, run_alone, lambda: _encode_for_classifiers(shared)) as futures:
-        for position, metric_id in enumerate(ids):
+    with running_in_background(in_background, run_beside, lambda: _encode_for_classifiers(shared)) as futures:
+        # The background metrics' results are collected after every other metric has run: waiting for one at
+        # its place in the list would leave the cores to the background meanwhile.
+        in_turn = [metric_id for metric_id in ids if metric_id not in futures]
+        for position, metric_id in enumerate(in_turn):
             info = registry.get(metric_id)
 
             def report_progress(fraction: float, message: str, _pos=position, _id=metric_id) -> None:
@@ -233,10 +237,12 @@ def _evaluate_prepared(data, ids, schema, seed, progress, params, famd_component
 
             shared.progress = report_progress
             report_progress(0.0, "starting")
-            if metric_id in futures:
-                results[metric_id] = futures[metric_id].result()
-            else:
-                results[metric_id] = _run_metric(info, shared, shared.metric_params[metric_id], seed, strict, errors)
+            results[metric_id] = _run_metric(info, shared, shared.metric_params[metric_id], seed, strict, errors)
+        for position, (metric_id, future) in enumerate(futures.items(), start=len(in_turn)):
+            if progress is not None and not future.done():
+                progress(position / total, f"{metric_id}: finishing (it ran beside the other metrics)")
+            results[metric_id] = future.result()
+    results = {metric_id: results[metric_id] for metric_id in ids}
     if progress is not None:
         progress(1.0, "done")
     shared.cluster = None  # a pass computed later (a figure) runs here: the cluster may be gone by then
@@ -312,14 +318,14 @@ def _reuse_fingerprint(data: PreparedData, famd_components) -> str:
     return digest.hexdigest()
 
 
-def _run_metric(info, shared: SharedComputation, params, seed, strict, errors) -> MetricResult:
+def _run_metric(info, shared: SharedComputation, params, seed, strict, errors, workers=None) -> MetricResult:
     started = time.perf_counter()
     reason = unmet_need(info, shared.data)
     if reason is not None:
         return MetricResult(id=info.id, applicable=False, reason=reason, per_record_unit=info.per_record_unit,
                             params=params, seconds=time.perf_counter() - started)
     try:
-        output = info.compute(MetricContext(shared, params, seed))
+        output = info.compute(MetricContext(shared, params, seed, workers=workers))
         result = _to_result(info, output, params, started)  # its range check is a metric's bug too
     except NotApplicable as exc:
         return MetricResult(id=info.id, applicable=False, reason=str(exc), per_record_unit=info.per_record_unit,
