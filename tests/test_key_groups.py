@@ -124,6 +124,31 @@ def test_key_columns_leave_out_a_numbers_fine_steps():
     assert KG.key_columns(table, table).tolist() == [0, 1, 2]
 
 
+def test_unequally_weighted_codes_join_where_the_heaviest_alone_form_too_large_groups(monkeypatch):
+    """IdScore's space weighs each categorical column's codes by 1/entropy: gaps from 0.41 to 1.81 here, beyond
+    GAP_RATIO. The codes within GAP_RATIO of the heaviest (36 patterns) group about 3 % of the pairs together,
+    so the finer ratio takes every code; the groups then settle most rows, with brute force's nearest two."""
+    monkeypatch.setattr(KG, "MIN_PAIRS", 0)
+    rng = np.random.default_rng(3)
+    weights = (1.81, 1.57, 0.89, 0.41)
+
+    def weighted(n, base=None):
+        table = mixed_table(rng, n, levels=(2, 2, 9, 40), numeric=2, base=base)
+        table[:, :53] *= np.repeat(weights, (2, 2, 9, 40))
+        return table
+
+    reference = weighted(3_000)
+    query = weighted(1_000, base=reference[:1_000])
+    query[:, :53] = reference[:1_000, :53]  # each query row shares its codes with a reference row
+    assert KG.key_columns(query, reference).tolist() == list(range(13))  # GAP_RATIO leaves the 0.41 codes out
+    assert len(KG.key_columns(query, reference, KG.FINER_GAP_RATIO)) == 53
+    grouped = KG.top_two_in_key_groups(query, reference, False, 50_000)
+    assert grouped is not None and len(grouped.resolved) > len(query) // 2
+    distance, index = brute_top_two(query, reference, False)
+    np.testing.assert_array_equal(grouped.index, index[grouped.resolved])
+    np.testing.assert_array_equal(grouped.distance, distance[grouped.resolved])
+
+
 @settings(max_examples=60, deadline=None)
 @given(n=st.integers(2, 40), m=st.integers(2, 40), seed=st.integers(0, 2**32 - 1), exclude_self=st.booleans(),
        step=st.sampled_from([0.0, 0.3, 1.0]), chunk=st.integers(1, 64))
