@@ -26,6 +26,7 @@ from privcore.engine.neighbors_both_ways import nearest_two_both_ways
 from privcore.engine.neighbors_distinct import DistinctRows, distinct_rows, expand_within
 from privcore.engine.neighbors_distinct import expand as expand_distinct
 from privcore.engine.neighbors_distinct import pays as distinct_pays
+from privcore.engine.tolerance import TieTolerance, d_max_bounds
 from privcore.data.prepare import PreparedData
 from privcore.data.schema import Schema
 
@@ -114,6 +115,12 @@ class SharedComputation:
         #: The passes this evaluation's metrics declare (:func:`planned_passes`): a pass whose reverse is
         #: planned computes both directions from one block.
         self.planned: set[tuple[str, str, str]] = set()
+        #: Pairs of tables (:func:`pair_key`) whose extremes this evaluation's metrics read only for the tie
+        #: tolerance (:func:`privcore.evaluation.evaluate.tolerance_only_pairs`): their first pass leaves the
+        #: farthest pair out, and :meth:`tie_tolerance` computes it only where its bounds do not decide.
+        self.tolerance_only: set[tuple[str, str, str]] = set()
+        #: Pairs whose exact extremes were asked for: a pass still to come computes them.
+        self._extremes_wanted: set[tuple[str, str, str]] = set()
         #: Results that several metrics of this evaluation read (e.g. each membership attack's scores, which
         #: ``mia_best`` compares): computed by the first metric that asks, see :meth:`cached`.
         self._cache: dict[Any, Any] = {}
@@ -140,6 +147,8 @@ class SharedComputation:
         self.__dict__.update(state)
         self.__dict__.setdefault("device", "auto")  # pickled before the GPU backend existed
         self.__dict__.setdefault("planned", set())
+        self.__dict__.setdefault("tolerance_only", set())
+        self.__dict__.setdefault("_extremes_wanted", set())
         self.__dict__.setdefault("_distinct", {})
 
     def space(self, name: str, factory: SpaceFactory | None = None) -> Any:
@@ -163,7 +172,7 @@ class SharedComputation:
         key = (space, query, reference)
         if key in self._neighbours:
             return self._neighbours[key]
-        pair = _pair_key(space, query, reference)
+        pair = pair_key(space, query, reference)
         shareable = self._reuse is not None and "synthetic" not in (query, reference)
         if shareable:
             reused_neighbours = self._reuse.setdefault("neighbours", {})
@@ -189,7 +198,7 @@ class SharedComputation:
         one pass). Tables with repeated rows are searched once per distinct row
         (:mod:`privcore.engine.neighbors_distinct`)."""
         key, reverse = (space, query, reference), (space, reference, query)
-        pair = _pair_key(space, query, reference)
+        pair = pair_key(space, query, reference)
         query_rows, reference_rows = self.distinct(space, query), self.distinct(space, reference)
         on_points = distinct_pays(query_rows, reference_rows)
         a = query_rows.points if on_points else self.encoded(space, query)
@@ -201,6 +210,12 @@ class SharedComputation:
         engine = dict(chunk_elements=self.chunk_elements, workers=self.workers, progress=self.progress,
                       cluster=self.cluster)
         reused = (self._reuse or {}).get("neighbours", {})
+        # The first pass between two tables fixes d_min/d_max, unless the metrics read them only for the tie
+        # tolerance (then the pass may take the key groups' shortcut, see tie_tolerance). The reverse pass
+        # neither changes nor recomputes them (in Φk the exact farthest pair costs as much as the k-d tree's
+        # whole search).
+        want_extremes = pair not in self._extremes and (pair not in self.tolerance_only
+                                                        or pair in self._extremes_wanted)
         if query == reference:
             result, _ = nearest_two(a, a, exclude_self=True, label=f"{query}→{reference} in {space}",
                                     device=self.device, **engine)
@@ -208,17 +223,15 @@ class SharedComputation:
         device = "cpu" if self.cluster is not None else self.device
         if (reverse in self.planned and reverse not in self._neighbours and reverse not in reused
                 and both_ways_applicable(len(a), len(b), a.shape[1], device)):
-            forward, backward, extremes = nearest_two_both_ways(a, b, with_extremes=True,
+            forward, backward, extremes = nearest_two_both_ways(a, b, with_extremes=want_extremes,
                                                                 label=f"{query}⇄{reference} in {space}", **engine)
-            self._extremes.setdefault(pair, extremes)
+            if extremes is not None:
+                self._extremes.setdefault(pair, extremes)
             return {key: rows(forward, query_rows, reference_rows),
                     reverse: rows(backward, reference_rows, query_rows)}
-        # The first pass between two tables fixes d_min/d_max; the reverse pass neither changes nor recomputes
-        # them (in Φk the exact farthest pair costs as much as the k-d tree's whole search).
-        known = pair in self._extremes
-        result, extremes = nearest_two(a, b, with_extremes=not known, label=f"{query}→{reference} in {space}",
+        result, extremes = nearest_two(a, b, with_extremes=want_extremes, label=f"{query}→{reference} in {space}",
                                        device=self.device, **engine)
-        if not known:
+        if extremes is not None:
             self._extremes[pair] = extremes
         return {key: rows(result, query_rows, reference_rows)}
 
@@ -242,10 +255,28 @@ class SharedComputation:
 
     def extremes(self, space: str, a: str, b: str) -> PairExtremes:
         """d_min and d_max over all pairs of tables ``a`` × ``b`` in ``space``."""
-        pair = _pair_key(space, a, b)
+        pair = pair_key(space, a, b)
         if pair not in self._extremes:
-            self.neighbours(space, a, b)
+            self._extremes_wanted.add(pair)
+            if (space, a, b) in self._neighbours or (space, b, a) in self._neighbours:
+                # Its passes left the farthest pair out (a tolerance-only pair): one pass for the extremes.
+                _, self._extremes[pair] = nearest_two(self.encoded(space, a), self.encoded(space, b),
+                                                      with_extremes=True, label=f"{a}→{b} in {space}",
+                                                      chunk_elements=self.chunk_elements, workers=self.workers,
+                                                      progress=self.progress, device=self.device)
+            else:
+                self.neighbours(space, a, b)
         return self._extremes[pair]
+
+    def tie_tolerance(self, space: str, a: str, b: str) -> TieTolerance:
+        """The tie tolerance (metrics.md §0) of tables ``a`` and ``b`` in ``space``: exact where d_max is known,
+        else bounded, the exact d_max computed only where the bounds decide a comparison differently
+        (:mod:`privcore.engine.tolerance`)."""
+        pair = pair_key(space, a, b)
+        if pair in self._extremes:
+            return TieTolerance.known(self._extremes[pair].d_max)
+        low, high = d_max_bounds(self.encoded(space, a), self.encoded(space, b))
+        return TieTolerance(low, high, lambda: self.extremes(space, a, b).d_max)
 
 
 def _picklable(value: Any) -> bool:
@@ -256,8 +287,14 @@ def _picklable(value: Any) -> bool:
     return True
 
 
-def _pair_key(space: str, a: str, b: str) -> tuple[str, str, str]:
-    """Key of the pair extremes of tables ``a`` and ``b``: the same whichever is the query."""
+def pair_key(space: str, a: str, b: str) -> tuple[str, str, str]:
+    """Key of the pair extremes of tables ``a`` and ``b``: the same whichever is the query.
+
+    Examples
+    --------
+    >>> pair_key("E", "synthetic", "real")
+    ('E', 'real', 'synthetic')
+    """
     return (space, *sorted((a, b)))
 
 
@@ -334,3 +371,7 @@ class MetricContext:
 
     def extremes(self, space: str, a: str = "real", b: str = "synthetic") -> PairExtremes:
         return self.shared.extremes(space, self._role(a), self._role(b))
+
+    def tie_tolerance(self, space: str, a: str = "real", b: str = "synthetic") -> TieTolerance:
+        """The tie tolerance of tables ``a`` and ``b`` (see :meth:`SharedComputation.tie_tolerance`)."""
+        return self.shared.tie_tolerance(space, self._role(a), self._role(b))

@@ -158,13 +158,16 @@ def top_two_in_key_groups(query: np.ndarray, reference: np.ndarray, exclude_self
     n, m = len(query), len(reference)
     if n * m < MIN_PAIRS:
         return None
+    # The finer ratio's columns include the coarser one's, so its groups are smaller: it is tried where the
+    # coarser groups' sample holds more than MAX_PAIR_SHARE of the pairs (the sample may err by 2×).
     for ratio in (GAP_RATIO, FINER_GAP_RATIO):
         columns = key_columns(query, reference, ratio)
         if not len(columns):
             return None
-        if _estimated_pair_share(query, reference, columns) <= 2 * MAX_PAIR_SHARE:
+        share = _estimated_pair_share(query, reference, columns)
+        if share <= MAX_PAIR_SHARE:
             break
-    else:
+    if share > 2 * MAX_PAIR_SHARE:
         return None
     if not (np.isfinite(query).all() and np.isfinite(reference).all()):
         return None

@@ -13,7 +13,7 @@ import pandas as pd
 
 from privcore.metrics import registry
 from privcore.engine.cluster import connected
-from privcore.engine.context import MetricContext, SharedComputation
+from privcore.engine.context import MetricContext, SharedComputation, pair_key
 from privcore.base.errors import InputError, TooFewRowsError
 from privcore.engine.gpu import check_device, require_gpu, using_device
 from privcore.engine.neighbors import DEFAULT_CHUNK_ELEMENTS
@@ -217,6 +217,7 @@ def _evaluate_prepared(data, ids, schema, seed, progress, params, famd_component
     errors: list[str] = []
     total = len(ids)
     shared.planned = planned_passes(ids, data.holdout is not None)
+    shared.tolerance_only = tolerance_only_pairs(ids, data.holdout is not None)
     shared.metric_params = {metric_id: {**dict(registry.get(metric_id).default_params), **params.get(metric_id, {})}
                             for metric_id in ids}
     def run_beside(metric_id: str) -> MetricResult:
@@ -393,6 +394,39 @@ def _to_result(info, output: MetricOutput, params, started) -> MetricResult:
     )
 
 
+def tolerance_only_pairs(metric_ids: Iterable[str], has_holdout: bool) -> set[tuple[str, str, str]]:
+    """The pairs of tables (:func:`privcore.engine.context.pair_key`) whose extremes every metric of
+    ``metric_ids`` that has a pass between them reads only for the tie tolerance (``MetricInfo.tolerance_only``),
+    with their §5 baselines' pairs where a holdout is given.
+
+    Examples
+    --------
+    >>> sorted(tolerance_only_pairs(["idscore"], has_holdout=True))
+    [('E_idscore', 'holdout', 'real'), ('E_idscore', 'real', 'synthetic')]
+    >>> sorted(tolerance_only_pairs(["idscore", "dcr"], has_holdout=False))
+    [('E_idscore', 'real', 'synthetic')]
+    """
+    only: dict[tuple[str, str, str], bool] = {}
+    for metric_id in metric_ids:
+        info = registry.get(metric_id)
+        variants = [(info.passes, info.tolerance_only)]
+        if has_holdout and info.baseline:
+            variants.append((_in_baseline(info.passes), _in_baseline(info.tolerance_only)))
+        for passes, declared in variants:
+            declared_pairs = {pair_key(*p) for p in declared}
+            for space, query, reference in passes:
+                if query != reference:
+                    pair = pair_key(space, query, reference)
+                    only[pair] = only.get(pair, True) and pair in declared_pairs
+    return {pair for pair, tolerance_only in only.items() if tolerance_only}
+
+
+def _in_baseline(passes) -> list[tuple[str, str, str]]:
+    """Passes as a §5 baseline reads them: the holdout in place of the synthetic table (passes that already
+    read the holdout have no baseline counterpart)."""
+    return [tuple("holdout" if role == "synthetic" else role for role in p) for p in passes if "holdout" not in p]
+
+
 def planned_passes(metric_ids: Iterable[str], has_holdout: bool) -> set[tuple[str, str, str]]:
     """The neighbour passes the metrics ``metric_ids`` declare (``MetricInfo.passes``), with their §5
     baselines' passes (the holdout in place of the synthetic table) where a holdout is given.
@@ -407,6 +441,5 @@ def planned_passes(metric_ids: Iterable[str], has_holdout: bool) -> set[tuple[st
         info = registry.get(metric_id)
         planned.update(info.passes)
         if has_holdout and info.baseline:
-            planned.update(tuple("holdout" if role == "synthetic" else role for role in p) for p in info.passes
-                           if "holdout" not in p)
+            planned.update(_in_baseline(info.passes))
     return planned

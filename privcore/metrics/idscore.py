@@ -106,9 +106,10 @@ def compute_idscore(ctx: MetricContext) -> MetricOutput:
     space = ctx.space("E_idscore", lambda data: WeightedSpace(base, data.real, types))
     to_synthetic = ctx.neighbours("E_idscore", "real", "synthetic")
     to_real = ctx.neighbours("E_idscore", "real", "real")
-    tolerance = ctx.extremes("E_idscore", "real", "synthetic").tie_tolerance
-    # Strict, as eq. 20: the synthetic neighbour must be closer by more than the tie tolerance.
-    identified = to_synthetic.d1 < to_real.d1 - tolerance
+    # Strict, as eq. 20: the synthetic neighbour must be closer by more than the tie tolerance (read only here,
+    # so the pass may leave the farthest pair out: privcore.engine.tolerance).
+    identified = ctx.tie_tolerance("E_idscore", "real", "synthetic").decide(
+        lambda tolerance: to_synthetic.d1 < to_real.d1 - tolerance)
     risk = share(identified)
     return MetricOutput(
         risk=risk,
@@ -159,6 +160,7 @@ IDSCORE = MetricInfo(
     ),
     compute=compute_idscore,
     passes=(('E_idscore', 'real', 'synthetic'), ('E_idscore', 'real', 'real')),
+    tolerance_only=(('E_idscore', 'real', 'synthetic'),),
     details_type=NearestDistances,
     space="E_idscore", figures=("distances",),
     min_rows=1,

@@ -137,6 +137,10 @@ class MetricInfo:
         in a baseline the holdout plays "synthetic"). An evaluation that will read both directions between
         two tables computes them from one block (:mod:`privcore.engine.neighbors_both_ways`); a test checks that
         every pass a metric computes is declared.
+    tolerance_only : tuple of (space, role, role)
+        Pairs of tables of ``passes`` whose d_min/d_max the metric reads only for the tie tolerance, through
+        ``ctx.tie_tolerance``: where every chosen metric with a pass between them says so, their passes leave
+        the farthest pair out (:mod:`privcore.engine.tolerance`). Results are the same either way.
     """
 
     id: str
@@ -159,6 +163,7 @@ class MetricInfo:
     uses_classifier: bool = False
     interval_kind: str = ""
     passes: tuple[tuple[str, str, str], ...] = ()
+    tolerance_only: tuple[tuple[str, str, str], ...] = ()
 
     @property
     def default_params(self) -> dict[str, Any]:
