@@ -313,12 +313,16 @@ class MetricContext:
         *,
         is_baseline: bool = False,
         workers: int | None = None,
+        more_threads: Callable[[], int] | None = None,
     ):
         self.shared = shared
         self.params = dict(params)
         self.seed = int(seed)
         self.is_baseline = is_baseline
         self._workers = workers
+        #: None, or (for a metric running beside the others) a callable that says how many threads the metric
+        #: may use now: ``workers`` while the others run, the evaluation's once they are done.
+        self.more_threads = more_threads
 
     def _role(self, role: str) -> str:
         if self.is_baseline:

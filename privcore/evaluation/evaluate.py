@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 import time
 import traceback
 from typing import Any, Callable, Iterable, Mapping
@@ -220,9 +221,12 @@ def _evaluate_prepared(data, ids, schema, seed, progress, params, famd_component
     shared.tolerance_only = tolerance_only_pairs(ids, data.holdout is not None)
     shared.metric_params = {metric_id: {**dict(registry.get(metric_id).default_params), **params.get(metric_id, {})}
                             for metric_id in ids}
+    others_done = threading.Event()
+
     def run_beside(metric_id: str) -> MetricResult:
+        beside = background_workers(metric_id, shared.workers)
         return _run_metric(registry.get(metric_id), shared, shared.metric_params[metric_id], seed, strict, errors,
-                           workers=background_workers(metric_id, shared.workers))
+                           workers=beside, more_threads=lambda: shared.workers if others_done.is_set() else beside)
 
     in_background = background_ids(ids, shared.workers, client, reuse)
     with running_in_background(in_background, run_beside, lambda: _encode_for_classifiers(shared)) as futures:
@@ -239,6 +243,7 @@ def _evaluate_prepared(data, ids, schema, seed, progress, params, famd_component
             shared.progress = report_progress
             report_progress(0.0, "starting")
             results[metric_id] = _run_metric(info, shared, shared.metric_params[metric_id], seed, strict, errors)
+        others_done.set()  # a background metric may now take up the cores the others leave
         for position, (metric_id, future) in enumerate(futures.items(), start=len(in_turn)):
             if progress is not None and not future.done():
                 progress(position / total, f"{metric_id}: finishing (it ran beside the other metrics)")
@@ -319,14 +324,15 @@ def _reuse_fingerprint(data: PreparedData, famd_components) -> str:
     return digest.hexdigest()
 
 
-def _run_metric(info, shared: SharedComputation, params, seed, strict, errors, workers=None) -> MetricResult:
+def _run_metric(info, shared: SharedComputation, params, seed, strict, errors, workers=None,
+                more_threads=None) -> MetricResult:
     started = time.perf_counter()
     reason = unmet_need(info, shared.data)
     if reason is not None:
         return MetricResult(id=info.id, applicable=False, reason=reason, per_record_unit=info.per_record_unit,
                             params=params, seconds=time.perf_counter() - started)
     try:
-        output = info.compute(MetricContext(shared, params, seed, workers=workers))
+        output = info.compute(MetricContext(shared, params, seed, workers=workers, more_threads=more_threads))
         result = _to_result(info, output, params, started)  # its range check is a metric's bug too
     except NotApplicable as exc:
         return MetricResult(id=info.id, applicable=False, reason=str(exc), per_record_unit=info.per_record_unit,

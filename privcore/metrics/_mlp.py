@@ -23,6 +23,9 @@ so every network is bit for bit the one trained alone (at 10,000 + 10,000 Adult 
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+from typing import Callable
+
 import numpy as np
 from scipy.special import expit
 from sklearn.model_selection import train_test_split
@@ -75,7 +78,7 @@ class DetectionMLP:
 
 
 def fit_together(models: list[DetectionMLP], features: np.ndarray, labels: np.ndarray,
-                 rows: list[np.ndarray]) -> None:
+                 rows: list[np.ndarray], widen: Callable[[], int] | None = None) -> None:
     """Fit ``models[i]`` on ``features[rows[i]]`` and ``labels[rows[i]]``, each exactly as its own
     :meth:`DetectionMLP.fit` would, the networks stacked and trained in lockstep.
 
@@ -97,6 +100,9 @@ def fit_together(models: list[DetectionMLP], features: np.ndarray, labels: np.nd
         (n,) in {0, 1}.
     rows : list of numpy.ndarray
         Each network's training rows (indices into ``features``).
+    widen : callable, optional
+        Asked between epochs how many threads the networks may use now (default: one); where it grants more,
+        the stack is split among that many threads for the rest of the training. The networks do not change.
     """
     if len({(m.hidden, m.max_iter) for m in models}) > 1:
         raise ValueError("networks trained together need the same hidden layer and iteration limit")
@@ -105,7 +111,7 @@ def fit_together(models: list[DetectionMLP], features: np.ndarray, labels: np.nd
     for network in starts:
         by_size.setdefault(len(network.train), []).append(network)
     for networks in by_size.values():
-        _train_stack(networks, features, labels, models[0].hidden, models[0].max_iter)
+        _train_stack(networks, features, labels, models[0].hidden, models[0].max_iter, widen)
     for model, network in zip(models, starts):
         model.n_iter_ = network.n_iter
         model._params = _views(network.best, network.shapes)
@@ -145,20 +151,54 @@ def _start(model: DetectionMLP, features, labels, own_rows) -> _Network:
                     np.asarray(labels)[validation].astype(bool))
 
 
-def _train_stack(networks: list[_Network], features, labels, hidden: int, max_iter: int) -> None:
+def _train_stack(networks: list[_Network], features, labels, hidden: int, max_iter: int, widen=None) -> None:
     """Train networks with training parts of one size in lockstep (see :func:`fit_together`)."""
-    n_train, d = len(networks[0].train), features.shape[1]
+    n_train = len(networks[0].train)
+    # Parameters and Adam's moments: one row per network, each row in scikit-learn's order (coefs, then
+    # intercepts), so Adam updates all of them in a handful of array operations, elementwise the same
+    # arithmetic.
+    flat = np.stack([net.flat for net in networks])
+    state = _StackState(list(networks), flat, np.zeros_like(flat), np.zeros_like(flat),
+                        [np.arange(n_train, dtype=int) for _ in networks], step=0)
+    _continue_stack(state, features, np.asarray(labels).astype(bool), hidden, max_iter, widen)
+
+
+class _StackState:
+    """Where a stack's training stands between epochs: its networks, their parameters and Adam's moments
+    (one row each), each network's running order of its training rows, and the step count (the same for all:
+    they started together)."""
+
+    def __init__(self, active, flat, first_moment, second_moment, orders, step):
+        self.active, self.flat, self.first_moment, self.second_moment = active, flat, first_moment, second_moment
+        self.orders, self.step = orders, step
+
+    def part(self, keep: list[int]) -> _StackState:
+        """The state of the networks at positions ``keep`` (copies of their rows)."""
+        return _StackState([self.active[i] for i in keep], self.flat[keep], self.first_moment[keep],
+                           self.second_moment[keep], [self.orders[i] for i in keep], self.step)
+
+
+def _continue_stack(state: _StackState, features, target, hidden: int, max_iter: int, widen=None) -> None:
+    """Train a stack's networks on from ``state`` until each stops early or reaches ``max_iter`` epochs.
+
+    ``widen``: None, or a callable asked between epochs how many threads the stack may use now (D-MLP beside
+    the other metrics gets one, and more once they are done). Where it grants more, the stack's networks are
+    dealt to that many stacks, each trained on by a thread of its own: every network's state moves with it,
+    so it trains exactly as before.
+    """
+    n_train, d = len(state.active[0].train), features.shape[1]
     batch = min(BATCH_SIZE, n_train)
-    target = np.asarray(labels).astype(bool)
-    # Parameters, gradients and Adam's moments: one row per network, each row in scikit-learn's order
-    # (coefs, then intercepts), so Adam updates all of them in a handful of array operations, elementwise
-    # the same arithmetic.
-    active = list(networks)
-    flat = np.stack([net.flat for net in active])
-    first_moment, second_moment = np.zeros_like(flat), np.zeros_like(flat)
-    orders = [np.arange(n_train, dtype=int) for _ in active]
-    step = 0
-    for _ in range(max_iter):
+    while state.active[0].n_iter < max_iter:
+        threads = min(widen(), len(state.active)) if widen is not None else 1
+        if threads > 1:
+            parts = [state.part(list(range(i, len(state.active), threads))) for i in range(threads)]
+            with ThreadPoolExecutor(max_workers=threads - 1) as pool:
+                jobs = [pool.submit(_continue_stack, part, features, target, hidden, max_iter) for part in parts[1:]]
+                _continue_stack(parts[0], features, target, hidden, max_iter)
+                for job in jobs:
+                    job.result()
+            return
+        active, flat = state.active, state.flat
         count = len(active)
         grad = np.empty_like(flat)
         buffers = (np.empty(flat.shape, dtype=np.float64), np.empty_like(flat))
@@ -168,17 +208,17 @@ def _train_stack(networks: list[_Network], features, labels, hidden: int, max_it
         # This epoch's order of each network's training rows, as rows of the shared features.
         epoch_rows = np.empty((count, n_train), dtype=np.intp)
         for i, net in enumerate(active):
-            orders[i] = shuffle(orders[i], random_state=net.rng)
-            np.take(net.train, orders[i], out=epoch_rows[i])
+            state.orders[i] = shuffle(state.orders[i], random_state=net.rng)
+            np.take(net.train, state.orders[i], out=epoch_rows[i])
         for start in range(0, n_train, batch):
             size = min(batch, n_train - start)
-            step += 1
+            state.step += 1
             chosen = epoch_rows[:, start : start + size]
             x, y = x_batch[:, :size], y_batch[:, :size]
             np.take(features, chosen, axis=0, out=x)
             np.take(target, chosen, out=y[..., 0])
             _gradients(x, y, params, grads)
-            _adam_step(flat, grad, first_moment, second_moment, step, buffers)
+            _adam_step(flat, grad, state.first_moment, state.second_moment, state.step, buffers)
         still = []
         for i, net in enumerate(active):
             net.n_iter += 1
@@ -192,9 +232,7 @@ def _train_stack(networks: list[_Network], features, labels, hidden: int, max_it
         if not still:
             return
         if len(still) < count:  # networks that stopped leave the stack
-            active = [active[i] for i in still]
-            orders = [orders[i] for i in still]
-            flat, first_moment, second_moment = flat[still], first_moment[still], second_moment[still]
+            state = state.part(still)
 
 
 def _stacked_views(flat, hidden, d):

@@ -136,14 +136,17 @@ def _fit_fold_task(features, labels, train, test, seed) -> tuple[np.ndarray, int
         return _fit_fold(features, labels, train, test, seed)
 
 
-def _run_folds(features, labels, folds, seed, workers: int, cluster=None) -> list[tuple[np.ndarray, int, bool]]:
+def _run_folds(features, labels, folds, seed, workers: int, cluster=None,
+               more_threads=None) -> list[tuple[np.ndarray, int, bool]]:
     """Fit the folds' networks: trained together on up to ``workers`` threads (:func:`_fit_stacks`), each with
     single-threaded BLAS, or as tasks on a Dask cluster (one per fold, the features sent to every worker once).
 
     The network's matrices are small (batches of 200 rows), so multi-threaded BLAS mostly spins: with
     two BLAS threads on a busy 2-core machine ten epochs were measured at 6.1 s of CPU against 0.37 s
     with one. Each fold's result does not depend on the thread or worker it ran on, nor on the networks
-    trained beside it, so neither does the metric.
+    trained beside it, so neither does the metric. ``more_threads`` (D-MLP beside the other metrics, on one
+    stack): asked between epochs how many threads the stack may take up now
+    (:func:`privcore.metrics._mlp.fit_together`).
     """
     if cluster is not None:
         fits = [(train, test, seed) for train, test in folds]
@@ -155,22 +158,22 @@ def _run_folds(features, labels, folds, seed, workers: int, cluster=None) -> lis
     with threadpool_limits(limits=1, user_api="blas"), warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # reported as a metric warning instead
         if all(isinstance(model, _detection_mlp()) for model in models):
-            _fit_stacks(models, features, labels, [train for train, _ in folds], threads)
+            _fit_stacks(models, features, labels, [train for train, _ in folds], threads, more_threads)
         else:  # a stand-in (tests): fitted fold by fold
             for model, (train, _) in zip(models, folds):
                 model.fit(features[train], labels[train])
     return [_fitted(model, features, test) for model, (_, test) in zip(models, folds)]
 
 
-def _fit_stacks(models, features, labels, rows, threads: int) -> None:
+def _fit_stacks(models, features, labels, rows, threads: int, more_threads=None) -> None:
     """Fit ``models`` on their ``rows`` in ``threads`` stacks of networks trained in lockstep (the folds dealt
-    to the stacks in turn), one stack per thread."""
+    to the stacks in turn), one stack per thread; one stack may take more threads later (``more_threads``)."""
     from privcore.metrics._mlp import fit_together  # imported here: it loads scikit-learn (see above)
 
     stacks = [list(range(i, len(models), threads)) for i in range(threads)]
     jobs = [([models[i] for i in stack], features, labels, [rows[i] for i in stack]) for stack in stacks]
     if threads == 1:
-        fit_together(*jobs[0])
+        fit_together(*jobs[0], widen=more_threads)
         return
     with ThreadPoolExecutor(max_workers=threads) as pool:
         for job in [pool.submit(fit_together, *args) for args in jobs]:
@@ -222,7 +225,7 @@ def compute_dmlp(ctx: MetricContext) -> MetricOutput:
     features = StandardScaler().fit_transform(features).astype(np.float32)
     folds = list(StratifiedKFold(n_splits=N_FOLDS, shuffle=True, random_state=ctx.seed).split(features, labels))
     probability = np.empty(len(labels))
-    fits = _run_folds(features, labels, folds, ctx.seed, ctx.workers, ctx.cluster)
+    fits = _run_folds(features, labels, folds, ctx.seed, ctx.workers, ctx.cluster, ctx.more_threads)
     fold_auc, fold_iterations, unconverged = [], [], 0
     for (_, test), (fold_probability, iterations, converged) in zip(folds, fits):
         probability[test] = fold_probability

@@ -84,6 +84,31 @@ def test_networks_trained_together_equal_each_trained_alone(dtype):
     assert max(epochs[:4]) - N_ITER_NO_CHANGE > min(epochs[:4])  # the last network's best came after a leave
 
 
+@pytest.mark.parametrize("granted", [[2], [1, 1, 1, 3], [1] * 30 + [2]])
+def test_a_stack_split_among_threads_midway_trains_the_same_networks(granted):
+    """D-MLP's stack takes more threads once the other metrics are done (``widen``): from the start, after a
+    few epochs, or after some networks have left. Each network must still be the one trained alone."""
+    rng = np.random.default_rng(11)
+    n = 600
+    labels = np.tile(np.r_[np.ones(n // 2, dtype=np.int64), np.zeros(n // 2, dtype=np.int64)], 2)
+    features = rng.normal(size=(2 * n, 7)).astype(np.float32)
+    features[n:] += 1.0 * labels[n:, None]
+    rows = [np.arange(n), np.arange(n, 2 * n)] * 2 + [np.arange(n)]
+    calls = []
+
+    def widen():
+        calls.append(1)
+        return granted[min(len(calls), len(granted)) - 1]
+
+    together = [DetectionMLP(random_state=s) for s in range(5)]
+    fit_together(together, features, labels, rows, widen=widen)
+    assert len(calls) >= min(len(granted), 2)
+    for model, own, seed in zip(together, rows, range(5)):
+        alone = DetectionMLP(random_state=seed).fit(features[own], labels[own])
+        assert model.n_iter_ == alone.n_iter_
+        assert np.array_equal(model.predict_proba(features), alone.predict_proba(features))
+
+
 def test_networks_trained_together_need_the_same_shape():
     features, labels = labelled_table(np.random.default_rng(0), 100, 3, 0.5)
     with pytest.raises(ValueError, match="same hidden layer"):
