@@ -209,14 +209,15 @@ def _continue_stack(state: _StackState, features, target, hidden: int, max_iter:
         epoch_rows = np.empty((count, n_train), dtype=np.intp)
         for i, net in enumerate(active):
             state.orders[i] = shuffle(state.orders[i], random_state=net.rng)
-            np.take(net.train, state.orders[i], out=epoch_rows[i])
+            np.take(net.train, state.orders[i], out=epoch_rows[i], mode="clip")
         for start in range(0, n_train, batch):
             size = min(batch, n_train - start)
             state.step += 1
             chosen = epoch_rows[:, start : start + size]
             x, y = x_batch[:, :size], y_batch[:, :size]
-            np.take(features, chosen, axis=0, out=x)
-            np.take(target, chosen, out=y[..., 0])
+            # mode="clip": the positions are valid, and the default ("raise") writes through a buffer (2.5x slower).
+            np.take(features, chosen, axis=0, out=x, mode="clip")
+            np.take(target, chosen, out=y[..., 0], mode="clip")
             _gradients(x, y, params, grads)
             _adam_step(flat, grad, state.first_moment, state.second_moment, state.step, buffers)
         still = []
@@ -260,14 +261,22 @@ def _gradients(x, y, params, grads):
     np.matmul(hidden.transpose(0, 2, 1), delta_out, out=grad_w2)
     grad_w2 += ALPHA * w2
     grad_w2 /= n
-    np.mean(delta_out, 1, out=grad_b2, keepdims=True)
+    _mean_over_rows(delta_out, grad_b2)
     # delta_out @ w2.T has an inner dimension of 1: a plain product gives the same values, faster.
     delta_hidden = np.multiply(delta_out, w2.transpose(0, 2, 1))
     np.multiply(delta_hidden, hidden > 0, out=delta_hidden)  # ReLU derivative
     np.matmul(x.transpose(0, 2, 1), delta_hidden, out=grad_w1)
     grad_w1 += ALPHA * w1
     grad_w1 /= n
-    np.mean(delta_hidden, 1, out=grad_b1, keepdims=True)
+    _mean_over_rows(delta_hidden, grad_b1)
+
+
+def _mean_over_rows(values, out):
+    """``np.mean(values, 1, out=out, keepdims=True)`` by numpy's own two steps (a sum along the rows, then a
+    division by the count as a ``numpy.intp``, so in float64, rounded once into ``out``), without the
+    bookkeeping around them that takes about a third of its time on a batch."""
+    np.add.reduce(values, 1, out=out, keepdims=True)
+    np.true_divide(out, np.intp(values.shape[1]), out=out, casting="unsafe")
 
 
 def _adam_step(params, grads, m, v, step, buffers):
