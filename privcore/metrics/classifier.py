@@ -138,8 +138,9 @@ def _fit_fold_task(features, labels, train, test, seed) -> tuple[np.ndarray, int
 
 def _run_folds(features, labels, folds, seed, workers: int, cluster=None,
                more_threads=None) -> list[tuple[np.ndarray, int, bool]]:
-    """Fit the folds' networks: trained together on up to ``workers`` threads (:func:`_fit_stacks`), each with
-    single-threaded BLAS, or as tasks on a Dask cluster (one per fold, the features sent to every worker once).
+    """Fit the folds' networks: trained together on up to ``workers`` threads
+    (:func:`privcore.metrics._mlp.fit_together`), each with single-threaded BLAS, or as tasks on a Dask cluster
+    (one per fold, the features sent to every worker once).
 
     The network's matrices are small (batches of 200 rows), so multi-threaded BLAS mostly spins: with
     two BLAS threads on a busy 2-core machine ten epochs were measured at 6.1 s of CPU against 0.37 s
@@ -158,26 +159,16 @@ def _run_folds(features, labels, folds, seed, workers: int, cluster=None,
     with threadpool_limits(limits=1, user_api="blas"), warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # reported as a metric warning instead
         if all(isinstance(model, _detection_mlp()) for model in models):
-            _fit_stacks(models, features, labels, [train for train, _ in folds], threads, more_threads)
+            from privcore.metrics._mlp import fit_together  # imported here: it loads scikit-learn (see above)
+
+            # One stack of networks, dealt to ``threads`` stacks from the first epoch (or, beside the other
+            # metrics, to as many as ``more_threads`` grants later): fit_together's own split, one per thread.
+            widen = more_threads if more_threads is not None else (lambda: threads)
+            fit_together(models, features, labels, [train for train, _ in folds], widen=widen)
         else:  # a stand-in (tests): fitted fold by fold
             for model, (train, _) in zip(models, folds):
                 model.fit(features[train], labels[train])
     return [_fitted(model, features, test) for model, (_, test) in zip(models, folds)]
-
-
-def _fit_stacks(models, features, labels, rows, threads: int, more_threads=None) -> None:
-    """Fit ``models`` on their ``rows`` in ``threads`` stacks of networks trained in lockstep (the folds dealt
-    to the stacks in turn), one stack per thread; one stack may take more threads later (``more_threads``)."""
-    from privcore.metrics._mlp import fit_together  # imported here: it loads scikit-learn (see above)
-
-    stacks = [list(range(i, len(models), threads)) for i in range(threads)]
-    jobs = [([models[i] for i in stack], features, labels, [rows[i] for i in stack]) for stack in stacks]
-    if threads == 1:
-        fit_together(*jobs[0], widen=more_threads)
-        return
-    with ThreadPoolExecutor(max_workers=threads) as pool:
-        for job in [pool.submit(fit_together, *args) for args in jobs]:
-            job.result()
 
 
 def _fitted(model, features, test) -> tuple[np.ndarray, int, bool]:
