@@ -17,6 +17,9 @@ from typing import Callable
 
 import numpy as np
 
+from privcore.engine.candidates import exact_distances
+from privcore.engine.chunks import DEFAULT_CHUNK_ELEMENTS
+
 #: metrics.md §0: distances closer than this × d_max compare as equal (as PairExtremes.tie_tolerance).
 TIE_FACTOR = 1e-12
 #: Relative slack on the bounds: d_max is computed with rounding (a square root of a sum of squares), and so
@@ -48,20 +51,17 @@ def d_max_bounds(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
     True
     """
     centre = a.mean(axis=0)
-    from_a, from_b = _norms(a, centre), _norms(b, centre)
+    from_a, from_b = _distances_to(a, centre), _distances_to(b, centre)
     far_a, far_b = a[int(np.argmax(from_a))], b[int(np.argmax(from_b))]
-    low = max(_norms(b, far_a).max(), _norms(a, far_b).max())
+    low = max(_distances_to(b, far_a).max(), _distances_to(a, far_b).max())
     high = from_a.max() + from_b.max()
     return float(low) * (1 - BOUND_SLACK), float(high) * (1 + BOUND_SLACK)
 
 
-def _norms(rows: np.ndarray, point: np.ndarray, chunk: int = 65_536) -> np.ndarray:
-    """``|row − point|`` of every row, a chunk of rows at a time."""
-    out = np.empty(len(rows))
-    for start in range(0, len(rows), chunk):
-        diff = rows[start : start + chunk] - point
-        out[start : start + chunk] = np.sqrt(np.einsum("ij,ij->i", diff, diff))
-    return out
+def _distances_to(rows: np.ndarray, point: np.ndarray) -> np.ndarray:
+    """``|row − point|`` of every row, by the engine's exact distance (in batches)."""
+    return exact_distances(rows, point[None, :], np.arange(len(rows)), np.zeros(len(rows), dtype=np.int64),
+                           DEFAULT_CHUNK_ELEMENTS)
 
 
 class TieTolerance:
