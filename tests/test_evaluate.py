@@ -321,7 +321,7 @@ def test_classifiers_run_beside_the_others_and_give_the_same_report(demo, demo_s
     assert all(after[path] == count for path, count in before)
     main = threading.current_thread().name
     assert threads["dmlp"] != main
-    assert {threads[m] for m in ("dcr", "auth", "mir", "nnaa")} == {main}
+    assert {threads[m] for m in ("dcr", "auth", "nnaa")} == {main}  # MIR: whichever thread came to it first
 
     monkeypatch.setattr(evaluation, "background_ids", lambda *args: [])
     threads.clear()
@@ -360,6 +360,66 @@ def test_the_other_metrics_do_not_wait_for_the_background(demo, demo_schema, mon
     assert list(report.results) == ids
     assert fractions == sorted(fractions) and fractions[-1] == 1.0
     assert seen_workers["dmlp"] == 1 and seen_workers["mir"] == 2 and seen_workers["dcr"] == 2
+
+
+def test_the_background_takes_mir_when_it_is_free_first(demo, demo_schema, monkeypatch):
+    """MIR goes to whichever thread comes to it first: here the main thread waits in Auth until the background
+    thread, done with D-MLP, has started MIR; the main thread then skips it, and the report (order, results)
+    is the one of every metric in turn, with progress that never goes back."""
+    import threading
+
+    from privcore.evaluation import evaluate as evaluation
+
+    ids = ["dcr", "dmlp", "auth", "mir", "nnaa"]
+    main = threading.current_thread().name
+    mir_started = threading.Event()
+    threads: dict[str, list[str]] = {}
+    run_metric = evaluation._run_metric
+
+    def spying(info, shared, *args, **kwargs):
+        threads.setdefault(info.id, []).append(threading.current_thread().name)
+        if info.id == "mir":
+            mir_started.set()
+        if info.id == "auth":
+            assert mir_started.wait(timeout=30), "the background thread did not take MIR"
+        return run_metric(info, shared, *args, **kwargs)
+
+    monkeypatch.setattr(evaluation, "_run_metric", spying)
+    fractions = []
+    beside = evaluate(demo.real, demo.synthetic, demo_schema, metrics=ids, seed=0, workers=2, strict=True,
+                      progress=lambda fraction, message: fractions.append(fraction))
+    assert threads["mir"] == threads["dmlp"] and threads["mir"] != [main]  # once, on the background thread
+    assert threads["auth"] == threads["nnaa"] == [main]
+    assert list(beside.results) == ids
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0
+
+    monkeypatch.setattr(evaluation, "_run_metric", run_metric)
+    monkeypatch.setattr(evaluation, "background_ids", lambda *args: [])
+    in_turn = evaluate(demo.real, demo.synthetic, demo_schema, metrics=ids, seed=0, workers=2, strict=True)
+    assert without_timings(json.loads(beside.to_json())) == without_timings(json.loads(in_turn.to_json()))
+
+
+def test_a_claimable_metric_runs_once_on_the_thread_that_takes_it_first():
+    from concurrent.futures import Future
+
+    from privcore.evaluation.background import Beside, claimable_ids
+
+    assert claimable_ids(["dcr", "dmlp", "mir"], ["dmlp"]) == ["mir"]
+    assert claimable_ids(["dcr", "dmlp", "mir"], []) == []  # nothing in the background: MIR in turn
+    here = Beside(claimed={"mir": Future()})
+    assert here.take("dcr") and here.take("dcr")  # not claimable: always runs where asked
+    assert here.take("mir") and not here.take("mir")
+    ran: list[str] = []
+    here.run_claimable(ran.append)  # the background comes to it later: taken already
+    assert ran == [] and here.collected() == {}
+    there = Beside(claimed={"mir": Future()})
+    there.run_claimable(lambda metric_id: ran.append(metric_id) or "result")
+    assert ran == ["mir"] and not there.take("mir")
+    assert {m: f.result() for m, f in there.collected().items()} == {"mir": "result"}
+    closed = Beside(claimed={"mir": Future()})
+    closed.close()  # leaving early: the background thread takes nothing after this
+    closed.run_claimable(ran.append)
+    assert ran == ["mir"] and closed.collected() == {}
 
 
 def test_classifiers_run_in_turn_on_one_worker_or_alone(demo, demo_schema):

@@ -6,9 +6,11 @@ metrics, it trains its five folds as one stack on one thread while the others ta
 fills their single-threaded stretches (preparing the tables, the FAMD fit, sorting and grouping in GCAP and AIR).
 The evaluation collects its result after every other metric has run: waiting for it at its place in the list
 would leave the cores to the background meanwhile. Once the others are done, D-MLP's stack is dealt to every
-core (``MetricContext.more_threads``). MIR runs in turn with the others: behind D-MLP on the background thread
-it made the evaluation's last seconds (100,000 distinct Adult rows, all 17: 155.2 s with MIR behind D-MLP,
-149.0 s with MIR in turn).
+core (``MetricContext.more_threads``). MIR goes to whichever thread is free first (:data:`CLAIMABLE_METRICS`):
+the main thread at its place in the list, unless the background thread, done with D-MLP, has taken it. Always
+behind D-MLP it made the evaluation's last seconds where D-MLP is the longest task (100,000 distinct Adult
+rows, all 17: 155.2 s with MIR behind D-MLP, 149.0 s with MIR in turn); always in turn it did where D-MLP ends
+first (10,000 Adult rows on a 2-core AMD EPYC: the main thread still had NNAA and MIR to run when D-MLP ended).
 
 The results do not change: D-MLP reads only the encoded tables, which are computed before the thread starts,
 and each network depends on its seed and split only, not on the thread it ran on or the networks beside it.
@@ -20,7 +22,9 @@ leave one of them with spinning BLAS threads (every pass and fit already runs it
 from __future__ import annotations
 
 import contextlib
+import threading
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from threadpoolctl import threadpool_limits
@@ -30,6 +34,12 @@ from privcore.metrics.registry import REVIEW_METRICS
 #: Metrics that may run beside the others: they read only the tables encoded in E (no neighbour pass, no
 #: progress callback), and their results depend on their seed alone. (MIR would qualify too; see above.)
 BACKGROUND_METRICS = ("dmlp",)
+#: Metrics that either thread may run, whichever comes to them first: the main thread at their place in the
+#: list, or the background thread once its own metrics are done. They meet the conditions of
+#: :data:`BACKGROUND_METRICS`, so the result is the same on either. 10,000 Adult rows, all 17, 2-core AMD
+#: EPYC, six interleaved runs: MIR in turn 2.54 s median, behind D-MLP 2.45 s; at 100,000 rows the main
+#: thread comes to MIR long before D-MLP ends and runs it in turn, as before.
+CLAIMABLE_METRICS = ("mir",)
 #: Threads a background metric uses where fewer than the evaluation's. D-MLP's folds train as one stack of
 #: networks (privcore.metrics._mlp.fit_together): most of a step is Python-level array calls, and a second
 #: stack on its own thread would contend for the interpreter with the stack and with the main thread's passes.
@@ -104,9 +114,78 @@ def background_workers(metric_id: str, workers: int) -> int:
     return min(workers, BACKGROUND_THREADS.get(metric_id, workers))
 
 
+def claimable_ids(ids: Iterable[str], in_background: list[str]) -> list[str]:
+    """The metrics of ``ids`` that the background thread may take once its own are done: none where nothing
+    runs in the background (:data:`CLAIMABLE_METRICS`).
+
+    Examples
+    --------
+    >>> claimable_ids(["dcr", "dmlp", "mir"], ["dmlp"]), claimable_ids(["dcr", "mir"], [])
+    (['mir'], [])
+    """
+    return [m for m in ids if m in CLAIMABLE_METRICS and m not in in_background] if in_background else []
+
+
+@dataclass
+class Beside:
+    """The metrics of an evaluation that run on the background thread, and the claims on the claimable ones.
+
+    Attributes
+    ----------
+    futures : dict of str to concurrent.futures.Future
+        The background's own metrics.
+    claimed : dict of str to concurrent.futures.Future
+        Each claimable metric's result where the background thread takes it.
+    """
+
+    futures: dict[str, Future] = field(default_factory=dict)
+    claimed: dict[str, Future] = field(default_factory=dict)
+    #: Who took each claimable metric: "here" (the main thread), "background", or "nobody" (closed).
+    _owner: dict[str, str] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def take(self, metric_id: str, by: str = "here") -> bool:
+        """Claim ``metric_id`` for the calling thread (``by``: "here" or "background"): False where it is taken
+        already. A metric that is not claimable always runs where it is asked."""
+        if metric_id not in self.claimed:
+            return True
+        with self._lock:
+            if metric_id in self._owner:
+                return False
+            self._owner[metric_id] = by
+            return True
+
+    def close(self) -> None:
+        """Give every claimable metric not taken yet to nobody: the background thread takes none after this."""
+        with self._lock:
+            for metric_id in self.claimed:
+                self._owner.setdefault(metric_id, "nobody")
+
+    def run_claimable(self, run: Callable[[str], object]) -> None:
+        """On the background thread, after its own metrics: run each claimable metric that the main thread has
+        not taken, in the order asked for, setting its future."""
+        for metric_id, future in self.claimed.items():
+            if not self.take(metric_id, "background") or not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(run(metric_id))
+            except BaseException as error:  # re-raised where the result is collected, as a future's would be
+                future.set_exception(error)
+
+    def collected(self) -> dict[str, Future]:
+        """Once the main thread has come to the end of the list: the results the background thread gives, its
+        own metrics first, then the claimable metrics it took."""
+        self.close()
+        with self._lock:
+            theirs = [m for m in self.claimed if self._owner[m] == "background"]
+        return {**self.futures, **{m: self.claimed[m] for m in theirs}}
+
+
 @contextlib.contextmanager
-def running_in_background(ids: list[str], run: Callable[[str], object], prepare: Callable[[], bool]):
-    """Start ``run(metric_id)`` for each of ``ids`` in turn on one background thread; yield their futures.
+def running_in_background(ids: list[str], run: Callable[[str], object], prepare: Callable[[], bool],
+                          claimable: list[str] | None = None):
+    """Start ``run(metric_id)`` for each of ``ids`` in turn on one background thread, then for each of
+    ``claimable`` that the calling thread has not taken (:meth:`Beside.take`); yield the :class:`Beside`.
 
     ``prepare()`` runs first, on the calling thread: it computes what the background metrics share with
     the others (the encoded tables), so that no cache is filled from two threads at once; where it returns
@@ -121,19 +200,25 @@ def running_in_background(ids: list[str], run: Callable[[str], object], prepare:
         Computes one metric's result.
     prepare : callable
         Fills the shared caches the background metrics read; True when it could.
+    claimable : list of str, optional
+        Metrics that either thread may run (:func:`claimable_ids`).
 
     Yields
     ------
-    dict of str to concurrent.futures.Future
-        Empty when nothing was started.
+    Beside
+        With no futures and no claims when nothing was started.
     """
     if not ids or not prepare():
-        yield {}
+        yield Beside()
         return
+    beside = Beside(claimed={metric_id: Future() for metric_id in claimable or ()})
     with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(max_workers=1) as pool:
-        futures: dict[str, Future] = {metric_id: pool.submit(run, metric_id) for metric_id in ids}
+        beside.futures = {metric_id: pool.submit(run, metric_id) for metric_id in ids}
+        if beside.claimed:
+            pool.submit(beside.run_claimable, run)
         try:
-            yield futures
+            yield beside
         finally:
-            for future in futures.values():
+            beside.close()
+            for future in beside.futures.values():
                 future.cancel()  # only those not started yet; a running one is waited for by the pool

@@ -20,7 +20,7 @@ from privcore.engine.gpu import check_device, require_gpu, using_device
 from privcore.engine.neighbors import DEFAULT_CHUNK_ELEMENTS
 from privcore.data.params import check_params
 from privcore.data.prepare import PreparedData, prepare
-from privcore.evaluation.background import background_ids, background_workers, running_in_background
+from privcore.evaluation.background import background_ids, background_workers, claimable_ids, running_in_background
 from privcore.evaluation.outcome import Report
 from privcore.metrics.results import MetricOutput, MetricResult, NotApplicable
 from privcore.data.schema import BINARY, CATEGORICAL, NUMERICAL, Schema, check_seed, infer_schema
@@ -224,16 +224,19 @@ def _evaluate_prepared(data, ids, schema, seed, progress, params, famd_component
     others_done = threading.Event()
 
     def run_beside(metric_id: str) -> MetricResult:
-        beside = background_workers(metric_id, shared.workers)
+        threads = background_workers(metric_id, shared.workers)
         return _run_metric(registry.get(metric_id), shared, shared.metric_params[metric_id], seed, strict, errors,
-                           workers=beside, more_threads=lambda: shared.workers if others_done.is_set() else beside)
+                           workers=threads, more_threads=lambda: shared.workers if others_done.is_set() else threads)
 
     in_background = background_ids(ids, shared.workers, client, reuse)
-    with running_in_background(in_background, run_beside, lambda: _encode_for_classifiers(shared)) as futures:
+    with running_in_background(in_background, run_beside, lambda: _encode_for_classifiers(shared),
+                               claimable_ids(ids, in_background)) as beside:
         # The background metrics' results are collected after every other metric has run: waiting for one at
         # its place in the list would leave the cores to the background meanwhile.
-        in_turn = [metric_id for metric_id in ids if metric_id not in futures]
+        in_turn = [metric_id for metric_id in ids if metric_id not in beside.futures]
         for position, metric_id in enumerate(in_turn):
+            if not beside.take(metric_id):
+                continue  # the background thread, done with its own metrics, runs it
             info = registry.get(metric_id)
 
             def report_progress(fraction: float, message: str, _pos=position, _id=metric_id) -> None:
@@ -244,9 +247,9 @@ def _evaluate_prepared(data, ids, schema, seed, progress, params, famd_component
             report_progress(0.0, "starting")
             results[metric_id] = _run_metric(info, shared, shared.metric_params[metric_id], seed, strict, errors)
         others_done.set()  # a background metric may now take up the cores the others leave
-        for position, (metric_id, future) in enumerate(futures.items(), start=len(in_turn)):
+        for position, (metric_id, future) in enumerate(beside.collected().items(), start=len(in_turn)):
             if progress is not None and not future.done():
-                progress(position / total, f"{metric_id}: finishing (it ran beside the other metrics)")
+                progress(min(1.0, position / total), f"{metric_id}: finishing (it ran beside the other metrics)")
             results[metric_id] = future.result()
     results = {metric_id: results[metric_id] for metric_id in ids}
     if progress is not None:
