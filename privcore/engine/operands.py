@@ -132,7 +132,7 @@ def _cpu_operands(query, reference, half_ref_norm, query_norm, error_scale) -> O
     augmented_query[:, :d] = query
     augmented_query[:, d] = 1.0
     augmented_reference = np.empty((len(reference), d + 1), dtype=np.float32)
-    augmented_reference[:, :d] = -reference
+    np.negative(reference, out=augmented_reference[:, :d], casting="same_kind")  # no float64 temporary
     augmented_reference[:, d] = half_ref_norm
     widened = error_scale * float(np.finfo(np.float32).eps / np.finfo(np.float64).eps)
     fast = Operands(np, augmented_query, augmented_reference, None, query_norm, CPU_GROUP, widened, plain)
