@@ -425,7 +425,7 @@ def test_a_claimable_metric_runs_once_on_the_thread_that_takes_it_first():
 def test_classifiers_run_in_turn_on_one_worker_or_alone(demo, demo_schema):
     from privcore.evaluation.background import background_ids
 
-    assert background_ids(["dcr", "dmlp", "mir"], 2, None, None) == ["dmlp"]  # MIR runs in turn
+    assert background_ids(["dcr", "dmlp", "mir"], 2, None, None) == ["dmlp"]  # MIR: claimable, not its own
     assert background_ids(["dcr", "dmlp", "mir"], 1, None, None) == []
     assert background_ids(["dmlp"], 4, None, None) == []  # nothing to run beside it
     assert background_ids(["dcr", "dmlp"], 4, object(), None) == []  # a Dask cluster runs the fits
