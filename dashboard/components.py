@@ -86,8 +86,11 @@ def verdict_panel(table: str, report, rule: VerdictRule) -> None:
         st.markdown(v.headline)
         if v.next_step:
             st.markdown(f":material/upload_file: **{v.next_step}**")
+        if v.guarantee is not None:
+            st.markdown(f":material/verified_user: {v.guarantee.text}")
         for e in v.evidence:
-            weight = "attack" if e.weight == "decisive" else "supporting"
+            weight = {"attack": "attack", "similarity": "supporting: similarity",
+                      "membership": "supporting: members against non-members"}.get(e.kind, e.weight)
             st.markdown(f"- {e.text} *({weight}; [see its card](#{card_anchor(e.metric)}))*")
         if v.not_tested:
             with st.expander(f"Not tested ({len(v.not_tested)})", icon=":material/help:"):
@@ -138,6 +141,8 @@ def score_card(metric_id: str, result) -> None:
         if result.interval is not None:
             lines.append(f"95% interval {_fmt(result.interval[0])} – {_fmt(result.interval[1])}")
         st.caption(" · ".join(lines))
+        if a.size_match is not None and not a.cannot_tell:
+            st.caption(f"Sizes compared: {a.size_match.describe()}")
         if result.warnings:
             with st.expander(f"{len(result.warnings)} warning(s)", icon=":material/warning:"):
                 for w in result.warnings:

@@ -67,9 +67,10 @@ def test_the_thresholds_are_the_rule(copy_report, fresh_report):
     # Nothing can exceed an excess of 1: with that threshold an exact copy is "only" a caution.
     lenient = VerdictRule(decisive_at=1.0, caution_at=0.05, supporting_at=0.1)
     assert verdict(copy_report, lenient).level == CAUTION
-    # A negative caution threshold makes any attack estimate a reason for caution.
-    strict = VerdictRule(decisive_at=0.1, caution_at=-1.0, supporting_at=0.1)
-    assert verdict(fresh_report, strict).level == CAUTION
+    # A negative supporting threshold makes any member-versus-non-member proxy (the DCR test) a reason for caution;
+    # a negative caution threshold alone does not: an attack's estimate moves the answer only beyond chance.
+    assert verdict(fresh_report, VerdictRule(supporting_at=-1.0)).level == CAUTION
+    assert verdict(fresh_report, VerdictRule(caution_at=-1.0)).level == RELEASE
     assert "0.10" in VerdictRule().describe()[0]
 
 

@@ -31,6 +31,8 @@ from privcore.data.prepare import PreparedData
 from privcore.data.schema import Schema
 
 SpaceFactory = Callable[[PreparedData], Any]
+#: The role of the synthetic table and the holdout together (:meth:`SharedComputation.table`).
+POOL = "pool"
 
 
 def _euclidean(data: PreparedData, columns: list[str] | None = None) -> EuclideanSpace:
@@ -127,6 +129,8 @@ class SharedComputation:
         #: Every chosen metric's parameters as this evaluation runs it (set by :func:`privcore.evaluate`), so
         #: that a metric reusing another one's results uses that metric's settings.
         self.metric_params: dict[str, dict[str, Any]] = {}
+        #: Size-matched subsamples (:meth:`subsample`): role name → (table role it is drawn from, row positions).
+        self._subsamples: dict[str, tuple[str, np.ndarray]] = {}
 
     def __getstate__(self) -> dict[str, Any]:
         """What a pickled evaluation keeps (the dashboard computes in worker processes and sends reports
@@ -150,6 +154,7 @@ class SharedComputation:
         self.__dict__.setdefault("tolerance_only", set())
         self.__dict__.setdefault("_extremes_wanted", set())
         self.__dict__.setdefault("_distinct", {})
+        self.__dict__.setdefault("_subsamples", {})
 
     def space(self, name: str, factory: SpaceFactory | None = None) -> Any:
         """The fitted space ``name`` (built on first use)."""
@@ -159,11 +164,51 @@ class SharedComputation:
             self._spaces[name] = self._factories[name](self.data)
         return self._spaces[name]
 
+    def subsample(self, role: str, size: int, repeat: int, seed: int) -> str:
+        """The role name of a random subset of ``size`` rows of table ``role`` (without replacement), drawn for
+        ``repeat`` with ``seed``: the same rows for the same arguments, so that every metric compared at one
+        size reads the same subsample and its neighbour passes are shared.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from privcore.data.prepare import prepare
+        >>> from privcore.data.schema import infer_schema
+        >>> real = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0]})
+        >>> shared = SharedComputation(prepare(real, real.copy(), infer_schema(real)))
+        >>> role = shared.subsample("synthetic", 2, repeat=0, seed=0)
+        >>> role, len(shared.table(role)), role == shared.subsample("synthetic", 2, repeat=0, seed=0)
+        ('synthetic@2#0s0', 2, True)
+        """
+        name = f"{role}@{int(size)}#{int(repeat)}s{int(seed)}"
+        if name not in self._subsamples:
+            rows = len(self.table(role))
+            rng = np.random.default_rng([int(seed), int(repeat), int(size), 1 if role == "synthetic" else 2])
+            self._subsamples[name] = (role, np.sort(rng.choice(rows, size=int(size), replace=False)))
+        return name
+
+    def table(self, role: str) -> pd.DataFrame:
+        """The table playing ``role``: ``"real"``, ``"synthetic"``, ``"holdout"``, ``"pool"`` (the synthetic
+        table and the holdout one after the other, the population a fresh sample is drawn from when the
+        synthetic table is one) or a :meth:`subsample` of one of them."""
+        if role in self._subsamples:
+            base, rows = self._subsamples[role]
+            return self.table(base).iloc[rows].reset_index(drop=True)
+        if role == POOL:
+            return pd.concat([self.data.synthetic, self.data.table("holdout")], ignore_index=True)
+        return self.data.table(role)
+
     def encoded(self, space: str, role: str) -> np.ndarray:
-        """Table ``role`` encoded in ``space`` (cached)."""
+        """Table ``role`` encoded in ``space`` (cached); a subsample takes its rows of the whole table's encoding."""
         key = (space, role)
         if key not in self._encoded:
-            self._encoded[key] = self.space(space).transform(self.data.table(role))
+            if role in self._subsamples:
+                base, rows = self._subsamples[role]
+                self._encoded[key] = np.ascontiguousarray(self.encoded(space, base)[rows])
+            elif role == POOL:
+                self._encoded[key] = np.vstack([self.encoded(space, "synthetic"), self.encoded(space, "holdout")])
+            else:
+                self._encoded[key] = self.space(space).transform(self.data.table(role))
         return self._encoded[key]
 
     def neighbours(self, space: str, query: str, reference: str) -> Neighbours:
@@ -173,7 +218,9 @@ class SharedComputation:
         if key in self._neighbours:
             return self._neighbours[key]
         pair = pair_key(space, query, reference)
-        shareable = self._reuse is not None and "synthetic" not in (query, reference)
+        # A subsample of the synthetic table ("synthetic@...") is as specific to it as the table itself.
+        shareable = self._reuse is not None and not any(r.split("@")[0] in ("synthetic", POOL)
+                                                        for r in (query, reference))
         if shareable:
             reused_neighbours = self._reuse.setdefault("neighbours", {})
             reused_extremes = self._reuse.setdefault("extremes", {})
@@ -314,6 +361,7 @@ class MetricContext:
         is_baseline: bool = False,
         workers: int | None = None,
         more_threads: Callable[[], int] | None = None,
+        synthetic_role: str | None = None,
     ):
         self.shared = shared
         self.params = dict(params)
@@ -323,11 +371,17 @@ class MetricContext:
         #: None, or (for a metric running beside the others) a callable that says how many threads the metric
         #: may use now: ``workers`` while the others run, the evaluation's once they are done.
         self.more_threads = more_threads
+        #: The table that plays "synthetic" (None: the synthetic table, or the holdout in a baseline), e.g. a
+        #: size-matched subsample (:meth:`SharedComputation.subsample`); such a context is a stand-in like a
+        #: baseline: no holdout, no pairing.
+        self.synthetic_role = synthetic_role
+        if synthetic_role is not None:
+            self.is_baseline = True
 
     def _role(self, role: str) -> str:
         if self.is_baseline:
             if role == "synthetic":
-                return "holdout"
+                return self.synthetic_role or "holdout"
             if role == "holdout":
                 raise KeyError("the holdout plays the synthetic table in a baseline computation")
         return role
@@ -342,7 +396,7 @@ class MetricContext:
 
     @property
     def synthetic(self) -> pd.DataFrame:
-        return self.shared.data.table(self._role("synthetic"))
+        return self.shared.table(self._role("synthetic"))
 
     @property
     def holdout(self) -> pd.DataFrame | None:

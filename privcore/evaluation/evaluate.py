@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import threading
 import time
 import traceback
@@ -22,7 +23,8 @@ from privcore.data.params import check_params
 from privcore.data.prepare import PreparedData, prepare
 from privcore.evaluation.background import background_ids, background_workers, claimable_ids, running_in_background
 from privcore.evaluation.outcome import Report
-from privcore.metrics.results import MetricOutput, MetricResult, NotApplicable
+from privcore.evaluation.size_match import size_match
+from privcore.metrics.results import MetricOutput, MetricResult, NotApplicable, SizeMatch
 from privcore.data.schema import BINARY, CATEGORICAL, NUMERICAL, Schema, check_seed, infer_schema
 
 ProgressCallback = Callable[[float, str], None]
@@ -97,6 +99,7 @@ def evaluate(
     workers: int | None = None,
     cluster: Any = None,
     device: str = "auto",
+    dp_epsilon: float | None = None,
 ) -> Report:
     """Evaluate privacy metrics of a synthetic table against the real table it was trained on.
 
@@ -147,6 +150,10 @@ def evaluate(
         only when one is usable and a pass has at least :data:`privcore.engine.gpu.GPU_MIN_PAIRS` pairs. The
         report is the same on either. Not combined with ``cluster``: with a cluster, ``"auto"`` means the
         cluster's CPUs and ``"gpu"`` is refused.
+    dp_epsilon : float, optional
+        The ε of a differential-privacy guarantee the generator is declared to give (a number > 0): the verdict
+        shows the bound it places on any membership attack beside what the attacks measured, and flags an
+        attack beyond it as a broken guarantee (:mod:`privcore.evaluation.verdict`).
 
     Returns
     -------
@@ -178,6 +185,7 @@ def evaluate(
         raise InputError(f"The number of workers must be a whole number of at least 1 (got {workers!r}); leave it "
                          "unset to use every usable core.")
     device = check_device(device)
+    dp_epsilon = check_dp_epsilon(dp_epsilon)
     if device == "gpu":
         if cluster is not None:
             raise InputError("Choose either a Dask cluster or the GPU, not both: the cluster's workers compute on "
@@ -199,8 +207,35 @@ def evaluate(
             reuse["fingerprint"] = fingerprint
     # Metrics that call the neighbour engine themselves (not through the shared passes) find the device here.
     with connected(cluster) as client, using_device("cpu" if client is not None else device):
-        return _evaluate_prepared(data, ids, schema, seed, progress, params, famd_components, chunk_elements, strict,
-                                  reuse, workers, client, report_warnings, started, device)
+        report = _evaluate_prepared(data, ids, schema, seed, progress, params, famd_components, chunk_elements,
+                                    strict, reuse, workers, client, report_warnings, started, device)
+    report.dp_epsilon = dp_epsilon
+    return report
+
+
+def check_dp_epsilon(value: Any) -> float | None:
+    """A declared ε of differential privacy, checked: None, or a finite number above 0.
+
+    Raises
+    ------
+    InputError
+        For anything else, saying what to give.
+
+    Examples
+    --------
+    >>> check_dp_epsilon("1"), check_dp_epsilon(None)
+    (1.0, None)
+    """
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    try:
+        epsilon = float(value)
+    except (TypeError, ValueError):
+        epsilon = float("nan")
+    if isinstance(value, bool) or not math.isfinite(epsilon) or epsilon <= 0:
+        raise InputError(f"The declared differential-privacy ε must be a number above 0 (got {value!r}), e.g. 1 for "
+                         "a generator trained with ε = 1; leave it out when the generator makes no such guarantee.")
+    return epsilon
 
 
 def _evaluate_prepared(data, ids, schema, seed, progress, params, famd_components, chunk_elements, strict, reuse,
@@ -355,13 +390,41 @@ def _run_metric(info, shared: SharedComputation, params, seed, strict, errors, w
         if baseline is not None:
             result.baseline = baseline.risk
             result.baseline_output = baseline
-            if result.risk is not None and baseline.risk >= result.risk - 1e-12:
+            if info.size_matched and result.risk is not None and baseline.risk is not None:
+                result.size_match = _size_match(info, shared, params, seed, result, strict, errors)
+            # Between tables of different sizes only the size-matched excess says something (SizeMatch).
+            if result.risk is not None and baseline.risk >= result.risk - 1e-12 and (
+                    result.size_match is None or not result.size_match.subsampled):
                 result.warnings.append(
                     "A fresh sample of real people (the holdout) scores at least as high: this score says "
                     "nothing about the generator itself."
                 )
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _size_match(info, shared: SharedComputation, params, seed, result: MetricResult, strict,
+                errors) -> SizeMatch | None:
+    """``result`` and its baseline compared between like-sized tables (:mod:`privcore.evaluation.size_match`);
+    None where a subsample cannot be scored (the excess is then the whole tables')."""
+    def risk_on(role: str) -> float:
+        output = info.compute(MetricContext(shared, params, seed, synthetic_role=role))
+        if output.risk is None or not math.isfinite(float(output.risk)):
+            raise NotApplicable(f"{info.id} gave no risk on a size-matched subsample")
+        return float(output.risk)
+
+    rows = {"real": len(shared.data.real), "synthetic": len(shared.data.synthetic),
+            "holdout": len(shared.data.holdout)}
+    try:
+        return size_match(info.name, rows, result.risk, result.baseline, risk_on,
+                          lambda role, size, repeat: shared.subsample(role, size, repeat, seed))
+    except NotApplicable:
+        return None
+    except Exception as exc:
+        if strict:
+            raise
+        errors.append(f"{info.id} (size match): {type(exc).__name__}: {exc}\n{traceback.format_exc()}")
+        return None
 
 
 def _baseline(info, shared, params, seed, strict, errors) -> MetricOutput | None:

@@ -146,6 +146,13 @@ class Assessment:
     warnings: tuple[str, ...] = ()
     #: Why the metric cannot tell on this data (its fresh sample scores the maximum too), else None.
     cannot_tell: str | None = None
+    #: The score and its baseline compared between like-sized tables (``size_match`` of the result), else None.
+    size_match: Any = None
+
+    @property
+    def excess_interval(self) -> tuple[float, float] | None:
+        """95 % interval of the excess for a fresh sample of real people (size-matched metrics), else None."""
+        return None if self.size_match is None else self.size_match.interval
 
     @property
     def excess_text(self) -> str:
@@ -155,6 +162,9 @@ class Assessment:
     @property
     def against(self) -> str:
         """What the excess is measured against, in words: "above a fresh sample (0.842)"."""
+        if self.size_match is not None and self.size_match.subsampled is not None:
+            return (f"above a fresh sample of real people of the same size ({self.reference:.3f} at "
+                    f"{self.size_match.matched_rows:,} rows)")
         if self.baseline is not None:
             return f"above a fresh sample of real people ({self.reference:.3f})"
         if self.reference:
@@ -183,25 +193,37 @@ def assess(metric_id: str, result) -> Assessment:
     if not result.applicable or result.risk is None:
         return Assessment(metric_id, name, family, False, None, 0.0, "", None, LEVELS["na"], None, None, None,
                           result.reason, tuple(result.warnings))
-    if result.baseline is not None and math.isfinite(result.baseline):
+    match = getattr(result, "size_match", None)
+    if match is not None and match.too_small:
+        return Assessment(metric_id, name, family, True, float(result.risk), float(match.baseline),
+                          "fresh-sample baseline (holdout in place of the synthetic data)", None, LEVELS["cannot_tell"],
+                          result.baseline, None, None, None, tuple(result.warnings), match.too_small, match)
+    if match is not None:
+        # Compared between like-sized tables: the reference is the holdout's score at the matched size, and the
+        # excess the synthetic table's at that size above it (privcore.evaluation.size_match).
+        reference = float(match.baseline)
+        label = ("fresh-sample baseline (holdout in place of the synthetic data)" if match.subsampled is None else
+                 f"fresh-sample baseline at {match.matched_rows:,} rows (the {'holdout' if match.subsampled == 'synthetic' else 'synthetic table'}'s size)")
+    elif result.baseline is not None and math.isfinite(result.baseline):
         reference, label = float(result.baseline), "fresh-sample baseline (holdout in place of the synthetic data)"
     elif metric_id in REFERENCE_LEVEL:
         reference, label = REFERENCE_LEVEL[metric_id], "chance level of a perfect generator"
     else:
         reference, label = 0.0, "zero (no holdout given, so no fresh-sample baseline)" if (
             info is None or info.baseline) else "zero"
-    adjusted = float(result.risk) - reference
+    adjusted = float(result.risk) - reference if match is None else float(match.excess)
     cannot_tell = None
     level = level_of(adjusted)
-    if result.baseline is not None and math.isfinite(result.baseline) and result.baseline >= CANNOT_TELL_AT:
-        cannot_tell = (f"a fresh sample of real people scores {result.baseline:.3f} too, the largest risk there is, so "
+    fresh = reference if match is not None else result.baseline
+    if fresh is not None and math.isfinite(fresh) and fresh >= CANNOT_TELL_AT:
+        cannot_tell = (f"a fresh sample of real people scores {fresh:.3f} too, the largest risk there is, so "
                        f"{short_name(metric_id)} cannot tell a leak from no leak on this data: its risk of "
                        f"{float(result.risk):.3f} says nothing about the generator.")
         level = LEVELS["cannot_tell"]
     return Assessment(
         metric_id, name, family, True, float(result.risk), reference, label, adjusted, level,
         result.baseline, result.excess, None if result.interval is None else tuple(result.interval), None,
-        tuple(result.warnings), cannot_tell,
+        tuple(result.warnings), cannot_tell, match,
     )
 
 

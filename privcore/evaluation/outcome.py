@@ -31,6 +31,9 @@ class Report(Mapping[str, MetricResult]):
     #: The prepared tables and shared neighbour caches, for figures and the per-record explorer.
     data: Any = field(default=None, repr=False, compare=False)
     shared: Any = field(default=None, repr=False, compare=False)
+    #: A declared ε-differential-privacy guarantee of the generator (``evaluate(dp_epsilon=…)``): the verdict
+    #: reads the attacks against the bound it places on them. None: nothing declared.
+    dp_epsilon: float | None = None
 
     def __getitem__(self, metric_id: str) -> MetricResult:
         return self.results[metric_id]
@@ -49,6 +52,7 @@ class Report(Mapping[str, MetricResult]):
             "metrics": {mid: res.to_dict() for mid, res in self.results.items()},
             "warnings": list(self.warnings),
             "rows": dict(self.rows),
+            "dp_epsilon": self.dp_epsilon,
         }
 
     def to_json(self, indent: int | None = 2, rule: Any = None) -> str:

@@ -13,9 +13,18 @@ The rule (:class:`VerdictRule`, every threshold adjustable, shown on the Results
    1 = tells every member), with its bootstrap interval: the advantage max(TPR − FPR) that it reports as
    its risk is biased upwards on small tables (a maximum over thresholds), so a fresh sample would look
    like a leak.
-3. **Proxies support, never decide.** Distance, classifier, exact-match and holdout-proxy metrics cannot
-   prove a leak or its absence (the DCR-delusion paper, ../seeds); an excess above ``supporting_at``
-   lowers "release" to "release with caution", never further.
+3. **Proxies support, never decide, and come in two kinds, weighed apart.** Distance, classifier, exact-match
+   and holdout-proxy metrics cannot prove a leak or its absence (the DCR-delusion paper, ../seeds); they lower
+   "release" to "release with caution", never further.
+
+   - *Similarity* (simulation-, distance- and classifier-based metrics, SynQP's identity disclosure): how close
+     the synthetic records come to the training records, against a fresh sample of real people **of the same
+     size** (:mod:`privcore.evaluation.size_match`: a larger table searched scores closer by itself). It moves
+     the answer only when its excess exceeds ``supporting_at`` *and* lies beyond the interval a fresh sample of
+     that size would reach by chance. A caution from similarity alone says so in its headline, with what would
+     settle it (an audit of the generator; a holdout where there is none).
+   - *Membership* (the holdout proxy tests, SynQP's MIA): members against non-members. An excess above
+     ``supporting_at`` lowers "release" to "release with caution".
 4. **The strongest membership attack speaks for the battery.** When ``mia_best`` ran, it alone stands for
    the membership attacks it compares (read by its held-out AUC and that AUC's interval, like one attack):
    the eight attacks separately would count the same evidence eight times, and their largest AUC is
@@ -26,8 +35,14 @@ The rule (:class:`VerdictRule`, every threshold adjustable, shown on the Results
    decisive: upload a holdout (real records not used to train the generator), or, with one loaded, run the
    membership attacks.
 
-The three strongest pieces of evidence are listed in plain words, decisive ones first, and so is what was
-not tested.
+6. **A declared guarantee.** Where the user states that the generator is ε-differentially private
+   (``evaluate(dp_epsilon=…)``, ``--dp-epsilon``, the Data page), no membership attack can reach an AUC above
+   ``e^ε / (1 + e^ε)`` (:func:`dp_auc_bound`): the answer shows that bound beside what the attacks measured, and
+   an attack whose 95 % interval lies wholly above it (or whose ε lower bound exceeds ε) is a **broken
+   guarantee**: do not release.
+
+The decisive evidence is always listed first, including when it found nothing (the strongest attack at chance,
+with its interval), then the strongest supporting evidence, in plain words; and so is what was not tested.
 
 A generator audit (:mod:`privcore.audit`) gets its verdict here too, from its summary:
 :func:`audit_severity` (one word) and :func:`audit_verdict` (one sentence).
@@ -45,6 +60,8 @@ from privcore.metrics.names import BATTERY, short_attack
 
 #: Families whose metrics simulate an attacker and carry an interval: they decide.
 DECISIVE_FAMILIES = ("Attack-based", "Membership inference")
+#: The kinds of evidence (``Evidence.kind``): an attack decides; similarity and membership support, weighed apart.
+ATTACK, SIMILARITY, MEMBERSHIP = "attack", "similarity", "membership"
 
 RELEASE, CAUTION, DO_NOT_RELEASE = "release", "release with caution", "do not release"
 #: Word, icon and Okabe–Ito colour of each verdict (never colour alone).
@@ -71,10 +88,13 @@ class VerdictRule:
         return [
             f"Do not release when an attack or membership-inference attack does better with the synthetic data "
             f"than against other real people by more than {self.decisive_at:.2f}, with 95 % confidence (the lower "
-            "end of its interval).",
-            f"Release with caution when an attack's estimate exceeds its reference by more than {self.caution_at:.2f}, "
-            f"when a supporting metric (distances, classifiers, exact matches, proxy tests) exceeds its reference by "
-            f"more than {self.supporting_at:.2f}, or when no attack could be run.",
+            "end of its interval), or when it beats the bound of a declared differential-privacy guarantee.",
+            f"Release with caution when an attack's estimate exceeds its reference by more than {self.caution_at:.2f} "
+            "and its interval lies above chance, "
+            f"when a member-versus-non-member proxy test exceeds its reference by more than {self.supporting_at:.2f}, "
+            f"when a similarity metric (distances, exact matches, classifiers) exceeds a fresh sample of real people "
+            f"of the same size by more than {self.supporting_at:.2f} and beyond that sample's 95 % interval, or when "
+            "no attack could be run.",
             "Otherwise release. Supporting metrics never decide on their own: they cannot prove a leak or its absence.",
         ]
 
@@ -90,6 +110,8 @@ class Evidence:
     lower_excess: float | None
     pushes_to: str
     text: str
+    #: "attack" (decisive), "similarity" or "membership" (supporting, weighed apart).
+    kind: str = ATTACK
 
 
 @dataclass
@@ -103,6 +125,8 @@ class Verdict:
     rule: VerdictRule = field(default_factory=VerdictRule)
     #: One line on what would make the answer decisive (empty when a membership attack ran).
     next_step: str = ""
+    #: A declared ε-differential-privacy guarantee read against the attacks (:class:`Guarantee`), else None.
+    guarantee: "Guarantee | None" = None
 
     @property
     def word(self) -> str:
@@ -117,7 +141,52 @@ class Verdict:
             "not_tested": list(self.not_tested),
             "next_step": self.next_step or None,
             "rule": {**asdict(self.rule), "text": self.rule.describe()},
+            "guarantee": None if self.guarantee is None else _finite(asdict(self.guarantee)),
         }
+
+
+@dataclass(frozen=True)
+class Guarantee:
+    """A declared ε-differential-privacy guarantee, and whether the attacks stayed within what it allows."""
+
+    epsilon: float
+    #: The largest AUC any membership attack can reach against an ε-DP generator: e^ε / (1 + e^ε).
+    auc_bound: float
+    #: The strongest membership attack's measured AUC and the lower end of its 95 % interval (None: none ran).
+    measured_auc: float | None
+    measured_lower: float | None
+    broken: bool
+    text: str
+
+
+def dp_auc_bound(epsilon: float) -> float:
+    """The largest ROC AUC of any membership test against an ε-differentially private mechanism.
+
+    ε-DP bounds every test's true-positive rate by ``min(e^ε·FPR, 1 − e^−ε·(1 − FPR))``; the area under that
+    curve is ``e^ε / (1 + e^ε)`` (Kairouz et al., 2015, the tight trade-off curve of pure DP).
+
+    Examples
+    --------
+    >>> round(dp_auc_bound(1.0), 4), dp_auc_bound(0.0)
+    (0.7311, 0.5)
+    """
+    return 1.0 / (1.0 + math.exp(-float(epsilon)))
+
+
+def number(value: float, digits: int = 2) -> str:
+    """A number in a sentence with ``digits`` significant digits, never rounded to a misleading 0.0.
+
+    Examples
+    --------
+    >>> number(0.0412), number(1.234), number(12.6), number(340.2), number(0.0)
+    ('0.041', '1.2', '13', '340', '0')
+    """
+    value = float(value)
+    if value == 0 or not math.isfinite(value):
+        return f"{value:g}"
+    if abs(value) >= 10 ** digits:
+        return f"{value:.0f}"
+    return f"{value:#.{digits}g}".rstrip(".") if abs(value) >= 1 else f"{value:.{digits}g}"
 
 
 def _finite(values: dict[str, Any]) -> dict[str, Any]:
@@ -135,6 +204,8 @@ def _membership(a: Assessment, details: MembershipScores) -> tuple[float, float 
     low = None if details.auc_interval is None else 2 * (details.auc_interval[0] - 0.5)
     interval = "" if details.auc_interval is None else \
         f", 95 % interval {details.auc_interval[0]:.2f}–{details.auc_interval[1]:.2f}"
+    if _below_chance(details.auc_interval):
+        return 2 * (details.auc - 0.5), low, f"{a.name}: {BELOW_CHANCE} (AUC {details.auc:.2f}{interval})."
     if details.auc <= 0.5025:
         return 2 * (details.auc - 0.5), low, f"{a.name}: tells members from non-members no better than a coin flip " \
                                            f"(AUC {details.auc:.2f}{interval})."
@@ -149,18 +220,31 @@ def _strongest(a: Assessment, details: MembershipBattery) -> tuple[float, float 
     low = None if interval is None else 2 * (interval[0] - 0.5)
     shown = "" if interval is None else f", 95 % interval {interval[0]:.2f}–{interval[1]:.2f}"
     attack = short_attack(details.selected_attack)
+    if _below_chance(interval):
+        return 2 * (details.held_out_auc - 0.5), low, (
+            f"{a.name}: the strongest of {len(details.attacks)} attacks ({attack}), measured on records it was not "
+            f"chosen on, {BELOW_CHANCE} (AUC {details.held_out_auc:.2f}{shown}).")
     if details.held_out_auc <= 0.5025:
         return 2 * (details.held_out_auc - 0.5), low, (
             f"{a.name}: even the strongest of {len(details.attacks)} attacks ({attack}), measured on records it was "
             f"not chosen on, tells members from non-members no better than a coin flip (AUC "
             f"{details.held_out_auc:.2f}{shown}).")
     sure = " — beyond chance" if low is not None and low > 0 else ""
-    bound = (f"; no generator differentially private with ε below {details.epsilon_lower_bound:.1f} could do this"
+    bound = (f"; no generator differentially private with ε below {number(details.epsilon_lower_bound)} could do this"
              if details.epsilon_lower_bound > 0 else "")
     return 2 * (details.held_out_auc - 0.5), low, (
         f"{a.name}: the strongest of {len(details.attacks)} attacks ({attack}) tells who was in the training data "
         f"better than a coin flip on records it was not chosen on (AUC {details.held_out_auc:.2f}{shown}){sure}"
         f"{bound}.")
+
+
+#: An AUC interval wholly below 0.5: the attack ranks non-members above members, which is no leak.
+BELOW_CHANCE = ("does worse than a coin flip: its whole interval lies below chance, so it ranks the people who were "
+                "not in the training data as members more often (a sign of a miscalibrated attack, not of a leak)")
+
+
+def _below_chance(interval) -> bool:
+    return interval is not None and interval[1] is not None and math.isfinite(interval[1]) and interval[1] < 0.5
 
 
 def _battery_ran(report) -> bool:
@@ -178,14 +262,53 @@ def _describe(a: Assessment, weight: str, lower: float | None) -> str:
         return (f"{a.name}: the attacker succeeds {a.adjusted:.2f} more often against the training records than "
                 f"against other real people (risk {a.risk:.2f}{interval}){sure}.")
     against = "a fresh sample of real people" if a.baseline is not None else "its chance level"
+    match = a.size_match
+    if match is not None and match.subsampled is not None:
+        against = f"a fresh sample of real people of the same size ({match.matched_rows:,} rows)"
+    chance = ""
+    if a.excess_interval is not None:
+        width = (a.excess_interval[1] - a.excess_interval[0]) / 2
+        chance = f"; chance alone reaches ±{width:.2f}"
     if a.adjusted <= 0.005:
-        return f"{a.name}: no higher than for {against} (risk {a.risk:.2f})."
-    return f"{a.name}: {a.adjusted:.2f} above {against} (risk {a.risk:.2f}{interval}); a proxy, not proof."
+        return f"{a.name}: no higher than for {against} (risk {a.risk:.2f}{chance})."
+    if a.excess_interval is not None and a.excess_interval[0] <= 0:
+        return (f"{a.name}: {a.adjusted:.2f} above {against}, within what chance gives such a sample "
+                f"(±{width:.2f}); a proxy, not proof.")
+    return f"{a.name}: {a.adjusted:.2f} above {against} (risk {a.risk:.2f}{interval}{chance}); a proxy, not proof."
 
 
-def verdict(report, rule: VerdictRule | None = None) -> Verdict:
-    """The verdict of one evaluation (a :class:`privcore.evaluation.outcome.Report`) under ``rule``."""
+def _kind(a: Assessment, metric_id: str) -> str:
+    """``"attack"``, ``"membership"`` (members against non-members: it needs the holdout) or ``"similarity"``."""
+    if a.family in DECISIVE_FAMILIES:
+        return ATTACK
+    return MEMBERSHIP if a.family == "Holdout proxy tests" or metric_id == "sd_mia" else SIMILARITY
+
+
+def _pushes(kind: str, a: Assessment, excess: float, lower: float | None, rule: VerdictRule) -> str:
+    if kind == ATTACK:
+        if lower is not None and lower > rule.decisive_at:
+            return DO_NOT_RELEASE
+        # An estimate above caution_at whose interval still reaches chance is what a fresh sample gets now and
+        # then (the strongest attack on a fresh sample of 1,000 Adult rows: AUC 0.53, interval from 0.49).
+        beyond_chance = lower is None or lower > 0
+        return CAUTION if excess > rule.caution_at and beyond_chance else RELEASE
+    if a.adjusted <= rule.supporting_at:
+        return RELEASE
+    # Similarity moves the answer only beyond what a fresh sample of the same size reaches by chance.
+    if kind == SIMILARITY and a.excess_interval is not None and a.excess_interval[0] <= 0:
+        return RELEASE
+    return CAUTION
+
+
+def verdict(report, rule: VerdictRule | None = None, dp_epsilon: float | None = None) -> Verdict:
+    """The verdict of one evaluation (a :class:`privcore.evaluation.outcome.Report`) under ``rule``.
+
+    ``dp_epsilon`` is a declared ε-differential-privacy guarantee of the generator (default: the report's own,
+    ``Report.dp_epsilon``, as given to :func:`privcore.evaluate`).
+    """
     rule = rule or VerdictRule()
+    if dp_epsilon is None:
+        dp_epsilon = getattr(report, "dp_epsilon", None)
     evidence: list[Evidence] = []
     not_tested: list[str] = []
     if _battery_ran(report):
@@ -199,25 +322,20 @@ def verdict(report, rule: VerdictRule | None = None) -> Verdict:
         if not a.applicable:
             not_tested.append(f"{a.name}: {a.reason or 'did not run'}")
             continue
-        if a.cannot_tell:  # its fresh sample scores the maximum too: no evidence either way
+        if a.cannot_tell:  # its fresh sample scores the maximum too, or the holdout is too small to compare
             not_tested.append(f"{a.name}: {a.cannot_tell[0].upper()}{a.cannot_tell[1:]}")
             continue
-        weight = "decisive" if a.family in DECISIVE_FAMILIES else "supporting"
+        kind = _kind(a, metric_id)
+        weight = "decisive" if kind == ATTACK else "supporting"
         lower = _lower_excess(a) if weight == "decisive" else None
         excess, text = a.adjusted, None
         if isinstance(result.details, MembershipScores):
             excess, lower, text = _membership(a, result.details)
         elif isinstance(result.details, MembershipBattery):
             excess, lower, text = _strongest(a, result.details)
-        if weight == "decisive" and lower is not None and lower > rule.decisive_at:
-            pushes = DO_NOT_RELEASE
-        elif weight == "decisive" and excess > rule.caution_at:
-            pushes = CAUTION
-        elif weight == "supporting" and a.adjusted > rule.supporting_at:
-            pushes = CAUTION
-        else:
-            pushes = RELEASE
-        evidence.append(Evidence(metric_id, a.name, weight, excess, lower, pushes, text or _describe(a, weight, lower)))
+        pushes = _pushes(kind, a, excess, lower, rule)
+        evidence.append(Evidence(metric_id, a.name, weight, excess, lower, pushes,
+                                 text or _describe(a, weight, lower), kind))
     order = {DO_NOT_RELEASE: 0, CAUTION: 1, RELEASE: 2}
     evidence.sort(key=lambda e: (order[e.pushes_to], e.weight != "decisive", -(e.lower_excess if e.lower_excess
                                                                               is not None else e.excess)))
@@ -231,8 +349,59 @@ def verdict(report, rule: VerdictRule | None = None) -> Verdict:
         not_tested.insert(0, "No membership-inference attack ran (it needs a holdout of real records the "
                              "generator never saw): whether someone's presence in the training data shows was not "
                              "tested.")
-    return Verdict(level, _headline(level, evidence, decisive_ran), evidence[:3] if level != RELEASE else
-                   _reassuring(evidence), not_tested, rule, _next_step(report, evidence))
+    guarantee = None if dp_epsilon is None else _guarantee(float(dp_epsilon), report)
+    if guarantee is not None and guarantee.broken:
+        level = DO_NOT_RELEASE
+    has_holdout = (getattr(report, "rows", None) or {}).get("holdout") is not None
+    headline = _headline(level, evidence, decisive_ran, has_holdout)
+    if guarantee is not None and guarantee.broken:
+        headline = f"Do not release: {guarantee.text}"
+    return Verdict(level, headline, _shown(evidence), not_tested, rule, _next_step(report, evidence), guarantee)
+
+
+def _shown(evidence: list[Evidence]) -> list[Evidence]:
+    """The evidence listed with the answer: the decisive evidence first, always, including when it found nothing
+    (the strongest membership attack where it ran), then the strongest of the rest; three items in all."""
+    decisive = [e for e in evidence if e.weight == "decisive"]
+    lead = [e for e in decisive if e.pushes_to != RELEASE]
+    if not lead and decisive:
+        lead = [next((e for e in decisive if e.metric == "mia_best"), decisive[0])]
+    rest = [e for e in evidence if e not in lead]
+    return (lead + rest)[:3]
+
+
+def _guarantee(epsilon: float, report) -> Guarantee:
+    """The declared ε-DP guarantee against the strongest membership attack measured in ``report``."""
+    bound = dp_auc_bound(epsilon)
+    measured: list[tuple[str, float, float | None, float]] = []  # (name, AUC, lower end, ε lower bound)
+    for metric_id, result in report.items():
+        if not result.applicable:
+            continue
+        details = result.details
+        if isinstance(details, MembershipBattery):
+            lower = None if details.held_out_auc_interval is None else details.held_out_auc_interval[0]
+            measured.append((assess(metric_id, result).name, details.held_out_auc, lower,
+                             details.epsilon_lower_bound))
+        elif isinstance(details, MembershipScores):
+            lower = None if details.auc_interval is None else details.auc_interval[0]
+            measured.append((assess(metric_id, result).name, details.auc, lower, 0.0))
+    shown_bound = f"a generator ε-differentially private with ε = {number(epsilon)} allows no membership attack an " \
+                  f"AUC above {bound:.3f}"
+    if not measured:
+        return Guarantee(epsilon, bound, None, None, False,
+                         f"The declared guarantee: {shown_bound}. No membership attack ran to check it.")
+    broken = [m for m in measured if (m[2] is not None and m[2] > bound) or m[3] > epsilon]
+    name, auc, lower, eps_low = max(broken or measured, key=lambda m: (m[2] if m[2] is not None else m[1]))
+    low_text = "" if lower is None else f", 95 % interval from {lower:.3f}"
+    if broken:
+        why = (f"the ε lower bound it implies is {number(eps_low)}" if eps_low > epsilon and not
+               (lower is not None and lower > bound) else "beyond chance")
+        return Guarantee(epsilon, bound, auc, lower, True, (
+            f"the declared guarantee is broken: {shown_bound}, but {name} reaches AUC {auc:.3f}{low_text} ({why}). "
+            "The generator is not differentially private with that ε, or it was not the one that made this table."))
+    return Guarantee(epsilon, bound, auc, lower, False, (
+        f"The declared guarantee holds as far as the attacks can tell: {shown_bound}; the strongest measured, "
+        f"{name}, reaches AUC {auc:.3f}{low_text}."))
 
 
 #: What to upload for a decisive answer, in one line (the verdict's ``next_step`` without a holdout).
@@ -252,12 +421,7 @@ def _next_step(report, evidence: list[Evidence]) -> str:
     return UPLOAD_HOLDOUT if rows.get("holdout") is None else RUN_MEMBERSHIP
 
 
-def _reassuring(evidence: list[Evidence]) -> list[Evidence]:
-    decisive = [e for e in evidence if e.weight == "decisive"]
-    return (decisive + [e for e in evidence if e.weight != "decisive"])[:3]
-
-
-def _headline(level: str, evidence: list[Evidence], decisive_ran: bool) -> str:
+def _headline(level: str, evidence: list[Evidence], decisive_ran: bool, has_holdout: bool = True) -> str:
     if level == DO_NOT_RELEASE:
         worst = evidence[0]
         return (f"Do not release: {worst.name} shows the synthetic data gives an attacker a real advantage "
@@ -266,6 +430,14 @@ def _headline(level: str, evidence: list[Evidence], decisive_ran: bool) -> str:
         if not decisive_ran:
             return ("Release with caution: no attack was run, so the table cannot be cleared; the supporting "
                     "metrics are a starting point, not proof.")
+        cautions = [e for e in evidence if e.pushes_to == CAUTION]
+        if cautions and all(e.kind == SIMILARITY for e in cautions):
+            settle = ("an audit of the generator (the Audit page trains it again on known records) would settle it"
+                      if has_holdout else "a holdout of real records the generator never saw, for the membership "
+                      "attacks, or an audit of the generator would settle it")
+            return ("Release with caution, from similarity alone: the synthetic records come closer to the training "
+                    "records than a fresh sample of real people of the same size, but no attack shows an advantage. "
+                    f"Closeness is not proof of a leak; {settle}.")
         return ("Release with caution: some evidence points at a leak, but no attack shows a clear advantage "
                 "beyond chance; look at the evidence below before deciding.")
     return ("Release: no attack does better with the synthetic data than against other real people, and no "

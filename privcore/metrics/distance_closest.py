@@ -214,6 +214,7 @@ def compute_mdcr(ctx: MetricContext) -> MetricOutput:
 
 CVP = MetricInfo(
     id="cvp",
+    size_matched=True,  # a larger table searched scores closer by itself (issue 36)
     name="Close Value Probability (CVP)",
     family="Distance-based",
     summary="Share of real records that have a synthetic record unusually close to them.",
@@ -252,6 +253,7 @@ CVP = MetricInfo(
 
 DVP = MetricInfo(
     id="dvp",
+    size_matched=True,  # a larger table searched scores closer by itself (issue 36)
     name="Distant Value Probability (DVP)",
     family="Distance-based",
     summary="One minus the share of real records whose closest synthetic record is far away.",
@@ -289,6 +291,7 @@ DVP = MetricInfo(
 
 AUTH = MetricInfo(
     id="auth",
+    size_matched=True,  # a larger table searched scores closer by itself (issue 36)
     name="Authenticity (Auth)",
     family="Distance-based",
     summary="Share of real records that are at least as close to a synthetic record as to another real one.",
@@ -323,6 +326,7 @@ AUTH = MetricInfo(
 
 NSND = MetricInfo(
     id="nsnd",
+    size_matched=True,  # a larger table searched scores closer by itself (issue 36)
     name="Nearest Synthetic Neighbour Distance (NSND)",
     family="Distance-based",
     summary="How close, on average, each real record's closest synthetic record is (rescaled 0–1).",
@@ -357,6 +361,7 @@ NSND = MetricInfo(
 
 MDCR = MetricInfo(
     id="mdcr",
+    size_matched=True,  # a larger table searched scores closer by itself (issue 36)
     name="Median Distance to Closest Record (MDCR)",
     family="Distance-based",
     summary="How close synthetic records are to real people compared with how close real people are to "

@@ -225,6 +225,7 @@ def compute_hidr(ctx: MetricContext) -> MetricOutput:
 register(
     MetricInfo(
         id="nndr",
+        size_matched=True,  # a larger table searched scores closer by itself (issue 36)
         name="Nearest Neighbour Distance Ratio (NNDR)",
         family="Distance-based",
         summary="How much closer each synthetic row is to its nearest real record than to the second-nearest.",
@@ -264,6 +265,7 @@ register(
 register(
     MetricInfo(
         id="dcr",
+        size_matched=True,  # a larger table searched scores closer by itself (issue 36)
         name="Distance to Closest Record (DCR)",
         family="Distance-based",
         summary="Average distance from each real record to the closest synthetic row, in the FAMD space.",
@@ -298,6 +300,7 @@ register(
 register(
     MetricInfo(
         id="hidr",
+        size_matched=True,  # a larger table searched scores closer by itself (issue 36)
         name="Hidden Rate (HidR)",
         family="Distance-based",
         summary="Share of real records whose own synthetic twin is the synthetic row closest to them.",

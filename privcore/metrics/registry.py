@@ -137,6 +137,11 @@ class MetricInfo:
         in a baseline the holdout plays "synthetic"). An evaluation that will read both directions between
         two tables computes them from one block (:mod:`privcore.engine.neighbors_both_ways`); a test checks that
         every pass a metric computes is declared.
+    size_matched : bool
+        The value depends on the size of the table searched or scored (distances to the closest record shrink
+        as the table grows; exact-match and hit counts grow with it): with a holdout of another size than the
+        synthetic table, its excess over the baseline is taken between like-sized tables
+        (:class:`privcore.metrics.results.SizeMatch`).
     tolerance_only : tuple of (space, role, role)
         Pairs of tables of ``passes`` whose d_min/d_max the metric reads only for the tie tolerance, through
         ``ctx.tie_tolerance``: where every chosen metric with a pass between them says so, their passes leave
@@ -164,6 +169,7 @@ class MetricInfo:
     interval_kind: str = ""
     passes: tuple[tuple[str, str, str], ...] = ()
     tolerance_only: tuple[tuple[str, str, str], ...] = ()
+    size_matched: bool = False
 
     @property
     def default_params(self) -> dict[str, Any]:

@@ -50,6 +50,94 @@ class MetricOutput:
 
 
 @dataclass
+class SizeMatch:
+    """A metric's synthetic score and its fresh-sample baseline compared at one table size (issue 36).
+
+    A distance to the closest record shrinks as the table searched grows, so a synthetic table ten times the
+    holdout's size looks closer to real people than the holdout whatever it contains. For metrics whose value
+    depends on the size of the table searched (``MetricInfo.size_matched``), the larger of the two tables is cut
+    to the smaller one's size in ``repeats`` seeded random subsets, and the excess is taken between like-sized
+    tables. The interval says how far a fresh sample of real people of that size would stray from the
+    holdout's score by chance (:mod:`privcore.evaluation.size_match`).
+
+    Attributes
+    ----------
+    rows : dict
+        Rows of the real, synthetic and holdout tables.
+    matched_rows : int
+        The size both sides are compared at: the smaller of the synthetic table and the holdout.
+    subsampled : str or None
+        ``"synthetic"`` or ``"holdout"``: the table cut to ``matched_rows``; None when both have that size.
+    repeats : int
+        Random subsets drawn (of the larger table; for the spread too when the sizes are close).
+    risk : float
+        The synthetic score at ``matched_rows`` (mean over the subsets, or the whole table's).
+    baseline : float
+        The holdout's score at ``matched_rows``.
+    excess : float or None
+        ``risk - baseline``; None when the holdout is too small to compare (``too_small``).
+    interval : tuple of float or None
+        95 % interval of ``excess`` for a fresh sample of real people: an excess outside it is beyond chance.
+    values : tuple of float
+        The score of each subset drawn for ``risk`` or ``baseline``.
+    too_small : str or None
+        Why no excess is reported (the holdout is too small for this metric), else None.
+    """
+
+    rows: dict[str, int | None]
+    matched_rows: int
+    subsampled: str | None
+    repeats: int
+    risk: float
+    baseline: float
+    excess: float | None
+    interval: tuple[float, float] | None
+    values: tuple[float, ...] = ()
+    too_small: str | None = None
+
+    @property
+    def beyond_chance(self) -> bool:
+        """Whether the excess lies above its fresh-sample interval (closer than chance explains)."""
+        return self.excess is not None and self.interval is not None and self.interval[0] > 0
+
+    def describe(self) -> str:
+        """The comparison in one plain sentence (the score cards and the HTML report show it)."""
+        if self.too_small:
+            return self.too_small
+        synthetic, holdout = self.rows.get("synthetic"), self.rows.get("holdout")
+        if self.subsampled == "synthetic":
+            how = (f"compared at the holdout's size: {self.repeats} random subsets of {self.matched_rows:,} of the "
+                   f"{synthetic:,} synthetic rows score {self.risk:.3f} on average, the {holdout:,}-row holdout "
+                   f"{self.baseline:.3f}")
+        elif self.subsampled == "holdout":
+            how = (f"compared at the synthetic table's size: the {synthetic:,} synthetic rows score {self.risk:.3f}, "
+                   f"{self.repeats} random subsets of {self.matched_rows:,} of the {holdout:,} holdout rows "
+                   f"{self.baseline:.3f} on average")
+        else:
+            how = (f"both tables have {self.matched_rows:,} rows: the synthetic table scores {self.risk:.3f}, the "
+                   f"holdout {self.baseline:.3f}")
+        if self.interval is None:
+            return f"{how[0].upper()}{how[1:]}."
+        return (f"{how[0].upper()}{how[1:]}; a fresh sample of real people of that size would differ by "
+                f"{self.interval[0] - self.excess:+.3f} to {self.interval[1] - self.excess:+.3f} by chance.")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON of the comparison (``size_match`` of a metric in the JSON report)."""
+        return {
+            "rows": dict(self.rows),
+            "matched_rows": int(self.matched_rows),
+            "subsampled": self.subsampled,
+            "repeats": int(self.repeats),
+            "risk": finite_or_none(self.risk),
+            "baseline": finite_or_none(self.baseline),
+            "excess": finite_or_none(self.excess),
+            "interval": None if self.interval is None else [finite_or_none(v) for v in self.interval],
+            "too_small": self.too_small,
+            "text": self.describe(),
+        }
+
+
+@dataclass
 class MetricResult:
     """One metric evaluated on one (real, synthetic) pair, as reported to users."""
 
@@ -67,12 +155,18 @@ class MetricResult:
     interval: tuple[float, float] | None = None
     warnings: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    #: The score and its baseline compared at one table size (:class:`SizeMatch`), for metrics that declare
+    #: ``size_matched`` and have a baseline; None otherwise.
+    size_match: SizeMatch | None = None
 
     @property
     def excess(self) -> float | None:
-        """Risk above the fresh-sample baseline (metrics.md §5), or None without a baseline."""
+        """Risk above the fresh-sample baseline (metrics.md §5) between like-sized tables (:class:`SizeMatch`),
+        or None without a baseline or where the holdout is too small to compare."""
         if self.risk is None or self.baseline is None:
             return None
+        if self.size_match is not None:
+            return self.size_match.excess
         return self.risk - self.baseline
 
     def to_dict(self) -> dict[str, Any]:
@@ -88,4 +182,5 @@ class MetricResult:
             "params": jsonable(self.params),
             "warnings": list(self.warnings),
             "details": None if self.details is None else self.details.to_json(),
+            "size_match": None if self.size_match is None else self.size_match.to_dict(),
         }

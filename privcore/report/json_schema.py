@@ -35,7 +35,11 @@ _VERDICT = {
                            "weight": {"enum": ["decisive", "supporting"]}, "excess": _NUMBER_OR_NULL,
                            "lower_excess": _NUMBER_OR_NULL,
                            "pushes_to": {"enum": ["release", "release with caution", "do not release"]},
-                           "text": {"type": "string"}},
+                           "text": {"type": "string"},
+                           "kind": {"enum": ["attack", "similarity", "membership"],
+                                    "description": "an attack decides; similarity (closeness beyond a fresh sample "
+                                                   "of the same size) and membership (members against non-members) "
+                                                   "support, weighed apart"}},
             "required": ["metric", "weight", "excess", "pushes_to", "text"]}},
         "not_tested": {"type": "array", "items": {"type": "string"}},
         "next_step": {"type": ["string", "null"],
@@ -43,8 +47,41 @@ _VERDICT = {
         "rule": {"type": "object", "properties": {"decisive_at": {"type": "number"}, "caution_at": {"type": "number"},
                                                   "supporting_at": {"type": "number"},
                                                   "text": {"type": "array", "items": {"type": "string"}}}},
+        "guarantee": {"anyOf": [{"type": "null"}, {
+            "type": "object",
+            "description": "a declared ε-differential-privacy guarantee read against the membership attacks",
+            "properties": {"epsilon": {"type": "number", "exclusiveMinimum": 0},
+                           "auc_bound": {"type": "number", "description": "e^ε / (1 + e^ε): no attack's AUC above"},
+                           "measured_auc": _NUMBER_OR_NULL, "measured_lower": _NUMBER_OR_NULL,
+                           "broken": {"type": "boolean"}, "text": {"type": "string"}},
+            "required": ["epsilon", "auc_bound", "broken", "text"]}]},
     },
     "required": ["level", "headline", "evidence", "not_tested", "rule"],
+}
+
+
+_SIZE_MATCH = {
+    "description": "A size-dependent metric compared with its fresh-sample baseline at one table size: the larger "
+                   "of the synthetic table and the holdout cut to the smaller one's size in seeded random subsets "
+                   "(privcore.evaluation.size_match).",
+    "type": "object",
+    "properties": {
+        "rows": {"type": "object"},
+        "matched_rows": {"type": "integer", "minimum": 0},
+        "subsampled": {"enum": ["synthetic", "holdout", None]},
+        "repeats": {"type": "integer", "minimum": 0},
+        "risk": {**_RISK, "description": "the synthetic score at matched_rows"},
+        "baseline": {**_RISK, "description": "the holdout's score at matched_rows"},
+        "excess": {**_NUMBER_OR_NULL, "description": "risk - baseline (null: the holdout is too small)"},
+        "interval": {"anyOf": [{"type": "array", "items": _NUMBER_OR_NULL, "minItems": 2, "maxItems": 2},
+                               {"type": "null"}],
+                     "description": "95 % interval of the excess for a fresh sample of real people"},
+        "too_small": {"type": ["string", "null"]},
+        "text": {"type": "string"},
+    },
+    "required": ["rows", "matched_rows", "subsampled", "repeats", "risk", "baseline", "excess", "interval",
+                 "too_small", "text"],
+    "additionalProperties": False,
 }
 
 
@@ -70,6 +107,9 @@ def _metric_schema(info: registry.MetricInfo) -> dict[str, Any]:
             "warnings": {"type": "array", "items": {"type": "string"}},
             "details": {"anyOf": [{"$ref": f"#/$defs/{info.details_type.__name__}"}, {"type": "null"}],
                         "description": "the evidence behind the score (null when the metric did not run)"},
+            "size_match": {"anyOf": [{"$ref": "#/$defs/size_match"}, {"type": "null"}],
+                           "description": "the score and its baseline compared between like-sized tables (null: "
+                                          "no baseline, or a metric whose value does not depend on the size)"},
         },
         "required": ["risk", "raw", "applicable", "reason", "baseline", "interval", "seconds", "params",
                      "warnings", "details"],
@@ -81,6 +121,7 @@ def report_schema() -> dict[str, Any]:
     """JSON Schema of ``Report.to_json()`` (and of ``python -m privcore evaluate --json``)."""
     metrics = {info.id: _metric_schema(info) for info in registry.all_metrics()}
     defs: dict[str, Any] = {kind.__name__: kind.json_schema() for kind in DETAILS_TYPES}
+    defs["size_match"] = _SIZE_MATCH
     defs["dashboard_download"] = {
         "description": "The dashboard's JSON download: one report per synthetic table, and the settings used.",
         "type": "object",
@@ -108,6 +149,8 @@ def report_schema() -> dict[str, Any]:
                      "properties": {"real": {"type": "integer"}, "synthetic": {"type": "integer"},
                                     "holdout": {"type": ["integer", "null"]}},
                      "required": ["real", "synthetic", "holdout"], "additionalProperties": False},
+            "dp_epsilon": {"type": ["number", "null"],
+                           "description": "the ε of a differential-privacy guarantee declared for the generator"},
         },
         "required": ["verdict", "metrics", "warnings", "rows"],
         "additionalProperties": False,

@@ -1,0 +1,112 @@
+"""Compare a synthetic score with its fresh-sample baseline between like-sized tables (issue 36).
+
+A distance to the closest record shrinks as the table searched grows, and an exact-match or hit count grows
+with it. A synthetic table ten times the size of the holdout therefore looks "closer to real people than a fresh
+sample" whatever it contains: 20,000 real people drawn from the holdout's population score Auth 0.91 against
+the 2,000-row holdout's 0.52, and the same people cut to 2,000 rows score 0.52. For every metric that declares
+``size_matched`` (:class:`privcore.metrics.registry.MetricInfo`) and has a baseline, :func:`size_match`:
+
+1. compares at ``m = min(|Z|, |H|)`` rows: the larger of the synthetic table ``Z`` and the holdout ``H`` is cut to
+   ``m`` rows in :data:`REPEATS` seeded random subsets (without replacement) and its score is their mean; the
+   excess is the synthetic score minus the holdout's at that size;
+2. gives that excess a 95 % interval for a fresh sample of real people: the spread ``s`` of the subsets' scores
+   estimates the spread ``σ`` of a score at ``m`` rows, ``σ² = s² / (1 − m/N)`` (subsets of an ``N``-row table
+   overlap: the finite-population correction), and the excess of a fresh sample differs from 0 by
+   ``σ·sqrt(1 + m/N)`` plus the repeats' own noise ``s/sqrt(R)``. Where the tables are less than two to one
+   (``N < 2m``, equal sizes included) those subsets overlap too much to say anything about ``σ``, so it is
+   measured on ``m``-row subsets of the synthetic table and the holdout pooled (a permutation argument: under
+   "the synthetic table is a fresh sample" the two are one sample of the population). Half-size subsets were
+   tried first and fail: MDCR's median distance on Adult sits in a gap between two clusters of distances at
+   1,000 rows and firmly in one at 500, so its spread at half the size was 0.
+
+The repeats read the neighbour engine through subsample roles (:meth:`privcore.engine.context.SharedComputation.
+subsample`): every metric compared at one size reads the same subsets, and their passes are computed once.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import numpy as np
+
+from privcore.engine.context import POOL
+from privcore.metrics.results import SizeMatch
+
+#: Random subsets of the larger table (and, when the tables are less than two to one, of half of it).
+REPEATS = 10
+#: Below this many rows in the smaller table no excess is reported: a score over so few rows is noise.
+MIN_MATCHED_ROWS = 30
+#: Two-sided 95 % quantile of the normal distribution.
+Z_95 = 1.959963984540054
+
+RiskOn = Callable[[str], float]
+
+
+def size_match(name: str, rows: dict[str, int | None], risk: float, baseline: float, risk_on: RiskOn,
+               subsample: Callable[[str, int, int], str], repeats: int = REPEATS) -> SizeMatch:
+    """The synthetic score and its baseline compared at one table size, with a 95 % fresh-sample interval.
+
+    Parameters
+    ----------
+    name : str
+        The metric's name, for the message when a table is too small.
+    rows : dict
+        Rows of the ``"real"``, ``"synthetic"`` and ``"holdout"`` tables.
+    risk, baseline : float
+        The metric on the whole synthetic table and on the whole holdout.
+    risk_on : callable
+        ``risk_on(role)`` computes the metric with table ``role`` (a subsample) playing the synthetic table.
+    subsample : callable
+        ``subsample(role, size, repeat)`` registers a random subset of ``size`` rows of table ``role`` and
+        returns its role name (:meth:`privcore.engine.context.SharedComputation.subsample`).
+    repeats : int
+        Random subsets per size.
+
+    Returns
+    -------
+    SizeMatch
+
+    Examples
+    --------
+    A score that is the share of rows of the table searched among ``n`` (it only grows with the table):
+
+    >>> sizes = {"synthetic": 400, "holdout": 100}
+    >>> match = size_match("toy", {"real": 100, **sizes}, 0.8, 0.2,
+    ...                    risk_on=lambda role: int(role.split("@")[1].split("#")[0]) / 500,
+    ...                    subsample=lambda role, size, k: f"{role}@{size}#{k}")
+    >>> match.subsampled, match.matched_rows, round(match.risk, 3), match.excess, match.interval
+    ('synthetic', 100, 0.2, 0.0, (0.0, 0.0))
+    """
+    n_syn, n_hold = int(rows["synthetic"]), int(rows["holdout"])
+    matched = min(n_syn, n_hold)
+    larger = max(n_syn, n_hold)
+    cut = "synthetic" if n_syn > n_hold else "holdout" if n_hold > n_syn else None
+    if matched < MIN_MATCHED_ROWS:
+        smaller = "holdout" if n_hold <= n_syn else "synthetic table"
+        return SizeMatch(dict(rows), matched, cut, 0, float(risk), float(baseline), None, None, too_small=(
+            f"The {smaller} has only {matched} rows: too few to compare {name} with a fresh sample of real people "
+            f"at that size, so no excess is reported. Upload a holdout of at least {MIN_MATCHED_ROWS} rows (about "
+            "as many as the real table is best)."))
+    values: list[float] = []
+    if cut is not None:
+        values = [float(risk_on(subsample(cut, matched, k))) for k in range(repeats)]
+    risk_m = float(np.mean(values)) if cut == "synthetic" else float(risk)
+    baseline_m = float(np.mean(values)) if cut == "holdout" else float(baseline)
+    excess = risk_m - baseline_m
+    if cut is not None and larger >= 2 * matched:
+        spread = float(np.std(values, ddof=1))
+        sigma = spread / math.sqrt(1.0 - matched / larger)
+    else:
+        # Subsets of m rows of the synthetic table and the holdout together: under "the synthetic table is a
+        # fresh sample" that pool is one sample of the population, and its m-row subsets spread as a score at m
+        # rows does (overlapping: the same correction). A leaky synthetic table widens the spread only by the
+        # share of its rows a subset happens to draw, about ±1/sqrt(8m) of the gap.
+        pool = n_syn + n_hold
+        pooled = [float(risk_on(subsample(POOL, matched, k))) for k in range(repeats)]
+        sigma = float(np.std(pooled, ddof=1)) / math.sqrt(1.0 - matched / pool)
+        spread = float(np.std(values, ddof=1)) if cut is not None else 0.0
+    own_noise = spread ** 2 / repeats if cut is not None else 0.0
+    half_width = Z_95 * math.sqrt(sigma ** 2 * (1.0 + matched / larger) + own_noise)
+    return SizeMatch(dict(rows), matched, cut, repeats, risk_m, baseline_m, excess,
+                     (excess - half_width, excess + half_width), tuple(values))
