@@ -30,6 +30,7 @@ from privcore.demo import list_scenarios, load_scenario
 from privcore.base.errors import ColumnMismatchError, InputError
 from privcore.data.io import check_column_kinds_agree, check_no_all_missing, check_same_columns, load_table
 from privcore.data.schema import Schema, infer_schema, suggest_sensitive
+from privcore.evaluation.evaluate import with_reference
 
 from dashboard import user_limits
 from dashboard.schema_form import schema_from_draft, validate_schema
@@ -47,9 +48,9 @@ DEFAULT_DEMO = "noisy_copy"
 ROLES = ("real", "synthetic", "holdout", "reference")
 
 #: Metrics that take the reference table as their ``reference`` parameter (every one that declares it, so
-#: that all membership attacks and ``mia_best`` play on the same reference set).
-REFERENCE_METRICS = tuple(info.id for info in registry.all_metrics()
-                          if any(p.name == "reference" and p.kind == "table" for p in info.params))
+#: that all membership attacks and ``mia_best`` play on the same reference set): the list behind
+#: ``evaluate(reference=...)`` and the command line's ``--reference`` too.
+REFERENCE_METRICS = tuple(registry.reference_metrics())
 
 GENERIC_READ_ERROR = (
     "Something unexpected went wrong while reading {name}, and the file was not loaded. Check that "
@@ -395,15 +396,14 @@ def sync_reference(state: MutableMapping) -> None:
     usable = (reference is not None and tables is not None and tables.real is not None
               and reference_fit_problem(tables, reference) is None)
     params: dict = state.setdefault("metric_params", {})
-    for metric_id in REFERENCE_METRICS:
+    for metric_id in REFERENCE_METRICS:  # the previous reference first: it may not fit the tables any more
         own = dict(params.get(metric_id) or {})
-        current = own.get("reference")
-        if usable:
-            if current is not reference.frame:  # the run key hashes the frame's content (state.run_key)
-                own["reference"] = reference.frame
-        else:
-            own.pop("reference", None)
+        own.pop("reference", None)
         store_overrides(params, metric_id, own)
+    if usable:
+        # The function evaluate(reference=...) applies for the command line's --reference: the same files
+        # give the same parameters, hence the same report. The run key hashes the frame's content.
+        params.update(with_reference(params, reference.frame))
 
 
 def store_overrides(params: dict, metric_id: str, own: dict) -> None:
