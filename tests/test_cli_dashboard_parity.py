@@ -73,17 +73,10 @@ def dashboard_report(folder: Path, metric_ids: list[str], monkeypatch) -> dict:
 
 
 def test_the_command_line_and_the_dashboard_give_the_same_membership_results(files, monkeypatch):
-    from dashboard.uploads import inferred_schema
-
     ids = membership_ids()
-
-    # The dashboard proposes a sensitive column from the data; the command line is told the same one, as a
-    # user reproducing the dashboard's settings would.
-    sensitive = inferred_schema(pd.read_csv(files / "real.csv")).sensitive
-    options = ["--sensitive", sensitive] if sensitive else []
+    # The plain command (the files and the metrics); the dashboard with the settings it proposes for the files.
     proc = run_cli("evaluate", "--real", "real.csv", "--synthetic", "synthetic.csv", "--holdout", "holdout.csv",
-                   "--reference", "reference.csv", *options, "--metrics", ",".join(ids), "--json", "cli.json",
-                   cwd=files)
+                   "--reference", "reference.csv", "--metrics", ",".join(ids), "--json", "cli.json", cwd=files)
     assert proc.returncode == 0, proc.stderr
     cli = json.loads((files / "cli.json").read_text())
     dashboard = dashboard_report(files, ids, monkeypatch)
@@ -93,9 +86,9 @@ def test_the_command_line_and_the_dashboard_give_the_same_membership_results(fil
         on_cli, on_dashboard = cli["metrics"][metric_id], dashboard["metrics"][metric_id]
         assert on_cli["applicable"], (metric_id, on_cli["reason"])
         # Every attack that takes a reference table names it on both paths (none falls back to half the holdout).
-        if any(p.name == "reference" for p in registry.get(metric_id).params):
-            assert on_cli["params"]["reference"] == on_dashboard["params"]["reference"] != None, metric_id  # noqa: E711
-            assert "reference" in str(on_cli["params"]["reference"]), metric_id
+        if any(p.name == "reference" and p.kind == "table" for p in registry.get(metric_id).params):
+            assert on_cli["params"]["reference"] == on_dashboard["params"]["reference"] == (
+                "user reference table (200 rows)"), metric_id
         for field in COMPARED:
             assert on_cli.get(field) == on_dashboard.get(field), (metric_id, field)
     best_cli, best_dashboard = cli["metrics"]["mia_best"], dashboard["metrics"]["mia_best"]
@@ -106,7 +99,7 @@ def test_the_command_line_and_the_dashboard_give_the_same_membership_results(fil
     from privcore import evaluate, infer_schema, load_table
 
     tables = {role: load_table(files / f"{role}.csv") for role in ("real", "synthetic", "holdout", "reference")}
-    api = json.loads(evaluate(tables["real"], tables["synthetic"], infer_schema(tables["real"], sensitive=sensitive),
+    api = json.loads(evaluate(tables["real"], tables["synthetic"], infer_schema(tables["real"]),
                               metrics=ids, holdout=tables["holdout"], reference=tables["reference"]).to_json())
     for metric_id in ids:
         for field in COMPARED:
