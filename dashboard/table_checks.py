@@ -11,6 +11,7 @@ import pandas as pd
 
 from privcore.base.errors import ColumnMismatchError, InputError
 from privcore.data.io import check_column_kinds_agree, check_no_all_missing, check_same_columns
+from privcore.data.table_checks import only, read_columns
 from privcore.data.schema import Schema
 
 from dashboard.state import Tables
@@ -54,11 +55,21 @@ class FitProblem:
     kind: str = "columns"
 
 
-def fit_problems(tables: Tables) -> list[FitProblem]:
+def fit_problems(tables: Tables, schema: Schema | None = None) -> list[FitProblem]:
     """Check every loaded table against the real one with privcore's checks, collecting all problems.
 
     Column mismatches come with the lists of missing and extra columns so that the page can explain
     them column by column; empty columns and numeric/text conflicts follow.
+
+    Parameters
+    ----------
+    tables : Tables
+        The loaded tables.
+    schema : Schema, optional
+        The column settings (the Configure page's): applied before the checks, as the command line applies
+        ``--categorical`` and ``--exclude`` (:func:`privcore.data.table_checks.read_columns`). A column left
+        out may be empty, and one declared categorical or binary may hold numbers in one table and text in
+        another. Without it every column is checked.
     """
     if tables.real is None:
         return []
@@ -77,9 +88,10 @@ def fit_problems(tables: Tables) -> list[FitProblem]:
         except ColumnMismatchError as exc:
             problems.append(FitProblem(role, table.name, sentence(str(exc)), list(exc.missing),
                                        list(exc.extra)))
+    read, kinds = (None, None) if schema is None else read_columns(schema)
     for name, (role, table) in described.items():
         try:
-            check_no_all_missing(table.frame, name)
+            check_no_all_missing(only(table.frame, read), name)
         except InputError as exc:
             problems.append(FitProblem(role, table.name, sentence(str(exc)), kind="empty"))
     # Each table against the real one, so that a second table with numbers stored as text is named too.
@@ -87,7 +99,7 @@ def fit_problems(tables: Tables) -> list[FitProblem]:
         if role == "real":
             continue
         try:
-            check_column_kinds_agree({real_name: tables.real.frame, name: table.frame})
+            check_column_kinds_agree({real_name: only(tables.real.frame, kinds), name: only(table.frame, kinds)})
         except InputError as exc:
             problems.append(FitProblem(role, table.name, sentence(str(exc)), kind="kinds"))
     return problems
@@ -104,7 +116,7 @@ def blocking_problems(tables: Tables, schema: Schema | None) -> list[FitProblem]
     """
     if tables.real is None:
         return []
-    problems = fit_problems(tables)
+    problems = fit_problems(tables, schema)
     if schema is None:
         return problems
     blocked: list[FitProblem] = []

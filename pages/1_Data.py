@@ -72,8 +72,11 @@ with demo_tab:
 
 tables = state["tables"]
 reference = state.get("reference")
-problems = table_checks.fit_problems(tables)
-if reference is not None and (problem := uploads.reference_fit_problem(tables, reference)) is not None:
+# Checked under the column settings (the Configure page's), as the command line checks under --categorical and
+# --exclude: a column declared categorical or left out there is no longer reported here.
+problems = table_checks.fit_problems(tables, state.get("schema"))
+if reference is not None and (problem := uploads.reference_fit_problem(tables, reference,
+                                                                       state.get("schema"))) is not None:
     problem.message += (" The reference table is not used until it fits: the membership attacks use half of "
                         "the holdout instead.")
     problems.append(problem)

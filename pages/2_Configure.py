@@ -7,7 +7,7 @@ and stores it in ``st.session_state["schema"]`` only when it is valid.
 
 import streamlit as st
 
-from dashboard import schema_form
+from dashboard import schema_form, uploads
 from dashboard.page_setup import METRICS_PAGE, require_tables, setup_page
 from privcore.data.schema import COLUMN_TYPES, MAX_SEED
 
@@ -121,6 +121,10 @@ else:
                f"{len(schema.key_columns)}, sensitive column: {schema.sensitive or 'none'}.",
                icon=":material/check_circle:")
     st.page_link(METRICS_PAGE, label="Next: choose metrics", icon=":material/arrow_forward:")
+if state.get("reference") is not None:
+    # The reference table is checked under the column settings too: a column declared categorical here may
+    # hold text in it, and one declared numerical again may not.
+    uploads.sync_reference(state)
 
 # The sidebar was drawn before this run changed the schema: redraw once so it never shows stale settings.
 if getattr(state.get("schema"), "sensitive", "(no schema)") != shown_in_sidebar:

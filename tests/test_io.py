@@ -470,7 +470,8 @@ def test_all_missing_column_from_a_loaded_file():
         check_no_all_missing(df, "synth.csv")
     message = str(info.value)
     assert message.startswith("synth.csv has 2 columns with no values at all: 'notes', 'comment'.")
-    assert "Remove them" in message
+    assert "remove them from every table" in message
+    assert "(untick Analyse on the Configure page, or --exclude notes,comment)" in message  # or leave them out
     assert info.value.column == "notes"
     check_no_all_missing(df[["age"]], "synth.csv")
 
@@ -512,6 +513,27 @@ def test_column_kinds_agree_from_loaded_files():
     assert "'income' is numeric in real.csv but text in synth.csv (e.g. '12k')" in message
     assert "declare the column categorical" in message
     assert info.value.column == "income" and info.value.file == "synth.csv"
+
+
+def test_the_column_settings_apply_before_the_table_checks():
+    # Issue 43: a column declared categorical may hold numbers in one table and text in another (both become
+    # category text), and a column left out may be empty; a numerical column is still checked.
+    from privcore.data.schema import Schema
+    from privcore.data.table_checks import validate_tables
+
+    real = load_table(b"income,city,notes\n12000,Lyon,a\n13000,Nice,b\n", "real.csv")
+    synth = load_table(b"income,city,notes\n12000,Lyon,\n12k,Nice,\n", "synth.csv")
+    names = {"real": "real.csv", "synthetic": "synth.csv"}
+    with pytest.raises(AllMissingColumnError, match="--exclude notes"):
+        validate_tables(real, synth, names=names)
+    with pytest.raises(ColumnTypeConflictError, match="--categorical income"):
+        validate_tables(real[["income", "city"]], synth[["income", "city"]], names=names)
+    with pytest.raises(AllMissingColumnError, match="'notes'"):
+        validate_tables(real, synth, names=names, schema=Schema({"income": "categorical", "city": "categorical",
+                                                                 "notes": "categorical"}))
+    validate_tables(real, synth, names=names, schema=Schema({"income": "categorical", "city": "categorical"}))
+    with pytest.raises(ColumnTypeConflictError, match="'income' is numeric in real.csv but text in synth.csv"):
+        validate_tables(real, synth, names=names, schema=Schema({"income": "numerical", "city": "categorical"}))
 
 
 def test_column_kinds_ignore_columns_without_values():

@@ -133,9 +133,15 @@ def schema_from_args(real, args, overrides: dict, demo_key=None, demo_sensitive=
     from privcore.data.schema import infer_schema
 
     overrides = dict(overrides)
+    given: dict[str, str] = {}
     for kind in ("numerical", "categorical", "binary"):
         for col in split_list(getattr(args, kind)):
-            overrides[col] = kind
+            if given.get(col, kind) != kind:
+                # Which flag should win is not for us to guess: a message's advice ("declare it categorical")
+                # is followed by changing the column's one type, and this says so.
+                raise InputError(f"Column '{col}' is given two types, --{given[col]} and --{kind}: keep the one "
+                                 f"you mean and take '{col}' out of the other.", column=col)
+            given[col] = overrides[col] = kind
     sensitive = args.sensitive or demo_sensitive
     key = split_list(args.key) or demo_key
     if key and sensitive in key and args.sensitive:

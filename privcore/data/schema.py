@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from privcore.base.errors import ExtremeValueError, SchemaError
+from privcore.data.wording import declare_categorical, leave_out
 
 NUMERICAL = "numerical"
 CATEGORICAL = "categorical"
@@ -300,7 +301,8 @@ class Schema:
                     if len(bad):
                         raise SchemaError(
                             f"Column '{col}' is declared numerical but {name} holds text such as "
-                            f"{str(bad.iloc[0])!r}; declare it categorical or fix those values.",
+                            f"{str(bad.iloc[0])!r}; {declare_categorical(col)}, {leave_out(col)}, or fix "
+                            "those values.",
                             file=name,
                             column=col,
                         )
@@ -314,7 +316,7 @@ class Schema:
                     shown = ", ".join(repr(v) for v in sorted(levels)[:5])
                     raise SchemaError(
                         f"Column '{col}' is declared binary but takes {len(levels)} values across the "
-                        f"tables ({shown}…); declare it categorical.",
+                        f"tables ({shown}…); {declare_categorical(col)}.",
                         column=col,
                     )
 
@@ -371,9 +373,10 @@ def _check_magnitudes(numbers: pd.Series, name: str, col: str) -> None:
     limit = f"{MAX_MAGNITUDE:.0e}".replace("e+", "e")
     for bad, what, todo in (
         (infinite, "an infinite value", "Replace such values with the actual numbers, or empty those cells if "
-         "the values are unknown (the missing-value policy then applies), or declare the column categorical."),
+         "the values are unknown (the missing-value policy then applies), or "
+         f"{declare_categorical(col, 'the column')}."),
         (huge, f"a number beyond ±{limit}", "Numbers this large overflow the scaling behind the distances. "
-         "Check the value, rescale the column (other units, or its logarithm), or declare it categorical."),
+         f"Check the value, rescale the column (other units, or its logarithm), or {declare_categorical(col)}."),
     ):
         positions = np.flatnonzero(bad)
         if len(positions):

@@ -18,7 +18,8 @@ from privcore.base.errors import (
     EmptyFileError,
     TooFewRowsError,
 )
-from privcore.data.wording import capitalised, count_of, listed
+from privcore.data.schema import NUMERICAL, Schema
+from privcore.data.wording import capitalised, count_of, declare_categorical, leave_out, listed
 
 
 def check_min_rows(df: pd.DataFrame, name: str, minimum: int, purpose: str) -> None:
@@ -74,10 +75,12 @@ def check_no_all_missing(df: pd.DataFrame, name: str) -> None:
     empty = [c for c in df.columns if df[c].isna().all()]
     if not empty:
         return
+    them = "it" if len(empty) == 1 else "them"
+    leave = leave_out(empty)
     raise AllMissingColumnError(
         f"{capitalised(name)} has {count_of(len(empty), 'column', 'columns')} with no values at all: "
-        f"{listed(empty)}. Remove {'it' if len(empty) == 1 else 'them'} from every table, or fill "
-        f"{'it' if len(empty) == 1 else 'them'} in, and upload again.",
+        f"{listed(empty)}. {leave[:1].upper()}{leave[1:]}, remove {them} from every table, or fill {them} in "
+        "and upload again.",
         file=name,
         column=empty[0],
     )
@@ -158,7 +161,8 @@ def check_column_kinds_agree(tables: Mapping[str, pd.DataFrame]) -> None:
         example = _non_numeric_example(tables[text[0]][column])
         raise ColumnTypeConflictError(
             f"Column {column!r} is numeric in {numeric[0]} but text in {text[0]} "
-            f"(e.g. {example!r}). Fix those values, or declare the column categorical.",
+            f"(e.g. {example!r}). Fix those values, {declare_categorical(column, 'the column')}, or "
+            f"{leave_out(column)}.",
             file=text[0],
             column=column,
         )
@@ -185,17 +189,49 @@ def _non_numeric_example(s):
     return str((bad if len(bad) else values).iloc[0])
 
 
+def read_columns(schema: Schema) -> tuple[list[str], list[str]]:
+    """The columns an evaluation with ``schema`` reads, and those among them whose kind must agree.
+
+    Parameters
+    ----------
+    schema : Schema
+        The column settings (types, which columns are analysed, the pairing id column).
+
+    Returns
+    -------
+    read : list of str
+        The analysed columns and the pairing id column: a column left out is never read, so it may be empty
+        or hold anything.
+    kinds : list of str
+        The numerical columns and the pairing id column. A categorical or binary column is compared as
+        category text (:func:`privcore.data.schema.canonical_categories`: 40 and "40" are one category), so
+        numbers in one table and text in another do not stop it.
+
+    Examples
+    --------
+    >>> read_columns(Schema({"age": "numerical", "job": "categorical"}, pairing="id"))
+    (['age', 'job', 'id'], ['age', 'id'])
+    """
+    pairing = [] if schema.pairing_column is None else [schema.pairing_column]
+    return list(schema.types) + pairing, list(schema.columns_of(NUMERICAL)) + pairing
+
+
 def validate_tables(
     real: pd.DataFrame,
     synthetic: Mapping[str, pd.DataFrame] | pd.DataFrame,
     holdout: pd.DataFrame | None = None,
     names: Mapping[str, str] | None = None,
+    *,
+    schema: Schema | None = None,
 ) -> None:
     """Check that the synthetic tables and the holdout fit the real table.
 
     Runs, in this order, :func:`check_same_columns` of every synthetic table and then the holdout
     against ``real``, :func:`check_no_all_missing` on ``real``, each synthetic table and the
     holdout, and :func:`check_column_kinds_agree` on all of them; the first failure is raised.
+    With ``schema``, the column settings apply first (:func:`read_columns`): only the columns it reads must
+    have values, and only its numerical columns (and the pairing id) must hold numbers in every table, so that
+    following a message's advice (declare the column categorical, leave it out) makes the tables pass.
 
     Parameters
     ----------
@@ -209,6 +245,9 @@ def validate_tables(
         Display names for messages, keyed by ``"real"``, ``"holdout"`` and the keys of
         ``synthetic``, e.g. ``{"real": "adult.csv", "ctgan": "ctgan_out.parquet"}``. Keys not in
         it are shown as they are.
+    schema : Schema, optional
+        The column settings (``--categorical``, ``--exclude``, the Configure page); without it every column
+        is checked.
 
     Raises
     ------
@@ -223,6 +262,15 @@ def validate_tables(
         others.append((names.get("holdout", "holdout"), holdout))
     for other_name, df in others:
         check_same_columns(real, df, real_name, other_name)
+    read, kinds = (None, None) if schema is None else read_columns(schema)
     for table_name, df in [(real_name, real), *others]:
-        check_no_all_missing(df, table_name)
-    check_column_kinds_agree(dict([(real_name, real), *others]))
+        check_no_all_missing(only(df, read), table_name)
+    check_column_kinds_agree({table_name: only(df, kinds) for table_name, df in [(real_name, real), *others]})
+
+
+def only(df: pd.DataFrame, columns: list[str] | None) -> pd.DataFrame:
+    """``df`` restricted to those of ``columns`` it has, in its own order (all of it for None)."""
+    if columns is None:
+        return df
+    wanted = set(columns)
+    return df[[c for c in df.columns if c in wanted]]

@@ -116,3 +116,35 @@ def short_error(exc: BaseException) -> str:
     """
     text = " ".join(str(exc).split()) or type(exc).__name__
     return text if len(text) <= 160 else text[:157] + "..."
+
+
+def declare_categorical(column: str, subject: str = "it") -> str:
+    """How to declare ``column`` categorical, in the dashboard and on the command line alike.
+
+    Parameters
+    ----------
+    column : str
+        The column's name.
+    subject : str
+        How the message refers to the column ("it", "the column").
+
+    Examples
+    --------
+    >>> declare_categorical("fnlwgt")
+    'declare it categorical (its type on the Configure page, or --categorical fnlwgt)'
+    """
+    return f"declare {subject} categorical (its type on the Configure page, or --categorical {column})"
+
+
+def leave_out(columns: str | list[str]) -> str:
+    """How to leave ``columns`` out of the analysis, in the dashboard and on the command line alike.
+
+    Examples
+    --------
+    >>> leave_out(["notes", "id"])
+    'leave them out of the analysis (untick Analyse on the Configure page, or --exclude notes,id)'
+    """
+    names = [columns] if isinstance(columns, str) else list(columns)
+    them = "it" if len(names) == 1 else "them"
+    return (f"leave {them} out of the analysis (untick Analyse on the Configure page, or "
+            f"--exclude {','.join(map(str, names))})")

@@ -91,6 +91,7 @@ def evaluate(
     progress: ProgressCallback | None = None,
     *,
     params: Mapping[str, Mapping[str, Any]] | None = None,
+    reference: pd.DataFrame | None = None,
     names: Mapping[str, str] | None = None,
     famd_components: int | None = None,
     chunk_elements: int = DEFAULT_CHUNK_ELEMENTS,
@@ -122,6 +123,12 @@ def evaluate(
         ``progress(fraction, message)`` with fraction in [0, 1].
     params : mapping, optional
         Metric id → parameter overrides (e.g. ``{"cvp": {"threshold": 0.1}}``).
+    reference : DataFrame, optional
+        Real people of the same population who are neither in ``real`` nor in ``holdout``: every membership
+        attack that can use one (:func:`privcore.metrics.registry.reference_metrics`, ``mia_best`` and
+        ``mia_stacked`` among them) compares with it instead of with half of the holdout. The command line's
+        ``--reference`` and the dashboard's reference upload both arrive here (:func:`with_reference`), so the
+        same files give the same report. A ``reference`` given for one metric in ``params`` wins for that metric.
     names : mapping, optional
         Role → file name used in messages.
     famd_components : int, optional
@@ -195,6 +202,7 @@ def evaluate(
     if famd_components is not None and int(famd_components) < 1:
         raise InputError(f"The number of FAMD axes must be at least 1 (got {famd_components}); leave it unset for "
                          "the default min(5, r).")
+    params = with_reference(params, reference)
     data = prepare(real, synthetic, schema, holdout, names=dict(names or {}))
     for role, given in (("real", real), ("synthetic", synthetic)):
         if len(data.table(role)) == 0:
@@ -317,6 +325,39 @@ def _encode_for_classifiers(shared: SharedComputation) -> bool:
     except Exception:  # reported by the metrics themselves when they run in turn
         return False
     return True
+
+
+def with_reference(params: Mapping[str, Mapping[str, Any]] | None,
+                   reference: pd.DataFrame | None) -> dict[str, dict[str, Any]]:
+    """``params`` with ``reference`` as the reference table of every metric that takes one.
+
+    Parameters
+    ----------
+    params : mapping or None
+        Metric id → parameter overrides, as :func:`evaluate` takes them; not modified.
+    reference : DataFrame or None
+        The reference table; None leaves ``params`` as they are.
+
+    Returns
+    -------
+    dict
+        A copy of ``params`` in which each metric of :func:`privcore.metrics.registry.reference_metrics`
+        without a reference of its own has ``reference``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"a": [1, 2]})
+    >>> out = with_reference({"cvp": {"threshold": 0.1}}, table)
+    >>> out["cvp"], out["mia_best"]["reference"] is table
+    ({'threshold': 0.1}, True)
+    """
+    out = {metric_id: dict(given) for metric_id, given in (params or {}).items()}
+    if reference is None:
+        return out
+    for metric_id in registry.reference_metrics():
+        out.setdefault(metric_id, {}).setdefault("reference", reference)
+    return out
 
 
 def validated_params(params: Mapping[str, Mapping[str, Any]] | None, schema: Schema) -> dict[str, dict[str, Any]]:

@@ -56,8 +56,9 @@ def _lab_schema(real: Any, schema: Schema | None, holdout: Any, synthetic: Mappi
     for role, table in (("real", real), ("holdout", holdout)):
         if table is not None and not isinstance(table, pd.DataFrame):
             raise LabError(f"The {role} table must be a pandas DataFrame; got {type(table).__name__}.")
-    validate_tables(real, dict(synthetic), holdout, names=names)
     schema = (schema if schema is not None else infer_schema(real)).with_changes(pairing=None)  # nothing is paired
+    # The column settings first (--categorical, --exclude, the Configure page), as for evaluate.
+    validate_tables(real, dict(synthetic), holdout, names=names, schema=schema)
     schema.validate(real, dict(synthetic), holdout, real_name=names.get("real", "real"),
                     holdout_name=names.get("holdout", "holdout"))
     return schema

@@ -242,6 +242,26 @@ def metric_ids() -> list[str]:
     return [m.id for m in all_metrics()]
 
 
+def reference_metrics() -> list[str]:
+    """Ids of the metrics that take a reference table (a ``reference`` parameter of kind ``"table"``).
+
+    The one list behind ``evaluate(reference=...)``, the command line's ``--reference`` and the dashboard's
+    reference upload, so that all three hand the table to the same attacks and give the same answer.
+
+    Returns
+    -------
+    list of str
+        In display order; every membership attack that compares with outside real people, ``mia_stacked``
+        and ``mia_best`` among them.
+
+    Examples
+    --------
+    >>> {"mia_calibrated", "mia_domias", "mia_stacked", "mia_best"} <= set(reference_metrics())
+    True
+    """
+    return [m.id for m in all_metrics() if any(p.name == "reference" and p.kind == "table" for p in m.params)]
+
+
 #: The family whose attacks join the "quick" preset when a holdout is loaded: the decisive evidence.
 DECISIVE_DEFAULT_FAMILY = "Membership inference"
 
