@@ -87,7 +87,8 @@ def citations(state: Mapping, real_hash: str) -> list[Citation]:
         scope = (f"every record at once: {summary.get('records_scored', 0):,} records, "
                  f"{report.settings.models} models" if shared else
                  f"{len(report.targets)} targets, {report.splits.get('training_rows', 0):,}-row training sets")
-        out.append(Citation(generator=report.generator, label=generator_label(report.generator),
+        label = getattr(report, "label", None) or generator_label(report.generator)  # with its settings, in words
+        out.append(Citation(generator=report.generator, label=label,
                             design="shared" if shared else "targeted", scope=scope,
                             severity=audit_severity(summary), verdict=str(summary.get("verdict", "")),
                             same_generator=made_by is not None and report.generator == made_by))

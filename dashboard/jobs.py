@@ -17,6 +17,7 @@ from dashboard.generator_factory import maker
 from dashboard.progress import progress_update
 from privcore import evaluate
 from privcore.evaluation.outcome import Report
+from privcore.generators import generator_title
 from privcore.data.schema import Schema
 
 LOGGER = logging.getLogger(__name__)
@@ -90,7 +91,8 @@ def audit_generator(real: pd.DataFrame, schema: Schema, name: str, settings: Map
     from privcore.audit.shadow import audit  # on the first audit only (it loads scikit-learn's models)
 
     return audit(real, None, schema, settings=budget_settings, generator_name=name,
-                 make=maker(name, settings, schema), progress=progress)
+                 generator_label=generator_title(name, settings), make=maker(name, settings, schema),
+                 progress=progress)
 
 
 def audit_generator_shared(real: pd.DataFrame, schema: Schema, name: str, settings: Mapping[str, Any],
@@ -121,6 +123,7 @@ def audit_generator_shared(real: pd.DataFrame, schema: Schema, name: str, settin
 
     # One process: the dashboard's pool already spreads users' jobs over the cores.
     return audit_shared(real, None, schema, settings=shared_settings, generator_name=name,
+                        generator_label=generator_title(name, settings),
                         make=GeneratorFactory(name, dict(settings), schema.key_columns, schema.sensitive),
                         progress=progress, workers=1)
 
@@ -155,4 +158,6 @@ def time_audit(real: pd.DataFrame, schema: Schema, name: str, settings: Mapping[
 
     make = maker(name, settings, schema)
     measure = estimate_shared if design == "shared" else estimate_targeted
-    return measure(real, schema, make, budget_settings, generator_name=name, progress=progress)
+    # generator_name only names the generator in the estimate's errors: in words, as the audit's answer does.
+    return measure(real, schema, make, budget_settings, generator_name=generator_title(name, settings),
+                   progress=progress)

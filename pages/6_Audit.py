@@ -2,8 +2,9 @@
 
 By default every record is attacked at once with shared models (:mod:`privcore.audit.shared`, results shown
 by :mod:`dashboard.shared_audit_panel`); the targeted design (:mod:`privcore.audit.shadow`) remains a choice.
-The user picks a design, a generator (listed by its name in words; one whose extra is missing is listed with its
-install command) and its settings and a budget (shared: models, records, seed; targeted: targets, shadow and
+The user picks a design, a generator (listed by its name in words, PrivBayes first chosen:
+:data:`dashboard.audit_view.DEFAULT_GENERATOR`; one whose extra is missing is listed with its install command) and its
+settings and a budget (shared: models, records, seed; targeted: targets, shadow and
 evaluation models, seed), sees the estimated run time (the generator timed on the table, once per choice:
 :mod:`dashboard.audit_estimate`), and runs the audit behind a button with a progress bar in
 the worker pool. Targeted results: the verdict, the DCR proxy beside the attack, each target's AUC (figure and
@@ -70,7 +71,8 @@ left, right = st.columns(2, gap="large")
 with left:
     st.subheader("Generator")
     name = st.selectbox(
-        "Generator to audit", list(available), key=V.widget_key("generator"), persist_state="session",
+        "Generator to audit", list(available), index=V.default_generator_index(available),
+        key=V.widget_key("generator"), persist_state="session",
         format_func=lambda n: V.choice_label(available[n]),
         help="A generator installed on this server (built in, SDV's, or registered by the server's admin), "
              "retrained for every model. Those that need real people outside the training data (the fresh "

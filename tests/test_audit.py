@@ -208,9 +208,13 @@ def test_cli_audit_writes_json_and_html(tmp_path):
     assert proc.returncode == 0, proc.stderr
     document = json.loads((tmp_path / "out.json").read_text())
     assert document["generator_settings"] == {"epsilon": 2} and len(document["targets"]) == 2
+    # The machine name (with the settings as typed) in "generator"; the answer's name in words beside it.
+    title = "Differentially private marginals with privacy budget ε = 2"
+    assert document["generator"] == "dp_marginals epsilon=2" and document["generator_label"] == title
     assert set(document["targets"][0]["tpr_at"]) == {"0", "0.01", "0.1"}
     page = (tmp_path / "out.html").read_text()
     assert "Shadow-model membership audit" in page and "<script" not in page and "http" not in page.split("<body>")[1]
+    assert f"<h1>Shadow-model membership audit: {title}</h1>" in page and "dp_marginals" not in page
 
 
 def cli_demo(tmp_path):

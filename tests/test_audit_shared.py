@@ -192,9 +192,12 @@ def test_cli_shared_design_writes_json_and_html(tmp_path):
     document = json.loads((tmp_path / "out.json").read_text())
     assert document["design"] == "shared" and document["settings"]["models"] == 8
     assert len(document["records"]) == 60 and "verdict" in document["summary"]
+    verdict = document["summary"]["verdict"]  # the generator in words; its machine name stays in "generator"
+    assert "Exact copy (worst case)" in verdict and "exact_copy" not in verdict
+    assert document["generator"] == "exact_copy" and document["generator_label"] == "Exact copy (worst case)"
     assert {"row", "auc", "auc_interval", "tpr_at", "epsilon_lower_bound", "why"} <= set(document["records"][0])
     page = (tmp_path / "out.html").read_text()
-    assert "Shared-model membership audit" in page and "<script" not in page
+    assert "Shared-model membership audit: Exact copy (worst case)</h1>" in page and "<script" not in page
     bad = subprocess.run([sys.executable, "-m", "privcore", "audit", "--demo", "exact_copy", "--generator",
                           "exact_copy", "--design", "shared", "--models", "3"], capture_output=True, text=True,
                          timeout=120)

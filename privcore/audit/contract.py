@@ -90,6 +90,8 @@ def _common(design: str, entries: str, entry: dict[str, Any], settings: type, su
         "properties": {
             "design": {"const": design},
             "generator": {"type": "string", "description": "generator name, built-in or MODULE:ATTR"},
+            "generator_label": {"type": "string", "description": "the generator in words, as the verdict names "
+                                                                 "it (its label and the settings given)"},
             "generator_settings": {"type": "object"},
             "real": {"type": "string", "description": "the real table audited (file or demo)"},
             "settings": _settings_schema(settings),

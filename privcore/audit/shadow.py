@@ -44,6 +44,7 @@ from sklearn.ensemble import RandomForestClassifier
 from privcore.audit.factory import model_for_fit
 from privcore.engine.encoding import EuclideanSpace
 from privcore.evaluation.verdict import audit_verdict
+from privcore.generators.registry import generator_label as registry_label
 from privcore.base.errors import InputError, TooFewRowsError
 from privcore.base.jsonvalues import jsonable
 from privcore.base.roc import roc_statistics
@@ -163,12 +164,20 @@ class AuditReport:
     splits: dict[str, int]
     #: Seconds spent per phase: generator fits, samples, features, meta-classifiers, statistics.
     timings: dict[str, float] = field(default_factory=dict)
+    #: The generator in words, as the verdict names it (``generator`` is its name for machines).
+    label: str | None = None
+
+    @property
+    def title(self) -> str:
+        """How pages and figures name the generator: its label, else its name (a report from before labels)."""
+        return self.label or self.generator
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON contract of ``python -m privcore audit --json`` (:mod:`privcore.audit.contract`)."""
         return {
             "design": "targeted",
             "generator": self.generator,
+            "generator_label": self.title,
             "settings": jsonable(asdict(self.settings)),
             "splits": dict(self.splits),
             "targets": [t.to_json() for t in self.targets],
@@ -363,6 +372,7 @@ def audit(
     *,
     settings: AuditSettings | None = None,
     generator_name: str | None = None,
+    generator_label: str | None = None,
     make: Callable[[pd.DataFrame], Any] | None = None,
     progress: ProgressCallback | None = None,
 ) -> AuditReport:
@@ -380,7 +390,11 @@ def audit(
     settings : AuditSettings, optional
         Budget and seed.
     generator_name : str, optional
-        How the report names the generator.
+        How the report names the generator (its ``generator`` field, for machines).
+    generator_label : str, optional
+        How the answer and the errors name the generator in words (e.g.
+        :func:`privcore.generators.generator_title`); by default its label in the generator registry, or
+        its name for a generator the registry does not know.
     make : callable, optional
         ``make(population) -> generator``: builds the generator with the auxiliary data as its population
         of real people outside the training data (built-ins that need one); overrides ``generator``.
@@ -419,6 +433,7 @@ def audit(
     population = data.iloc[aux].reset_index(drop=True)
     fitted = make(population) if make is not None else generator
     name = generator_name or getattr(fitted, "name", None) or type(fitted).__name__
+    label = generator_label or registry_label(name)
     extractor = FeatureExtractor(data, schema, space)
     types = {c: schema.types[c] for c in schema.columns}
     warnings: list[str] = []
@@ -451,7 +466,7 @@ def audit(
                 began = clock()
                 output = model.sample(m, seed=model_seed)
                 timings["sample"] += clock() - began
-                _check_columns(output, training, name)
+                _check_columns(output, training, label)
                 began = clock()
                 features = extractor.features(target, encoded[row], output[list(schema.columns)], queries)
                 timings["features"] += clock() - began
@@ -477,7 +492,7 @@ def audit(
         shadow_x, shadow_y = collect(aux, 2 * settings.shadow_models, "shadow")
         eval_x, eval_y = collect(evaluation, settings.eval_models, "evaluation")
         if len(failures) == 2 * settings.shadow_models + settings.eval_models:
-            raise AuditError(f"The generator {name} failed on every model for target row {row}; the first error "
+            raise AuditError(f"The generator {label} failed on every model for target row {row}; the first error "
                              f"was: {failures[0].splitlines()[0]}")
         if failures:
             warnings.append(f"Target row {row}: {len(failures)} model(s) failed and were left out "
@@ -499,9 +514,9 @@ def audit(
         else:
             warnings.append(f"Target row {row}: too few working models to train or evaluate the attack.")
         results.append(result)
-    summary = _summary(results, settings, data, schema, fitted, make, population, evaluation, m, name)
+    summary = _summary(results, settings, data, schema, fitted, make, population, evaluation, m, label)
     return AuditReport(generator=name, settings=settings, targets=results, summary=summary, warnings=warnings,
-                       seconds=time.perf_counter() - started,
+                       seconds=time.perf_counter() - started, label=label,
                        splits={"rows": n, "target_pool": len(pool), "auxiliary": len(aux),
                                "evaluation": len(evaluation), "training_rows": m}, timings=timings)
 
@@ -554,7 +569,7 @@ def _check_columns(output: Any, training: pd.DataFrame, name: str) -> None:
         raise AuditError(f"The generator {name} returned a table without the column(s) {', '.join(map(str, missing))}.")
 
 
-def _summary(results, settings, data, schema, fitted, make, population, evaluation, m, name) -> dict[str, Any]:
+def _summary(results, settings, data, schema, fitted, make, population, evaluation, m, label) -> dict[str, Any]:
     aucs = [r.auc for r in results if r.auc is not None]
     n_eval = settings.eval_models
     chance = chance_share_above(0.6, (n_eval + 1) // 2, n_eval // 2, seed=settings.seed)
@@ -570,7 +585,7 @@ def _summary(results, settings, data, schema, fitted, make, population, evaluati
                      for how in ("vulnerable", "random")},
         "dcr_test": _dcr_test(data, schema, fitted, make, population, evaluation, m, settings.seed),
     }
-    summary["verdict"] = audit_verdict(summary, name)
+    summary["verdict"] = audit_verdict(summary, label)  # the answer names the generator in words
     return summary
 
 

@@ -58,6 +58,7 @@ from privcore.engine.cluster import connected
 from privcore.engine.encoding import EuclideanSpace
 from privcore.evaluation.evaluate import evaluate
 from privcore.evaluation.verdict import audit_verdict
+from privcore.generators.registry import generator_label as registry_label
 
 #: Records audited when ``records`` is not set (and the table has that many).
 DEFAULT_RECORDS = 1000
@@ -138,12 +139,20 @@ class SharedAuditReport:
     splits: dict[str, Any]
     #: Seconds spent per phase, summed over the models where they ran in workers.
     timings: dict[str, float] = field(default_factory=dict)
+    #: The generator in words, as the verdict names it (``generator`` is its name for machines).
+    label: str | None = None
+
+    @property
+    def title(self) -> str:
+        """How pages and figures name the generator: its label, else its name (a report from before labels)."""
+        return self.label or self.generator
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON contract of ``python -m privcore audit --design shared --json``."""
         return {
             "design": "shared",
             "generator": self.generator,
+            "generator_label": self.title,
             "settings": jsonable(asdict(self.settings)),
             "splits": dict(self.splits),
             "records": [r.to_json() for r in self.records],
@@ -161,6 +170,7 @@ def audit_shared(
     *,
     settings: SharedSettings | None = None,
     generator_name: str | None = None,
+    generator_label: str | None = None,
     make: Callable[[pd.DataFrame], Any] | None = None,
     progress: ProgressCallback | None = None,
     workers: int = 1,
@@ -179,7 +189,11 @@ def audit_shared(
     settings : SharedSettings, optional
         Budget and seed.
     generator_name : str, optional
-        How the report names the generator.
+        How the report names the generator (its ``generator`` field, for machines).
+    generator_label : str, optional
+        How the answer and the errors name the generator in words (e.g.
+        :func:`privcore.generators.generator_title`); by default its label in the generator registry, or
+        its name for a generator the registry does not know.
     make : callable, optional
         ``make(population) -> generator``, called for every model (overrides ``generator``); with ``workers > 1``
         or a ``cluster`` it must be picklable (a :class:`privcore.audit.tasks.GeneratorFactory`).
@@ -213,6 +227,7 @@ def audit_shared(
     n = len(data)
     fitted = make(population) if make is not None else generator
     name = generator_name or getattr(fitted, "name", None) or type(fitted).__name__
+    label = generator_label or registry_label(name)
     outcomes: dict[int, FitOutcome] = {}
 
     def done(outcome: FitOutcome) -> None:
@@ -224,7 +239,7 @@ def audit_shared(
         run_fits(setup, range(settings.models), workers=workers, on_done=done, client=client)
     failures = [outcomes[k].error for k in range(settings.models) if outcomes[k].features is None]
     if len(failures) == settings.models:
-        raise AuditError(f"The generator {name} failed on every model; the first error was: "
+        raise AuditError(f"The generator {label} failed on every model; the first error was: "
                          f"{failures[0].splitlines()[0]}")
     if failures:
         warnings.append(f"{len(failures)} model(s) failed and were left out (first: {failures[0].splitlines()[0]}).")
@@ -241,11 +256,11 @@ def audit_shared(
     records = _records(scores, features, membership, usable, extractor, pool, nearest_real, chosen, row_in_table,
                        settings.seed)
     timings["statistics"] = time.perf_counter() - began
-    summary = _summary(records, setup, schema, name, null_shares(features, membership, usable, settings))
+    summary = _summary(records, setup, schema, label, null_shares(features, membership, usable, settings))
     if progress is not None:
         progress(1.0, "done")
     return SharedAuditReport(generator=name, settings=settings, records=records, summary=summary, warnings=warnings,
-                             seconds=time.perf_counter() - started,
+                             seconds=time.perf_counter() - started, label=label,
                              splits={"rows": n, "records": n_records, "population": len(population),
                                      "models": settings.models, "failed_models": len(failures),
                                      "training_rows_mean": round(float(membership.sum(axis=1).mean()), 1)},
@@ -409,12 +424,12 @@ def null_shares(features: np.ndarray, membership: np.ndarray, usable: np.ndarray
             "interval_above_0.5": float(np.mean(lows_ > 0.5))}
 
 
-def _summary(records: list[RecordResult], setup: FitSetup, schema: Schema, name: str,
+def _summary(records: list[RecordResult], setup: FitSetup, schema: Schema, label: str,
              null: dict[str, float]) -> dict[str, Any]:
     scored = [r for r in records if r.auc is not None]
     if not scored:
         summary: dict[str, Any] = {"share_auc_above_0.6": None, "records_scored": 0}
-        summary["verdict"] = audit_verdict(summary, name)
+        summary["verdict"] = audit_verdict(summary, label)
         return summary
     aucs = np.array([r.auc for r in scored])
     lows = np.array([r.auc_interval[0] for r in scored])
@@ -436,7 +451,7 @@ def _summary(records: list[RecordResult], setup: FitSetup, schema: Schema, name:
         "max_epsilon_lower_bound_per_record": max(r.epsilon_lower_bound for r in scored),
         "dcr_test": _dcr_test(setup, schema),
     }
-    summary["verdict"] = audit_verdict(summary, name)
+    summary["verdict"] = audit_verdict(summary, label)  # the answer names the generator in words
     return summary
 
 

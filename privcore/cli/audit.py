@@ -115,6 +115,7 @@ def run_audit(args: argparse.Namespace) -> int:
     from privcore.audit.shadow import AuditSettings, audit
     from privcore.audit.shared import SharedSettings, audit_shared
     from privcore.audit.tasks import GeneratorFactory
+    from privcore.generators import generator_title
 
     if args.list_generators:
         print(list_generators_text())
@@ -133,19 +134,22 @@ def run_audit(args: argparse.Namespace) -> int:
     make = GeneratorFactory(args.generator, settings_given, schema.key_columns, schema.sensitive)
     make(real.head(50))  # unknown generator or bad settings fail before any work
     progress = None if args.quiet or not sys.stderr.isatty() else print_progress
+    # The JSON's generator field stays the name and settings as typed (for machines); the answer names it in words.
     label = args.generator + "".join(f" {k}={v}" for k, v in settings_given.items())
+    title = generator_title(args.generator, settings_given)
     if args.design == "shared":
         if isinstance(args.workers, bool) or args.workers < 1:
             raise InputError(f"--workers must be a whole number of at least 1; got {args.workers}.")
         shared = SharedSettings(models=args.models, records=args.records, seed=args.seed).check()
-        report = audit_shared(real, None, schema, settings=shared, generator_name=label, make=make,
-                              progress=progress, workers=args.workers, cluster=args.dask)
+        report = audit_shared(real, None, schema, settings=shared, generator_name=label, generator_label=title,
+                              make=make, progress=progress, workers=args.workers, cluster=args.dask)
         page = shared_audit_html
     else:
         settings = AuditSettings(targets=args.targets, random_targets=args.random_targets,
                                  shadow_models=args.shadow_models, eval_models=args.eval_models,
                                  training_rows=args.training_rows, seed=args.seed).check()
-        report = audit(real, None, schema, settings=settings, generator_name=label, make=make, progress=progress)
+        report = audit(real, None, schema, settings=settings, generator_name=label, generator_label=title, make=make,
+                       progress=progress)
         page = audit_html
     if progress is not None:
         print(file=sys.stderr)
@@ -196,11 +200,11 @@ def audit_html(document: dict[str, Any]) -> str:
     dcr = summary.get("dcr_test")
     proxy = ("not available" if not dcr else f"{'passes' if dcr['passes'] else 'fails'} (risk {_num(dcr['risk'])})")
     return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>Membership audit of {esc(document['generator'])}</title>
+<html lang="en"><head><meta charset="utf-8"><title>Membership audit of {esc(_title(document))}</title>
 <style>body{{font-family:sans-serif;max-width:60rem;margin:2rem auto;color:#000}}
 table{{border-collapse:collapse}}td,th{{border:1px solid #bbb;padding:.25rem .5rem;text-align:right}}
 th{{background:#eee}}</style></head><body>
-<h1>Shadow-model membership audit: {esc(document['generator'])}</h1>
+<h1>Shadow-model membership audit: {esc(_title(document))}</h1>
 <p><strong>{esc(summary['verdict'])}</strong></p>
 <p>Real table: {esc(str(document.get('real', '')))} ({document['splits']['rows']} rows); training sets of
 {document['splits']['training_rows']} rows; {document['settings']['shadow_models']} shadow models per side and
@@ -231,11 +235,11 @@ def shared_audit_html(document: dict[str, Any]) -> str:
             _num(r["tpr_at"].get("0.1")), _num(r["epsilon_lower_bound"]), _num(r["nearest_real_distance"]),
             _num(r["nearest_synthetic_distance"]))) + f"<td class=why>{esc(r['why'])}</td></tr>" for r in exposed)
     return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>Membership audit of {esc(document['generator'])}</title>
+<html lang="en"><head><meta charset="utf-8"><title>Membership audit of {esc(_title(document))}</title>
 <style>body{{font-family:sans-serif;max-width:70rem;margin:2rem auto;color:#000}}
 table{{border-collapse:collapse}}td,th{{border:1px solid #bbb;padding:.25rem .5rem;text-align:right}}
 td.why{{text-align:left}}th{{background:#eee}}</style></head><body>
-<h1>Shared-model membership audit: {esc(document['generator'])}</h1>
+<h1>Shared-model membership audit: {esc(_title(document))}</h1>
 <p><strong>{esc(summary['verdict'])}</strong></p>
 <p>Real table: {esc(str(document.get('real', '')))} ({splits['rows']} rows); {splits['records']} records audited at
 once with {splits['models']} generators, each trained on a random half of them ({splits['failed_models']} failed).</p>
@@ -252,6 +256,11 @@ once with {splits['models']} generators, each trained on a random half of them (
 An audit bounds what this attack finds with this budget, not what every attack could.</p>
 </body></html>
 """
+
+
+def _title(document: dict[str, Any]) -> str:
+    """The generator in words (the document's ``generator_label``), or its name in a document without one."""
+    return document.get("generator_label") or document["generator"]
 
 
 def _num(value) -> str:

@@ -13,7 +13,7 @@ listed even when SDV is missing: see :attr:`GeneratorSpec.installed`) and those 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -38,7 +38,7 @@ from privcore.generators.spec import GeneratorSpec
 from privcore.data.params import Param, ParamError, check_value
 
 __all__ = ["GeneratorSpec", "GENERATOR_SPECS", "LADDER", "list_generators", "get_generator_spec", "make_generator",
-           "generator_label"]
+           "generator_label", "generator_title"]
 
 #: The context keywords :func:`make_generator` understands.
 CONTEXT = ("population", "key", "sensitive")
@@ -185,6 +185,47 @@ def generator_label(name: str) -> str:
         return get_generator_spec(name).label
     except UnknownGeneratorError:
         return name
+
+
+def _in_words(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(map(str, value))
+    return str(value)
+
+
+def generator_title(name: str, settings: Mapping[str, Any] | None = None) -> str:
+    """How an answer names a generator: its name in words (:func:`generator_label`) and the settings given.
+
+    Each setting is named by its label in words when the registry declares it (by its key otherwise, for a
+    generator of your own); settings that are not set (None) are left out. The machine name stays in the
+    reports' ``generator`` field; this is for sentences.
+
+    Examples
+    --------
+    >>> generator_title("privbayes")
+    'Bayesian network (PrivBayes)'
+    >>> generator_title("privbayes", {"epsilon": 1.0, "k": 3})
+    'Bayesian network (PrivBayes) with privacy budget ε = 1 and parents = 3'
+    >>> generator_title("mymodule:Maker", {"noise": 0.5})
+    'mymodule:Maker with noise = 0.5'
+    """
+    label = generator_label(name)
+    try:
+        declared = {p.name: p.label for p in get_generator_spec(name).params}
+    except UnknownGeneratorError:
+        declared = {}
+    parts = []
+    for key, value in (settings or {}).items():
+        if value is None:
+            continue
+        words = declared.get(key, key)
+        words = words[:1].lower() + words[1:] if words[1:2].islower() else words
+        parts.append(f"{words} = {_in_words(value)}")
+    if not parts:
+        return label
+    return f"{label} with " + (parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1])
 
 
 def make_generator(name: str, *, population: pd.DataFrame | None = None, key: Sequence[str] | None = None,

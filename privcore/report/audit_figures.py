@@ -28,6 +28,11 @@ TARGET_STYLES: dict[str, dict[str, str]] = {
 THRESHOLD = 0.6
 
 
+def _name(report: Any) -> str:
+    """The generator in words (the report's label), or its name for a report without one."""
+    return getattr(report, "label", None) or report.generator
+
+
 def audit_figure(report: Any) -> Figure:
     """Per-target AUC of the shadow-model attack with 95 % bootstrap intervals.
 
@@ -46,7 +51,7 @@ def audit_figure(report: Any) -> Figure:
     def _label(target: Any) -> str:
         return f"row {target.row} ({target.chosen})"  # the row in the real table as given
 
-    title = f"{report.generator}: how well the attack tells each person's membership"
+    title = f"{_name(report)}: how well the attack tells each person's membership"
     scored = [t for t in report.targets if t.auc is not None]
     missing = [t for t in report.targets if t.auc is None]
     if not scored:
@@ -84,7 +89,7 @@ def audit_figure(report: Any) -> Figure:
     parts = [f"{_label(t)} {t.auc:.2f} (95% interval {t.auc_interval[0]:.2f} to {t.auc_interval[1]:.2f})"
              if t.auc_interval else f"{_label(t)} {t.auc:.2f}" for t in scored]
     alt = (f"Dot plot of the shadow-model attack's AUC for {len(scored)} target(s) of the generator "
-           f"{report.generator}: " + "; ".join(parts) + f". Chance is 0.5; the summary counts targets above "
+           f"{_name(report)}: " + "; ".join(parts) + f". Chance is 0.5; the summary counts targets above "
            f"{THRESHOLD:g}."
            + (f" {len(missing)} target(s) have no AUC (too few working models): "
               + ", ".join(_label(t) for t in missing) + "." if missing else ""))
@@ -118,7 +123,7 @@ def shared_audit_figure(report: Any) -> Figure:
         A scatter plot: one marker trace per kind of record (:data:`RECORD_STYLES`, told apart by colour and
         symbol) with vertical error bars, and a dashed line at AUC 0.5 (chance).
     """
-    title = f"{report.generator}: who is exposed, and how unusual their record is"
+    title = f"{_name(report)}: who is exposed, and how unusual their record is"
     drawable = [r for r in report.records if r.auc is not None and math.isfinite(r.nearest_real_distance)]
     left_out = len(report.records) - len(drawable)
     if not drawable:
@@ -156,7 +161,7 @@ def shared_audit_figure(report: Any) -> Figure:
                "whether they were in the training data, and the further right, the more unusual their record, so "
                "exposed people far from the right edge are ones a distance check would not flag.")
     alt = (f"Scatter plot of the shared-model attack's AUC for {len(shown)} record(s) of the generator "
-           f"{report.generator} against each record's distance to its nearest other real record "
+           f"{_name(report)} against each record's distance to its nearest other real record "
            f"(from {span[0]:.3g} to {span[1]:.3g}): {len(exposed)} have a 95% interval above 0.5 (mean AUC "
            f"{sum(r.auc for r in shown) / len(shown):.2f}). Chance is 0.5."
            + (f" {len(drawable) - len(shown)} record(s) are not drawn (a sample of {MAX_POINTS})."

@@ -72,8 +72,8 @@ def test_before_a_run_it_shows_the_choices_and_an_estimate():
 
 def test_a_tiny_audit_shows_verdict_numbers_figure_table_and_download(ran):
     assert not ran.exception and not ran.warning
-    # An exact copy exposes everyone: the verdict is shown as an error, in words.
-    assert "exact_copy is not private" in texts(ran.error)
+    # An exact copy exposes everyone: the verdict is shown as an error, in words, naming it by its label.
+    assert "Exact copy (worst case) is not private" in texts(ran.error) and "exact_copy" not in texts(ran.error)
     assert [m.label for m in ran.metric][:2] == ["Targets with AUC above 0.6", "Targets with AUC above 0.8"]
     assert ran.metric[0].value == "100%"
     body = texts(ran.markdown)
@@ -98,7 +98,7 @@ def test_a_rerun_reuses_the_audit_and_another_target_shows_its_record(ran):
     assert_no_exception(ran)
     assert dict(ran.session_state["audit_results"]) == before
     assert all(ran.session_state["audit_results"][k] is v for k, v in before.items())
-    assert "exact_copy is not private" in texts(ran.error)
+    assert "Exact copy (worst case) is not private" in texts(ran.error)
     row = int(ran.dataframe[1].value.index[0])
     assert row != first and row in set(ran.dataframe[0].value["real row"])
 

@@ -54,6 +54,21 @@ def test_the_page_opens_on_the_shared_design_with_its_budget():
     assert not at.button(key="run_audit").disabled and not at.get("plotly_chart")
 
 
+def test_the_page_opens_on_privbayes_and_its_default_audit_names_it_in_words():
+    # Not the exact copy, whose answer is known before it runs: a real generator, listed by its name in words.
+    at = seed_demo(open_page(AUDIT)).run()
+    assert_no_exception(at)
+    chosen = at.selectbox(key="audit::generator")
+    assert chosen.value == "privbayes" and chosen.format_func(chosen.value) == "Bayesian network (PrivBayes)"
+    assert at.radio(key="audit::design").value == "shared"
+    at.button(key="run_audit").click().run(timeout=RUN_TIMEOUT)  # the default budget, as a newcomer runs it
+    assert_no_exception(at)
+    verdict = texts(at.error) + texts(at.warning) + texts(at.success)
+    assert "Bayesian network (PrivBayes)" in verdict and "privbayes" not in verdict, verdict
+    report = next(iter(at.session_state["audit_results"].values()))
+    assert report.generator == "privbayes" and report.settings.models == 64  # the id stays in the JSON
+
+
 def test_budget_minimums_match_the_audits_own_check():
     # The widgets' bounds are the audit's own: a value the inputs accept is never refused by the audit.
     params = SV.budget_params(300)
@@ -69,7 +84,8 @@ def test_budget_minimums_match_the_audits_own_check():
 def test_a_tiny_shared_audit_shows_summary_table_figure_and_download(ran):
     assert not ran.exception
     body = texts(ran.markdown)
-    assert "exact_copy" in texts(ran.warning) + texts(ran.error)  # the verdict sentence
+    verdict = texts(ran.warning) + texts(ran.error)  # the verdict sentence, naming the generator in words
+    assert "Exact copy (worst case)" in verdict and "exact_copy" not in verdict
     assert "of the records give the attack an AUC above 0.6; chance alone gives about" in body
     assert "have a 95% interval wholly above 0.5; chance alone gives about" in body and "clearly exposed" in body
     assert "The DCR test says" in body and "The attack says" in body and "**Fails.**" in body  # a copy fails DCR
