@@ -31,7 +31,7 @@ from privcore.base.errors import ColumnMismatchError, InputError
 from privcore.data.io import check_column_kinds_agree, check_no_all_missing, check_same_columns, load_table
 from privcore.data.schema import Schema, infer_schema, suggest_sensitive
 from privcore.data.table_checks import only, read_columns
-from privcore.evaluation.evaluate import with_reference
+from privcore.evaluation.evaluate import check_dp_epsilon, with_reference
 
 from dashboard import user_limits
 from dashboard.schema_form import schema_from_draft, validate_schema
@@ -288,6 +288,29 @@ def go_on_without(state: MutableMapping, role: str, name: str | None = None) -> 
         schema = inferred_schema(tables.real.frame)
     if tables.ready and validate_schema(schema, tables) is None:
         state["schema"] = schema
+
+
+def epsilon_key(name: str) -> str:
+    """The session key of the ε-differential-privacy guarantee declared for synthetic table ``name``."""
+    return f"dp_epsilon::{name}"
+
+
+def epsilon_problem(state: MutableMapping, name: str) -> str | None:
+    """Why the ε declared for synthetic table ``name`` on the Data page is unusable, or None."""
+    try:
+        check_dp_epsilon(state.get(epsilon_key(name)))
+    except InputError as exc:
+        return f"Synthetic table “{name}”: {exc}"
+    return None
+
+
+def declared_epsilon(state: MutableMapping, name: str) -> float | None:
+    """The ε-differential-privacy guarantee declared for synthetic table ``name`` (None: none, or unusable,
+    which the Data page says)."""
+    try:
+        return check_dp_epsilon(state.get(epsilon_key(name)))
+    except InputError:
+        return None
 
 
 def rename_synthetic(state: MutableMapping, old: str, new: str) -> str | None:

@@ -108,6 +108,14 @@ def _show_table(role: str, table, key: str) -> None:
             state.setdefault(f"rename::{table.name}", table.name)
             st.text_input("Name shown in results", key=f"rename::{table.name}",
                           on_change=_rename, args=(table.name,))
+            st.text_input("Declared differential privacy ε (optional)", key=uploads.epsilon_key(table.name),
+                          placeholder="e.g. 1 — leave blank if its generator makes no such promise",
+                          help="If the generator that made this table is ε-differentially private, say its ε: the "
+                               "answer then shows the most any membership attack could achieve against such a "
+                               "generator, and flags a measured attack beyond it as a broken guarantee.")
+            epsilon_problem = uploads.epsilon_problem(state, table.name)
+            if epsilon_problem:
+                st.error(epsilon_problem, icon=":material/error:")
         for problem in problems:
             if (problem.role, problem.name) != (role, table.name):
                 continue

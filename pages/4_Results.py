@@ -11,7 +11,7 @@ import re
 import streamlit as st
 
 from dashboard import components as C
-from dashboard import metric_choice, runner
+from dashboard import metric_choice, runner, uploads
 from dashboard import membership_view as MV
 from dashboard.audit_citation_panel import audit_citations
 from dashboard.page_setup import METRICS_PAGE, require_schema, setup_page
@@ -63,6 +63,8 @@ report = reports[name]
 st.subheader("The answer")
 rule = C.verdict_rule_form(state)
 for table_name, table_report in reports.items():
+    # A declared ε-DP guarantee is read against the attacks at display time: declaring one needs no new run.
+    table_report.dp_epsilon = uploads.declared_epsilon(state, table_name)
     C.verdict_panel(table_name, table_report, rule)
     audit_citations(state, table_name, tables.real.content_hash)
 n_real = len(report.data.real)

@@ -48,6 +48,9 @@ def add_evaluate_parser(sub) -> None:
                     "'linkability.aux_cols=[[\"age\",\"sex\"],[\"race\"]]'; VALUE is read as JSON when it "
                     "parses, else as text; repeatable ('python -m privcore metrics' lists the parameters)")
     ev.add_argument("--seed", type=int, default=0)
+    ev.add_argument("--dp-epsilon", metavar="EPSILON",
+                    help="the ε of a differential-privacy guarantee the generator is declared to give: the answer "
+                         "shows the bound it places on any membership attack and flags an attack beyond it")
     ev.add_argument("--famd-components", type=int, metavar="K",
                     help="axes of the FAMD projection used by dcr, nndr, hidr (default min(5, r))")
     # Read as text and checked in _evaluate, so that a bad value gets one line (argparse adds its usage).
@@ -94,11 +97,15 @@ def load_inputs(args):
 
 def run_evaluate(args: argparse.Namespace) -> int:
     """Run ``evaluate``; returns the exit code (bad input raises :class:`InputError`, exit 2 in :func:`main`)."""
-    from privcore.evaluation.evaluate import evaluate, resolve_metric_ids
+    from privcore.evaluation.evaluate import check_dp_epsilon, evaluate, resolve_metric_ids
     from privcore.data.io import load_table, validate_tables
 
     params = parse_params(args.param)  # bad ids and names fail before any file is read
     checked_seed(args.seed)
+    try:
+        dp_epsilon = check_dp_epsilon(args.dp_epsilon)
+    except InputError as exc:
+        raise InputError(f"--dp-epsilon {args.dp_epsilon}: {exc}") from None
     workers = checked_workers(args.workers)
     if args.dask is not None:
         from privcore.engine.cluster import check_address
@@ -131,7 +138,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
     report = evaluate(real, synthetic, schema, metrics=args.metrics, holdout=holdout, seed=args.seed,
                       progress=progress, names=names, params=params, reference=reference,
                       famd_components=args.famd_components,
-                      workers=workers, cluster=args.dask, device=device)
+                      workers=workers, cluster=args.dask, device=device, dp_epsilon=dp_epsilon)
     if progress is not None:
         print(file=sys.stderr)
     text = report.to_json()
