@@ -225,7 +225,7 @@ def compute_hidr(ctx: MetricContext) -> MetricOutput:
 register(
     MetricInfo(
         id="nndr",
-        size_matched=True,  # a larger table searched scores closer by itself (issue 36)
+        size_matched=False,  # a mean over the synthetic rows of distances to the real table: not its size
         name="Nearest Neighbour Distance Ratio (NNDR)",
         family="Distance-based",
         summary="How much closer each synthetic row is to its nearest real record than to the second-nearest.",
