@@ -60,6 +60,8 @@ from privcore.metrics.names import BATTERY, short_attack
 
 #: Families whose metrics simulate an attacker and carry an interval: they decide.
 DECISIVE_FAMILIES = ("Attack-based", "Membership inference")
+#: Families that measure usefulness, not privacy (metrics.md §6): the privacy rule leaves them out.
+NOT_PRIVACY_FAMILIES = ("Utility",)
 #: The kinds of evidence (``Evidence.kind``): an attack decides; similarity and membership support, weighed apart.
 ATTACK, SIMILARITY, MEMBERSHIP = "attack", "similarity", "membership"
 
@@ -319,6 +321,8 @@ def verdict(report, rule: VerdictRule | None = None, dp_epsilon: float | None = 
         if metric_id in counted_by_best:
             continue
         a = assess(metric_id, result)
+        if a.family in NOT_PRIVACY_FAMILIES:  # usefulness is weighed beside the privacy answer, not in it
+            continue
         if not a.applicable:
             not_tested.append(f"{a.name}: {a.reason or 'did not run'}")
             continue
