@@ -18,7 +18,7 @@ from privcore.report import figures as F
 from privcore.metrics import registry
 from privcore.evaluation import interpret as R
 from privcore.metrics.details import InferenceAttack, LinkabilityAttack, SinglingOutAttack
-from privcore.evaluation.verdict import VERDICT_STYLE, VerdictRule, verdict
+from privcore.evaluation.verdict import KIND_WORDS, VERDICT_STYLE, VerdictRule, verdict
 
 #: Plotly options for every chart: no Plotly logo link, no "edit in Chart Studio" (nothing leaves the machine).
 PLOTLY_CONFIG = {"displaylogo": False, "showLink": False, "showSendToCloud": False, "showEditInChartStudio": False}
@@ -89,8 +89,7 @@ def verdict_panel(table: str, report, rule: VerdictRule) -> None:
         if v.guarantee is not None:
             st.markdown(f":material/verified_user: {v.guarantee.text}")
         for e in v.evidence:
-            weight = {"attack": "attack", "similarity": "supporting: similarity",
-                      "membership": "supporting: members against non-members"}.get(e.kind, e.weight)
+            weight = KIND_WORDS.get(e.kind, e.weight)
             st.markdown(f"- {e.text} *({weight}; [see its card](#{card_anchor(e.metric)}))*")
         if v.not_tested:
             with st.expander(f"Not tested ({len(v.not_tested)})", icon=":material/help:"):

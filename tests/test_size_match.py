@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from privcore import Schema, evaluate
-from privcore.demo import load_adult, load_scenario
+from privcore.demo import list_scenarios, load_adult, load_scenario
 from privcore.evaluation.size_match import MIN_MATCHED_ROWS, REPEATS, RESOLUTION, Z_95, size_match
 from privcore.evaluation.verdict import CAUTION, DO_NOT_RELEASE, RELEASE, dp_auc_bound, number, verdict
 from privcore.generators.registry import make_generator
@@ -137,17 +137,20 @@ def test_a_fresh_sample_of_any_size_answers_release(population, seed):
 # --------------------------------------------------------------------------------------------------
 # the decisive evidence, always shown; similarity and membership weighed apart
 # --------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("scenario", ["gaussian_copula", "rare_leak"])
+@pytest.mark.parametrize("scenario", [s.name for s in list_scenarios()])
 def test_every_answer_with_a_holdout_leads_with_the_strongest_attack(scenario):
-    demo = load_scenario(scenario, n=400)
+    demo = load_scenario(scenario, n=300)
     schema = Schema(types=dict(demo.types), key=list(demo.key), sensitive=demo.sensitive, seed=0)
     report = evaluate(demo.real, demo.synthetic, schema, metrics="quick", holdout=demo.holdout, seed=0)
     answer = verdict(report)
     first = answer.evidence[0]
     assert first.weight == "decisive" and first.kind == "attack"
-    assert first.metric == "mia_best" or first.pushes_to != RELEASE
-    assert "95 % interval" in next(e.text for e in answer.evidence if e.metric == "mia_best") or \
-        "mia_best" not in [e.metric for e in answer.evidence]
+    # The strongest attack's held-out result, with its interval, is shown whatever it found; only attacks that
+    # push harder than it (a leak) may come before it.
+    shown = [e.metric for e in answer.evidence]
+    assert "mia_best" in shown, [e.text for e in answer.evidence]
+    assert all(e.pushes_to != RELEASE for e in answer.evidence[:shown.index("mia_best")])
+    assert "95 % interval" in answer.evidence[shown.index("mia_best")].text
     kinds = {e.metric: e.kind for e in answer.evidence}
     assert all(kind in ("attack", "similarity", "membership") for kind in kinds.values())
 

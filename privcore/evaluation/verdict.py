@@ -64,6 +64,9 @@ DECISIVE_FAMILIES = ("Attack-based", "Membership inference")
 NOT_PRIVACY_FAMILIES = ("Utility",)
 #: The kinds of evidence (``Evidence.kind``): an attack decides; similarity and membership support, weighed apart.
 ATTACK, SIMILARITY, MEMBERSHIP = "attack", "similarity", "membership"
+#: Each kind in words, beside its evidence in the dashboard and the HTML report.
+KIND_WORDS = {ATTACK: "attack", SIMILARITY: "supporting: similarity",
+              MEMBERSHIP: "supporting: members against non-members"}
 
 RELEASE, CAUTION, DO_NOT_RELEASE = "release", "release with caution", "do not release"
 #: Word, icon and Okabe–Ito colour of each verdict (never colour alone).
@@ -365,11 +368,11 @@ def verdict(report, rule: VerdictRule | None = None, dp_epsilon: float | None = 
 
 def _shown(evidence: list[Evidence]) -> list[Evidence]:
     """The evidence listed with the answer: the decisive evidence first, always, including when it found nothing
-    (the strongest membership attack where it ran), then the strongest of the rest; three items in all."""
+    (the strongest membership attack where it ran, then the other attacks that point at a leak), then the
+    strongest of the rest; three items in all."""
     decisive = [e for e in evidence if e.weight == "decisive"]
-    lead = [e for e in decisive if e.pushes_to != RELEASE]
-    if not lead and decisive:
-        lead = [next((e for e in decisive if e.metric == "mia_best"), decisive[0])]
+    strongest = [e for e in decisive if e.metric == "mia_best"] or decisive[:1]
+    lead = strongest + [e for e in decisive if e.pushes_to != RELEASE and e not in strongest]
     rest = [e for e in evidence if e not in lead]
     return (lead + rest)[:3]
 

@@ -19,7 +19,7 @@ from markupsafe import Markup
 from privcore.evaluation.interpret import (LEVEL_BANDS, LEVELS, THRESHOLD_REASON, Answer, Assessment, assess,
                                            dataset_shareable, info_of, metric_applies)
 from privcore.evaluation.outcome import combined_json  # noqa: F401  (re-exported: the JSON download)
-from privcore.evaluation.verdict import VERDICT_STYLE, verdict
+from privcore.evaluation.verdict import KIND_WORDS, VERDICT_STYLE, verdict
 from privcore.metrics import registry
 from privcore.report import figures as F
 from privcore.report.figure_embedding import FigureWriter
@@ -146,6 +146,7 @@ def html_report(
         threshold_reason=THRESHOLD_REASON,
         verdicts=verdicts,
         verdict_styles=VERDICT_STYLE,
+        kind_words=KIND_WORDS,
         rule_lines=verdicts[0][1].rule.describe() if verdicts else None,
         settings_json=json.dumps(settings, indent=2, default=str) if settings else None,
         table_names=list(reports),
