@@ -46,6 +46,8 @@ def test_the_schedules_match_their_formulas():
     assert s.posterior_variance[t] == pytest.approx(b * (1 - abp) / (1 - ab))
     assert s.posterior_mean_coef1[t] == pytest.approx(b * math.sqrt(abp) / (1 - ab))
     assert s.posterior_mean_coef2[t] == pytest.approx((1 - abp) * math.sqrt(1 - b) / (1 - ab))
+    short = make_schedule(10, "linear")  # the scaled linear end (2.0) clipped, every constant finite
+    assert short.betas.max() == 0.999 and all(np.isfinite(getattr(short, f)).all() for f in short.__dataclass_fields__)
     with pytest.raises(ValueError, match="schedule"):
         make_schedule(10, "sigmoid")
 

@@ -189,6 +189,9 @@ class TabDDPM(BaseGenerator):
             t = torch.randint(self.timesteps, (batch,), generator=gen)
             gauss, multi = self._loss(numbers[rows], codes[rows], t, *self._noise(batch, gen))
             loss = gauss.mean() + multi.mean()
+            if not torch.isfinite(loss):
+                raise GeneratorError(f"{self.name}: training diverged at step {step + 1:,} (the loss is not a "
+                                     f"finite number); try a smaller learning rate than lr={self.lr:g}.")
             for group in optimiser.param_groups:  # TabDDPM's annealing: linearly to 0 at the last step
                 group["lr"] = self.lr * (1.0 - step / self.steps)
             optimiser.zero_grad(set_to_none=True)

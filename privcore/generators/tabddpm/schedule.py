@@ -35,14 +35,16 @@ def cosine_betas(timesteps: int, s: float = 0.008, max_beta: float = 0.999) -> n
                      for i in range(timesteps)])
 
 
-def linear_betas(timesteps: int) -> np.ndarray:
+def linear_betas(timesteps: int, max_beta: float = 0.999) -> np.ndarray:
     """Ho et al. (2020): β from 1e−4 to 0.02 over 1,000 steps, the ends scaled by 1000/T for other T.
 
-    >>> linear_betas(1000)[[0, -1]].tolist()
-    [0.0001, 0.02]
+    Below 50 steps the scaled end passes 1; β is clipped at ``max_beta`` as the cosine schedule's is.
+
+    >>> linear_betas(1000)[[0, -1]].tolist(), linear_betas(10)[-1]
+    ([0.0001, 0.02], 0.999)
     """
     scale = 1000 / timesteps
-    return np.linspace(scale * 1e-4, scale * 0.02, timesteps, dtype=np.float64)
+    return np.minimum(np.linspace(scale * 1e-4, scale * 0.02, timesteps, dtype=np.float64), max_beta)
 
 
 @dataclass(frozen=True)
