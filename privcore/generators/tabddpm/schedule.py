@@ -40,7 +40,7 @@ def linear_betas(timesteps: int, max_beta: float = 0.999) -> np.ndarray:
 
     Below 50 steps the scaled end passes 1; β is clipped at ``max_beta`` as the cosine schedule's is.
 
-    >>> linear_betas(1000)[[0, -1]].tolist(), linear_betas(10)[-1]
+    >>> linear_betas(1000)[[0, -1]].tolist(), float(linear_betas(10)[-1])
     ([0.0001, 0.02], 0.999)
     """
     scale = 1000 / timesteps
