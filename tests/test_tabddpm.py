@@ -96,7 +96,7 @@ def test_multinomial_posterior_against_bayes_rule_by_hand():
     sched = make_schedule(T)
     s = sched.to_torch()
     a, abp = sched.alphas[t_step], sched.alphas_cumprod[t_step - 1]
-    # K = 3, x_0 = category 0, x_t = category 1 (Hoogeboom et al. eq. 9):
+    # K = 3, x_0 = category 0, x_t = category 1 (Hoogeboom et al. 2021, §4):
     # q(x_{t-1} = k) ∝ [α_t·1{k=1} + (1 − α_t)/3]·[ᾱ_{t−1}·1{k=0} + (1 − ᾱ_{t−1})/3]
     unnorm = np.array([(1 - a) / 3 * (abp + (1 - abp) / 3), (a + (1 - a) / 3) * (1 - abp) / 3,
                        (1 - a) / 3 * (1 - abp) / 3])

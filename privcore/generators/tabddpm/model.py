@@ -4,7 +4,7 @@ One model diffuses a record's numerical columns with Gaussian noise (:mod:`.gaus
 columns with multinomial noise (:mod:`.multinomial`), both on one schedule (:mod:`.schedule`); one MLP
 (:mod:`.denoiser`) reads the noisy record and the timestep and predicts the Gaussian noise and x_0's
 categorical logits. Training minimises the paper's loss, the Gaussian ε-MSE plus the multinomial variational
-bound (its eq. 4: L = L_simple + Σ_i L_i / C), with AdamW and a learning rate falling linearly to 0 (as the
+bound (its §3: L = L_simple + Σ_i L_i / C), with AdamW and a learning rate falling linearly to 0 (as the
 TabDDPM code does); sampling is ancestral, from pure noise through every step T−1 … 0.
 
 Departures from the reference code, all small: the categorical part of the network's input is x_t's one-hot

@@ -6,10 +6,10 @@ held at :data:`PAD` (a large negative finite number, so that padded slots have p
 ``-inf − -inf`` ever makes a NaN, in the loss or its gradient). A true zero of a one-hot vector is
 log(1e−30), as in the TabDDPM code.
 
-Forward process (Hoogeboom et al. 2021, eq. 13; TabDDPM eq. 3): q(x_t | x_{t−1}) = Cat(α_t x_{t−1} + (1 − α_t)/K)
-and q(x_t | x_0) = Cat(ᾱ_t x_0 + (1 − ᾱ_t)/K). Posterior (their eq. 9):
+Forward process (Hoogeboom et al. 2021, §4; TabDDPM §3): q(x_t | x_{t−1}) = Cat(α_t x_{t−1} + (1 − α_t)/K)
+and q(x_t | x_0) = Cat(ᾱ_t x_0 + (1 − ᾱ_t)/K). Posterior (their §4):
 q(x_{t−1} | x_t, x_0) ∝ [α_t x_t + (1 − α_t)/K] ⊙ [ᾱ_{t−1} x_0 + (1 − ᾱ_{t−1})/K]. The model predicts x_0's
-logits; p(x_{t−1} | x_t) is that posterior at the predicted x̂_0 (their eq. 10). Random numbers come in as
+logits; p(x_{t−1} | x_t) is that posterior at the predicted x̂_0 (their §4). Random numbers come in as
 arguments (uniforms for the Gumbel-max draws), never drawn here.
 """
 
@@ -94,7 +94,7 @@ def q_pred_one_timestep(log_xt: torch.Tensor, t: torch.Tensor, s: SimpleNamespac
 
 def q_posterior(log_x0: torch.Tensor, log_xt: torch.Tensor, t: torch.Tensor, s: SimpleNamespace,
                 cats: Categories) -> torch.Tensor:
-    """log q(x_{t−1} | x_t, x_0), Hoogeboom et al. (2021) eq. 9; at t = 0 the "previous" state is x_0 itself."""
+    """log q(x_{t−1} | x_t, x_0), Hoogeboom et al. (2021) §4; at t = 0 the "previous" state is x_0 itself."""
     previous = q_pred(log_x0, (t - 1).clamp(min=0), s, cats)
     at_zero = (t == 0).reshape(-1, *([1] * (log_x0.dim() - 1)))
     previous = torch.where(at_zero, log_x0, previous)
@@ -103,7 +103,7 @@ def q_posterior(log_x0: torch.Tensor, log_xt: torch.Tensor, t: torch.Tensor, s: 
 
 def p_pred(logits: torch.Tensor, log_xt: torch.Tensor, t: torch.Tensor, s: SimpleNamespace,
            cats: Categories) -> torch.Tensor:
-    """log p(x_{t−1} | x_t): the posterior at x̂_0 = softmax of the model's logits (Hoogeboom et al. eq. 10)."""
+    """log p(x_{t−1} | x_t): the posterior at x̂_0 = softmax of the model's logits (Hoogeboom et al. §4)."""
     log_x0 = _normalise(logits, cats)
     return q_posterior(log_x0, log_xt, t, s, cats)
 
@@ -144,7 +144,7 @@ def multinomial_loss(logits: torch.Tensor, log_x0: torch.Tensor, log_xt: torch.T
     """TabDDPM's categorical loss per record.
 
     L_t = KL(q(x_{t−1} | x_t, x_0) ‖ p(x_{t−1} | x_t)) for t > 0 and the decoder's −log p(x_0 | x_1) at t = 0,
-    summed over columns (Hoogeboom et al. 2021, eq. 11); with t drawn uniformly (probability 1/T) the bound
+    summed over columns (Hoogeboom et al. 2021, §4); with t drawn uniformly (probability 1/T) the bound
     is T·L_t + KL(q(x_T | x_0) ‖ uniform), and TabDDPM divides it by the number of categorical columns.
     """
     log_true = q_posterior(log_x0, log_xt, t, s, cats)
