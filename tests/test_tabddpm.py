@@ -261,7 +261,10 @@ def test_registered_with_label_extra_and_settings():
 
 
 def test_without_torch_it_is_listed_with_its_install_command(monkeypatch):
-    monkeypatch.setitem(sys.modules, "torch", None)
+    built = make_generator("tabddpm", steps=5)
+    monkeypatch.setitem(sys.modules, "torch", None)  # what Python does for a package that is not there
+    with pytest.raises(GeneratorError, match=r"needs torch.*pip install 'privcore\[tabddpm\]'"):
+        built.fit(joint_table(20), JOINT_TYPES)
     spec = get_generator_spec("tabddpm")
     assert not spec.installed and "not installed: pip install 'privcore[tabddpm]'" in spec.describe()
     with pytest.raises(GeneratorError, match=r"pip install 'privcore\[tabddpm\]'"):

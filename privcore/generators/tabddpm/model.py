@@ -140,11 +140,16 @@ class TabDDPM(BaseGenerator):
 
     # ------------------------------------------------------------------------------------------ fit
     def _fit(self) -> None:
+        if not module_installed("torch"):
+            raise missing_torch(self.name)
         with _threads(self.threads):
             self._fit_model()
 
     def _fit_model(self) -> None:
-        import torch
+        try:
+            import torch
+        except ImportError as error:  # made while torch was there, or torch broken: the same one command
+            raise missing_torch(self.name) from error
 
         from privcore.generators.tabddpm.denoiser import MLPDenoiser
         from privcore.generators.tabddpm.encoding import TableEncoding
