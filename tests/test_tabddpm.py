@@ -258,6 +258,9 @@ def test_registered_with_label_extra_and_settings():
         make_generator("tabddpm", timesteps=1)
     with pytest.raises(GeneratorSettingError, match="device"):
         TabDDPM(device="tpu")
+    if not torch.cuda.is_available():  # CI: the GPU asked for and absent is named at fit, with what to do
+        with pytest.raises(GeneratorSettingError, match="no CUDA GPU.*gpu=0"):
+            make_generator("tabddpm", gpu=1, steps=1).fit(joint_table(20), JOINT_TYPES)
 
 
 def test_without_torch_it_is_listed_with_its_install_command(monkeypatch):

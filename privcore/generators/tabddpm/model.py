@@ -174,8 +174,8 @@ class TabDDPM(BaseGenerator):
         if self.device == "auto":
             return "cuda" if torch.cuda.is_available() else "cpu"
         if self.device.startswith("cuda") and not torch.cuda.is_available():
-            raise GeneratorSettingError("tabddpm: device 'cuda' was asked for, but torch sees no CUDA GPU here; "
-                                        "use device 'auto' or 'cpu'.")
+            raise GeneratorSettingError("tabddpm: the GPU was asked for (gpu=1, device 'cuda'), but torch sees no "
+                                        "CUDA GPU here; leave gpu unset (device 'auto') or use the CPU (gpu=0).")
         return self.device
 
     def _train(self, numbers, codes) -> None:
