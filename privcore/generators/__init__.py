@@ -32,6 +32,11 @@ s ∈ [0, 1]: 0 = a fresh real sample, 1 = the strongest leak. Choices:
 - Key and sensitive columns (``rare_records``, ``attribute_leak``): ``key`` defaults to every column but
   ``sensitive`` (metrics.md §0); ``attribute_leak`` needs ``sensitive``.
 
+TabDDPM (:mod:`privcore.generators.tabddpm`, the extra ``pip install 'privcore[tabddpm]'``, i.e. torch):
+``tabddpm``, a diffusion model of Gaussian noise for the numbers and multinomial noise for the categories
+(Kotelnikov et al. 2023); it also offers the optional white-box interface, each record's denoising loss
+(:func:`per_record_loss`, :class:`PerRecordLoss`).
+
 SDV (:mod:`privcore.generators.sdv`, the extra ``pip install 'privcore[sdv]'``): ``sdv_gaussian_copula``,
 ``sdv_ctgan``, ``sdv_tvae``, listed even when SDV is missing (:attr:`GeneratorSpec.installed`); making one
 then raises a :class:`GeneratorError` naming that command.

@@ -5,7 +5,12 @@ A generator is any object with
 - ``fit(table, types) -> self``: learn from a training table; ``types`` maps column name to
   ``"numerical"``, ``"categorical"`` or ``"binary"`` (see :meth:`BaseGenerator.fit` for the rules);
 - ``sample(n, seed) -> DataFrame``: ``n`` synthetic rows with the training table's columns (same order)
-  and dtypes and a fresh ``RangeIndex``, a deterministic function of the fitted state and ``seed``.
+  and dtypes and a fresh ``RangeIndex``, a deterministic function of the fitted state and ``seed``;
+- optionally, the white-box interface ``per_record_loss(table, *, seed=0, **options) -> ndarray``: the
+  fitted model's loss on each record of ``table`` (one finite float per row, lower = better explained),
+  computed with fixed randomness so that two calls agree (:class:`PerRecordLoss`; :func:`per_record_loss`
+  asks any generator for it and returns None when it does not offer it). ``tabddpm`` provides it: each
+  record's denoising loss at a fixed set of timesteps with fixed noise.
 
 Column types go to ``fit``, not to the constructor: they describe the table, not the generator, and one
 generator object is refitted on many tables (the shadow models of an audit, the seeds of a lab run). The
@@ -27,6 +32,8 @@ from privcore.data.schema import CATEGORICAL, COLUMN_TYPES, NUMERICAL, check_see
 
 __all__ = [
     "Generator",
+    "PerRecordLoss",
+    "per_record_loss",
     "BaseGenerator",
     "GeneratorError",
     "UnknownGeneratorError",
@@ -56,6 +63,20 @@ class Generator(Protocol):
     def sample(self, n: int, seed: int) -> pd.DataFrame: ...
 
 
+@runtime_checkable
+class PerRecordLoss(Protocol):
+    """The optional white-box interface: a fitted generator's loss on each record of a table.
+
+    ``per_record_loss(table, seed=0, **options)`` returns one finite float per row of ``table`` (which has the
+    training table's columns), lower for a record the model explains better, the same for the same ``seed``
+    and options. A likelihood-based model returns e.g. a negative log-likelihood; a diffusion model its
+    denoising loss at fixed timesteps with fixed noise (:class:`privcore.generators.tabddpm.TabDDPM`). A
+    generator of your own may offer it; none has to.
+    """
+
+    def per_record_loss(self, table: pd.DataFrame, *, seed: int = 0, **options: Any) -> np.ndarray: ...
+
+
 class GeneratorError(InputError):
     """A problem with a generator: its name, settings, context, use or output."""
 
@@ -74,6 +95,33 @@ class GeneratorContextError(GeneratorError):
 
 class GeneratorOutputError(GeneratorError):
     """A generator returned something that is not a table like its training table."""
+
+
+def per_record_loss(generator: Any, table: pd.DataFrame, *, seed: int = 0, **options: Any) -> np.ndarray | None:
+    """A fitted generator's per-record loss on ``table`` (:class:`PerRecordLoss`), or None if it offers none.
+
+    A generator wrapped by :func:`privcore.generators.as_generator` is asked through the wrapper. The answer
+    is checked: one finite number per row of ``table``, as a float array.
+
+    Raises
+    ------
+    GeneratorOutputError
+        The generator returned something else (a wrong length, a missing or infinite value).
+    """
+    inner = getattr(generator, "inner", None)  # as_generator's wrapper of an outside object
+    method = getattr(generator, "per_record_loss", None) or getattr(inner, "per_record_loss", None)
+    if not callable(method):
+        return None
+    who = getattr(generator, "name", type(generator).__name__)
+    try:
+        losses = np.asarray(method(table, seed=seed, **options), dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise GeneratorOutputError(f"{who}'s per_record_loss did not return numbers: {error}") from None
+    if losses.shape != (len(table),) or not np.all(np.isfinite(losses)):
+        raise GeneratorOutputError(f"{who}'s per_record_loss must return one finite number per record "
+                                   f"({len(table):,}); got shape {losses.shape}"
+                                   f"{'' if np.all(np.isfinite(losses)) else ' with missing or infinite values'}.")
+    return losses
 
 
 # --------------------------------------------------------------------------------------------------

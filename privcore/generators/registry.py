@@ -6,8 +6,9 @@ settings, :func:`make_generator` takes the *context* some generators need: ``pop
 not in the training table, e.g. the holdout), ``key`` and ``sensitive`` columns. Context a generator
 does not use is ignored, so a caller (the lab, the audit) can hand the same context to every generator.
 
-Besides the built-ins of this module, the registry lists SDV's (:data:`privcore.generators.sdv.SDV_SPECS`,
-listed even when SDV is missing: see :attr:`GeneratorSpec.installed`) and those the server admin registers in
+Besides the built-ins of this module, the registry lists TabDDPM (:data:`privcore.generators.tabddpm.TABDDPM_SPEC`)
+and SDV's (:data:`privcore.generators.sdv.SDV_SPECS`), both listed even when their extra is missing (see
+:attr:`GeneratorSpec.installed`), and those the server admin registers in
 ``PRIVCORE_GENERATORS`` (:func:`privcore.generators.outside.registered_specs`, read on every call).
 """
 
@@ -34,6 +35,7 @@ from privcore.generators.models import DPMarginals, GaussianCopula, IndependentH
 from privcore.generators.privbayes import PrivBayes
 from privcore.generators.outside import registered_specs
 from privcore.generators.sdv import SDV_SPECS
+from privcore.generators.tabddpm import TABDDPM_SPEC
 from privcore.generators.spec import GeneratorSpec
 from privcore.data.params import Param, ParamError, check_value
 
@@ -146,7 +148,8 @@ def _labelled(spec: GeneratorSpec) -> GeneratorSpec:
 
 
 #: Built-in generators by name, in listing order.
-GENERATOR_SPECS: dict[str, GeneratorSpec] = {spec.name: _labelled(spec) for spec in (*_SPECS, *SDV_SPECS)}
+GENERATOR_SPECS: dict[str, GeneratorSpec] = {spec.name: _labelled(spec)
+                                             for spec in (*_SPECS, TABDDPM_SPEC, *SDV_SPECS)}
 
 #: The lab's leak types, in the issue's order.
 LADDER = ("partial_copy", "noisy_copy", "rare_records", "attribute_leak", "column_resample", "dp_marginals")

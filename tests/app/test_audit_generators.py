@@ -105,3 +105,18 @@ def test_a_generator_that_fails_when_timed_shows_its_error_and_cannot_run(tmp_pa
     assert error.startswith("The generator admin_broken failed when timed on ") and "rows of your table" in error
     assert error.endswith("RuntimeError: no GPU with enough memory for this table") and "Traceback" not in error
     assert at.button(key="run_audit").disabled and "Estimated run time" not in texts(at.info)
+
+
+def test_tabddpm_is_listed_and_without_torch_shown_with_its_install_command(monkeypatch):
+    pytest.importorskip("torch")
+    at = seed_demo(open_page(AUDIT)).run()
+    assert_no_exception(at)
+    assert "TabDDPM (diffusion)" in options(at)
+    monkeypatch.setitem(sys.modules, "torch", None)  # torch not installed, as far as this process can tell
+    at = seed_demo(open_page(AUDIT)).run()
+    assert "TabDDPM (diffusion) (not installed)" in options(at)
+    at.selectbox(key="audit::generator").set_value("tabddpm").run()
+    assert_no_exception(at)
+    assert ("TabDDPM (diffusion) is not installed on this server. To offer it, install it with: "
+            "pip install 'privcore[tabddpm]'") in texts(at.error)
+    assert at.button(key="run_audit").disabled
