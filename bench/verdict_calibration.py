@@ -73,7 +73,7 @@ GENERATORS = [
     ("sdv_gaussian_copula", "sdv_gaussian_copula", {}),
 ]
 #: The threshold grid of the sweep.
-GRID = {"decisive_at": (0.05, 0.10, 0.20), "caution_at": (0.02, 0.05, 0.10), "supporting_at": (0.05, 0.10, 0.20)}
+GRID = {"decisive_at": (0.05, 0.10, 0.20), "caution_at": (0.02, 0.05, 0.10), "similarity_at": (0.02, 0.05, 0.10, 0.20)}
 
 
 def lscpu() -> dict:

@@ -98,16 +98,17 @@ def verdict_panel(table: str, report, rule: VerdictRule) -> None:
 
 
 def verdict_rule_form(state, key: str = "verdict_rule") -> VerdictRule:
-    """The rule behind the verdict, in words, with its three thresholds editable; returns the rule in use."""
+    """The rule behind the verdict, in words, with its four thresholds editable; returns the rule in use."""
     default = VerdictRule()
     with st.expander("How the answer is reached (and its thresholds)", icon=":material/gavel:"):
         for line in VerdictRule(**state.get(key, {})).describe():
             st.markdown(f"- {line}")
-        cols = st.columns(3)
+        cols = st.columns(4)
         values = {}
         for col, (name, label) in zip(cols, (("decisive_at", "Attack: do not release above"),
                                              ("caution_at", "Attack: caution above"),
-                                             ("supporting_at", "Supporting metric: caution above"))):
+                                             ("supporting_at", "Member proxy test: caution above"),
+                                             ("similarity_at", "Similarity: caution above"))):
             values[name] = col.number_input(label, min_value=-1.0, max_value=1.0, step=0.01,
                                             value=float(state.get(key, {}).get(name, getattr(default, name))),
                                             key=f"{key}::{name}", help="An excess over the metric's reference.")

@@ -20,7 +20,7 @@ The rule (:class:`VerdictRule`, every threshold adjustable, shown on the Results
    - *Similarity* (simulation-, distance- and classifier-based metrics, SynQP's identity disclosure): how close
      the synthetic records come to the training records, against a fresh sample of real people **of the same
      size** (:mod:`privcore.evaluation.size_match`: a larger table searched scores closer by itself). It moves
-     the answer only when its excess exceeds ``supporting_at`` *and* lies beyond the interval a fresh sample of
+     the answer only when its excess exceeds ``similarity_at`` *and* lies beyond the interval a fresh sample of
      that size would reach by chance. A caution from similarity alone says so in its headline, with what would
      settle it (an audit of the generator; a holdout where there is none).
    - *Membership* (the holdout proxy tests, SynQP's MIA): members against non-members. An excess above
@@ -85,8 +85,13 @@ class VerdictRule:
     decisive_at: float = 0.10
     #: An attack whose point estimate lies above this excess: release with caution.
     caution_at: float = 0.05
-    #: A supporting (proxy) metric above this excess: release with caution.
+    #: A member-versus-non-member proxy test above this excess: release with caution.
     supporting_at: float = 0.10
+    #: A similarity metric above this excess over a like-sized fresh sample, and beyond that sample's interval:
+    #: release with caution. 0.05 rather than the 0.10 used for both kinds before size matching: on the
+    #: calibration of bench/results/verdict_calibration.json it caught one more of the 17 leaky tables answered
+    #: "release" and raised no caution on the 15 tables whose audit finds nothing (the interval keeps chance out).
+    similarity_at: float = 0.05
 
     def describe(self) -> list[str]:
         """The rule in plain sentences, with its current thresholds."""
@@ -98,7 +103,7 @@ class VerdictRule:
             "and its interval lies above chance, "
             f"when a member-versus-non-member proxy test exceeds its reference by more than {self.supporting_at:.2f}, "
             f"when a similarity metric (distances, exact matches, classifiers) exceeds a fresh sample of real people "
-            f"of the same size by more than {self.supporting_at:.2f} and beyond that sample's 95 % interval, or when "
+            f"of the same size by more than {self.similarity_at:.2f} and beyond that sample's 95 % interval, or when "
             "no attack could be run.",
             "Otherwise release. Supporting metrics never decide on their own: they cannot prove a leak or its absence.",
         ]
@@ -297,10 +302,10 @@ def _pushes(kind: str, a: Assessment, excess: float, lower: float | None, rule: 
         # then (the strongest attack on a fresh sample of 1,000 Adult rows: AUC 0.53, interval from 0.49).
         beyond_chance = lower is None or lower > 0
         return CAUTION if excess > rule.caution_at and beyond_chance else RELEASE
-    if a.adjusted <= rule.supporting_at:
-        return RELEASE
+    if kind == MEMBERSHIP:
+        return CAUTION if a.adjusted > rule.supporting_at else RELEASE
     # Similarity moves the answer only beyond what a fresh sample of the same size reaches by chance.
-    if kind == SIMILARITY and a.excess_interval is not None and a.excess_interval[0] <= 0:
+    if a.adjusted <= rule.similarity_at or (a.excess_interval is not None and a.excess_interval[0] <= 0):
         return RELEASE
     return CAUTION
 

@@ -46,6 +46,7 @@ _VERDICT = {
                       "description": "what would make the answer decisive (a holdout to upload, attacks to run)"},
         "rule": {"type": "object", "properties": {"decisive_at": {"type": "number"}, "caution_at": {"type": "number"},
                                                   "supporting_at": {"type": "number"},
+                                                  "similarity_at": {"type": "number"},
                                                   "text": {"type": "array", "items": {"type": "string"}}}},
         "guarantee": {"anyOf": [{"type": "null"}, {
             "type": "object",

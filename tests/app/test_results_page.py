@@ -229,6 +229,7 @@ def test_the_answer_heads_the_results_with_its_rule_and_links_to_the_cards():
     at.number_input(key="verdict_rule::decisive_at").set_value(1.0).run(timeout=RUN_TIMEOUT)
     at.number_input(key="verdict_rule::caution_at").set_value(1.0).run(timeout=RUN_TIMEOUT)
     at.number_input(key="verdict_rule::supporting_at").set_value(1.0).run(timeout=RUN_TIMEOUT)
+    at.number_input(key="verdict_rule::similarity_at").set_value(1.0).run(timeout=RUN_TIMEOUT)
     assert_no_exception(at)
     assert "Release: no attack does better" in texts(at.markdown)
 
