@@ -145,7 +145,7 @@ def test_types_rules(real, population):
 # ------------------------------------------------------------------------------------------------
 # leak ladder: level 0 vs level 1
 # ------------------------------------------------------------------------------------------------
-FRESH_AT_ZERO = ["partial_copy", "rare_records", "attribute_leak", "column_resample"]
+FRESH_AT_ZERO = ["partial_copy", "rare_records", "attribute_leak", "value_reuse", "column_resample"]
 
 
 @pytest.mark.parametrize("name", FRESH_AT_ZERO)
