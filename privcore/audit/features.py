@@ -11,7 +11,11 @@ are those of the targeted audit, computed for all records in one pass, plus one 
   synthetic rows;
 - **rare values**: for every categorical or binary column, when the record's own value is rare in the pool
   (at most ``rare_count`` records or ``rare_share`` of the pool), the share of synthetic rows holding it
-  (0 for a value that is not rare, so the feature says nothing for that record).
+  (0 for a value that is not rare, so the feature says nothing for that record);
+- **value reuse**: the score of the value-reuse attack
+  (:func:`privcore.metrics.membership_value_reuse.value_reuse`): the record's exact values that the output
+  holds, each weighted by its rarity in the pool, so a reused nearly unique number (Adult's ``fnlwgt``)
+  counts where the 5 % tolerance of the queries and the categorical-only rare values miss it.
 
 Matches are found with bit masks: for each (record, synthetic row) pair one bit per column says "differs",
 and a query matches where the pattern and the query's mask share no bit. That keeps one output's features
@@ -26,6 +30,7 @@ import pandas as pd
 from privcore.audit.shadow import NEIGHBOURS, NUMERICAL_TOLERANCE
 from privcore.data.schema import NUMERICAL, Schema
 from privcore.engine.encoding import EuclideanSpace
+from privcore.metrics.membership_value_reuse import value_reuse
 
 #: A missing distance (no complete synthetic row) is replaced by this large value so that features stay finite.
 FAR = 1e6
@@ -92,12 +97,15 @@ class SharedFeatures:
             counts = np.bincount(self.codes[c], minlength=len(self.levels[c]))
             self.pool_counts[c] = counts[self.codes[c]]
             self.rare[c] = self.pool_counts[c] <= limit
+        # The pool is the real population the auditor holds: the value-reuse rarity is read from it.
+        self.pool = pool[self.columns].reset_index(drop=True)
         self.names = ([f"query {q}" for q in range(len(queries))] + [f"distance {k + 1}" for k in range(NEIGHBOURS)]
-                      + [f"rare {c}" for c in self.categorical])
+                      + [f"rare {c}" for c in self.categorical] + ["value reuse"])
 
     @property
     def n_features(self) -> int:
-        """Features per record: queries, then distances, then one rare-value share per categorical column."""
+        """Features per record: queries, then distances, then one rare-value share per categorical column, then
+        the value-reuse score."""
         return len(self.names)
 
     @property
@@ -109,6 +117,11 @@ class SharedFeatures:
     def rare_index(self) -> int:
         """Position of the first rare-value feature."""
         return len(self.masks) + NEIGHBOURS
+
+    @property
+    def value_reuse_index(self) -> int:
+        """Position of the value-reuse score (after the rare-value features)."""
+        return self.rare_index + len(self.categorical)
 
     def features(self, output: pd.DataFrame) -> np.ndarray:
         """The features of one output about every pool record, shape (records, :attr:`n_features`)."""
@@ -129,7 +142,8 @@ class SharedFeatures:
         for q, mask in enumerate(self.masks):
             matched = np.all((patterns & mask) == 0, axis=2)
             shares[:, q] = matched.mean(axis=1) if s else 0.0
-        return np.hstack([shares, self._distances(output), self._rare_shares(output)])
+        reuse = value_reuse(self.pool, output[self.columns], self.pool, self.columns).scores
+        return np.hstack([shares, self._distances(output), self._rare_shares(output), reuse[:, None]])
 
     def _distances(self, output: pd.DataFrame) -> np.ndarray:
         # A missing number has no distance: such rows are left out, as in the targeted audit.

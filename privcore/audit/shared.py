@@ -347,7 +347,7 @@ def _records(scores, features, membership, usable, extractor, pool, nearest_real
              seed) -> list[RecordResult]:
     """Statistics and, for exposed records (interval above 0.5), the sentence of evidence."""
     nearest = features[:, :, extractor.nearest_index]
-    rare = features[:, :, extractor.rare_index :]
+    rare = features[:, :, extractor.rare_index : extractor.value_reuse_index]
     cats = extractor.categorical
     results = []
     for i in range(len(chosen)):
