@@ -82,7 +82,7 @@ def build(name: str, population: pd.DataFrame, **settings):
 def test_registry():
     names = [g.name for g in list_generators()]
     assert {"exact_copy", "fresh_sample", "independent_histograms", "dp_marginals"} <= set(names)
-    assert set(LADDER) <= set(names) and len(LADDER) == 6
+    assert set(LADDER) <= set(names) and len(LADDER) == 7
     for spec in list_generators():
         assert spec.description and "\n" not in spec.description and len(spec.description) <= 110
         assert all(isinstance(p, Param) for p in spec.params)

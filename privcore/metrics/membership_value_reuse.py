@@ -140,7 +140,7 @@ def value_reuse(records: pd.DataFrame, synthetic: pd.DataFrame, reference: pd.Da
     return ReusedValues(scores, best, best_weight, best_z, best_r, tuple(columns), n_r)
 
 
-def _value_text(value) -> str:
+def value_text(value) -> str:
     """A stored value as a person would write it: whole floats without ".0", no scientific notation."""
     if isinstance(value, (float, np.floating)):
         if not np.isfinite(value):
@@ -179,7 +179,7 @@ def reasons(records: pd.DataFrame, reuse: ReusedValues) -> np.ndarray:
         for i in np.flatnonzero(column == j):
             held = int(reuse.reference_count[i])
             share = f"{100.0 * held / reuse.n_reference:.2g} %"
-            out[i] = (f"{col} = {_value_text(values[i])} appears {_times(int(reuse.synthetic_count[i]))} in the "
+            out[i] = (f"{col} = {value_text(values[i])} appears {_times(int(reuse.synthetic_count[i]))} in the "
                       f"release and in {share} of real people ({held:,} of the {reuse.n_reference:,} in the "
                       f"reference).")
     return out
