@@ -98,8 +98,8 @@ _SPECS = [
                   RareRecords, context=CONTEXT, ladder=True),
     GeneratorSpec("attribute_leak", "Ladder: fresh records whose sensitive value is, with probability s, that "
                   "of the nearest training record.", (LEVEL,), AttributeLeak, context=CONTEXT, ladder=True),
-    GeneratorSpec("value_reuse", "Ladder: a fresh sample whose nearly unique numerical column carries, in an "
-                  "s-share of the rows, training records' exact values.",
+    GeneratorSpec("value_reuse", "Ladder: a fresh sample whose most varied number is, in an s-share of rows, a "
+                  "training record's.",
                   (LEVEL,
                    Param("columns", "columns", None, "Reused columns", "The columns whose exact values are reused "
                          "(all from the same training record).",
