@@ -261,3 +261,40 @@ def test_the_targeted_design_agrees_with_an_imperfect_leak(adult):
     assert np.mean(agree) >= 0.75, detail
     assert abs(np.mean([t.auc - s.auc for t, s in pairs])) < 0.1, detail
     assert max(s.auc for _, s in pairs) > 0.65, detail  # someone is exposed: not a comparison of two nulls
+
+
+def test_the_value_reuse_feature_is_the_attacks_score_against_the_pool(adult):
+    # The shared audit reads the value-reuse attack's own function (issue 43), rarity read from the pool.
+    from privcore.audit.features import SharedFeatures
+    from privcore.engine.encoding import EuclideanSpace
+    from privcore.metrics.membership_value_reuse import value_reuse
+
+    real, schema = adult
+    real = real.dropna().reset_index(drop=True)  # as prepared (missing = "drop"): categories are all text
+    pool, output = real.iloc[:60].reset_index(drop=True), real.iloc[30:90].reset_index(drop=True)
+    space = EuclideanSpace(real, [], schema)
+    extractor = SharedFeatures(real, pool, schema, space, np.ones((2, len(schema.columns)), dtype=int))
+    features = extractor.features(output)
+    assert extractor.names[extractor.value_reuse_index] == "value reuse"
+    assert extractor.value_reuse_index == features.shape[1] - 1
+    expected = value_reuse(pool, output, pool, list(schema.columns)).scores
+    assert features[:, extractor.value_reuse_index] == pytest.approx(expected)
+    # Records 30..59 are in the output: every one of their values is reused, so on average they outscore the others.
+    assert features[30:, extractor.value_reuse_index].mean() > features[:30, extractor.value_reuse_index].mean() + 1
+
+
+def test_a_reused_unique_number_is_caught_and_named_in_the_why(adult):
+    # A generator that writes training records' exact weights into fresh rows (the lab's value_reuse leak): the
+    # audit exposes the records and its sentence names the reused number.
+    from privcore.generators import make_generator
+
+    real, schema = adult
+    real = real.assign(fnlwgt=np.random.default_rng(43).integers(10_000, 1_500_000, len(real)))
+    schema = Schema(types={**schema.types, "fnlwgt": "numerical"}, key=list(schema.key_columns),
+                    sensitive=schema.sensitive)
+    report = audit_shared(real, None, schema, settings=SharedSettings(models=32, records=150, seed=0),
+                          make=lambda population: make_generator("value_reuse", level=1.0, population=population))
+    aucs = np.array([r.auc for r in report.records if r.auc is not None])
+    assert np.median(aucs) > 0.9, np.quantile(aucs, [0.1, 0.5, 0.9])
+    named = [r.why for r in report.records if r.why and "fnlwgt =" in r.why]
+    assert len(named) > 100 and "never otherwise" in named[0], named[:2]

@@ -82,7 +82,7 @@ def build(name: str, population: pd.DataFrame, **settings):
 def test_registry():
     names = [g.name for g in list_generators()]
     assert {"exact_copy", "fresh_sample", "independent_histograms", "dp_marginals"} <= set(names)
-    assert set(LADDER) <= set(names) and len(LADDER) == 6
+    assert set(LADDER) <= set(names) and len(LADDER) == 7
     for spec in list_generators():
         assert spec.description and "\n" not in spec.description and len(spec.description) <= 110
         assert all(isinstance(p, Param) for p in spec.params)
@@ -145,7 +145,7 @@ def test_types_rules(real, population):
 # ------------------------------------------------------------------------------------------------
 # leak ladder: level 0 vs level 1
 # ------------------------------------------------------------------------------------------------
-FRESH_AT_ZERO = ["partial_copy", "rare_records", "attribute_leak", "column_resample"]
+FRESH_AT_ZERO = ["partial_copy", "rare_records", "attribute_leak", "value_reuse", "column_resample"]
 
 
 @pytest.mark.parametrize("name", FRESH_AT_ZERO)

@@ -9,9 +9,14 @@ are those of the targeted audit, computed for all records in one pass, plus one 
   the column's range, :data:`~privcore.audit.shadow.NUMERICAL_TOLERANCE`);
 - **distances**: the record's distances in E to its :data:`~privcore.audit.shadow.NEIGHBOURS` nearest
   synthetic rows;
-- **rare values**: for every categorical or binary column, when the record's own value is rare in the pool
-  (at most ``rare_count`` records or ``rare_share`` of the pool), the share of synthetic rows holding it
-  (0 for a value that is not rare, so the feature says nothing for that record).
+- **rare values**: for every column, when the record's own value is rare in the pool (at most ``rare_count``
+  records or ``rare_share`` of the pool), the share of synthetic rows holding it exactly (0 for a value that
+  is not rare, so the feature says nothing for that record): a category, or a number as stored, so that an
+  output that reuses a training record's unique number (issue 43) shows whose it is;
+- **value reuse**: the score of the value-reuse attack
+  (:func:`privcore.metrics.membership_value_reuse.value_reuse`): the record's exact values that the output
+  holds, each weighted by its rarity in the pool, so that many reused values of one record add up (a reused
+  nearly unique number, Adult's ``fnlwgt``, weighs most; the 5 % tolerance of the queries misses it).
 
 Matches are found with bit masks: for each (record, synthetic row) pair one bit per column says "differs",
 and a query matches where the pattern and the query's mask share no bit. That keeps one output's features
@@ -26,6 +31,7 @@ import pandas as pd
 from privcore.audit.shadow import NEIGHBOURS, NUMERICAL_TOLERANCE
 from privcore.data.schema import NUMERICAL, Schema
 from privcore.engine.encoding import EuclideanSpace
+from privcore.metrics.membership_value_reuse import value_reuse
 
 #: A missing distance (no complete synthetic row) is replaced by this large value so that features stay finite.
 FAR = 1e6
@@ -74,6 +80,9 @@ class SharedFeatures:
         self.columns = list(schema.columns)
         self.numerical = [c for c in self.columns if schema.types[c] == NUMERICAL]
         self.categorical = [c for c in self.columns if c not in self.numerical]
+        # Categorical columns first, so that their rare-value features keep the positions they had before numbers
+        # joined them (issue 43).
+        self.rare_columns = self.categorical + self.numerical
         self.tolerance = {c: NUMERICAL_TOLERANCE * float(data[c].max() - data[c].min()) for c in self.numerical}
         self.space = space
         self.masks = query_masks(queries)
@@ -81,23 +90,26 @@ class SharedFeatures:
         self.encoded = space.transform(pool)
         self.sq = np.einsum("ij,ij->i", self.encoded, self.encoded)
         self.values = {c: pool[c].to_numpy(dtype=float) for c in self.numerical}
-        # Categories as codes of the pool's own values: an output value the pool never holds gets -1 and
-        # matches no record.
-        self.levels = {c: pd.Index(pd.unique(pool[c].astype(object))) for c in self.categorical}
-        self.codes = {c: self.levels[c].get_indexer(pool[c].astype(object)) for c in self.categorical}
+        # Values (categories, and numbers as stored) as codes of the pool's own values: an output value the pool
+        # never holds gets -1 and matches no record.
+        self.levels = {c: pd.Index(pd.unique(pool[c].astype(object))) for c in self.rare_columns}
+        self.codes = {c: self.levels[c].get_indexer(pool[c].astype(object)) for c in self.rare_columns}
         limit = max(rare_count, rare_share * len(pool))
         self.rare = {}
         self.pool_counts = {}
-        for c in self.categorical:
+        for c in self.rare_columns:
             counts = np.bincount(self.codes[c], minlength=len(self.levels[c]))
             self.pool_counts[c] = counts[self.codes[c]]
             self.rare[c] = self.pool_counts[c] <= limit
+        # The pool is the real population the auditor holds: the value-reuse rarity is read from it.
+        self.pool = pool[self.columns].reset_index(drop=True)
         self.names = ([f"query {q}" for q in range(len(queries))] + [f"distance {k + 1}" for k in range(NEIGHBOURS)]
-                      + [f"rare {c}" for c in self.categorical])
+                      + [f"rare {c}" for c in self.rare_columns] + ["value reuse"])
 
     @property
     def n_features(self) -> int:
-        """Features per record: queries, then distances, then one rare-value share per categorical column."""
+        """Features per record: queries, then distances, then one rare-value share per column (categorical ones
+        first), then the value-reuse score."""
         return len(self.names)
 
     @property
@@ -109,6 +121,11 @@ class SharedFeatures:
     def rare_index(self) -> int:
         """Position of the first rare-value feature."""
         return len(self.masks) + NEIGHBOURS
+
+    @property
+    def value_reuse_index(self) -> int:
+        """Position of the value-reuse score (after the rare-value features)."""
+        return self.rare_index + len(self.rare_columns)
 
     def features(self, output: pd.DataFrame) -> np.ndarray:
         """The features of one output about every pool record, shape (records, :attr:`n_features`)."""
@@ -129,7 +146,8 @@ class SharedFeatures:
         for q, mask in enumerate(self.masks):
             matched = np.all((patterns & mask) == 0, axis=2)
             shares[:, q] = matched.mean(axis=1) if s else 0.0
-        return np.hstack([shares, self._distances(output), self._rare_shares(output)])
+        reuse = value_reuse(self.pool, output[self.columns], self.pool, self.columns).scores
+        return np.hstack([shares, self._distances(output), self._rare_shares(output), reuse[:, None]])
 
     def _distances(self, output: pd.DataFrame) -> np.ndarray:
         # A missing number has no distance: such rows are left out, as in the targeted audit.
@@ -147,8 +165,8 @@ class SharedFeatures:
         return out
 
     def _rare_shares(self, output: pd.DataFrame) -> np.ndarray:
-        out = np.zeros((self.n_records, len(self.categorical)))
-        for j, col in enumerate(self.categorical):
+        out = np.zeros((self.n_records, len(self.rare_columns)))
+        for j, col in enumerate(self.rare_columns):
             codes = self.levels[col].get_indexer(output[col].astype(object))
             counts = np.bincount(codes[codes >= 0], minlength=len(self.levels[col]))
             share = counts[self.codes[col]] / max(len(output), 1)

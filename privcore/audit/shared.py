@@ -16,7 +16,7 @@ Steps (:func:`audit_shared`):
    trained on, with a seed fixed by ``k`` (:func:`privcore.audit.tasks.fit_seed`), so the result is the same whatever
    ran the fits (``workers`` processes or a Dask ``cluster``).
 3. From each output, for each record: query shares, distances to the nearest synthetic rows, and the share of rows
-   holding each of its rare categorical values (:mod:`privcore.audit.features`).
+   holding each of its rare values (categories, and numbers as stored), and its value-reuse score (:mod:`privcore.audit.features`).
 4. A per-record attack cross-fitted over the models (:mod:`privcore.audit.crossfit`): no model is scored by a rule that
    saw it. Per record: AUC with a bootstrap interval, TPR at low FPR, ε lower bound, and a sentence of evidence when it
    is exposed (:mod:`privcore.audit.why`).
@@ -46,6 +46,7 @@ import pandas as pd
 
 from privcore.audit.crossfit import crossfit_scores, record_statistics
 from privcore.audit.features import SharedFeatures
+from privcore.metrics.membership_value_reuse import value_text
 from privcore.audit.shadow import AuditError, ProgressCallback, random_queries
 from privcore.audit.tasks import FitOutcome, FitSetup, run_fits
 from privcore.audit.why import gather, sentence
@@ -362,8 +363,8 @@ def _records(scores, features, membership, usable, extractor, pool, nearest_real
              seed) -> list[RecordResult]:
     """Statistics and, for exposed records (interval above 0.5), the sentence of evidence."""
     nearest = features[:, :, extractor.nearest_index]
-    rare = features[:, :, extractor.rare_index :]
-    cats = extractor.categorical
+    rare = features[:, :, extractor.rare_index : extractor.value_reuse_index]
+    cats = extractor.rare_columns
     results = []
     for i in range(len(chosen)):
         stats = record_statistics(scores[:, i], membership[:, i], usable, seed, int(chosen[i]), len(chosen))
@@ -379,7 +380,8 @@ def _records(scores, features, membership, usable, extractor, pool, nearest_real
                 setattr(result, key, value)
             if stats["auc_interval"][0] > 0.5:
                 evidence = gather(membership[:, i], usable, nearest[:, i], rare[:, i, :], cats,
-                                  [pool[c].iloc[i] for c in cats], [int(extractor.pool_counts[c][i]) for c in cats],
+                                  [value_text(pool[c].iloc[i]) for c in cats],
+                                  [int(extractor.pool_counts[c][i]) for c in cats],
                                   [bool(extractor.rare[c][i]) for c in cats], nearest_real[i], len(chosen))
                 result.why = sentence(evidence)
         results.append(result)

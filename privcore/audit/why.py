@@ -64,9 +64,9 @@ def gather(membership: np.ndarray, usable: np.ndarray, nearest: np.ndarray, rare
     nearest : numpy.ndarray
         Its distance to the nearest synthetic row in each model's output, shape (models,).
     rare_shares : numpy.ndarray
-        Share of each output's rows holding its value, shape (models, categorical columns).
+        Share of each output's rows holding its value, shape (models, columns with rare-value features).
     rare_columns, rare_values, rare_counts, rare_mask : list
-        The categorical columns, its value in each, how many pool records hold that value, whether it is rare.
+        Those columns, its value in each, how many pool records hold that value, whether it is rare.
     nearest_real : float
         Distance to its nearest other real record.
     pool_size : int

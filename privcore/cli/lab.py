@@ -45,7 +45,8 @@ def _add_lab_options(lab: argparse.ArgumentParser) -> None:
     lab.add_argument("--demo", metavar="NAME", help="use a built-in demo scenario's real table and holdout")
     lab.add_argument("--rows", type=int, default=3000, help="rows of the demo's real table and holdout (--demo)")
     add_type_flags(lab)
-    lab.add_argument("--leaks", help=f"comma-separated leak types (default all: {','.join(LADDER)})")
+    # ", " so that the help wraps between names, not inside one (seven names no longer fit on a line).
+    lab.add_argument("--leaks", help=f"comma-separated leak types (default all: {', '.join(LADDER)})")
     lab.add_argument("--levels", help="comma-separated leak levels from 0 to 1 (default "
                      f"{','.join(f'{v:g}' for v in DEFAULT_LEVELS)}; 0 is always run)")
     lab.add_argument("--seeds", help=f"synthetic tables per leak type and level (default {DEFAULT_SEEDS})")

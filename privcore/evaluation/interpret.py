@@ -388,7 +388,19 @@ def person_at_risk(report, metric_id: str, row: int) -> Answer:
     if base is not None and result.per_record_unit != "synthetic" and row < len(base):
         text += f" (with a fresh sample of other people instead: {float(base[row]):.3f})"
     text += f"; {rule.text}."
+    reason = _reason(result, row)
+    if reason:
+        text += f" What gave the score: {reason}"
     return _answer("bad", "At risk", text) if flagged else _answer("good", "Not flagged", text)
+
+
+def _reason(result, row: int) -> str | None:
+    """The metric's own sentence on what in real record ``row`` gave it its score (the value-reuse attack names
+    the reused value that weighed most), or None when the metric gives none."""
+    reasons = getattr(result.details, "reasons", None) if result.details is not None else None
+    if reasons is None or result.per_record_unit != "real" or row >= len(reasons):
+        return None
+    return str(reasons[row]) or None
 
 
 EXACT_MATCH = {"crp": "all", "zcap": "key", "gcap": "key", "ims_test": "all"}

@@ -16,12 +16,13 @@ Built-ins (:func:`list_generators`, :func:`make_generator`)
 ``rare_leak``, two real synthesizers, ``privbayes`` (a Bayesian network, ε-DP when ε is set;
 :mod:`privcore.generators.privbayes`) and ``cart`` (synthpop's sequential CART; :mod:`privcore.generators.cart`),
 and the leak ladder (:data:`LADDER`): ``partial_copy``, ``noisy_copy``, ``rare_records``,
-``attribute_leak``, ``column_resample`` (negative control) and ``dp_marginals``, each with a ``level``
+``attribute_leak``, ``value_reuse`` (a nearly unique column's values reused), ``column_resample`` (negative
+control) and ``dp_marginals``, each with a ``level``
 s ∈ [0, 1]: 0 = a fresh real sample, 1 = the strongest leak. Choices:
 
 - Fresh rows come from a ``population`` table given to the constructor (``make_generator(...,
   population=holdout)``): real people not in the training table. At level 0, ``partial_copy``,
-  ``rare_records``, ``attribute_leak`` and ``column_resample`` return exactly
+  ``rare_records``, ``attribute_leak``, ``value_reuse`` and ``column_resample`` return exactly
   ``fresh_sample``'s rows for the same seed, and for one seed a higher level extends the leak of a lower
   one (common random numbers). Two ladder types have no fresh sample at level 0, by their definition in
   the issue: ``noisy_copy`` at 0 is training rows with one σ of noise and every category redrawn, and

@@ -5,8 +5,8 @@ leak), s = 1 the strongest leak. Those that need fresh real rows draw them from 
 given to the constructor (real people not in the training table, e.g. the holdout), with
 :func:`~privcore.generators.base.row_positions`: each population row once, in a seeded order.
 
-Common random numbers: ``partial_copy``, ``rare_records``, ``attribute_leak`` and ``column_resample``
-(below level 1) draw the fresh rows first, so at level 0 each returns exactly
+Common random numbers: ``partial_copy``, ``rare_records``, ``attribute_leak``, ``value_reuse`` and
+``column_resample`` (below level 1) draw the fresh rows first, so at level 0 each returns exactly
 ``FreshSample(population).sample(n, seed)``, and for one seed the leak at a higher level contains the
 leak at a lower one (the same rows copied, plus more). This keeps response curves smooth across levels.
 """
@@ -44,6 +44,7 @@ __all__ = [
     "PartialCopy",
     "RareRecords",
     "AttributeLeak",
+    "ValueReuse",
 ]
 
 #: ``attrs`` keys under which leaking generators record training and sample positions of their leak.
@@ -296,6 +297,58 @@ class AttributeLeak(_Ladder):
         values[replace] = self.table[self.sensitive].to_numpy()[source]
         out[self.sensitive] = values
         return record_leak(match_dtypes(out, self.table), source, replace)
+
+
+class ValueReuse(_Ladder):
+    """A fresh sample in which a share ``level`` of the rows carry a training record's exact value of a nearly
+    unique numerical column (issue 43: Adult's ``fnlwgt``).
+
+    Everything else in each row stays a fresh real person's, so no synthetic row is near a training record and
+    the distance and density attacks see next to nothing; the reused value itself gives its owner away (the
+    value-reuse attack, ``mia_value_reuse``, reads it). The columns are ``columns`` (each row then takes all of
+    them from the same training record), else the numerical column with the most distinct values in the
+    training table (the first among equals; the most varied column of any type when none is numerical).
+    ``round(level × n)`` rows at random positions get the values of as many training records (each at most
+    once while ``n`` ≤ the training size). Random draws in the order of the other ladder types (fresh rows,
+    training records, positions), so level 0 is the fresh sample and a higher level extends a lower one's
+    leak. On a table without a nearly unique column (the demo's Adult extract has no ``fnlwgt``) the reused
+    values are shared by many people and leak little.
+    """
+
+    name = "value_reuse"
+
+    def __init__(self, level: float = 0.5, population: pd.DataFrame | None = None, *,
+                 columns: Sequence[str] | None = None) -> None:
+        super().__init__(level, population)
+        self.columns_arg = None if columns is None else list(columns)
+
+    def settings(self):
+        return {"level": self.level, "columns": self.columns_arg}
+
+    def _fit(self):
+        super()._fit()
+        if self.columns_arg is not None:
+            wrong = [c for c in self.columns_arg if c not in self.table.columns]
+            if wrong or not self.columns_arg:
+                raise GeneratorContextError(f"value_reuse reuses the training table's columns; {wrong!r} are not "
+                                            "among them." if wrong else "value_reuse needs a column to reuse.")
+            self.columns = list(self.columns_arg)
+            return
+        # A table without numbers (the lab runs every leak type on any table) reuses its most varied category.
+        numerical = [c for c in self.table.columns if is_numerical(self.types, c)] or list(self.table.columns)
+        distinct = [self.table[c].nunique(dropna=True) for c in numerical]
+        self.columns = [numerical[int(np.argmax(distinct))]]
+
+    def _draw(self, n, rng):
+        out, _ = self._fresh(n, rng)
+        k = share_count(self.level, n)
+        source = row_positions(len(self.table), n, rng)[:k]
+        slots = rng.permutation(n)[:k]
+        for col in self.columns:
+            values = out[col].to_numpy().copy()
+            values[slots] = self.table[col].to_numpy()[source]
+            out[col] = values
+        return record_leak(match_dtypes(out, self.table), source, slots)
 
 
 class ColumnResample(_Ladder):

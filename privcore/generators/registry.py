@@ -29,6 +29,7 @@ from privcore.generators.copies import (
     NoisyCopy,
     PartialCopy,
     RareRecords,
+    ValueReuse,
 )
 from privcore.generators.cart import SequentialCART
 from privcore.generators.models import DPMarginals, GaussianCopula, IndependentHistograms, RareLeak, level_to_epsilon
@@ -99,6 +100,14 @@ _SPECS = [
                   RareRecords, context=CONTEXT, ladder=True),
     GeneratorSpec("attribute_leak", "Ladder: fresh records whose sensitive value is, with probability s, that "
                   "of the nearest training record.", (LEVEL,), AttributeLeak, context=CONTEXT, ladder=True),
+    GeneratorSpec("value_reuse", "Ladder: a fresh sample whose most varied number is, in an s-share of rows, a "
+                  "training record's.",
+                  (LEVEL,
+                   Param("columns", "columns", None, "Reused columns", "The columns whose exact values are reused "
+                         "(all from the same training record).",
+                         rule="not set: the numerical column with the most distinct values")),
+                  lambda level, columns, population=None: ValueReuse(level, population, columns=columns),
+                  context=("population",), ladder=True),
     GeneratorSpec("column_resample", "Ladder (negative control): a share s of the columns resampled from "
                   "the training data.", (LEVEL,), ColumnResample, context=("population",), ladder=True),
     GeneratorSpec("privbayes", "PrivBayes: a Bayesian network of at most k parents per column, ε-DP when ε is "
@@ -137,6 +146,7 @@ _LABELS = {
     "noisy_copy": "Ladder: noisy copy",
     "rare_records": "Ladder: rare records copied",
     "attribute_leak": "Ladder: sensitive attribute leak",
+    "value_reuse": "Ladder: a nearly unique column's values reused",
     "column_resample": "Ladder: columns resampled (negative control)",
     "privbayes": "Bayesian network (PrivBayes)",
     "cart": "Decision trees (CART)",
@@ -152,7 +162,8 @@ GENERATOR_SPECS: dict[str, GeneratorSpec] = {spec.name: _labelled(spec)
                                              for spec in (*_SPECS, TABDDPM_SPEC, *SDV_SPECS)}
 
 #: The lab's leak types, in the issue's order.
-LADDER = ("partial_copy", "noisy_copy", "rare_records", "attribute_leak", "column_resample", "dp_marginals")
+LADDER = ("partial_copy", "noisy_copy", "rare_records", "attribute_leak", "value_reuse", "column_resample",
+          "dp_marginals")
 
 
 def _all_specs() -> dict[str, GeneratorSpec]:

@@ -32,7 +32,8 @@ How the tables are made
   its evaluation; for one seed the leak types share their fresh rows (common random numbers).
 - **Reference = fresh samples**: per seed, the ``fresh_sample`` generator's table (population rows only)
   is evaluated too and listed as runs of leak ``"fresh_sample"`` at level 0. For ``partial_copy``,
-  ``rare_records``, ``attribute_leak`` and ``column_resample`` it *is* the level-0 table (evaluated once).
+  ``rare_records``, ``attribute_leak``, ``value_reuse`` and ``column_resample`` it *is* the level-0 table
+  (evaluated once).
   ``noisy_copy`` at level 0 is training rows with one σ of noise and every category redrawn, and
   ``dp_marginals`` at level 0 is the ε = 0.1 model (ε = 0.1·1000^s, ∞ at s = 1): neither is a fresh
   sample, so every leak type is compared with the fresh-sample runs, not with its own level 0, and

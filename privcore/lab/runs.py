@@ -209,7 +209,7 @@ def run(
         Real records not in ``real``; split into the metrics' holdout and the fresh population
         (:func:`split_tables`). Without it, both are split off ``real``.
     leaks : str or iterable of str
-        Leak types from :data:`privcore.generators.LADDER` (default all six).
+        Leak types from :data:`privcore.generators.LADDER` (default all seven).
     levels : str or iterable of float
         Leak levels in [0, 1] (default 0, 0.25, 0.5, 0.75, 1); 0 is always added.
     seeds : int

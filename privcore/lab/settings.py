@@ -128,9 +128,9 @@ def evaluations_needed(leaks: Sequence[str], levels: Sequence[float], seeds: int
     """Synthetic tables a lab evaluates (the level-0 tables that equal the fresh reference counted once).
 
     >>> evaluations_needed(LADDER, [0, 0.25, 0.5, 0.75, 1], 3)
-    81
+    93
     """
-    fresh_at_zero = {"partial_copy", "rare_records", "attribute_leak", "column_resample"}
+    fresh_at_zero = {"partial_copy", "rare_records", "attribute_leak", "value_reuse", "column_resample"}
     grid = sorted(set(levels) | {0.0})
     tables = 1 + sum(len(grid) - (leak in fresh_at_zero) for leak in leaks)
     return tables * seeds

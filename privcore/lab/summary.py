@@ -19,6 +19,7 @@ LEAK_PHRASES = {
     "noisy_copy": "noisy copies",
     "rare_records": "the rare-record leak",
     "attribute_leak": "the attribute leak",
+    "value_reuse": "the reused unique values",
     "column_resample": "the negative control (per-column resampling)",
     "dp_marginals": "DP marginals",
 }

@@ -18,6 +18,7 @@ _MODULES = (
     "privcore.metrics.proxy",
     "privcore.metrics.membership",
     "privcore.metrics.membership_battery",
+    "privcore.metrics.membership_value_reuse",
     "privcore.metrics.membership_best",
     "privcore.metrics.membership_learned",
     "privcore.metrics.membership_stacked",

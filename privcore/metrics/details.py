@@ -437,6 +437,9 @@ class MembershipScores(Details):
     member_positions: np.ndarray = records("attack")
     nonmember_positions: np.ndarray = records("attack")
     reference_positions: np.ndarray | None = records("attack")
+    #: Per real row, a sentence saying what in the record gave it its score (the value-reuse attack: the
+    #: reused value that weighed most); None for attacks whose score has no such part.
+    reasons: np.ndarray | None = records("real")
 
 
 @dataclass(frozen=True)

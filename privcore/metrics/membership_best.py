@@ -3,7 +3,7 @@
 No single data-only attack dominates (Ward et al. 2025, Synth-MIA), so ``mia_best`` runs the whole battery
 (:data:`BATTERY`) on the same members ``M``, non-members ``N`` and reference ``R`` and reports the strongest.
 Choosing the strongest on the records it is then scored on would inflate a fresh sample's score (the
-winner's curse: the maximum of nine AUCs near 0.5 is above 0.5), so:
+winner's curse: the maximum of ten AUCs near 0.5 is above 0.5), so:
 
 1. ``M`` and ``N`` are each split into seeded halves A and B (``numpy.random.default_rng([seed, 7])``:
    one permutation of ``M``, then one of ``N``; the first ``|M| // 2`` positions are A).
@@ -431,7 +431,7 @@ def _battery_attacks(scored, summaries) -> dict[str, BatteryAttack]:
 register(MetricInfo(
     id="mia_best",
     name="Membership inference: strongest attack (held out)",
-    summary="The strongest of nine membership attacks, chosen on half the people and measured on the other "
+    summary="The strongest of ten membership attacks, chosen on half the people and measured on the other "
             "half, with the ε of differential privacy it rules out.",
     attacker_knows="The synthetic table, the suspect's record, a reference sample of other real people from the "
                    "same population, and every attack of the battery to choose from.",
@@ -442,8 +442,8 @@ register(MetricInfo(
         attack="The attacker tries every membership attack privcore knows and keeps the one that works best; to "
                "stay honest, the choice is made on half of the people and the result counted on the other half.",
         steps=(
-            "Score every training record (member) and holdout record (non-member) with each of the nine attacks "
-            "(the ninth, the stacked attack, combines the others).",
+            "Score every training record (member) and holdout record (non-member) with each of the ten attacks "
+            "(the tenth, the stacked attack, combines the others).",
             "Split members and non-members into two random halves. On the first, keep the stacked attack (all "
             "attacks combined) unless another attack beats it on at least 95 % of 200 resamples of that half, so "
             "that an attack that leads there by luck is not chosen; then pick the score threshold that best "
@@ -455,7 +455,7 @@ register(MetricInfo(
         ),
         high="At least one attack tells training records from other people on records it was not tuned on: the "
              "synthetic data gives membership away.",
-        low="Even the best of nine attacks, measured on fresh records, does no better than a coin flip.",
+        low="Even the best of ten attacks, measured on fresh records, does no better than a coin flip.",
         blind_spots="Only data-only attacks: shadow-model attacks (the Audit page) can be stronger. A leak of a few "
                     "records hardly moves the AUC; the TPR at low FPR and the ε bound show it better. Halving the "
                     "records costs precision on small tables.",

@@ -18,6 +18,7 @@ SHORT_NAMES = {
     "mia_distance": "MIA distance",
     "mia_calibrated": "MIA calibrated",
     "mia_domias": "MIA DOMIAS",
+    "mia_value_reuse": "MIA value reuse",
     "sd_idr": "SD-IDR",
     "sd_mia": "SD-MIA",
 }
@@ -49,6 +50,7 @@ ATTACK_NAMES = {
     "mia_classifier": "classifier",
     "mia_density_count": "synthetic rows nearby",
     "mia_dpi": "plagiarism index (DPI)",
+    "mia_value_reuse": "value reuse",
     "mia_learned": "learned attack",
     "mia_stacked": "stacked attack",
 }
@@ -61,4 +63,4 @@ def short_attack(attack_id: str) -> str:
 
 #: The attacks compared, in the order that breaks ties.
 BATTERY = ("mia_distance", "mia_calibrated", "mia_domias", "mia_gen_lra", "mia_classifier", "mia_density_count",
-           "mia_dpi", "mia_learned", "mia_stacked")
+           "mia_dpi", "mia_value_reuse", "mia_learned", "mia_stacked")

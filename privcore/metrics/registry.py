@@ -191,7 +191,7 @@ METRIC_ORDER = (
     "zcap gcap air crp cvp dvp dmlp auth idscore nsnd nndr dcr mdcr nnaa mir hidr hitr "
     "singling_out_univariate singling_out_multivariate linkability inference dcr_test nndr_test "
     "ims_test mia_distance mia_calibrated mia_domias mia_gen_lra mia_classifier mia_density_count mia_dpi "
-    "mia_learned mia_stacked mia_best sd_idr sd_mia"
+    "mia_value_reuse mia_learned mia_stacked mia_best sd_idr sd_mia"
 ).split()
 
 REVIEW_METRICS = tuple(METRIC_ORDER[:17])

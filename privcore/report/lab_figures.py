@@ -34,6 +34,7 @@ LEAK_LABELS = {
     "noisy_copy": "noisy copy",
     "rare_records": "rare records",
     "attribute_leak": "attribute leak",
+    "value_reuse": "value reuse",
     "column_resample": "column resample (control)",
     "dp_marginals": "DP marginals",
 }

@@ -35,7 +35,7 @@ def test_the_membership_tab_shows_every_attack_the_roc_curves_and_the_epsilon_se
     assert "Membership: every attack side by side" in shown
     assert "differentially private" in shown  # the ε sentence
     table = at.dataframe[0].value
-    assert len(table) == 9  # the nine attacks compared by mia_best (issue 23 added the stacked one)
+    assert len(table) == 10  # the ten attacks compared by mia_best (issue 23 added the stacked one, issue 43 value reuse)
     choice = at.dataframe[1].value  # which attack each half chose (issue 23)
     assert list(choice["chosen on half"]) == ["A", "B"]
     assert "Both halves chose the same attack" in shown or "The halves disagreed" in shown
