@@ -195,6 +195,8 @@ def main() -> int:
                                      sum(abs(s[k] - getattr(default, k)) for k in GRID)))
     none_rows = [row for row in results if row["truth"] == "none"]
     caution_none = sum(row["level"] == CAUTION for row in none_rows)
+    missed = {name: g["truth"].get("share_clearly_exposed") for name, g in per_generator.items()
+              if is_leak(g["truth"]["severity"]) and all(a["level"] == RELEASE for a in g["answers"].values())}
     out = {
         "what": "The default evaluation's verdict on one output of each generator at 1x, 5x and 10x the holdout's "
                 "size, against the shared-model audit of the same generator (truth); fresh samples are 'none' by "
@@ -213,6 +215,13 @@ def main() -> int:
             "nothing answered other than 'release', then exposed generators only cautioned, then closeness to the "
             "rule in use; 'chosen' is the first. Where it equals rule_in_use, the data gave no reason to move the "
             "defaults.")},
+        "missed_by_one_output": {
+            "generators": missed,
+            "note": "Generators whose audit finds some people exposed (share_clearly_exposed: AUC above 0.8 with "
+                    "its interval above 0.5, over many models) but whose single output no attack of the default "
+                    "evaluation separates from a fresh sample: the answer 'release' bounds only the attacks that "
+                    "ran on that one table. This is the DCR delusion's point, and what the Audit page is for; no "
+                    "threshold of the rule recovers them without cautioning fresh samples."},
         "generators": per_generator,
         "skipped": skipped,
         "seconds": round(time.perf_counter() - started_all, 1),
