@@ -70,10 +70,10 @@ def test_the_full_default_preset_sets_every_leak_level_and_default_metric():
     at = seed_demo(open_page(PAGE)).run(timeout=RUN_TIMEOUT)
     at.button(key=key("preset", "full")).click().run(timeout=RUN_TIMEOUT)
     assert_no_exception(at)
-    assert len(at.multiselect(key=key("leaks")).value) == 6
+    assert len(at.multiselect(key=key("leaks")).value) == 7
     assert at.text_input(key=key("levels")).value == "0, 0.25, 0.5, 0.75, 1"
     assert at.multiselect(key=key("metrics")).value == list(DEFAULT_METRICS)
-    assert "for 81 evaluations" in texts(at.info)
+    assert "for 93 evaluations" in texts(at.info)
 
 
 def test_a_tiny_lab_shows_both_heatmaps_curves_sentences_and_downloads(ran):
