@@ -295,11 +295,10 @@ def quick_metrics(holdout: bool = False) -> list[str]:
     (True, False)
     """
     fast = [m.id for m in all_metrics() if not m.uses_classifier and m.family in FAMILIES[:3]]
-    cheap_utility = [m for m in QUICK_UTILITY if m in _REGISTRY]
+    fast += [m for m in QUICK_UTILITY if m in _REGISTRY]  # the cheap utility measures (no model), beside the risk
     if not holdout:
-        return fast + cheap_utility
-    return (fast + [m.id for m in all_metrics() if m.family == DECISIVE_DEFAULT_FAMILY and "holdout" in m.needs]
-            + cheap_utility)
+        return fast
+    return fast + [m.id for m in all_metrics() if m.family == DECISIVE_DEFAULT_FAMILY and "holdout" in m.needs]
 
 
 def presets(holdout: bool = False) -> dict[str, list[str]]:

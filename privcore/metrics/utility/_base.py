@@ -78,17 +78,18 @@ def _numerical_bins(real: np.ndarray, other: np.ndarray) -> Binned:
 
 
 def _categorical_bins(real: pd.Series, other: pd.Series) -> Binned:
-    real_values = real.astype(object).where(real.notna(), None)
-    other_values = other.astype(object).where(other.notna(), None)
-    categories = sorted({str(v) for v in real_values if v is not None})
-    index = {c: i for i, c in enumerate(categories)}
+    real_text = real.astype(str).where(real.notna(), None)
+    other_text = other.astype(str).where(other.notna(), None)
+    categories = sorted(real_text.dropna().unique().tolist())
     missing, outside = len(categories), len(categories) + 1
 
     def codes(values: pd.Series) -> np.ndarray:
-        return np.fromiter((missing if v is None else index.get(str(v), outside) for v in values), dtype=np.int64,
-                           count=len(values))
+        out = pd.Categorical(values, categories=categories).codes.astype(np.int64)
+        out[(out < 0) & values.notna().to_numpy()] = outside
+        out[values.isna().to_numpy()] = missing
+        return out
 
-    return Binned(codes(real_values), codes(other_values), len(categories) + 2,
+    return Binned(codes(real_text), codes(other_text), len(categories) + 2,
                   categories + ["missing", "only in the other table"])
 
 
@@ -189,12 +190,12 @@ def cramers_v(a: np.ndarray, b: np.ndarray) -> float:
     n = len(a)
     if n < 2:
         return 0.0
-    _, a = np.unique(a, return_inverse=True)
-    _, b = np.unique(b, return_inverse=True)
-    r, k = int(a.max()) + 1, int(b.max()) + 1
+    width = int(b.max()) + 1
+    table = np.bincount(a * width + b, minlength=(int(a.max()) + 1) * width).reshape(-1, width).astype(float)
+    table = table[table.sum(axis=1) > 0][:, table.sum(axis=0) > 0]  # only the values this table has
+    r, k = table.shape
     if r < 2 or k < 2:
         return 0.0
-    table = np.bincount(a * k + b, minlength=r * k).reshape(r, k).astype(float)
     expected = np.outer(table.sum(axis=1), table.sum(axis=0)) / n
     chi2 = float(((table - expected) ** 2 / expected).sum())
     phi2 = max(0.0, chi2 / n - (k - 1) * (r - 1) / (n - 1))
