@@ -58,8 +58,8 @@ def compute_discriminator(ctx: MetricContext) -> MetricOutput:
     >>> rng = np.random.default_rng(0)
     >>> real = pd.DataFrame({"a": rng.normal(size=200), "b": rng.choice(["x", "y"], 200)})
     >>> shifted = real.assign(a=real["a"] + 20)  # trivially told apart
-    >>> evaluate(real, shifted, metrics="utility_discriminator")["utility_discriminator"].utility.score
-    0.0
+    >>> evaluate(real, shifted, metrics="utility_discriminator")["utility_discriminator"].utility.score < 0.01
+    True
     """
     if ctx.space("E").dim == 0:
         raise NotApplicable("every column is constant in the real table, so there is no feature to tell real from "
