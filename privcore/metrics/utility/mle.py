@@ -148,6 +148,18 @@ def model_utility(ctx: MetricContext, targets: list[str]) -> tuple[ModelUtility,
                         test_rows=len(ctx.holdout), seeds=[ctx.seed + s for s in range(SEEDS)]), notes
 
 
+def default_targets(schema) -> list[str]:
+    """The columns predicted by default: the sensitive column, or the last analysed column when none is chosen.
+
+    >>> from privcore.data.schema import Schema
+    >>> default_targets(Schema({"a": "numerical", "b": "binary"})), default_targets(Schema({"a": "numerical", "b": "binary"}, sensitive="a"))
+    (['b'], ['a'])
+    """
+    if schema.sensitive:
+        return [schema.sensitive]
+    return list(schema.columns[-1:])
+
+
 def compute_mle(ctx: MetricContext) -> MetricOutput:
     """Train on synthetic, test on the holdout, over the same trained on real: ``utility`` = mean over targets and
     learners of ``min(1, synthetic score / real score)``; ``raw`` = the mean uncapped ratio.
@@ -169,8 +181,8 @@ def compute_mle(ctx: MetricContext) -> MetricOutput:
     if ctx.holdout is None or len(ctx.holdout) == 0:
         raise NotApplicable("needs a holdout table: the models are tested on real people neither the generator nor "
                             "the models saw.")
-    targets = list(dict.fromkeys(([ctx.schema.sensitive] if ctx.schema.sensitive else [])
-                                 + list(ctx.params.get("targets") or [])))
+    named = list(ctx.params.get("targets") or default_targets(ctx.schema))
+    targets = list(dict.fromkeys(([ctx.schema.sensitive] if ctx.schema.sensitive else []) + named))
     if not targets:
         raise NotApplicable("needs a column to predict: choose a sensitive column among the column settings or name "
                             "targets (the parameter 'Columns to predict').")
@@ -199,7 +211,8 @@ register(MetricInfo(
         attack="Not an attack: the measure asks whether the synthetic table is good enough to train a prediction "
         "model, the most common use of synthetic data.",
         steps=(
-            "For the sensitive column (and any column named in the settings), train a model on the synthetic table: "
+            "For the sensitive column (and any column named in the settings; the last column when no sensitive column "
+            "is chosen), train a model on the synthetic table: "
             "a logistic or linear regression, as SynQP does, and LightGBM, a stronger learner.",
             "Train the same model on the real table, with as many rows, and test both on the holdout: real people "
             "that neither the generator nor the models saw (ROC AUC, macro F1 or R²).",
@@ -220,8 +233,9 @@ register(MetricInfo(
     compute=compute_mle,
     details_type=ModelUtility,
     params=(Param("targets", "columns", None, "Columns to predict",
-                  "Columns a model is trained to predict besides the sensitive column, each from all the other "
-                  "columns.", rule="the sensitive column only"),),
+                  "Columns a model is trained to predict, each from all the other columns; the sensitive column is "
+                  "always among them.", rule="the sensitive column (the last analysed column when none is chosen)",
+                  derive=default_targets),),
     min_rows=10,
     baseline=False,
     uses_classifier=True,
