@@ -86,14 +86,14 @@ LEVELS: dict[str, Level] = {
 
 #: Levels of a utility measure (metrics.md §6), read from its score relative to a fresh sample of real people.
 UTILITY_LEVELS: dict[str, Level] = {
-    "keeps": Level("keeps", "Keeps what a fresh sample keeps", "✓", OKABE_ITO["blue"], "#FFFFFF"),
+    "keeps": Level("keeps", "Keeps nearly all", "✓", OKABE_ITO["blue"], "#FFFFFF"),
     "part": Level("part", "Keeps part", "⚠", OKABE_ITO["orange"], "#000000"),
     "little": Level("little", "Keeps little", "✖", OKABE_ITO["vermillion"], "#000000"),
     "unknown": Level("unknown", "No fresh sample to compare with", "?", "#E4E4E4", "#000000"),
 }
 
-#: Utility relative to a fresh sample: below 0.5 → Keeps little, below 0.9 → Keeps part, else Keeps what a fresh
-#: sample keeps.
+#: Utility relative to a fresh sample: below 0.5 → Keeps little, below 0.9 → Keeps part, else Keeps nearly all (what a fresh
+#: sample keeps).
 UTILITY_BANDS = (0.5, 0.9)
 
 
@@ -103,7 +103,7 @@ def utility_level(relative: float | None) -> Level:
     Examples
     --------
     >>> utility_level(0.95).word, utility_level(0.7).word, utility_level(0.1).word
-    ('Keeps what a fresh sample keeps', 'Keeps part', 'Keeps little')
+    ('Keeps nearly all', 'Keeps part', 'Keeps little')
     """
     if relative is None or not math.isfinite(relative):
         return UTILITY_LEVELS["unknown"]

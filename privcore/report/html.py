@@ -141,7 +141,9 @@ def html_report(
     write_figure = FigureWriter()
     verdicts = [(name, verdict(rep, rule)) for name, rep in reports.items()]
     # Figures are written in page order: the first one written carries plotly.js.
-    scores_figure = write_figure(F.scores_chart(reports)) if include_figures else None
+    # The chart of risks (utility measures have none: with only those, there is nothing to draw).
+    has_risk = any(res.risk is not None for rep in reports.values() for res in rep.values())
+    scores_figure = write_figure(F.scores_chart(reports)) if include_figures and has_risk else None
     tables = [_table_section(name, rep, write_figure, threshold, include_figures) for name, rep in reports.items()]
     return render(
         "report.html.j2",
