@@ -215,8 +215,12 @@ def explanation_panel(metric_id: str) -> None:
     e = info.explanation
     st.markdown("#### What this score means")
     st.markdown(f"**High:** {e.high}  \n**Low:** {e.low}")
-    st.markdown(f"**The attack it imitates.** {e.attack}")
-    st.markdown(f"**What the attacker is assumed to know.** {info.attacker_knows}")
+    if registry.is_utility(info):  # a utility measure imitates no attack
+        st.markdown(f"**What it measures.** {e.attack}")
+        st.markdown(f"**What it compares.** {info.attacker_knows}")
+    else:
+        st.markdown(f"**The attack it imitates.** {e.attack}")
+        st.markdown(f"**What the attacker is assumed to know.** {info.attacker_knows}")
     st.markdown("\n".join(f"{i}. {step}" for i, step in enumerate(e.steps, start=1)))
     st.markdown(f"**Blind spots.** {e.blind_spots}")
     if e.note:
