@@ -24,8 +24,9 @@ class MetricOutput:
 
     Attributes
     ----------
-    risk : float
-        Risk in [0, 1]; 1 = no privacy, 0 = complete privacy.
+    risk : float or None
+        Risk in [0, 1]; 1 = no privacy, 0 = complete privacy. None for a utility measure (family "Utility",
+        metrics.md §6), whose score is ``details.utility`` (higher is better).
     raw : float or None
         The value in the original author's definition and direction.
     per_record : numpy.ndarray or None
@@ -40,7 +41,7 @@ class MetricOutput:
         Plain-language warnings for this metric.
     """
 
-    risk: float
+    risk: float | None
     raw: float | None = None
     per_record: np.ndarray | None = None
     details: Details | None = None
