@@ -53,7 +53,8 @@ def level_legend() -> None:
         + f"&nbsp; Risk above the reference (the fresh-sample baseline when a holdout exists, otherwise the "
         f"metric's chance level or 0): at most {lo:g}, at most {hi:g}, or more. Risk runs from 0 (complete "
         "privacy) to 1 (no privacy). A card leads with that excess; a metric whose fresh sample scores the maximum "
-        "says it cannot tell on this data."
+        "says it cannot tell on this data. Utility measures run the other way (higher is better) and lead with "
+        "their score as a share of what a fresh sample of real people keeps."
     )
 
 
@@ -127,6 +128,15 @@ def score_card(metric_id: str, result) -> None:
             markdown_html(level_badge(a.level))
             st.caption(f"Not computed: {without_cli_flags(a.reason) if a.reason else 'no reason given'}")
             return
+        if a.utility is not None:  # a utility measure: higher is better, read against a fresh sample
+            markdown_html(f"{level_badge(a.level, 'Utility: ')} &nbsp; <span style='font-size:1.5rem;"
+                          f"font-weight:700'>{html.escape(a.excess_text)}</span> {html.escape(a.against)}")
+            st.caption(a.utility.describe())
+            if result.warnings:
+                with st.expander(f"{len(result.warnings)} warning(s)", icon=":material/warning:"):
+                    for w in result.warnings:
+                        st.write(w)
+            return
         if a.cannot_tell:
             markdown_html(level_badge(a.level))
             st.markdown(f"Cannot tell on this data: {a.cannot_tell}")
@@ -180,6 +190,12 @@ def side_by_side(reports: Mapping[str, object]) -> pd.DataFrame:
             if mid not in rep:
                 continue
             a = R.assess(mid, rep[mid])
+            if a.utility is not None:  # a utility measure: its score relative to a fresh sample, in the same columns
+                row[f"{name}: excess"] = a.utility.relative
+                row[f"{name}: level"] = f"{a.level.icon} {a.level.word}"
+                row[f"{name}: risk"] = None
+                row[f"{name}: utility"] = a.utility.score
+                continue
             row[f"{name}: excess"] = a.adjusted
             row[f"{name}: level"] = f"{a.level.icon} {a.level.word}"
             row[f"{name}: risk"] = a.risk
@@ -199,8 +215,12 @@ def explanation_panel(metric_id: str) -> None:
     e = info.explanation
     st.markdown("#### What this score means")
     st.markdown(f"**High:** {e.high}  \n**Low:** {e.low}")
-    st.markdown(f"**The attack it imitates.** {e.attack}")
-    st.markdown(f"**What the attacker is assumed to know.** {info.attacker_knows}")
+    if registry.is_utility(info):  # a utility measure imitates no attack
+        st.markdown(f"**What it measures.** {e.attack}")
+        st.markdown(f"**What it compares.** {info.attacker_knows}")
+    else:
+        st.markdown(f"**The attack it imitates.** {e.attack}")
+        st.markdown(f"**What the attacker is assumed to know.** {info.attacker_knows}")
     st.markdown("\n".join(f"{i}. {step}" for i, step in enumerate(e.steps, start=1)))
     st.markdown(f"**Blind spots.** {e.blind_spots}")
     if e.note:
@@ -220,8 +240,17 @@ def question(title: str, answer: R.Answer) -> None:
 
 
 def three_questions(report, metric_id: str, row: int, threshold: float) -> None:
-    """Is this person at risk? Is the dataset shareable? Does this metric apply here?"""
+    """Is this person at risk? Is the dataset shareable? Does this metric apply here? For a utility measure the
+    same three, rephrased: what does it lose most? Is the table useful? Does this measure apply here?"""
     cols = st.columns(3)
+    if R.assess(metric_id, report[metric_id]).is_utility:
+        with cols[0]:
+            question("What does the synthetic table lose most?", R.what_it_loses(report, metric_id))
+        with cols[1]:
+            question("Is the table useful for this?", R.table_useful(metric_id, report[metric_id]))
+        with cols[2]:
+            question("Does this measure apply here?", R.metric_applies(report, metric_id))
+        return
     with cols[0]:
         question(f"Is this person (real row {row}) at risk?", R.person_at_risk(report, metric_id, row))
     with cols[1]:

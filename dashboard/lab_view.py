@@ -103,8 +103,9 @@ def leak_description(leak: str) -> str:
 
 
 def metric_options() -> list[str]:
-    """Every registered metric id, in the registry's display order."""
-    return registry.metric_ids()
+    """Every registered privacy metric id, in the registry's display order (the lab measures which metric notices
+    which leak by its risk; utility measures have none)."""
+    return [m for m in registry.metric_ids() if not registry.is_utility(registry.get(m))]
 
 
 def preset_values(name: str, available_leaks: Sequence[str], seed: int) -> dict[str, Any]:

@@ -103,13 +103,20 @@ if detail.open:
         C.attack_details(report, metric)
         C.explanation_panel(metric)
         st.markdown("#### Three questions")
-        threshold = st.number_input(
-            "Shareability threshold: the most risk above the reference you accept", min_value=0.0, max_value=1.0,
-            value=R.default_threshold(metric), step=0.01, key=f"threshold::{metric}", help=R.THRESHOLD_REASON,
-        )
-        st.caption(f"Default {R.default_threshold(metric):g}. {R.THRESHOLD_REASON}")
+        utility = R.assess(metric, report[metric]).is_utility
+        if utility:  # a utility measure: read against a fresh sample, no risk threshold
+            low, high = R.UTILITY_BANDS
+            threshold = R.default_threshold(metric)
+            st.caption(f"A utility measure, higher is better: it keeps nearly all at {high:.0%} or more of what a "
+                       f"fresh sample of real people keeps, part from {low:.0%}, little below.")
+        else:
+            threshold = st.number_input(
+                "Shareability threshold: the most risk above the reference you accept", min_value=0.0, max_value=1.0,
+                value=R.default_threshold(metric), step=0.01, key=f"threshold::{metric}", help=R.THRESHOLD_REASON,
+            )
+            st.caption(f"Default {R.default_threshold(metric):g}. {R.THRESHOLD_REASON}")
         C.three_questions(report, metric, row, threshold)
-        if report[metric].applicable:
+        if report[metric].applicable and not utility:  # a utility measure is about the table, not one person
             st.markdown(f"#### Worked computation for real row {row}")
             C.worked_computation(report, metric, row)
 

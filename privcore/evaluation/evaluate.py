@@ -24,7 +24,7 @@ from privcore.data.prepare import PreparedData, prepare
 from privcore.evaluation.background import background_ids, background_workers, claimable_ids, running_in_background
 from privcore.evaluation.outcome import Report
 from privcore.evaluation.size_match import size_match
-from privcore.metrics.results import MetricOutput, MetricResult, NotApplicable, SizeMatch
+from privcore.metrics.results import MetricOutput, MetricResult, NotApplicable, SizeMatch, UtilityScore
 from privcore.data.schema import BINARY, CATEGORICAL, NUMERICAL, Schema, check_seed, infer_schema
 
 ProgressCallback = Callable[[float, str], None]
@@ -405,6 +405,73 @@ def _reuse_fingerprint(data: PreparedData, famd_components) -> str:
 
 def _run_metric(info, shared: SharedComputation, params, seed, strict, errors, workers=None,
                 more_threads=None) -> MetricResult:
+    result = _run_measure(info, shared, params, seed, strict, errors, workers, more_threads)
+    if registry.is_utility(info):
+        # A utility measure (metrics.md §6): no risk; its score beside what a fresh sample of real people keeps.
+        started = time.perf_counter() - result.seconds
+        result.scale = "utility"
+        if result.applicable:
+            result.utility = _utility_score(info, shared, params, seed, result, strict, errors)
+        result.seconds = time.perf_counter() - started
+    return result
+
+
+def _utility_score(info, shared: SharedComputation, params, seed, result: MetricResult, strict,
+                   errors) -> UtilityScore | None:
+    """A utility measure's score, its fresh-sample reference and their ratio (:class:`UtilityScore`).
+
+    The reference is the measure's own where it computes one (the model utility: the same models trained on the
+    real table), else the §5 baseline's score (the holdout in place of the synthetic table). Where the holdout and
+    the synthetic table differ in size, the larger is cut to the smaller one's size in
+    :data:`privcore.metrics.utility._base.MATCH_REPEATS` seeded random subsets (the mean of their scores is taken),
+    so the ratio compares like-sized tables: binned shares and associations of a smaller table stray further from
+    the real table's by chance alone.
+    """
+    from privcore.metrics.utility._base import FRESH_SAMPLE, MATCH_REPEATS
+
+    details = result.details
+    if details is None or getattr(details, "utility", None) is None:
+        return None
+    score = float(details.utility)
+    own = getattr(details, "reference", None)
+    if own is not None:
+        own = float(own)
+        return UtilityScore(score, own, score / own if own > 0 else None,
+                            reference_label="the same models trained on the real table (train on real, test on the "
+                                            "holdout)")
+    base = result.baseline_output
+    if base is None or getattr(base.details, "utility", None) is None:
+        return UtilityScore(score)
+    reference, matched_score, matched_rows, repeats = float(base.details.utility), score, None, 0
+    n_synthetic, n_holdout = len(shared.data.synthetic), len(shared.data.holdout)
+
+    def utility_on(role: str) -> float:
+        output = info.compute(MetricContext(shared, params, seed, synthetic_role=role))
+        return float(output.details.utility)
+
+    if n_synthetic != n_holdout:
+        larger, size = ("holdout", n_synthetic) if n_holdout > n_synthetic else ("synthetic", n_holdout)
+        try:
+            values = [utility_on(shared.subsample(larger, size, repeat, seed)) for repeat in range(MATCH_REPEATS)]
+        except NotApplicable:
+            values = []
+        except Exception as exc:
+            if strict:
+                raise
+            errors.append(f"{info.id} (size match): {type(exc).__name__}: {exc}\n{traceback.format_exc()}")
+            values = []
+        if values:
+            matched_rows, repeats = size, len(values)
+            if larger == "holdout":
+                reference = float(np.mean(values))
+            else:
+                matched_score = float(np.mean(values))
+    relative = matched_score / reference if reference > 0 else None
+    return UtilityScore(score, reference, relative, FRESH_SAMPLE, matched_rows, matched_score, repeats)
+
+
+def _run_measure(info, shared: SharedComputation, params, seed, strict, errors, workers=None,
+                 more_threads=None) -> MetricResult:
     started = time.perf_counter()
     reason = unmet_need(info, shared.data)
     if reason is not None:

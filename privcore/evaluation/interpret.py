@@ -38,6 +38,11 @@ __all__ = [
     "REFERENCE_LEVEL",
     "CANNOT_TELL_AT",
     "Assessment",
+    "UTILITY_LEVELS",
+    "UTILITY_BANDS",
+    "utility_level",
+    "table_useful",
+    "what_it_loses",
     "Answer",
     "Check",
     "assess",
@@ -78,6 +83,36 @@ LEVELS: dict[str, Level] = {
     "na": Level("na", "Not applicable", "–", _GREY, "#000000"),
     "cannot_tell": Level("cannot_tell", "Cannot tell on this data", "?", _GREY, "#000000"),
 }
+
+#: Levels of a utility measure (metrics.md §6), read from its score relative to a fresh sample of real people.
+UTILITY_LEVELS: dict[str, Level] = {
+    "keeps": Level("keeps", "Keeps nearly all", "✓", OKABE_ITO["blue"], "#FFFFFF"),
+    "part": Level("part", "Keeps part", "⚠", OKABE_ITO["orange"], "#000000"),
+    "little": Level("little", "Keeps little", "✖", OKABE_ITO["vermillion"], "#000000"),
+    "unknown": Level("unknown", "No fresh sample to compare with", "?", "#E4E4E4", "#000000"),
+}
+
+#: Utility relative to a fresh sample: below 0.5 → Keeps little, below 0.9 → Keeps part, else Keeps nearly all (what a fresh
+#: sample keeps).
+UTILITY_BANDS = (0.5, 0.9)
+
+
+def utility_level(relative: float | None) -> Level:
+    """The level of a utility score relative to its fresh-sample reference (:data:`UTILITY_BANDS`).
+
+    Examples
+    --------
+    >>> utility_level(0.95).word, utility_level(0.7).word, utility_level(0.1).word
+    ('Keeps nearly all', 'Keeps part', 'Keeps little')
+    """
+    if relative is None or not math.isfinite(relative):
+        return UTILITY_LEVELS["unknown"]
+    if relative < UTILITY_BANDS[0]:
+        return UTILITY_LEVELS["little"]
+    if relative < UTILITY_BANDS[1]:
+        return UTILITY_LEVELS["part"]
+    return UTILITY_LEVELS["keeps"]
+
 
 #: A fresh-sample baseline at or above this risk is the maximum: the metric cannot tell a leak from none.
 CANNOT_TELL_AT = 0.999
@@ -148,6 +183,14 @@ class Assessment:
     cannot_tell: str | None = None
     #: The score and its baseline compared between like-sized tables (``size_match`` of the result), else None.
     size_match: Any = None
+    #: A utility measure's score, fresh-sample reference and ratio (:class:`privcore.metrics.results.UtilityScore`);
+    #: None for a privacy metric. A utility measure has no risk: ``risk``, ``adjusted`` and ``excess`` are None.
+    utility: Any = None
+
+    @property
+    def is_utility(self) -> bool:
+        """Whether this is a utility measure (read ``utility``, higher is better) rather than a risk."""
+        return self.family == registry.UTILITY_FAMILY
 
     @property
     def excess_interval(self) -> tuple[float, float] | None:
@@ -156,12 +199,22 @@ class Assessment:
 
     @property
     def excess_text(self) -> str:
-        """The excess over the reference as the cards lead with it: "+0.012"."""
+        """The excess over the reference as the cards lead with it: "+0.012"; for a utility measure its score
+        relative to a fresh sample: "96 %" (its score where there is no fresh sample)."""
+        if self.utility is not None:
+            if self.utility.relative is None:
+                return f"{self.utility.score:.3f}"
+            return f"{self.utility.relative:.0%}"
         return "—" if self.adjusted is None else f"{self.adjusted:+.3f}"
 
     @property
     def against(self) -> str:
         """What the excess is measured against, in words: "above a fresh sample (0.842)"."""
+        if self.utility is not None:
+            if self.utility.relative is None:
+                return "utility (1 = as useful as the real table; no holdout, so no fresh sample to compare with)"
+            return (f"of what {self.utility.reference_label} keeps (utility {self.utility.score:.3f} against "
+                    f"{self.utility.reference:.3f})")
         if self.size_match is not None and self.size_match.subsampled is not None:
             return (f"above a fresh sample of real people of the same size ({self.reference:.3f} at "
                     f"{self.size_match.matched_rows:,} rows)")
@@ -190,6 +243,8 @@ def assess(metric_id: str, result) -> Assessment:
     info = info_of(metric_id)
     name = info.name if info else metric_id
     family = info.family if info else "Other"
+    if family == registry.UTILITY_FAMILY:
+        return _assess_utility(metric_id, name, family, result)
     if not result.applicable or result.risk is None:
         return Assessment(metric_id, name, family, False, None, 0.0, "", None, LEVELS["na"], None, None, None,
                           result.reason, tuple(result.warnings))
@@ -227,6 +282,76 @@ def assess(metric_id: str, result) -> Assessment:
     )
 
 
+def _assess_utility(metric_id: str, name: str, family: str, result) -> Assessment:
+    """A utility measure: no risk; its score relative to a fresh sample of real people, with a utility level."""
+    utility = getattr(result, "utility", None)
+    if not result.applicable or utility is None:
+        return Assessment(metric_id, name, family, False, None, 0.0, "", None, LEVELS["na"], None, None, None,
+                          result.reason, tuple(result.warnings))
+    reference = 0.0 if utility.reference is None else float(utility.reference)
+    return Assessment(metric_id, name, family, True, None, reference, utility.reference_label, None,
+                      utility_level(utility.relative), None, None, None, None, tuple(result.warnings), None, None,
+                      utility)
+
+
+def table_useful(metric_id: str, result) -> Answer:
+    """"Is the table useful?" by a utility measure: its score relative to a fresh sample (:data:`UTILITY_BANDS`)."""
+    a = assess(metric_id, result)
+    if not a.applicable:
+        return _answer("none", "Cannot say", f"{a.name} could not be computed here: {a.reason or 'no reason given'}")
+    u = a.utility
+    if u.relative is None:
+        return _answer("none", "No reference", f"{u.describe()} Upload a holdout to compare with what a fresh sample "
+                       "of real people keeps.")
+    low, high = UTILITY_BANDS
+    if u.relative >= high:
+        return _answer("good", "Useful by this measure", f"{u.describe()} That is at least {high:.0%} of a fresh "
+                       "sample's: as useful as data about other real people.")
+    if u.relative >= low:
+        return _answer("caveat", "Partly useful", f"{u.describe()} Between {low:.0%} and {high:.0%} of a fresh "
+                       "sample's: check that what it loses (below) is not what you need.")
+    return _answer("bad", "Keeps little", f"{u.describe()} Below {low:.0%} of a fresh sample's: analyses of this kind "
+                   "on the synthetic table would mislead.")
+
+
+def what_it_loses(report, metric_id: str, most: int = 3) -> Answer:
+    """"What does it lose most?" by a utility measure: the columns, pairs or targets furthest from the real table
+    (the utility counterpart of "is this person at risk?")."""
+    from privcore.metrics.details import ColumnShapes, Discrimination, ModelUtility, PairTrends
+
+    result = report[metric_id]
+    name = metric_name(metric_id)
+    if not result.applicable or result.details is None:
+        return _answer("none", "Cannot say", f"{name} is not applicable here.")
+    d = result.details
+    if isinstance(d, ColumnShapes):
+        order = np.argsort(d.tvd)[::-1][:most]
+        items = [f"{d.columns[i]} (1 − TVD {1 - d.tvd[i]:.3f})" for i in order]
+        worst = d.tvd[order[0]] if len(order) else 0.0
+        text = "Columns furthest from the real table: " + ", ".join(items) + "."
+    elif isinstance(d, PairTrends):
+        order = np.argsort(d.difference)[::-1][:most]
+        items = [f"{' × '.join(d.pairs[i])} ({'ρ' if d.measure[i] == 'pearson' else 'V'} {d.real[i]:.2f} real, "
+                 f"{d.synthetic[i]:.2f} synthetic)" for i in order]
+        worst = d.difference[order[0]] if len(order) else 0.0
+        text = "Pairs whose relation changed most: " + ", ".join(items) + "."
+    elif isinstance(d, ModelUtility):
+        ranked = sorted(d.scores, key=lambda s: s.ratio)[:most]
+        items = [f"{s.target} with {s.learner} ({s.score_name} {s.synthetic:.3f} trained on synthetic, {s.real:.3f} "
+                 f"on real)" for s in ranked]
+        worst = 1.0 - min(1.0, ranked[0].ratio) if ranked else 0.0
+        text = "Predictions that suffer most: " + ", ".join(items) + "."
+    elif isinstance(d, Discrimination):
+        worst = max(0.0, 2 * d.auc - 1)
+        text = (f"A classifier tells synthetic rows from real ones with AUC {d.auc:.3f} (0.5 = not at all); the column "
+                "shapes and pair trends show where they differ.")
+    else:
+        return _answer("none", "No breakdown", f"{name} gives no breakdown.")
+    kind = "good" if worst <= 0.05 else "caveat" if worst <= 0.2 else "bad"
+    word = {"good": "Loses little", "caveat": "Loses some", "bad": "Loses much"}[kind]
+    return _answer(kind, word, text)
+
+
 # --------------------------------------------------------------------------------------------------
 # the three questions
 # --------------------------------------------------------------------------------------------------
@@ -261,6 +386,8 @@ def dataset_shareable(metric_id: str, result, threshold: float | None = None) ->
     """Is the table shareable by this metric: risk above the reference against ``threshold``."""
     threshold = default_threshold(metric_id) if threshold is None else float(threshold)
     a = assess(metric_id, result)
+    if a.is_utility:  # a utility measure: is the table useful, not is it private
+        return table_useful(metric_id, result)
     if not a.applicable:
         return _answer("none", "Cannot say", f"{a.name} could not be computed here: {a.reason or 'no reason given'}")
     if a.cannot_tell:
@@ -488,6 +615,13 @@ def metric_applies(report, metric_id: str) -> Answer:
                                         "about the generator on this data."))
         else:
             checks.append(Check("ok", "Compared with a fresh sample of real people (the holdout)."))
+    if info is not None and registry.is_utility(info):
+        utility = getattr(result, "utility", None)
+        if utility is None or utility.relative is None:
+            checks.append(Check("warn", "No fresh sample to compare with (no holdout): the score alone cannot say how "
+                                        "much of it is chance."))
+        else:
+            checks.append(Check("ok", f"Compared with {utility.reference_label}."))
     if "holdout" in needs and n_hold is not None and n_real and n_hold < 0.5 * n_real:
         checks.append(Check("warn", f"The holdout ({n_hold:,} rows) is much smaller than the real table ({n_real:,}): "
                                     "the comparison is less reliable."))

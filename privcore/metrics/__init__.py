@@ -23,6 +23,7 @@ _MODULES = (
     "privcore.metrics.membership_learned",
     "privcore.metrics.membership_stacked",
     "privcore.metrics.synqp",
+    "privcore.metrics.utility",
 )
 
 

@@ -31,7 +31,8 @@ __all__ = [
     "NearestDistances", "AdversarialAccuracy", "ProjectionDistances", "PairedRecords", "ClassifierScores",
     "NumericalMatches", "AttackRates", "SinglingOutAttack", "LinkabilityAttack", "InferenceAttack",
     "ProxyTest", "IdenticalShares", "MembershipScores", "BatteryAttack", "HeldOutSplit", "MembershipBattery",
-    "EpsilonSeries", "DETAILS_TYPES",
+    "EpsilonSeries", "UtilityDetails", "ColumnShapes", "PairTrends", "ModelScore", "ModelUtility", "Discrimination",
+    "DETAILS_TYPES",
 ]
 
 
@@ -549,10 +550,119 @@ class EpsilonSeries(Details):
     shown_terms: dict[str, str] = field(default_factory=dict)
 
 
+# ------------------------------------------------------------------------- utility and fidelity (§6)
+@dataclass(frozen=True)
+class UtilityDetails(Details):
+    """Base of the utility measures' evidence: ``utility`` is the score in [0, 1], higher = more useful.
+
+    A utility measure reports no risk (``MetricResult.risk`` is None); :func:`privcore.evaluate` reads ``utility``
+    here and the same measure with the holdout in place of the synthetic table, and reports both with their ratio
+    as ``MetricResult.utility`` (:class:`privcore.metrics.results.UtilityScore`).
+    """
+
+    kind: ClassVar[str] = "utility"
+    per_record_figure: ClassVar[bool] = False
+    #: The score in [0, 1], higher = more useful.
+    utility: float
+
+
+@dataclass(frozen=True)
+class ColumnShapes(UtilityDetails):
+    """Per column, how far the binned distribution of the synthetic table lies from the real one (column shapes)."""
+
+    kind: ClassVar[str] = "column_shapes"
+    columns: list[str]
+    #: Total variation distance ½ Σ |p_i − q_i| of the binned shares, per column.
+    tvd: list[float]
+    #: Hellinger distance sqrt(1 − Σ sqrt(p_i q_i)) of the binned shares (SynQP), per column.
+    hellinger: list[float]
+    #: Bins per column (numerical: the real table's quantile bins; categorical: one per category; plus one for
+    #: missing values and one for values only the other table has, where they occur).
+    bins: list[int]
+    #: 1 − the two-sample Kolmogorov–Smirnov statistic on the raw values, numerical columns only (SDMetrics).
+    ks_complement: dict[str, float]
+    #: What ``utility`` averages, in words.
+    averaged: str
+
+
+@dataclass(frozen=True)
+class PairTrends(UtilityDetails):
+    """Per pair of columns, the association in the real and the synthetic table and their difference (pair trends)."""
+
+    kind: ClassVar[str] = "pair_trends"
+    columns: list[str]
+    #: The two columns of each pair.
+    pairs: list[list[str]]
+    #: "pearson" (two numerical columns) or "cramers_v" (any other pair, numerical columns binned), per pair.
+    measure: list[str]
+    real: list[float]
+    synthetic: list[float]
+    #: |real − synthetic| per pair (Pearson's ρ in [−1, 1], Cramér's V in [0, 1]).
+    difference: list[float]
+    #: SDMetrics-style similarity per pair: 1 − |Δρ| / 2, or 1 − |ΔV| (spec §6).
+    similarity: list[float]
+    mean_similarity: float
+    #: What ``utility`` is, in words.
+    averaged: str
+
+
+@dataclass(frozen=True)
+class ModelScore(Details):
+    """One target and one learner: trained on the synthetic and on the real table, both tested on the holdout."""
+
+    kind: ClassVar[str] = "model_score"
+    target: str
+    learner: str
+    #: "ROC AUC" (binary), "macro F1" (multi-class) or "R²" (numerical).
+    score_name: str
+    #: Mean over the seeds of the model trained on the synthetic table and tested on the holdout.
+    synthetic: float
+    synthetic_interval: tuple[float, float] | None
+    #: The same model trained on the real table (train-real-test-holdout).
+    real: float
+    real_interval: tuple[float, float] | None
+    #: synthetic / real (SynQP's MLE), uncapped.
+    ratio: float
+    ratio_interval: tuple[float, float] | None
+    synthetic_per_seed: list[float]
+    real_per_seed: list[float]
+
+
+@dataclass(frozen=True)
+class ModelUtility(UtilityDetails):
+    """Train on synthetic, test on real (SynQP's MLE), per target and learner, with intervals over the seeds."""
+
+    kind: ClassVar[str] = "model_utility"
+    targets: list[str]
+    learners: list[str]
+    scores: list[ModelScore]
+    #: Rows each model is trained on (the smaller of the real and the synthetic table) and tested on.
+    train_rows: int
+    test_rows: int
+    seeds: list[int]
+    #: The same measure for the fresh-sample reference, computed by the metric itself: the models trained on the
+    #: real table score 1 against themselves.
+    reference: float = 1.0
+
+
+@dataclass(frozen=True)
+class Discrimination(UtilityDetails):
+    """How well a classifier tells real from synthetic rows, cross-fitted (discriminator AUC)."""
+
+    kind: ClassVar[str] = "discrimination"
+    auc: float
+    fold_aucs: list[float]
+    auc_interval: tuple[float, float] | None
+    #: Rows of each table used (equal numbers: the larger table is cut at random).
+    rows_per_table: int
+    n_features: int
+    learner: str
+
+
 #: Every kind, for the JSON Schema.
 DETAILS_TYPES: tuple[type[Details], ...] = (
     Rate, KeyMatches, AttributeInference, CopyCounts, NormalisedDistances, NearestDistances, AdversarialAccuracy,
     ProjectionDistances, PairedRecords, ClassifierScores, NumericalMatches, AttackRates, SinglingOutAttack,
     LinkabilityAttack, InferenceAttack, ProxyTest, IdenticalShares, MembershipScores, BatteryAttack, HeldOutSplit,
-    MembershipBattery, EpsilonSeries,
+    MembershipBattery, EpsilonSeries, ColumnShapes, PairTrends, ModelScore, ModelUtility, Discrimination,
 )

@@ -42,7 +42,20 @@ FAMILIES = (
     "Holdout proxy tests",
     "Membership inference",
     "SynQP",
+    "Utility",
 )
+
+#: The family of the utility and fidelity measures (metrics.md §6): "higher is better" scores, no privacy risk.
+UTILITY_FAMILY = "Utility"
+
+#: The utility measures cheap enough for the "quick" preset (no model trained; measured on the demo, see
+#: :func:`quick_metrics`).
+QUICK_UTILITY = ("utility_shapes", "utility_pairs")
+
+
+def is_utility(info: "MetricInfo") -> bool:
+    """Whether ``info`` is a utility measure (its result carries a utility score instead of a risk)."""
+    return info.family == UTILITY_FAMILY
 
 
 def family_heading(family: str) -> str:
@@ -189,10 +202,13 @@ _REGISTRY: dict[str, MetricInfo] = {}
 #: The display order of metric ids (product.md), used wherever metrics are listed.
 METRIC_ORDER = (
     "zcap gcap air crp cvp dvp dmlp auth idscore nsnd nndr dcr mdcr nnaa mir hidr hitr "
+    "utility_shapes utility_pairs "
     "singling_out_univariate singling_out_multivariate linkability inference dcr_test nndr_test "
     "ims_test mia_distance mia_calibrated mia_domias mia_gen_lra mia_classifier mia_density_count mia_dpi "
-    "mia_value_reuse mia_learned mia_stacked mia_best sd_idr sd_mia"
+    "mia_value_reuse mia_learned mia_stacked mia_best sd_idr sd_mia utility_mle utility_discriminator"
 ).split()
+# The two cheap utility measures come right after the review metrics: the "quick" preset lists them before the
+# membership attacks it adds with a holdout, in display order.
 
 REVIEW_METRICS = tuple(METRIC_ORDER[:17])
 
@@ -281,6 +297,7 @@ def quick_metrics(holdout: bool = False) -> list[str]:
     (True, False)
     """
     fast = [m.id for m in all_metrics() if not m.uses_classifier and m.family in FAMILIES[:3]]
+    fast += [m for m in QUICK_UTILITY if m in _REGISTRY]  # the cheap utility measures (no model), beside the risk
     if not holdout:
         return fast
     return fast + [m.id for m in all_metrics() if m.family == DECISIVE_DEFAULT_FAMILY and "holdout" in m.needs]
@@ -294,10 +311,11 @@ def presets(holdout: bool = False) -> dict[str, list[str]]:
     """
     ids = metric_ids()
     registered = set(ids)
-    attacks = [m for m in ids if get(m).family in FAMILIES[3:]]
+    attacks = [m for m in ids if get(m).family in FAMILIES[3:] and get(m).family != UTILITY_FAMILY]
     return {
         "quick": quick_metrics(holdout),
         "all 17 review metrics": [m for m in REVIEW_METRICS if m in registered],
         "attacks (needs holdout)": attacks,
+        "utility": [m for m in ids if get(m).family == UTILITY_FAMILY],
         "everything": ids,
     }

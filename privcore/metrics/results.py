@@ -24,8 +24,9 @@ class MetricOutput:
 
     Attributes
     ----------
-    risk : float
-        Risk in [0, 1]; 1 = no privacy, 0 = complete privacy.
+    risk : float or None
+        Risk in [0, 1]; 1 = no privacy, 0 = complete privacy. None for a utility measure (family "Utility",
+        metrics.md §6), whose score is ``details.utility`` (higher is better).
     raw : float or None
         The value in the original author's definition and direction.
     per_record : numpy.ndarray or None
@@ -40,7 +41,7 @@ class MetricOutput:
         Plain-language warnings for this metric.
     """
 
-    risk: float
+    risk: float | None
     raw: float | None = None
     per_record: np.ndarray | None = None
     details: Details | None = None
@@ -138,6 +139,71 @@ class SizeMatch:
 
 
 @dataclass
+class UtilityScore:
+    """A utility measure's score next to what a fresh sample of real people keeps (metrics.md §6).
+
+    Utility measures are "higher is better" and carry no privacy risk: their :class:`MetricResult` has
+    ``risk = None`` and this instead. The fresh-sample reference is the same measure with the holdout in place of
+    the synthetic table (column shapes, pair trends, discriminator), compared at one size: where the holdout and
+    the synthetic table differ in size, the larger is cut to the smaller one's size in ``repeats`` seeded random
+    subsets and ``relative`` is taken between like-sized tables. For the model utility (train on synthetic, test on
+    the holdout) the reference is the same model trained on the real table, which the score already divides by.
+
+    Attributes
+    ----------
+    score : float
+        The synthetic table's utility in [0, 1] (``details.utility``), on the whole table.
+    reference : float or None
+        The fresh sample's utility at ``matched_rows`` (None without a holdout).
+    relative : float or None
+        ``matched_score / reference``: the share of what a fresh sample keeps (may exceed 1; None without a
+        reference or when it is 0).
+    reference_label : str
+        What the reference is, in words.
+    matched_rows : int or None
+        The size both sides were compared at (None: no resizing was needed or possible).
+    matched_score : float or None
+        The synthetic table's utility at ``matched_rows`` (``score`` when it was not cut).
+    repeats : int
+        Random subsets drawn for the resized side (0: none).
+    """
+
+    score: float
+    reference: float | None = None
+    relative: float | None = None
+    reference_label: str = "a fresh sample of real people (the holdout in place of the synthetic table)"
+    matched_rows: int | None = None
+    matched_score: float | None = None
+    repeats: int = 0
+
+    def describe(self) -> str:
+        """The score against its reference in one plain sentence (cards and the HTML report show it)."""
+        if self.reference is None:
+            return (f"Utility {self.score:.3f} (1 = as useful as the real table); no holdout, so no fresh sample to "
+                    "compare with.")
+        if self.relative is None:
+            return f"Utility {self.score:.3f}; {self.reference_label} scores {self.reference:.3f}."
+        sized = ""
+        if self.repeats and self.matched_rows is not None:
+            sized = f", compared at {self.matched_rows:,} rows ({self.repeats} random subsets of the larger table)"
+        return (f"Utility {self.score:.3f}: {self.relative:.0%} of what {self.reference_label} keeps "
+                f"({self.reference:.3f}){sized}.")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON of the utility score (``utility`` of a utility measure in the JSON report)."""
+        return {
+            "score": finite_or_none(self.score),
+            "reference": finite_or_none(self.reference),
+            "relative": finite_or_none(self.relative),
+            "reference_label": self.reference_label,
+            "matched_rows": None if self.matched_rows is None else int(self.matched_rows),
+            "matched_score": finite_or_none(self.matched_score),
+            "repeats": int(self.repeats),
+            "text": self.describe(),
+        }
+
+
+@dataclass
 class MetricResult:
     """One metric evaluated on one (real, synthetic) pair, as reported to users."""
 
@@ -158,6 +224,11 @@ class MetricResult:
     #: The score and its baseline compared at one table size (:class:`SizeMatch`), for metrics that declare
     #: ``size_matched`` and have a baseline; None otherwise.
     size_match: SizeMatch | None = None
+    #: "risk" (a privacy metric) or "utility" (a utility measure of metrics.md §6: ``risk`` is None and
+    #: ``utility`` holds the score, higher is better).
+    scale: str = "risk"
+    #: A utility measure's score and its fresh-sample reference (:class:`UtilityScore`); None otherwise.
+    utility: UtilityScore | None = None
 
     @property
     def excess(self) -> float | None:
@@ -170,8 +241,8 @@ class MetricResult:
         return self.risk - self.baseline
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON-contract view of this result (product.md)."""
-        return {
+        """The JSON-contract view of this result (product.md); a utility measure adds ``scale`` and ``utility``."""
+        out = {
             "risk": finite_or_none(self.risk),
             "raw": finite_or_none(self.raw),
             "applicable": self.applicable,
@@ -184,3 +255,7 @@ class MetricResult:
             "details": None if self.details is None else self.details.to_json(),
             "size_match": None if self.size_match is None else self.size_match.to_dict(),
         }
+        if self.scale == "utility":
+            out["scale"] = "utility"
+            out["utility"] = None if self.utility is None else self.utility.to_dict()
+        return out

@@ -20,6 +20,7 @@ from privcore.metrics.details import (AttackRates, ClassifierScores, EpsilonSeri
 from privcore.report.figure_base import Figure, apply_layout, finite_values, format_value, percent
 from privcore.report.generic_figures import attack_intervals, distance_histogram, epsilon_curve, fold_scores, roc_curves
 from privcore.report.membership_figures import battery_figures
+from privcore.report.utility_figures import UTILITY_FIGURES
 
 __all__ = ["attack_rates", "DETAIL_FIGURES", "figures_of_details"]
 
@@ -155,6 +156,7 @@ DETAIL_FIGURES = {
     ClassifierScores: _classifier_figures,
     ProxyTest: _proxy_figures,
     IdenticalShares: _ims_figures,
+    **UTILITY_FIGURES,  # column shapes, the pair-difference heatmap, train on synthetic / test on real, discriminator
 }
 
 

@@ -17,7 +17,7 @@ from typing import Any, Mapping
 from markupsafe import Markup
 
 from privcore.evaluation.interpret import (LEVEL_BANDS, LEVELS, THRESHOLD_REASON, Answer, Assessment, assess,
-                                           dataset_shareable, info_of, metric_applies)
+                                           dataset_shareable, info_of, metric_applies, what_it_loses)
 from privcore.evaluation.outcome import combined_json  # noqa: F401  (re-exported: the JSON download)
 from privcore.evaluation.verdict import KIND_WORDS, VERDICT_STYLE, verdict
 from privcore.metrics import registry
@@ -42,6 +42,8 @@ class _MetricCard:
     applies: Answer | None = None
     info: Any = None
     figures: tuple[Markup, ...] = ()
+    #: A utility measure's "what does it lose most?" (:func:`privcore.evaluation.interpret.what_it_loses`).
+    loses: Answer | None = None
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,8 @@ class _OverviewCell:
     level: Any
     risk: float | None
     baseline: float | None
+    #: A utility measure's score (:class:`privcore.metrics.results.UtilityScore`), else None.
+    utility: Any = None
 
 
 def _metric_card(report, metric_id: str, write_figure: FigureWriter, threshold: float | None,
@@ -62,8 +66,10 @@ def _metric_card(report, metric_id: str, write_figure: FigureWriter, threshold: 
         # One map per table, drawn in the table's section.
         figures = tuple(write_figure(fig) for fig in F.metric_figures(report, metric_id)
                         if not fig.title.startswith("Map of real and synthetic"))
+    # For a utility measure "shareable" is "useful" (interpret.table_useful); "at risk" is "what it loses".
     return _MetricCard(metric_id, result, assessment, shareable=dataset_shareable(metric_id, result, threshold),
-                       applies=metric_applies(report, metric_id), info=info_of(metric_id), figures=figures)
+                       applies=metric_applies(report, metric_id), info=info_of(metric_id), figures=figures,
+                       loses=what_it_loses(report, metric_id) if assessment.is_utility else None)
 
 
 def _overview(reports: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -76,7 +82,7 @@ def _overview(reports: Mapping[str, Any]) -> list[dict[str, Any]]:
                 cells.append(None)
                 continue
             a = assess(metric_id, rep[metric_id])
-            cells.append(_OverviewCell(a.level, a.risk, a.baseline))
+            cells.append(_OverviewCell(a.level, a.risk, a.baseline, a.utility))
         rows.append({"name": F.metric_name(metric_id), "cells": cells})
     return rows
 
@@ -135,7 +141,9 @@ def html_report(
     write_figure = FigureWriter()
     verdicts = [(name, verdict(rep, rule)) for name, rep in reports.items()]
     # Figures are written in page order: the first one written carries plotly.js.
-    scores_figure = write_figure(F.scores_chart(reports)) if include_figures else None
+    # The chart of risks (utility measures have none: with only those, there is nothing to draw).
+    has_risk = any(res.risk is not None for rep in reports.values() for res in rep.values())
+    scores_figure = write_figure(F.scores_chart(reports)) if include_figures and has_risk else None
     tables = [_table_section(name, rep, write_figure, threshold, include_figures) for name, rep in reports.items()]
     return render(
         "report.html.j2",

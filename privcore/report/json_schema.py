@@ -86,7 +86,46 @@ _SIZE_MATCH = {
 }
 
 
+_UTILITY = {
+    "description": "A utility measure's score beside what a fresh sample of real people keeps (metrics.md §6): the "
+                   "same measure with the holdout in place of the synthetic table (for the model utility: the models "
+                   "trained on the real table), compared between like-sized tables.",
+    "type": "object",
+    "properties": {
+        "score": {**_RISK, "description": "the synthetic table's utility in [0, 1], higher is better"},
+        "reference": {**_RISK, "description": "the fresh-sample reference's utility (null: no holdout)"},
+        "relative": {"type": ["number", "null"], "minimum": 0,
+                     "description": "score / reference at one size: the share of what a fresh sample keeps"},
+        "reference_label": {"type": "string"},
+        "matched_rows": {"type": ["integer", "null"], "minimum": 0},
+        "matched_score": _NUMBER_OR_NULL,
+        "repeats": {"type": "integer", "minimum": 0},
+        "text": {"type": "string"},
+    },
+    "required": ["score", "reference", "relative", "reference_label", "matched_rows", "matched_score", "repeats",
+                 "text"],
+    "additionalProperties": False,
+}
+
+
 def _metric_schema(info: registry.MetricInfo) -> dict[str, Any]:
+    schema = _risk_metric_schema(info)
+    if not registry.is_utility(info):
+        return schema
+    # A utility measure: no privacy risk, a "higher is better" score beside its fresh-sample reference.
+    props = schema["properties"]
+    props["risk"] = {"type": "null", "description": "a utility measure carries no privacy risk"}
+    props["baseline"] = {"type": "null", "description": "see utility.reference"}
+    props["raw"] = {**_NUMBER_OR_NULL, "description": info.raw_meaning}
+    props["scale"] = {"const": "utility", "description": "a utility measure: read utility, higher is better"}
+    props["utility"] = {"anyOf": [{"$ref": "#/$defs/utility_score"}, {"type": "null"}],
+                        "description": "the score, its fresh-sample reference and their ratio (null when the "
+                                       "measure did not run)"}
+    schema["required"] = [*schema["required"], "scale", "utility"]
+    return schema
+
+
+def _risk_metric_schema(info: registry.MetricInfo) -> dict[str, Any]:
     declared = {p.name: p.json_schema() for p in info.params}
     return {
         "title": info.name,
@@ -123,6 +162,7 @@ def report_schema() -> dict[str, Any]:
     metrics = {info.id: _metric_schema(info) for info in registry.all_metrics()}
     defs: dict[str, Any] = {kind.__name__: kind.json_schema() for kind in DETAILS_TYPES}
     defs["size_match"] = _SIZE_MATCH
+    defs["utility_score"] = _UTILITY
     defs["dashboard_download"] = {
         "description": "The dashboard's JSON download: one report per synthetic table, and the settings used.",
         "type": "object",

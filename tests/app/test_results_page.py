@@ -87,7 +87,8 @@ def test_run_produces_score_cards_charts_and_downloads(ran):
     report = reports["noisy"]
     # One metric count everywhere: HidR cannot run without a pairing, so it is left out with a note.
     assert set(report) == set(registry.presets()["quick"]) - {"hidr"}
-    assert "15 metric(s)" not in texts(ran.markdown) and "14 metric(s)" in texts(ran.markdown)
+    # (14 privacy metrics and the two cheap utility measures of the quick preset, issue 37.)
+    assert "17 metric(s)" not in texts(ran.markdown) and "16 metric(s)" in texts(ran.markdown)
     assert "Left out of the count and of the run" in texts(ran.caption) and "Hidden Rate" in texts(ran.caption)
     assert [t.label for t in ran.tabs] == ["Score cards", "Side by side", "Membership", "Metric in detail",
                                            "Record explorer", "Downloads"]
@@ -143,8 +144,13 @@ def test_every_metric_detail_renders(ran):
         assert_no_exception(ran)
         assert ran.selectbox(key=f"metric::{key}::noisy").value == metric_id
         assert ran.get("plotly_chart")
-        if report[metric_id].applicable:
+        if registry.is_utility(registry.get(metric_id)):  # issue 37: the three questions rephrased for utility
+            body = texts(ran.markdown)
+            assert "What does the synthetic table lose most?" in body and "Is the table useful for this?" in body
+            assert "Does this measure apply here?" in body and "Worked computation for real row" not in body
+        elif report[metric_id].applicable:
             assert "Worked computation for real row" in texts(ran.markdown)
+    ran.selectbox(key=f"metric::{key}::noisy").set_value("crp").run(timeout=RUN_TIMEOUT)
     ran.number_input(key=f"record::{key}::noisy").set_value(0).run(timeout=RUN_TIMEOUT)
     assert_no_exception(ran)
     assert "Worked computation for real row 0" in texts(ran.markdown)

@@ -1,0 +1,243 @@
+"""Train on synthetic, test on real (SynQP's machine-learning efficacy, metrics.md §6).
+
+For each target (the sensitive column, and any column the user names in ``targets``) and each learner (logistic or
+linear regression on standardised one-hot features, as SynQP; LightGBM as the stronger learner), a model is fitted
+on the synthetic table and scored on the holdout, real people neither the generator nor the model saw; the same
+model fitted on the real table and scored on the same holdout is the reference (train-real-test-holdout). Binary
+target: ROC AUC; multi-class: macro F1; numerical: R². The features are the columns of the encoded space E (numbers
+min–max scaled, categories one-hot), the same encoding the distance metrics use, without the target's own block.
+
+Both models are trained on the same number of rows, the smaller of the real and the synthetic table: each of the
+:data:`SEEDS` draws that many rows with replacement from its table (a bootstrap) and seeds LightGBM, so the spread
+over the seeds gives the intervals. The score of a (target, learner) is the ratio synthetic / real (SynQP), the
+utility the mean ratio capped to [0, 1].
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from privcore.data.params import Param
+from privcore.data.schema import NUMERICAL
+from privcore.engine.context import MetricContext
+from privcore.metrics.details import ModelScore, ModelUtility
+from privcore.metrics.registry import Explanation, MetricInfo, register
+from privcore.metrics.results import MetricOutput, NotApplicable
+from privcore.metrics.utility._base import SYNQP
+
+#: Model seeds (bootstrap draws of the training rows); the intervals are over them.
+SEEDS = 5
+LEARNERS = ("logistic/linear regression", "LightGBM")
+
+
+def _interval(values: list[float]) -> tuple[float, float] | None:
+    """mean ± 1.96 standard errors over the seeds (None for fewer than two)."""
+    values = [v for v in values if np.isfinite(v)]
+    if len(values) < 2:
+        return None
+    mean, error = float(np.mean(values)), 1.96 * float(np.std(values, ddof=1)) / np.sqrt(len(values))
+    return mean - error, mean + error
+
+
+def _task(real_target, holdout_target, kind: str) -> tuple[str, list]:
+    """``("binary" | "multiclass" | "numerical", classes)`` of a target."""
+    if kind == NUMERICAL:
+        return "numerical", []
+    classes = sorted(set(map(str, real_target)) | set(map(str, holdout_target)))
+    return ("binary" if len(classes) == 2 else "multiclass"), classes
+
+
+def _model(learner: str, task: str, seed: int):
+    if learner == LEARNERS[0]:
+        from sklearn.linear_model import LinearRegression, LogisticRegression
+        from sklearn.pipeline import make_pipeline
+        from sklearn.preprocessing import StandardScaler
+
+        estimator = LinearRegression() if task == "numerical" else LogisticRegression(max_iter=1000)
+        return make_pipeline(StandardScaler(), estimator)
+    import lightgbm
+
+    settings = dict(verbose=-1, random_state=seed, n_jobs=1, deterministic=True, force_row_wise=True)
+    return lightgbm.LGBMRegressor(**settings) if task == "numerical" else lightgbm.LGBMClassifier(**settings)
+
+
+def _score(task: str, model, features, truth, positive: str) -> float:
+    """The fitted model's score on the holdout: ROC AUC, macro F1 or R²."""
+    from sklearn.metrics import f1_score, r2_score, roc_auc_score
+
+    if task == "numerical":
+        return float(r2_score(truth, model.predict(features)))
+    if task == "binary":
+        classes = [str(c) for c in model.classes_]
+        if positive not in classes:  # trained on the other class only: every row gets the same score
+            return 0.5
+        probability = model.predict_proba(features)[:, classes.index(positive)]
+        return float(roc_auc_score(np.asarray(truth) == positive, probability))
+    return float(f1_score(truth, model.predict(features), average="macro", zero_division=0))
+
+
+def _fit_and_score(task, learner, seed, train_x, train_y, test_x, test_y, positive) -> float:
+    if task != "numerical" and len(set(train_y)) < 2:
+        # One class only: the model can only ever predict it.
+        if task == "binary":
+            return 0.5
+        from sklearn.metrics import f1_score
+
+        return float(f1_score(test_y, np.full(len(test_y), train_y[0], dtype=object), average="macro",
+                              zero_division=0))
+    model = _model(learner, task, seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # convergence of the logistic regression is reported by its score
+        model.fit(train_x, train_y)
+    return _score(task, model, test_x, test_y, positive)
+
+
+def model_utility(ctx: MetricContext, targets: list[str]) -> tuple[ModelUtility, list[str]]:
+    """The scores of every target and learner, and warnings for the targets that could not be scored."""
+    space = ctx.space("E")
+    encoded = {role: ctx.encoded("E", role) for role in ("real", "synthetic", "holdout")}
+    rows = min(len(ctx.real), len(ctx.synthetic))
+    scores, notes, used = [], [], []
+    for target in targets:
+        block = next((b for b in space.blocks if b.column == target), None)
+        keep = np.ones(space.dim, dtype=bool)
+        if block is not None:
+            keep[block.start:block.stop] = False
+        if not keep.any():
+            notes.append(f"'{target}' is the only column with more than one value: no feature to predict it from.")
+            continue
+        kind = ctx.schema.types[target]
+        values = {"real": ctx.real[target], "synthetic": ctx.synthetic[target], "holdout": ctx.holdout[target]}
+        if kind == NUMERICAL:
+            values = {role: v.to_numpy(dtype=float) for role, v in values.items()}
+        else:
+            values = {role: v.astype(str).to_numpy(dtype=object) for role, v in values.items()}
+        task, classes = _task(values["real"], values["holdout"], kind)
+        if task != "numerical" and len(set(values["holdout"])) < 2:
+            notes.append(f"'{target}' has one value only in the holdout: no score can tell a good model from a bad one.")
+            continue
+        positive = classes[-1] if task == "binary" else ""
+        score_name = {"binary": "ROC AUC", "multiclass": "macro F1", "numerical": "R²"}[task]
+        test_x = encoded["holdout"][:, keep]
+        for learner in LEARNERS:
+            per_seed = {"synthetic": [], "real": []}
+            for seed in range(SEEDS):
+                for role in ("synthetic", "real"):
+                    rng = np.random.default_rng([ctx.seed, seed, 0 if role == "synthetic" else 1])
+                    picked = rng.choice(len(encoded[role]), size=rows, replace=True)
+                    per_seed[role].append(_fit_and_score(task, learner, ctx.seed + seed, encoded[role][picked][:, keep],
+                                                         values[role][picked], test_x, values["holdout"], positive))
+            synthetic, real = float(np.mean(per_seed["synthetic"])), float(np.mean(per_seed["real"]))
+            if not real > 0:
+                notes.append(f"The {learner} model trained on the real table scores {real:.3f} ({score_name}) on "
+                             f"'{target}' in the holdout: no better than guessing, so no ratio is formed.")
+                continue
+            ratios = [s / r if r > 0 else float("nan") for s, r in zip(per_seed["synthetic"], per_seed["real"])]
+            scores.append(ModelScore(
+                target=target, learner=learner, score_name=score_name, synthetic=synthetic,
+                synthetic_interval=_interval(per_seed["synthetic"]), real=real, real_interval=_interval(per_seed["real"]),
+                ratio=synthetic / real, ratio_interval=_interval(ratios), synthetic_per_seed=per_seed["synthetic"],
+                real_per_seed=per_seed["real"]))
+        used.append(target)
+    if not scores:
+        raise NotApplicable("no target could be scored: " + " ".join(notes) if notes else "no target to predict.")
+    utility = float(np.mean([min(1.0, max(0.0, s.ratio)) for s in scores]))
+    return ModelUtility(utility=utility, targets=used, learners=list(LEARNERS), scores=scores, train_rows=rows,
+                        test_rows=len(ctx.holdout), seeds=[ctx.seed + s for s in range(SEEDS)]), notes
+
+
+def default_targets(schema) -> list[str]:
+    """The columns predicted by default: the sensitive column, or the last analysed column when none is chosen.
+
+    >>> from privcore.data.schema import Schema
+    >>> default_targets(Schema({"a": "numerical", "b": "binary"})), default_targets(Schema({"a": "numerical", "b": "binary"}, sensitive="a"))
+    (['b'], ['a'])
+    """
+    if schema.sensitive:
+        return [schema.sensitive]
+    return list(schema.columns[-1:])
+
+
+def compute_mle(ctx: MetricContext) -> MetricOutput:
+    """Train on synthetic, test on the holdout, over the same trained on real: ``utility`` = mean over targets and
+    learners of ``min(1, synthetic score / real score)``; ``raw`` = the mean uncapped ratio.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from privcore import evaluate, Schema
+    >>> rng = np.random.default_rng(0)
+    >>> def people(n):
+    ...     x = rng.normal(size=n)
+    ...     return pd.DataFrame({"x": x, "y": np.where(x + rng.normal(scale=0.5, size=n) > 0, "a", "b")})
+    >>> real, holdout = people(300), people(300)
+    >>> schema = Schema({"x": "numerical", "y": "binary"}, sensitive="y")
+    >>> same = evaluate(real, real.copy(), schema, metrics="utility_mle", holdout=holdout)["utility_mle"]
+    >>> same.utility.score > 0.95, same.utility.reference
+    (True, 1.0)
+    """
+    if ctx.holdout is None or len(ctx.holdout) == 0:
+        raise NotApplicable("needs a holdout table: the models are tested on real people neither the generator nor "
+                            "the models saw.")
+    named = list(ctx.params.get("targets") or default_targets(ctx.schema))
+    targets = list(dict.fromkeys(([ctx.schema.sensitive] if ctx.schema.sensitive else []) + named))
+    if not targets:
+        raise NotApplicable("needs a column to predict: choose a sensitive column among the column settings or name "
+                            "targets (the parameter 'Columns to predict').")
+    if ctx.space("E").dim == 0:
+        raise NotApplicable("every column is constant in the real table, so there is no feature to predict from.")
+    details, notes = model_utility(ctx, targets)
+    return MetricOutput(risk=None, raw=float(np.mean([s.ratio for s in details.scores])), details=details,
+                        params={"targets": details.targets, "seeds": SEEDS, "learners": list(LEARNERS)},
+                        warnings=notes)
+
+
+register(MetricInfo(
+    id="utility_mle",
+    name="Train on synthetic, test on real (model utility, SynQP's MLE)",
+    family="Utility",
+    summary="Does a model trained on the synthetic table predict as well for real people as one trained on the real "
+    "table?",
+    attacker_knows="No attacker: a utility measure. An analyst trains a prediction model on the synthetic table and "
+    "uses it on real people.",
+    needs=frozenset({"holdout"}),
+    per_record_unit="none",
+    raw_meaning="The mean over targets and learners of (score of the model trained on synthetic) / (score of the "
+    "model trained on real), both tested on the holdout, uncapped (SynQP's MLE ratio).",
+    reference=f"{SYNQP}, machine-learning efficacy (MLE)",
+    explanation=Explanation(
+        attack="Not an attack: the measure asks whether the synthetic table is good enough to train a prediction "
+        "model, the most common use of synthetic data.",
+        steps=(
+            "For the sensitive column (and any column named in the settings; the last column when no sensitive column "
+            "is chosen), train a model on the synthetic table: "
+            "a logistic or linear regression, as SynQP does, and LightGBM, a stronger learner.",
+            "Train the same model on the real table, with as many rows, and test both on the holdout: real people "
+            "that neither the generator nor the models saw (ROC AUC, macro F1 or R²).",
+            "The score is the synthetic model's result divided by the real model's, averaged over targets and "
+            "learners and capped at 1; five seeds give each result an interval.",
+        ),
+        high="A model trained on the synthetic table predicts about as well for real people as one trained on the "
+        "real table.",
+        low="Models trained on the synthetic table predict clearly worse: the relations that matter for the "
+        "prediction were lost.",
+        blind_spots="Only the chosen targets: a table can be useful for predicting one column and useless for "
+        "another. A ROC AUC of 0.5 is a coin flip, so a model that learned nothing still keeps about 0.5 / the real "
+        "model's AUC (about 0.6) of it.",
+        note="Choice: both models are trained on the same number of rows (the smaller table's), drawn with "
+        "replacement for each of five seeds; the fresh-sample reference is the model trained on the real table, "
+        "tested on the holdout, which the ratio already divides by.",
+    ),
+    compute=compute_mle,
+    details_type=ModelUtility,
+    params=(Param("targets", "columns", None, "Columns to predict",
+                  "Columns a model is trained to predict, each from all the other columns; the sensitive column is "
+                  "always among them.", rule="the sensitive column (the last analysed column when none is chosen)",
+                  derive=default_targets),),
+    min_rows=10,
+    baseline=False,
+    uses_classifier=True,
+    interval_kind="standard error",
+))
