@@ -262,6 +262,10 @@ def _check_report(report) -> None:
         if not result.applicable:
             assert isinstance(result.reason, str) and result.reason.strip(), f"{metric_id}: no reason given"
             continue
+        if result.scale == "utility":  # a utility measure: no risk, its score in [0, 1] (metrics.md §6)
+            assert result.risk is None and _in_unit(result.utility.score), f"{metric_id}: {result.utility!r}"
+            assert result.utility.reference is None or _in_unit(result.utility.reference), f"{metric_id}"
+            continue
         assert _in_unit(result.risk), f"{metric_id}: risk {result.risk!r}"
         assert result.baseline is None or _in_unit(result.baseline), f"{metric_id}: baseline {result.baseline!r}"
         if result.interval is not None:
