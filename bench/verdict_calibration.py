@@ -128,7 +128,7 @@ def confusion(rows: list[dict], rule: VerdictRule | None = None, reports=None) -
 
 
 def score(table: dict) -> tuple[int, int, int]:
-    """Lower is better: (leaks answered "release", no-leak tables not answered "release", leaks not "do not release")."""
+    """Lower is better: (leaks answered "release", no-leak tables not answered "release", exposed only cautioned)."""
     missed = table["exposed"][RELEASE] + table["suspect"][RELEASE]
     false_alarms = table["none"][CAUTION] + table["none"][DO_NOT_RELEASE]
     soft = table["exposed"][CAUTION]

@@ -257,8 +257,9 @@ def assess(metric_id: str, result) -> Assessment:
         # Compared between like-sized tables: the reference is the holdout's score at the matched size, and the
         # excess the synthetic table's at that size above it (privcore.evaluation.size_match).
         reference = float(match.baseline)
+        smaller = "holdout" if match.subsampled == "synthetic" else "synthetic table"
         label = ("fresh-sample baseline (holdout in place of the synthetic data)" if match.subsampled is None else
-                 f"fresh-sample baseline at {match.matched_rows:,} rows (the {'holdout' if match.subsampled == 'synthetic' else 'synthetic table'}'s size)")
+                 f"fresh-sample baseline at {match.matched_rows:,} rows (the {smaller}'s size)")
     elif result.baseline is not None and math.isfinite(result.baseline):
         reference, label = float(result.baseline), "fresh-sample baseline (holdout in place of the synthetic data)"
     elif metric_id in REFERENCE_LEVEL:

@@ -22,6 +22,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
@@ -226,6 +227,26 @@ def wait_idle(page, timeout: float = IDLE_TIMEOUT, settle: float = 0.4) -> None:
             return
         if time.monotonic() > deadline:
             raise TimeoutError("the Streamlit script kept running")
+
+
+def choose_option(page, label: str, option: str) -> None:
+    """Pick ``option`` in the ``st.selectbox`` labelled ``label`` and check that it shows."""
+    box = page.locator("[data-testid=stSelectbox]").filter(
+        has=page.locator("[data-testid=stWidgetLabel]", has_text=label)).first
+    wait_idle(page)
+    choice = page.get_by_role("option", name=option, exact=True)
+    for attempt in range(3):  # a rerun that lands during the click can close the list again
+        box.locator("input").click()
+        try:
+            choice.wait_for(state="visible", timeout=5_000)
+            break
+        except PlaywrightTimeoutError:
+            page.keyboard.press("Escape")
+            wait_idle(page)
+    choice.click()
+    wait_idle(page)
+    shown = box.locator("input[role=combobox]").input_value()
+    assert shown == option, f"{label!r} shows {shown!r}, not {option!r}"
 
 
 def open_app(page, server: StreamlitServer, name: str = "Home") -> None:

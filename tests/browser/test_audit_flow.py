@@ -8,9 +8,9 @@ import re
 import time
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from browser_support import assert_clean, button, go_to, missing_page_xfail, open_app, screenshot, wait_idle
+from browser_support import (assert_clean, button, choose_option, go_to, missing_page_xfail, open_app, screenshot,
+                             wait_idle)
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 
@@ -29,26 +29,6 @@ def choose_design(page, label: str) -> None:
     design.get_by_text(label, exact=True).click()
     wait_idle(page)
     assert design.locator("input[type=radio]:checked").count() == 1
-
-
-def choose_option(page, label: str, option: str) -> None:
-    """Pick ``option`` in the ``st.selectbox`` labelled ``label`` (as test_flows.py does)."""
-    box = page.locator("[data-testid=stSelectbox]").filter(
-        has=page.locator("[data-testid=stWidgetLabel]", has_text=label)).first
-    wait_idle(page)
-    choice = page.get_by_role("option", name=option, exact=True)
-    for attempt in range(3):  # a rerun that lands during the click can close the list again
-        box.locator("input").click()
-        try:
-            choice.wait_for(state="visible", timeout=5_000)
-            break
-        except PlaywrightTimeoutError:
-            page.keyboard.press("Escape")
-            wait_idle(page)
-    choice.click()
-    wait_idle(page)
-    shown = box.locator("input[role=combobox]").input_value()
-    assert shown == option, f"{label!r} shows {shown!r}, not {option!r}"
 
 
 def open_audit_on_the_demo(server, page):

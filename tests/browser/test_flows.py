@@ -12,10 +12,9 @@ import math
 import re
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from browser_support import (RUN_TIMEOUT, assert_clean, button, go_to, missing_page_xfail, open_app,
-                             screenshot, wait_idle)
+from browser_support import (RUN_TIMEOUT, assert_clean, button, choose_option, go_to, missing_page_xfail,
+                             open_app, screenshot, wait_idle)
 from privcore.metrics import registry
 from privcore.demo import load_scenario
 
@@ -41,26 +40,6 @@ def uploader(page, label: str):
         has=page.locator("[data-testid=stWidgetLabel]", has_text=re.compile(rf"^\s*{re.escape(label)}")))
     assert box.count() == 1, f"expected one uploader labelled {label!r}, found {box.count()}"
     return box.locator("input[type=file]")
-
-
-def choose_option(page, label: str, option: str) -> None:
-    """Pick ``option`` in the ``st.selectbox`` labelled ``label``."""
-    box = page.locator("[data-testid=stSelectbox]").filter(
-        has=page.locator("[data-testid=stWidgetLabel]", has_text=label)).first
-    wait_idle(page)
-    choice = page.get_by_role("option", name=option, exact=True)
-    for attempt in range(3):  # a rerun that lands during the click can close the list again
-        box.locator("input").click()
-        try:
-            choice.wait_for(state="visible", timeout=5_000)
-            break
-        except PlaywrightTimeoutError:
-            page.keyboard.press("Escape")
-            wait_idle(page)
-    choice.click()
-    wait_idle(page)
-    shown = box.locator("input[role=combobox]").input_value()
-    assert shown == option, f"{label!r} shows {shown!r}, not {option!r}"
 
 
 def assert_no_error_alert(page) -> None:

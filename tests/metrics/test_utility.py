@@ -24,7 +24,7 @@ from privcore.evaluation import interpret as R
 from privcore.evaluation.evaluate import resolve_metric_ids
 from privcore.evaluation.verdict import verdict
 from privcore.metrics import registry
-from privcore.metrics.details import ColumnShapes, Discrimination, ModelUtility, PairTrends
+from privcore.metrics.details import Discrimination, ModelUtility
 from privcore.metrics.utility._base import bin_column, cramers_v, hellinger, ks_complement, shares, tvd
 from privcore.metrics.utility.pairs import pair_trends
 from privcore.metrics.utility.shapes import column_shapes
