@@ -89,8 +89,9 @@ class VerdictRule:
     supporting_at: float = 0.10
     #: A similarity metric above this excess over a like-sized fresh sample, and beyond that sample's interval:
     #: release with caution. 0.05 rather than the 0.10 used for both kinds before size matching: on the
-    #: calibration of bench/results/verdict_calibration.json it caught one more of the 17 leaky tables answered
-    #: "release" and raised no caution on the 15 tables whose audit finds nothing (the interval keeps chance out).
+    #: calibration of bench/results/verdict_calibration.json (its "decision") a lower threshold cautions more
+    #: leaky tables and no table whose audit finds nothing; 0.05 stays as a guard of materiality above the
+    #: interval, whose own false-caution rate 15 clean tables cannot show.
     similarity_at: float = 0.05
 
     def describe(self) -> list[str]:
