@@ -1,6 +1,6 @@
 """Gaussian diffusion of the numerical columns (Ho et al. 2020), as TabDDPM uses it for quantile-normalised numbers.
 
-Every function takes the schedule as tensors (:meth:`~privcore.generators.tabddpm.schedule.Schedule.to_torch`)
+Every function takes the schedule as tensors (:meth:`~privcore.generators.diffusion.schedule.Schedule.to_torch`)
 and the noise as an argument, never drawing random numbers itself: the caller's seeded ``torch.Generator``
 draws all of them, so training, sampling and the per-record loss are reproducible.
 """

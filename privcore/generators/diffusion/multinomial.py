@@ -21,7 +21,7 @@ from types import SimpleNamespace
 
 import torch
 
-from privcore.generators.tabddpm.gaussian import extract
+from privcore.generators.diffusion.gaussian import extract
 
 __all__ = ["PAD", "LOG_ZERO", "Categories", "log_onehot", "q_pred", "q_pred_one_timestep", "q_posterior", "p_pred",
            "draw", "q_sample", "kl", "log_categorical", "kl_prior", "multinomial_loss"]

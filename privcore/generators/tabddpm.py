@@ -1,8 +1,8 @@
 """The ``tabddpm`` generator: TabDDPM (Kotelnikov et al., ICML 2023) under privcore's generator protocol.
 
-One model diffuses a record's numerical columns with Gaussian noise (:mod:`.gaussian`) and its categorical
-columns with multinomial noise (:mod:`.multinomial`), both on one schedule (:mod:`.schedule`); one MLP
-(:mod:`.denoiser`) reads the noisy record and the timestep and predicts the Gaussian noise and x_0's
+One model diffuses a record's numerical columns with Gaussian noise (:mod:`privcore.generators.diffusion.gaussian`) and its categorical
+columns with multinomial noise (:mod:`privcore.generators.diffusion.multinomial`), both on one schedule (:mod:`privcore.generators.diffusion.schedule`); one MLP
+(:mod:`privcore.generators.diffusion.denoiser`) reads the noisy record and the timestep and predicts the Gaussian noise and x_0's
 categorical logits. Training minimises the paper's loss, the Gaussian ε-MSE plus the multinomial variational
 bound (its §3: L = L_simple + Σ_i L_i / C), with AdamW and a learning rate falling linearly to 0 (as the
 TabDDPM code does); sampling is ancestral, from pure noise through every step T−1 … 0.
@@ -10,7 +10,7 @@ TabDDPM code does); sampling is ancestral, from pure noise through every step T�
 Departures from the reference code, all small: the categorical part of the network's input is x_t's one-hot
 vector (the code feeds its log, 0 and −69), the same information on a scale an MLP trains on more easily;
 no exponential moving average of the weights (with the few thousand steps that fit a CPU minute it lags the
-model); a table's missing values and constant columns are handled as :mod:`.encoding` says.
+model); a table's missing values and constant columns are handled as :mod:`privcore.generators.tabddpm_encoding` says.
 
 torch is an optional extra (``pip install 'privcore[tabddpm]'``), imported only when a model is fitted.
 Every random number comes from a ``torch.Generator`` on the CPU seeded by ``seed`` (fit) or the sample's
@@ -32,7 +32,7 @@ from privcore.data.params import Param
 from privcore.data.schema import check_seed
 from privcore.generators.base import BaseGenerator, GeneratorError, GeneratorSettingError, check_table
 from privcore.generators.spec import GeneratorSpec, install_command, module_installed
-from privcore.generators.tabddpm.schedule import SCHEDULES
+from privcore.generators.diffusion.schedule import SCHEDULES
 
 __all__ = ["TabDDPM", "TABDDPM_SPEC", "TABDDPM_EXTRA", "TABDDPM_INSTALL", "DEVICES"]
 
@@ -151,10 +151,10 @@ class TabDDPM(BaseGenerator):
         except ImportError as error:  # made while torch was there, or torch broken: the same one command
             raise missing_torch(self.name) from error
 
-        from privcore.generators.tabddpm.denoiser import MLPDenoiser
-        from privcore.generators.tabddpm.encoding import TableEncoding
-        from privcore.generators.tabddpm.multinomial import Categories
-        from privcore.generators.tabddpm.schedule import make_schedule
+        from privcore.generators.diffusion.denoiser import MLPDenoiser
+        from privcore.generators.tabddpm_encoding import TableEncoding
+        from privcore.generators.diffusion.multinomial import Categories
+        from privcore.generators.diffusion.schedule import make_schedule
 
         self._device = self._resolve_device(torch)
         self.encoding = enc = TableEncoding(self.table, self.types, seed=self.seed)
@@ -216,7 +216,7 @@ class TabDDPM(BaseGenerator):
         """The denoiser on x_t: (ε̂, x̂_0's logits laid out like ``log_x_cat``)."""
         import torch
 
-        from privcore.generators.tabddpm.multinomial import PAD
+        from privcore.generators.diffusion.multinomial import PAD
 
         mask = self._cats.mask
         out = self.model(torch.cat([x_num, log_x_cat.exp()[:, mask]], dim=1), t)
@@ -229,7 +229,7 @@ class TabDDPM(BaseGenerator):
         """Per-record Gaussian and multinomial losses at timesteps ``t`` with the given noise (CPU tensors)."""
         import torch
 
-        from privcore.generators.tabddpm import gaussian, multinomial
+        from privcore.generators.diffusion import gaussian, multinomial
 
         s, cats, dev = self._sched, self._cats, self._device
         x0_num, codes, t, noise, uniform = (v.to(dev) for v in (x0_num, codes, t, noise, uniform))
@@ -246,7 +246,7 @@ class TabDDPM(BaseGenerator):
         """log one-hot of ``codes``; a code of −1 (a category the training table lacked) is uniform."""
         import torch
 
-        from privcore.generators.tabddpm import multinomial
+        from privcore.generators.diffusion import multinomial
 
         known = codes >= 0
         log_x0 = multinomial.log_onehot(codes.clamp(min=0), self._cats)
@@ -272,7 +272,7 @@ class TabDDPM(BaseGenerator):
         """Ancestral sampling (Ho et al. 2020, Algorithm 2; Hoogeboom et al. 2021, §4) of ``n`` records."""
         import torch
 
-        from privcore.generators.tabddpm import gaussian, multinomial
+        from privcore.generators.diffusion import gaussian, multinomial
 
         enc, s, cats, dev = self.encoding, self._sched, self._cats, self._device
         if self.model is None:
