@@ -89,6 +89,9 @@ def verdict_panel(table: str, report, rule: VerdictRule) -> None:
             st.markdown(f":material/upload_file: **{v.next_step}**")
         if v.guarantee is not None:
             st.markdown(f":material/verified_user: {v.guarantee.text}")
+        if v.utility is not None:
+            icon = ":material/warning:" if v.utility.keeps_little else ":material/insights:"
+            st.markdown(f"{icon} {v.utility.text}")
         for e in v.evidence:
             weight = KIND_WORDS.get(e.kind, e.weight)
             st.markdown(f"- {e.text} *({weight}; [see its card](#{card_anchor(e.metric)}))*")
@@ -99,7 +102,8 @@ def verdict_panel(table: str, report, rule: VerdictRule) -> None:
 
 
 def verdict_rule_form(state, key: str = "verdict_rule") -> VerdictRule:
-    """The rule behind the verdict, in words, with its four thresholds editable; returns the rule in use."""
+    """The rule behind the verdict, in words, with its four privacy thresholds and two utility thresholds
+    editable; returns the rule in use."""
     default = VerdictRule()
     with st.expander("How the answer is reached (and its thresholds)", icon=":material/gavel:"):
         for line in VerdictRule(**state.get(key, {})).describe():
@@ -113,6 +117,14 @@ def verdict_rule_form(state, key: str = "verdict_rule") -> VerdictRule:
             values[name] = col.number_input(label, min_value=-1.0, max_value=1.0, step=0.01,
                                             value=float(state.get(key, {}).get(name, getattr(default, name))),
                                             key=f"{key}::{name}", help="An excess over the metric's reference.")
+        cols = st.columns(2)
+        for col, (name, label) in zip(cols, (("useful_at", "Utility: keeps it at or above"),
+                                             ("keeps_little_below", "Utility: keeps little below"))):
+            values[name] = col.number_input(label, min_value=0.0, max_value=2.0, step=0.05,
+                                            value=float(state.get(key, {}).get(name, getattr(default, name))),
+                                            key=f"{key}::{name}",
+                                            help="A share of what a fresh sample of real people keeps (1 = all). "
+                                                 "Utility never changes the privacy answer.")
         state[key] = values
     return VerdictRule(**values)
 

@@ -55,7 +55,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Mapping
 
 from privcore.metrics.details import MembershipBattery, MembershipScores
-from privcore.evaluation.interpret import Assessment, assess
+from privcore.evaluation.interpret import UTILITY_BANDS, Assessment, assess
+from privcore.evaluation.utility_line import UtilityLine, utility_line
 from privcore.metrics.names import BATTERY, short_attack
 
 #: Families whose metrics simulate an attacker and carry an interval: they decide.
@@ -93,6 +94,12 @@ class VerdictRule:
     #: leaky tables and no table whose audit finds nothing; 0.05 stays as a guard of materiality above the
     #: interval, whose own false-caution rate 15 clean tables cannot show.
     similarity_at: float = 0.05
+    #: Utility (not privacy): a utility measure at or above this share of a fresh sample's score keeps what it
+    #: measures (:mod:`privcore.evaluation.utility_line`).
+    useful_at: float = UTILITY_BANDS[1]
+    #: Utility: a table that passes on privacy while a utility measure keeps less than this share of a fresh
+    #: sample's is flagged "private because it keeps little".
+    keeps_little_below: float = UTILITY_BANDS[0]
 
     def describe(self) -> list[str]:
         """The rule in plain sentences, with its current thresholds."""
@@ -107,6 +114,10 @@ class VerdictRule:
             f"of the same size by more than {self.similarity_at:.2f} and beyond that sample's 95 % interval, or when "
             "no attack could be run.",
             "Otherwise release. Supporting metrics never decide on their own: they cannot prove a leak or its absence.",
+            f"Beside the answer, when utility measures ran: what the table keeps (at least {self.useful_at:.0%} of what "
+            "a fresh sample of real people keeps) and loses, and the flag \"private because it keeps little\" when "
+            f"it passes on privacy while one utility measure keeps less than {self.keeps_little_below:.0%} of a fresh "
+            "sample's. Usefulness never changes the privacy answer.",
         ]
 
 
@@ -138,6 +149,8 @@ class Verdict:
     next_step: str = ""
     #: A declared ε-differential-privacy guarantee read against the attacks (:class:`Guarantee`), else None.
     guarantee: "Guarantee | None" = None
+    #: What the table keeps and loses relative to a fresh sample (:class:`UtilityLine`); None: no utility measure ran.
+    utility: UtilityLine | None = None
 
     @property
     def word(self) -> str:
@@ -153,6 +166,7 @@ class Verdict:
             "next_step": self.next_step or None,
             "rule": {**asdict(self.rule), "text": self.rule.describe()},
             "guarantee": None if self.guarantee is None else _finite(asdict(self.guarantee)),
+            "utility": None if self.utility is None else self.utility.to_dict(),
         }
 
 
@@ -369,7 +383,9 @@ def verdict(report, rule: VerdictRule | None = None, dp_epsilon: float | None = 
     headline = _headline(level, evidence, decisive_ran, has_holdout)
     if guarantee is not None and guarantee.broken:
         headline = f"Do not release: {guarantee.text}"
-    return Verdict(level, headline, _shown(evidence), not_tested, rule, _next_step(report, evidence), guarantee)
+    utility = utility_line(report, rule.useful_at, rule.keeps_little_below, passes_privacy=level != DO_NOT_RELEASE)
+    return Verdict(level, headline, _shown(evidence), not_tested, rule, _next_step(report, evidence), guarantee,
+                   utility)
 
 
 def _shown(evidence: list[Evidence]) -> list[Evidence]:

@@ -47,6 +47,8 @@ _VERDICT = {
         "rule": {"type": "object", "properties": {"decisive_at": {"type": "number"}, "caution_at": {"type": "number"},
                                                   "supporting_at": {"type": "number"},
                                                   "similarity_at": {"type": "number"},
+                                                  "useful_at": {"type": "number"},
+                                                  "keeps_little_below": {"type": "number"},
                                                   "text": {"type": "array", "items": {"type": "string"}}}},
         "guarantee": {"anyOf": [{"type": "null"}, {
             "type": "object",
@@ -56,6 +58,24 @@ _VERDICT = {
                            "measured_auc": _NUMBER_OR_NULL, "measured_lower": _NUMBER_OR_NULL,
                            "broken": {"type": "boolean"}, "text": {"type": "string"}},
             "required": ["epsilon", "auc_bound", "broken", "text"]}]},
+        "utility": {"anyOf": [{"type": "null"}, {
+            "type": "object",
+            "description": "what the table keeps and loses relative to a fresh sample of real people, from the utility "
+                           "measures that ran (privcore.evaluation.utility_line); never changes the privacy answer",
+            "properties": {
+                "measures": {"type": "array", "items": {"type": "object", "properties": {
+                    "metric": {"type": "string"}, "name": {"type": "string"}, "what": {"type": "string"},
+                    "score": {"type": "number"}, "relative": _NUMBER_OR_NULL, "worst": {"type": "string"}},
+                    "required": ["metric", "score", "relative"]}},
+                "relative": {**_NUMBER_OR_NULL, "description": "mean share of a fresh sample's score, each measure "
+                                                               "capped at 1 (null without a holdout)"},
+                "keeps": {"type": "array", "items": {"type": "string"}},
+                "loses": {"type": "array", "items": {"type": "string"}},
+                "keeps_little": {"type": "boolean", "description": "passes on privacy while a measure keeps less "
+                                                                  "than keeps_little_below of a fresh sample's"},
+                "text": {"type": "string"},
+                "useful_at": {"type": "number"}, "keeps_little_below": {"type": "number"}},
+            "required": ["measures", "relative", "keeps_little", "text"]}]},
     },
     "required": ["level", "headline", "evidence", "not_tested", "rule"],
 }
