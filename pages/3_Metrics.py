@@ -48,6 +48,8 @@ FAMILY_HELP = {
     "Membership inference": "Can an attacker tell whether a given person was in the training data, "
                             "just by looking at the synthetic data?",
     "SynQP": "The SynQP framework's identity-disclosure and membership-inference scores.",
+    "Reconstruction": "Can an attacker who knows a person's key columns fill in the rest of their record, better "
+                      "for the people in the training data than for others?",
 }
 
 

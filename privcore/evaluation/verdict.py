@@ -60,7 +60,7 @@ from privcore.evaluation.utility_line import UtilityLine, utility_line
 from privcore.metrics.names import BATTERY, short_attack
 
 #: Families whose metrics simulate an attacker and carry an interval: they decide.
-DECISIVE_FAMILIES = ("Attack-based", "Membership inference")
+DECISIVE_FAMILIES = ("Attack-based", "Membership inference", "Reconstruction")
 #: Families that measure usefulness, not privacy (metrics.md §6): the privacy rule leaves them out.
 NOT_PRIVACY_FAMILIES = ("Utility",)
 #: The kinds of evidence (``Evidence.kind``): an attack decides; similarity and membership support, weighed apart.
@@ -68,6 +68,9 @@ ATTACK, SIMILARITY, MEMBERSHIP = "attack", "similarity", "membership"
 #: Each kind in words, beside its evidence in the dashboard and the HTML report.
 KIND_WORDS = {ATTACK: "attack", SIMILARITY: "supporting: similarity",
               MEMBERSHIP: "supporting: members against non-members"}
+
+#: The reconstruction attacks that ``recon_best`` chooses among (it alone counts when it ran).
+RECONSTRUCTION_ATTACKS = ("recon_nearest", "recon_learned")
 
 RELEASE, CAUTION, DO_NOT_RELEASE = "release", "release with caution", "do not release"
 #: Word, icon and Okabe–Ito colour of each verdict (never colour alone).
@@ -336,10 +339,9 @@ def verdict(report, rule: VerdictRule | None = None, dp_epsilon: float | None = 
         dp_epsilon = getattr(report, "dp_epsilon", None)
     evidence: list[Evidence] = []
     not_tested: list[str] = []
-    if _battery_ran(report):
-        counted_by_best = set(BATTERY)
-    else:
-        counted_by_best = set()
+    counted_by_best = set(BATTERY) if _battery_ran(report) else set()
+    if "recon_best" in report and report["recon_best"].applicable:
+        counted_by_best |= set(RECONSTRUCTION_ATTACKS)  # the honest best speaks for the attacks it chose among
     for metric_id, result in report.items():
         if metric_id in counted_by_best:
             continue

@@ -24,6 +24,7 @@ _MODULES = (
     "privcore.metrics.membership_stacked",
     "privcore.metrics.synqp",
     "privcore.metrics.utility",
+    "privcore.metrics.reconstruction",
 )
 
 

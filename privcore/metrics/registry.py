@@ -42,6 +42,7 @@ FAMILIES = (
     "Holdout proxy tests",
     "Membership inference",
     "SynQP",
+    "Reconstruction",
     "Utility",
 )
 
@@ -205,7 +206,8 @@ METRIC_ORDER = (
     "utility_shapes utility_pairs "
     "singling_out_univariate singling_out_multivariate linkability inference dcr_test nndr_test "
     "ims_test mia_distance mia_calibrated mia_domias mia_gen_lra mia_classifier mia_density_count mia_dpi "
-    "mia_value_reuse mia_learned mia_stacked mia_best sd_idr sd_mia utility_mle utility_discriminator"
+    "mia_value_reuse mia_learned mia_stacked mia_best sd_idr sd_mia recon_nearest recon_learned recon_best "
+    "utility_mle utility_discriminator"
 ).split()
 # The two cheap utility measures come right after the review metrics: the "quick" preset lists them before the
 # membership attacks it adds with a holdout, in display order.

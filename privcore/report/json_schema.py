@@ -180,7 +180,9 @@ def _risk_metric_schema(info: registry.MetricInfo) -> dict[str, Any]:
 def report_schema() -> dict[str, Any]:
     """JSON Schema of ``Report.to_json()`` (and of ``python -m privcore evaluate --json``)."""
     metrics = {info.id: _metric_schema(info) for info in registry.all_metrics()}
-    defs: dict[str, Any] = {kind.__name__: kind.json_schema() for kind in DETAILS_TYPES}
+    from privcore.metrics.reconstruction import RECONSTRUCTION_DETAILS
+
+    defs: dict[str, Any] = {kind.__name__: kind.json_schema() for kind in DETAILS_TYPES + RECONSTRUCTION_DETAILS}
     defs["size_match"] = _SIZE_MATCH
     defs["utility_score"] = _UTILITY
     defs["dashboard_download"] = {
