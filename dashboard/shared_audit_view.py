@@ -88,20 +88,23 @@ def audited_records(rows: int, settings: SharedSettings) -> int:
 
 
 def audit_key(content_hash: str, schema: Schema, name: str, settings: Mapping[str, Any],
-              shared_settings: SharedSettings) -> str:
-    """Cache key of one shared audit: the design, the table's content hash, the schema, the generator, every setting."""
-    parts = json.dumps(["shared", content_hash, schema.to_dict(), name, dict(settings), asdict(shared_settings)],
-                       sort_keys=True, default=str)
+              shared_settings: SharedSettings, whitebox: bool = False) -> str:
+    """Cache key of one shared audit: the design, the table's content hash, the schema, the generator, every setting
+    and whether the white-box attack runs."""
+    parts = json.dumps(["shared", content_hash, schema.to_dict(), name, dict(settings), asdict(shared_settings)]
+                       + (["whitebox"] if whitebox else []), sort_keys=True, default=str)
     return hashlib.sha256(parts.encode()).hexdigest()[:16]
 
 
 def run_audit(real: pd.DataFrame, schema: Schema, name: str, settings: Mapping[str, Any],
               shared_settings: SharedSettings,
-              progress: Callable[[float, str], None] | None = None) -> tuple[SharedAuditReport | None, str | None]:
-    """Run the shared audit in the worker pool; ``(report, None)``, or ``(None, message)`` (never a traceback)."""
+              progress: Callable[[float, str], None] | None = None,
+              whitebox: bool = False) -> tuple[SharedAuditReport | None, str | None]:
+    """Run the shared audit in the worker pool (with the white-box attack when ``whitebox``); ``(report, None)``,
+    or ``(None, message)`` (never a traceback)."""
     try:
         report = compute.run_job(jobs.audit_generator_shared, real, schema, name, dict(settings), shared_settings,
-                                 progress=progress)
+                                 progress=progress, whitebox=whitebox)
     except InputError as error:
         return None, str(error)
     except MemoryError:

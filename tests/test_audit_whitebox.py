@@ -19,6 +19,8 @@ from privcore.audit.shadow import AuditError
 from privcore.audit.shared import SharedSettings, audit_shared
 from privcore.audit.whitebox import THREAT_MODEL, attack_losses, has_loss, loss_matrix, whitebox_result
 from privcore.generators import GeneratorOutputError
+from privcore.report.whitebox_figures import BAR_COLOUR, whitebox_figure
+from test_figures import check
 
 COLUMNS = ["x", "y"]
 
@@ -104,6 +106,17 @@ def test_the_json_states_the_threat_model_and_validates(copy_report):
     assert [m["model"] for m in document["whitebox"]["models"]] == list(range(SETTINGS.models))
     assert {r["row"] for r in document["whitebox"]["records"]} == {r.row for r in copy_report.records}
     validate(document, audit_report_schema())
+
+
+def test_the_figure_draws_each_models_tpr_at_fpr_0_beside_chance(copy_report):
+    figure = whitebox_figure(copy_report.whitebox, copy_report.title)
+    check(figure)
+    bars, chance = figure.fig.data
+    assert list(bars.y) == [m.tpr_at["0"] for m in copy_report.whitebox.models] and bars.marker.color == BAR_COLOUR
+    median = copy_report.whitebox.summary["chance"]["tpr_at_fpr_0"]["median"]
+    assert list(chance.y) == [median, median] and list(chance.x) == [-0.5, SETTINGS.models - 0.5]
+    first = copy_report.whitebox.models[0].tpr_at["0"]
+    assert figure.caption.count(".") == 1 and f"model 0 {first:.1%}" in figure.alt
 
 
 def test_a_loss_that_ignores_membership_stays_at_chance(real):
