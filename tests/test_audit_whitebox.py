@@ -18,6 +18,7 @@ from privcore.audit.contract import audit_report_schema
 from privcore.audit.shadow import AuditError
 from privcore.audit.shared import SharedSettings, audit_shared
 from privcore.audit.whitebox import THREAT_MODEL, attack_losses, has_loss, loss_matrix, whitebox_result
+from privcore.cli.main import main
 from privcore.generators import GeneratorOutputError
 from privcore.report.whitebox_figures import BAR_COLOUR, whitebox_figure
 from test_figures import check
@@ -190,3 +191,46 @@ def test_tabddpm_runs_through_the_white_box_audit(real):
     assert report.splits["failed_models"] == 0 and len(white.models) == 8
     assert all(0 <= m.auc <= 1 and 0 <= m.tpr_at["0"] <= 1 for m in white.models)
     assert report.timings["losses"] > 0
+
+
+#: A generator of the user's own, on PYTHONPATH: resampled training rows, loss 0 on a training row and 1 otherwise.
+OWN_MODULE = '''
+import numpy as np
+
+
+class LossyResampler:
+    def fit(self, table, types):
+        self.table = table.reset_index(drop=True)
+        return self
+
+    def sample(self, n, seed):
+        return self.table.sample(n, replace=True, random_state=seed).reset_index(drop=True)
+
+    def per_record_loss(self, table, *, seed=0):
+        seen = set(map(tuple, self.table.astype(str).to_numpy()))
+        return np.array([0.0 if tuple(row) in seen else 1.0 for row in table.astype(str).to_numpy()])
+'''
+
+
+def audit_cli(capsys, *args) -> tuple[int, str, str]:
+    """``python -m privcore audit --demo exact_copy --quiet ARGS`` in this process: exit code, stdout, stderr."""
+    capsys.readouterr()
+    code = main(["audit", "--demo", "exact_copy", "--quiet", *args])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_the_command_line_runs_it_for_a_generator_of_ones_own_and_refuses_it_without_a_loss(tmp_path, monkeypatch,
+                                                                                           capsys):
+    (tmp_path / "own_lossy.py").write_text(OWN_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    tiny = ["--design", "shared", "--models", "8", "--records", "40"]
+    code, out, err = audit_cli(capsys, "--generator", "own_lossy:LossyResampler", *tiny)
+    assert code == 0, err
+    white = json.loads(out)["whitebox"]
+    assert white["threat_model"] == THREAT_MODEL and len(white["models"]) == 8
+    assert white["summary"]["tpr_at_fpr_0"]["median"] > 0.5  # its loss gives every training row away
+    code, _, err = audit_cli(capsys, "--generator", "exact_copy", *tiny, "--whitebox", "on")
+    assert code == 2 and "per-record loss" in err
+    code, _, err = audit_cli(capsys, "--generator", "own_lossy:LossyResampler", "--whitebox", "on")
+    assert code == 2 and "add --design shared" in err

@@ -69,6 +69,10 @@ def add_audit_parser(sub) -> None:
                     help="shared design: fit the generators as tasks on a Dask cluster: tcp://host:8786, or local:N "
                     "for N worker processes on this machine (needs pip install 'privcore[dask]'); not with --workers; "
                     "results do not depend on it")
+    au.add_argument("--whitebox", choices=("auto", "on", "off"), default="auto",
+                    help="shared design: also attack each trained model's per-record loss (a white-box attacker "
+                    "who holds the model); auto (default): when the generator has a loss (tabddpm, or "
+                    "per_record_loss on your own)")
     au.add_argument("--seed", type=int, default=0)
     au.add_argument("--json", metavar="OUT.json", help="write the JSON report here (default: stdout)")
     au.add_argument("--html", metavar="OUT.html", help="also write a self-contained HTML report")
@@ -137,12 +141,15 @@ def run_audit(args: argparse.Namespace) -> int:
     # The JSON's generator field stays the name and settings as typed (for machines); the answer names it in words.
     label = args.generator + "".join(f" {k}={v}" for k, v in settings_given.items())
     title = generator_title(args.generator, settings_given)
+    if args.whitebox == "on" and args.design != "shared":
+        raise InputError("--whitebox on attacks the models of the shared design: add --design shared.")
     if args.design == "shared":
         if isinstance(args.workers, bool) or args.workers < 1:
             raise InputError(f"--workers must be a whole number of at least 1; got {args.workers}.")
         shared = SharedSettings(models=args.models, records=args.records, seed=args.seed).check()
         report = audit_shared(real, None, schema, settings=shared, generator_name=label, generator_label=title,
-                              make=make, progress=progress, workers=args.workers, cluster=args.dask)
+                              make=make, progress=progress, workers=args.workers, cluster=args.dask,
+                              whitebox={"auto": None, "on": True, "off": False}[args.whitebox])
         page = shared_audit_html
     else:
         settings = AuditSettings(targets=args.targets, random_targets=args.random_targets,
