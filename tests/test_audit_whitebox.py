@@ -7,6 +7,7 @@ method, as a user would write one) on a few hundred rows, and TabDDPM with a few
 
 from __future__ import annotations
 
+import html
 import json
 
 import numpy as np
@@ -225,11 +226,16 @@ def test_the_command_line_runs_it_for_a_generator_of_ones_own_and_refuses_it_wit
     (tmp_path / "own_lossy.py").write_text(OWN_MODULE)
     monkeypatch.syspath_prepend(str(tmp_path))
     tiny = ["--design", "shared", "--models", "8", "--records", "40"]
-    code, out, err = audit_cli(capsys, "--generator", "own_lossy:LossyResampler", *tiny)
+    page = tmp_path / "audit.html"
+    code, out, err = audit_cli(capsys, "--generator", "own_lossy:LossyResampler", *tiny, "--html", str(page))
     assert code == 0, err
     white = json.loads(out)["whitebox"]
     assert white["threat_model"] == THREAT_MODEL and len(white["models"]) == 8
     assert white["summary"]["tpr_at_fpr_0"]["median"] > 0.5  # its loss gives every training row away
+    text = page.read_text(encoding="utf-8")
+    assert "White-box attack: the model's loss" in text and html.escape(THREAT_MODEL) in text
+    section = text[text.index("White-box attack"):text.index("Exposed records")]
+    assert section.count("<tr><td>") == 8  # a line per model
     code, _, err = audit_cli(capsys, "--generator", "exact_copy", *tiny, "--whitebox", "on")
     assert code == 2 and "per-record loss" in err
     code, _, err = audit_cli(capsys, "--generator", "own_lossy:LossyResampler", "--whitebox", "on")
