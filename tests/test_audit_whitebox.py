@@ -185,8 +185,8 @@ def test_tabddpm_runs_through_the_white_box_audit(real):
     from privcore.audit.tasks import GeneratorFactory
 
     tiny = {"timesteps": 8, "steps": 20, "batch_size": 32, "width": 16, "depth": 1}
-    report = audit_shared(real.iloc[:60], settings=SharedSettings(models=8, records=30, n_queries=2),
-                          make=GeneratorFactory("tabddpm", tiny))
+    settings = SharedSettings(models=8, records=30, n_queries=2)
+    report = audit_shared(real.iloc[:60], settings=settings, make=GeneratorFactory("tabddpm", tiny))
     white = report.whitebox
     assert white is not None and white.loss_columns == 8  # one column per timestep 0 … 7
     assert report.splits["failed_models"] == 0 and len(white.models) == 8

@@ -20,6 +20,8 @@ Steps (:func:`audit_shared`):
 4. A per-record attack cross-fitted over the models (:mod:`privcore.audit.crossfit`): no model is scored by a rule that
    saw it. Per record: AUC with a bootstrap interval, TPR at low FPR, ε lower bound, and a sentence of evidence when it
    is exposed (:mod:`privcore.audit.why`).
+5. When the generator offers a per-record loss (``tabddpm``, or ``per_record_loss`` on one's own), the white-box
+   attack of :mod:`privcore.audit.whitebox` on every model's losses, reported per target model (``whitebox``).
 
 What chance alone gives is measured, not assumed: the models' training sets are shuffled among the models (each output
 then belongs to another model's training set, so membership carries no information) and the whole attack is rerun
