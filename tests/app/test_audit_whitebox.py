@@ -84,12 +84,17 @@ def test_a_tiny_white_box_audit_shows_the_threat_model_figure_and_table(lossy):
     charts = at.get("plotly_chart")  # the records' figure, then the per-model TPR at FPR 0
     assert len(charts) == 2 and charts[1].key.startswith("whitebox-figure::")
     assert "TPR at FPR 0 (no false accusation)" in charts[1].proto.spec
+    records = at.dataframe[-1].value  # the per-record table: the white-box AUC beside the black-box one
+    assert list(records.columns[:4]) == ["real row", "AUC", "AUC 95% interval", "white-box AUC"]
+    white_auc = {r["row"]: r["auc"] for r in report.whitebox.records}
+    assert all(round(white_auc[row], 3) == auc for row, auc in zip(records["real row"], records["white-box AUC"]))
     # Unticked, the same audit is another one (its own cache key) and runs without the attack.
     box(at, "admin_lossy").uncheck().run()
     at.button(key="run_audit").click().run(timeout=RUN_TIMEOUT)
     assert_no_exception(at)
     assert len(at.session_state["audit_results"]) == 2
     assert "White-box attack: the model's loss" not in [h.value for h in at.subheader]
+    assert "white-box AUC" not in at.dataframe[-1].value.columns
 
 
 def test_tabddpm_is_listed_with_its_settings_and_the_option():
