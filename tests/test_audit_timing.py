@@ -161,7 +161,9 @@ def test_a_generator_trained_in_steps_is_extrapolated_and_its_loss_timed(demo, m
                          (Param("steps", "int", 2000, "Training steps", "Batches.", minimum=1),),
                          lambda steps: SlowInSteps(fake, steps), label="Slow in steps")
     monkeypatch.setitem(registry.GENERATOR_SPECS, "slow_steps", spec)
-    model = timing.estimate_shared(real, schema, GeneratorFactory("slow_steps"), SHARED).model
+    estimate = timing.estimate_shared(real, schema, GeneratorFactory("slow_steps"), SHARED)
+    model = estimate.model
+    assert estimate.whitebox  # auto: the generator has a loss
     low, high = timing.PROBE_STEPS
     # Probes at low, high and low steps (1 s + 0.01 s a step each); the loss on every record 0.25 s a model.
     assert model.extrapolated and model.probe_epochs == (low, high, low)
@@ -171,5 +173,5 @@ def test_a_generator_trained_in_steps_is_extrapolated_and_its_loss_timed(demo, m
     assert f"fits of {low} and {high} training steps" in model.describe()
     assert "to 2,000 training steps" in model.describe()
     # Without the white-box attack the loss is not computed, so not timed.
-    black = timing.estimate_shared(real, schema, GeneratorFactory("slow_steps"), SHARED, whitebox=False).model
-    assert black.features == 0.0 and black.seconds == pytest.approx(21.0)
+    black = timing.estimate_shared(real, schema, GeneratorFactory("slow_steps"), SHARED, whitebox=False)
+    assert not black.whitebox and black.model.features == 0.0 and black.model.seconds == pytest.approx(21.0)

@@ -159,6 +159,8 @@ class AuditEstimate:
         One model's cost, measured on this table.
     overhead : float
         Seconds outside those fits: set-up, attack, statistics, the DCR test (its extra fit included).
+    whitebox : bool
+        Whether the audit timed runs the white-box attack (each model's losses are in ``model.features``).
     """
 
     design: str
@@ -166,6 +168,7 @@ class AuditEstimate:
     workers: int
     model: ModelTiming
     overhead: float
+    whitebox: bool = False
 
     @property
     def seconds(self) -> float:
@@ -364,7 +367,7 @@ def estimate_shared(real: pd.DataFrame, schema: Schema | None, make: Callable[..
     overhead = plan_seconds + (model.seconds - model.features) + dcr + attack + nearest * scale
     if progress is not None:
         progress(1.0, "timed")
-    return AuditEstimate("shared", settings.models, workers, model, overhead)
+    return AuditEstimate("shared", settings.models, workers, model, overhead, whitebox)
 
 
 def _attack_seconds(settings: SharedSettings, records: int, n_features: int, membership: np.ndarray) -> float:

@@ -11,6 +11,8 @@ import textwrap
 import pytest
 
 from dashboard import whitebox_view as WV
+from dashboard.audit_estimate import estimate_text
+from privcore.audit.timing import AuditEstimate, ModelTiming
 from privcore.audit.whitebox import THREAT_MODEL
 
 from .conftest import assert_no_exception, open_page, texts
@@ -55,6 +57,13 @@ def lossy(tmp_path, monkeypatch):
 
 def test_docstring_examples():
     assert doctest.testmod(WV).failed == 0
+
+
+def test_the_estimate_names_the_white_box_attack_when_it_runs():
+    model = ModelTiming(2.0, 150, (2.1, 1.9), 0.1)
+    black, white = (estimate_text(AuditEstimate("shared", 64, 1, model, 5.0, flag), 300) for flag in (False, True))
+    assert "the attack on every record and the DCR test add" in black and "white-box" not in black
+    assert "the black-box and white-box attacks on every record and the DCR test add" in white
 
 
 def test_the_option_appears_only_for_a_generator_with_a_loss_in_the_shared_design(lossy):
