@@ -3,9 +3,10 @@
 Each task is one model: fit the generator on the pool records its row of the membership matrix selects,
 draw one output with a seed fixed by the model's index, and return that output's features about every
 pool record (:class:`privcore.audit.features.SharedFeatures`) and, in a white-box audit, the fitted model's
-loss on every pool record (:func:`privcore.audit.whitebox.loss_matrix`; the model itself is not sent back). Nothing in a task depends on where it ran
-or on the tasks before it, so the audit's result is the same for any number of workers: every task runs
-with one BLAS thread, in a worker as in this process, and the features are computed by the same code.
+loss on every pool record (:func:`privcore.audit.whitebox.loss_matrix`; the model itself is not sent back).
+Nothing in a task depends on where it ran or on the tasks before it, so the audit's result is the same for
+any number of workers: every task runs with one BLAS thread, in a worker as in this process, and the
+features are computed by the same code.
 
 Processes are spawned (as :mod:`privcore.lab.parallel` does) and set up once with what every task shares
 (:class:`FitSetup`); the generator must then be picklable, for instance a :class:`GeneratorFactory`
