@@ -34,17 +34,18 @@ MAX_CACHED_ESTIMATES = 32
 
 
 def estimate_key(design: str, content_hash: str, schema: Schema, name: str, settings: Mapping[str, Any],
-                 budget: Any) -> str:
-    """Cache key of one estimate: the design, the table's content hash, the schema, the generator, its settings and
-    the budget (a dataclass of the design's settings)."""
-    parts = json.dumps(["estimate", design, content_hash, schema.to_dict(), name, dict(settings), asdict(budget)],
-                       sort_keys=True, default=str)
+                 budget: Any, whitebox: bool = False) -> str:
+    """Cache key of one estimate: the design, the table's content hash, the schema, the generator, its settings,
+    the budget (a dataclass of the design's settings) and whether the white-box attack runs."""
+    parts = json.dumps(["estimate", design, content_hash, schema.to_dict(), name, dict(settings), asdict(budget)]
+                       + (["whitebox"] if whitebox else []), sort_keys=True, default=str)
     return hashlib.sha256(parts.encode()).hexdigest()[:16]
 
 
 def measured(state: MutableMapping, key: str, real: pd.DataFrame, schema: Schema, name: str,
              settings: Mapping[str, Any], budget: Any, design: str,
-             progress: Callable[[float, str], None] | None = None) -> tuple[AuditEstimate | None, str | None]:
+             progress: Callable[[float, str], None] | None = None,
+             whitebox: bool = False) -> tuple[AuditEstimate | None, str | None]:
     """The estimate under ``key``, measured in the worker pool the first time; or None and the message for the user.
 
     Parameters
@@ -57,6 +58,8 @@ def measured(state: MutableMapping, key: str, real: pd.DataFrame, schema: Schema
         As for :func:`dashboard.jobs.time_audit`.
     progress : callable, optional
         ``progress(fraction, message)`` while measuring.
+    whitebox : bool
+        The shared audit runs the white-box attack (its losses timed too).
 
     Returns
     -------
@@ -68,7 +71,7 @@ def measured(state: MutableMapping, key: str, real: pd.DataFrame, schema: Schema
     if key not in estimates:
         try:
             estimates[key] = compute.run_job(jobs.time_audit, real, schema, name, dict(settings), budget, design,
-                                             progress=progress)
+                                             progress=progress, whitebox=whitebox)
         except InputError as error:
             estimates[key] = str(error)
         except MemoryError:
@@ -107,6 +110,8 @@ def estimate_text(estimate: AuditEstimate, records: int | None = None) -> str:
     workers = f"{estimate.workers} worker" + ("s" if estimate.workers > 1 else "")
     rest = ("the attack on every record and the DCR test" if estimate.design == "shared"
             else "the attack's classifiers and the DCR test")
+    if getattr(estimate, "whitebox", False):  # an estimate kept from before the white-box attack has no such field
+        rest = "the black-box and white-box attacks on every record and the DCR test"
     return (f"Estimated run time: {format_duration(estimate.seconds)} for {estimate.models:,} generator fits{where}, "
             f"on {workers} (measured: {estimate.model.describe()}; {rest} add {_overhead(estimate.overhead)}).")
 

@@ -96,7 +96,7 @@ def audit_generator(real: pd.DataFrame, schema: Schema, name: str, settings: Map
 
 
 def audit_generator_shared(real: pd.DataFrame, schema: Schema, name: str, settings: Mapping[str, Any],
-                           shared_settings, *, progress: Callable[[float, str], None]):
+                           shared_settings, *, progress: Callable[[float, str], None], whitebox: bool = False):
     """:func:`privcore.audit.shared.audit_shared` of the generator ``name``: every pool record at once.
 
     Parameters
@@ -113,6 +113,8 @@ def audit_generator_shared(real: pd.DataFrame, schema: Schema, name: str, settin
         Models, records and seed.
     progress : callable
         ``progress(fraction, message)``; the worker pool stops the job at a report once it is cancelled.
+    whitebox : bool
+        Also run the white-box attack on the models' per-record losses (a generator with a loss only).
 
     Returns
     -------
@@ -125,11 +127,11 @@ def audit_generator_shared(real: pd.DataFrame, schema: Schema, name: str, settin
     return audit_shared(real, None, schema, settings=shared_settings, generator_name=name,
                         generator_label=generator_title(name, settings),
                         make=GeneratorFactory(name, dict(settings), schema.key_columns, schema.sensitive),
-                        progress=progress, workers=1)
+                        progress=progress, workers=1, whitebox=whitebox)
 
 
 def time_audit(real: pd.DataFrame, schema: Schema, name: str, settings: Mapping[str, Any], budget_settings,
-               design: str, *, progress: Callable[[float, str], None]):
+               design: str, *, progress: Callable[[float, str], None], whitebox: bool = False):
     """The run-time estimate of the audit the page would run, from trial fits of the generator ``name`` on ``real``.
 
     Parameters
@@ -148,6 +150,8 @@ def time_audit(real: pd.DataFrame, schema: Schema, name: str, settings: Mapping[
         ``"shared"`` or ``"targeted"``.
     progress : callable
         ``progress(fraction, message)`` while the trial fits run.
+    whitebox : bool
+        The shared audit runs the white-box attack: each trial model's loss is timed too.
 
     Returns
     -------
@@ -157,7 +161,9 @@ def time_audit(real: pd.DataFrame, schema: Schema, name: str, settings: Mapping[
     from privcore.audit.timing import estimate_shared, estimate_targeted  # on the first estimate only (scikit-learn)
 
     make = maker(name, settings, schema)
-    measure = estimate_shared if design == "shared" else estimate_targeted
     # generator_name only names the generator in the estimate's errors: in words, as the audit's answer does.
-    return measure(real, schema, make, budget_settings, generator_name=generator_title(name, settings),
-                   progress=progress)
+    title = generator_title(name, settings)
+    if design == "shared":
+        return estimate_shared(real, schema, make, budget_settings, generator_name=title, progress=progress,
+                               whitebox=whitebox)
+    return estimate_targeted(real, schema, make, budget_settings, generator_name=title, progress=progress)

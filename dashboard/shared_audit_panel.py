@@ -1,5 +1,6 @@
 """The Audit page's results for the shared design (Streamlit): the summary in words, the DCR test beside the
-attack, the figure, the per-record table, the evidence for the most exposed people and the JSON download.
+attack, the figure, the evidence for the most exposed people, the white-box attack when it ran
+(:mod:`dashboard.whitebox_panel`), the per-record table and the JSON download.
 
 The logic (sentences, table, order) is :mod:`dashboard.shared_audit_view`; the figure is
 :func:`privcore.report.audit_figures.shared_audit_figure`.
@@ -12,6 +13,7 @@ import streamlit as st
 from dashboard import components as C
 from dashboard import shared_audit_view as SV
 from dashboard.audit_view import verdict_level
+from dashboard.whitebox_panel import show_whitebox_results
 from privcore.audit.shared import SharedAuditReport
 from privcore.report.audit_figures import shared_audit_figure
 
@@ -49,6 +51,7 @@ def show_shared_results(report: SharedAuditReport, key: str) -> None:
     if why:
         st.subheader("Why the most exposed people are exposed")
         st.markdown("\n".join(f"- {line}" for line in why))
+    show_whitebox_results(report, key)
     st.subheader("Records")
     st.dataframe(SV.records_frame(report), hide_index=True, width="stretch")
     st.caption("Sorted by the lower end of the AUC interval, the most exposed first. ε lower bound: no generator "

@@ -88,20 +88,23 @@ def audited_records(rows: int, settings: SharedSettings) -> int:
 
 
 def audit_key(content_hash: str, schema: Schema, name: str, settings: Mapping[str, Any],
-              shared_settings: SharedSettings) -> str:
-    """Cache key of one shared audit: the design, the table's content hash, the schema, the generator, every setting."""
-    parts = json.dumps(["shared", content_hash, schema.to_dict(), name, dict(settings), asdict(shared_settings)],
-                       sort_keys=True, default=str)
+              shared_settings: SharedSettings, whitebox: bool = False) -> str:
+    """Cache key of one shared audit: the design, the table's content hash, the schema, the generator, every setting
+    and whether the white-box attack runs."""
+    parts = json.dumps(["shared", content_hash, schema.to_dict(), name, dict(settings), asdict(shared_settings)]
+                       + (["whitebox"] if whitebox else []), sort_keys=True, default=str)
     return hashlib.sha256(parts.encode()).hexdigest()[:16]
 
 
 def run_audit(real: pd.DataFrame, schema: Schema, name: str, settings: Mapping[str, Any],
               shared_settings: SharedSettings,
-              progress: Callable[[float, str], None] | None = None) -> tuple[SharedAuditReport | None, str | None]:
-    """Run the shared audit in the worker pool; ``(report, None)``, or ``(None, message)`` (never a traceback)."""
+              progress: Callable[[float, str], None] | None = None,
+              whitebox: bool = False) -> tuple[SharedAuditReport | None, str | None]:
+    """Run the shared audit in the worker pool (with the white-box attack when ``whitebox``); ``(report, None)``,
+    or ``(None, message)`` (never a traceback)."""
     try:
         report = compute.run_job(jobs.audit_generator_shared, real, schema, name, dict(settings), shared_settings,
-                                 progress=progress)
+                                 progress=progress, whitebox=whitebox)
     except InputError as error:
         return None, str(error)
     except MemoryError:
@@ -189,16 +192,23 @@ def exposure_order(report: SharedAuditReport) -> list[int]:
 
 
 def records_frame(report: SharedAuditReport) -> pd.DataFrame:
-    """One line per audited record, the most exposed first (:func:`exposure_order`)."""
+    """One line per audited record, the most exposed first (:func:`exposure_order`); after a white-box attack, each
+    record's AUC under it too (over the models, as the black-box AUC)."""
+    white = getattr(report, "whitebox", None)  # a report pickled before the white-box attack has none
+    white_auc = {r["row"]: r["auc"] for r in white.records} if white is not None else None
     lines = []
     for i in exposure_order(report):
         r = report.records[i]
-        lines.append({"real row": int(r.row), "AUC": _round(r.auc, 3), "AUC 95% interval": _interval(r.auc_interval),
-                      "ε lower bound": _round(r.epsilon_lower_bound, 2),
-                      "nearest real distance": _round(r.nearest_real_distance, 4),
-                      "nearest synthetic distance": _round(r.nearest_synthetic_distance, 4), "why": r.why or ""})
-    return pd.DataFrame(lines, columns=["real row", "AUC", "AUC 95% interval", "ε lower bound",
-                                        "nearest real distance", "nearest synthetic distance", "why"])
+        line = {"real row": int(r.row), "AUC": _round(r.auc, 3), "AUC 95% interval": _interval(r.auc_interval),
+                "ε lower bound": _round(r.epsilon_lower_bound, 2),
+                "nearest real distance": _round(r.nearest_real_distance, 4),
+                "nearest synthetic distance": _round(r.nearest_synthetic_distance, 4), "why": r.why or ""}
+        if white_auc is not None:
+            line["white-box AUC"] = _round(white_auc.get(int(r.row)), 3)
+        lines.append(line)
+    columns = ["real row", "AUC", "AUC 95% interval", "ε lower bound", "nearest real distance",
+               "nearest synthetic distance", "why"]
+    return pd.DataFrame(lines, columns=columns if white_auc is None else columns[:3] + ["white-box AUC"] + columns[3:])
 
 
 def most_exposed_why(report: SharedAuditReport, top: int = TOP_WHY) -> list[str]:

@@ -4,8 +4,9 @@ By default every record is attacked at once with shared models (:mod:`privcore.a
 by :mod:`dashboard.shared_audit_panel`); the targeted design (:mod:`privcore.audit.shadow`) remains a choice.
 The user picks a design, a generator (listed by its name in words, PrivBayes first chosen:
 :data:`dashboard.audit_view.DEFAULT_GENERATOR`; one whose extra is missing is listed with its install command) and its
-settings and a budget (shared: models, records, seed; targeted: targets, shadow and
-evaluation models, seed), sees the estimated run time (the generator timed on the table, once per choice:
+settings and a budget (shared: models, records, seed, and for a generator with a per-record loss such as
+TabDDPM the white-box attack, :mod:`dashboard.whitebox_view`; targeted: targets, shadow and evaluation models,
+seed), sees the estimated run time (the generator timed on the table, once per choice:
 :mod:`dashboard.audit_estimate`), and runs the audit behind a button with a progress bar in
 the worker pool. Targeted results: the verdict, the DCR proxy beside the attack, each target's AUC (figure and
 table), the record of a chosen target and the JSON download. Logic in :mod:`dashboard.audit_view` and
@@ -20,6 +21,7 @@ from dashboard import audit_view as V
 from dashboard.audit_citation import remember
 from dashboard import components as C
 from dashboard import shared_audit_view as SV
+from dashboard import whitebox_view as WV
 from dashboard.shared_audit_panel import show_shared_results
 from dashboard.page_setup import require_real_table, setup_page
 from dashboard.persistence import keep_alive
@@ -92,6 +94,11 @@ with right:
     else:
         given = {p.name: number(p, V.widget_key("budget", p.name), schema.seed if p.name == "seed" else p.default)
                  for p in V.BUDGET}
+    # Offered only where it can run: the shared design, and a generator whose model gives a per-record loss.
+    whitebox = shared and WV.offers_loss(spec, V.changed_settings(spec, values), schema, real.frame) and \
+        st.checkbox(WV.OPTION_LABEL, value=True, key=V.widget_key("whitebox", name), help=WV.OPTION_HELP,
+                    persist_state="session")
+extra = {"whitebox": bool(whitebox)} if shared else {}  # the targeted design has no white-box attack
 
 view = SV if shared else V  # the two designs' logic: the same functions, each for its budget and report
 settings = V.changed_settings(spec, values)
@@ -101,16 +108,17 @@ estimate = None
 if not problem:  # the generator timed on this table, once per choice; its error, if any, is the audit's too
     note = st.empty()
     with st.spinner("Timing the generator on your table, to estimate the run time…"):
-        estimate, problem = E.measured(state, E.estimate_key(design, real.content_hash, schema, name, settings, budget),
+        estimate, problem = E.measured(state, E.estimate_key(design, real.content_hash, schema, name, settings, budget,
+                                                             **extra),
                                        real.frame, schema, name, settings, budget, design,
-                                       progress=lambda fraction, message: note.caption(message))
+                                       progress=lambda fraction, message: note.caption(message), **extra)
     note.empty()
 if problem:
     st.error(problem, icon=":material/error:")
 else:
     st.info(E.estimate_text(estimate, SV.audited_records(len(real.frame), budget) if shared else None),
             icon=":material/timer:")
-key = None if problem else view.audit_key(real.content_hash, schema, name, settings, budget)
+key = None if problem else view.audit_key(real.content_hash, schema, name, settings, budget, **extra)
 clicked = st.button("Run audit", type="primary", icon=":material/play_arrow:", key="run_audit",
                     disabled=problem is not None, help="Trains the generator for every model; results are kept "
                     "for this session only.")
@@ -119,7 +127,7 @@ if clicked and key and report is None:
     bar = st.progress(0.0, text="Starting…")
     report, error = view.run_audit(real.frame, schema, name, settings, budget,
                                 progress=V.throttled(lambda fraction, message: (bar.progress(fraction, text=message),
-                                                                          keep_alive(st.session_state))))
+                                                                          keep_alive(st.session_state))), **extra)
     bar.empty()
     if error:
         st.error(error, icon=":material/error:")

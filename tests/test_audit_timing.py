@@ -134,3 +134,44 @@ def test_too_few_rows_is_the_audits_own_error(demo):
     real, schema = demo
     with pytest.raises(TooFewRowsError, match="too few to split"):
         timing.estimate_targeted(real.head(40), schema, GeneratorFactory("exact_copy"), TARGETED)
+
+
+class SlowInSteps(SlowInEpochs):
+    """A stand-in for TabDDPM: 1 s plus 0.01 s per training step, and a per-record loss that takes 0.25 s."""
+
+    def __init__(self, clock: FakeClock, steps: int):
+        super().__init__(clock, 0)
+        self.steps = steps
+
+    def fit(self, table: pd.DataFrame, types) -> "SlowInSteps":
+        self.clock.now += 1.0 + 0.01 * self.steps
+        self.table = table
+        return self
+
+    def per_record_loss(self, table: pd.DataFrame, *, seed: int = 0):
+        self.clock.now += 0.25
+        return table.index.to_numpy(dtype=float)
+
+
+def test_a_generator_trained_in_steps_is_extrapolated_and_its_loss_timed(demo, monkeypatch):
+    real, schema = demo
+    fake = FakeClock()
+    monkeypatch.setattr(timing, "CLOCK", fake)
+    spec = GeneratorSpec("slow_steps", "A stand-in for TabDDPM.",
+                         (Param("steps", "int", 2000, "Training steps", "Batches.", minimum=1),),
+                         lambda steps: SlowInSteps(fake, steps), label="Slow in steps")
+    monkeypatch.setitem(registry.GENERATOR_SPECS, "slow_steps", spec)
+    estimate = timing.estimate_shared(real, schema, GeneratorFactory("slow_steps"), SHARED)
+    model = estimate.model
+    assert estimate.whitebox  # auto: the generator has a loss
+    low, high = timing.PROBE_STEPS
+    # Probes at low, high and low steps (1 s + 0.01 s a step each); the loss on every record 0.25 s a model.
+    assert model.extrapolated and model.probe_epochs == (low, high, low)
+    assert model.fits == pytest.approx((1 + 0.01 * low, 1 + 0.01 * high, 1 + 0.01 * low))
+    assert model.features == pytest.approx(0.25)
+    assert model.seconds == pytest.approx(1.0 + 0.01 * 2000 + 0.25)
+    assert f"fits of {low} and {high} training steps" in model.describe()
+    assert "to 2,000 training steps" in model.describe()
+    # Without the white-box attack the loss is not computed, so not timed.
+    black = timing.estimate_shared(real, schema, GeneratorFactory("slow_steps"), SHARED, whitebox=False)
+    assert not black.whitebox and black.model.features == 0.0 and black.model.seconds == pytest.approx(21.0)

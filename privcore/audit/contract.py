@@ -78,13 +78,43 @@ _SUMMARY_COMMON = {
 }
 
 
+_SPREAD = {"type": "object", "description": "median, smallest and largest over the target models",
+           "properties": {k: _NUMBER_OR_NULL for k in ("median", "min", "max")}, "required": ["median", "min", "max"]}
+#: The white-box attack of the shared design (privcore.audit.whitebox.WhiteBoxResult.to_dict).
+_WHITEBOX = {"anyOf": [{"type": "null"}, {
+    "type": "object", "description": "the attack on each trained model's per-record loss (null: not run)",
+    "properties": {
+        "threat_model": {"type": "string", "description": "what the white-box attacker has, in words"},
+        "loss_columns": {"type": "integer", "minimum": 1, "description": "losses per record (one per timestep)"},
+        "models": {"type": "array", "description": "per target model, its pool members against its non-members",
+                   "items": {"type": "object", "properties": {
+                       "model": {"type": "integer", "minimum": 0}, "members": {"type": "integer", "minimum": 0},
+                       "non_members": {"type": "integer", "minimum": 0}, "auc": _AUC, "auc_interval": _INTERVAL,
+                       "tpr_at": {**_FPR_LEVELS, "description": "TPR at FPR 0, 0.001 and 0.01 (null: too few "
+                                                                "non-members to measure it)"}},
+                       "required": ["model", "members", "non_members", "auc", "auc_interval", "tpr_at"],
+                       "additionalProperties": False}},
+        "records": {"type": "array", "description": "per record, the white-box score's AUC over the models",
+                    "items": {"type": "object", "properties": {
+                        "row": {"type": "integer", "minimum": 0}, "auc": _AUC, "auc_interval": _INTERVAL,
+                        "mean_score_in": _NUMBER_OR_NULL, "mean_score_out": _NUMBER_OR_NULL},
+                        "required": ["row", "auc", "auc_interval"], "additionalProperties": False}},
+        "summary": {"type": "object", "properties": {
+            "models_scored": {"type": "integer", "minimum": 0}, "auc": _SPREAD, "tpr_at_fpr_0": _SPREAD,
+            "share_models_interval_above_0.5": _SHARE,
+            "chance": {"type": "object", "description": "the same attack with the training sets shuffled among "
+                                                        "the models"}},
+            "required": ["models_scored", "auc", "tpr_at_fpr_0", "chance"]}},
+    "required": ["threat_model", "loss_columns", "models", "records", "summary"], "additionalProperties": False}]}
+
+
 def _settings_schema(kind: type) -> dict[str, Any]:
     return {"type": "object", "properties": {f.name: {"type": ["number", "null"]} for f in fields(kind)},
             "required": [f.name for f in fields(kind)]}
 
 
 def _common(design: str, entries: str, entry: dict[str, Any], settings: type, summary: dict[str, Any],
-            required_summary: list[str]) -> dict[str, Any]:
+            required_summary: list[str], extra: dict[str, Any] | None = None) -> dict[str, Any]:
     return {
         "type": "object",
         "properties": {
@@ -102,6 +132,7 @@ def _common(design: str, entries: str, entry: dict[str, Any], settings: type, su
             "warnings": {"type": "array", "items": {"type": "string"}},
             "seconds": {"type": "number", "minimum": 0},
             "timings": {"type": "object", "additionalProperties": {"type": "number", "minimum": 0}},
+            **(extra or {}),
         },
         "required": ["design", "generator", "settings", "splits", entries, "summary", "warnings"],
         "additionalProperties": False,
@@ -136,7 +167,7 @@ def audit_report_schema() -> dict[str, Any]:
         "max_epsilon_lower_bound_per_record": {"type": ["number", "null"], "minimum": 0,
                                                "description": "the largest record's own 95 % bound (not "
                                                               "corrected for the number of records)"},
-    }, ["records_scored", "share_auc_above_0.6", "verdict"])
+    }, ["records_scored", "share_auc_above_0.6", "verdict"], {"whitebox": _WHITEBOX})
     targeted = _common("targeted", "targets", _entry(TARGET_FIELDS, TargetResult, ("eval_scores", "eval_labels")),
                        AuditSettings, {
                            "mean_auc": {"type": "object", "additionalProperties": _AUC,

@@ -20,6 +20,8 @@ Steps (:func:`audit_shared`):
 4. A per-record attack cross-fitted over the models (:mod:`privcore.audit.crossfit`): no model is scored by a rule that
    saw it. Per record: AUC with a bootstrap interval, TPR at low FPR, ε lower bound, and a sentence of evidence when it
    is exposed (:mod:`privcore.audit.why`).
+5. When the generator offers a per-record loss (``tabddpm``, or ``per_record_loss`` on one's own), the white-box
+   attack of :mod:`privcore.audit.whitebox` on every model's losses, reported per target model (``whitebox``).
 
 What chance alone gives is measured, not assumed: the models' training sets are shuffled among the models (each output
 then belongs to another model's training set, so membership carries no information) and the whole attack is rerun
@@ -36,6 +38,7 @@ share of intervals above 0.5.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from dataclasses import asdict, dataclass, field
@@ -49,6 +52,7 @@ from privcore.audit.features import SharedFeatures
 from privcore.metrics.membership_value_reuse import value_text
 from privcore.audit.shadow import AuditError, ProgressCallback, random_queries
 from privcore.audit.tasks import FitOutcome, FitSetup, run_fits
+from privcore.audit.whitebox import WhiteBoxResult, wants_whitebox, whitebox_result
 from privcore.audit.why import gather, sentence
 from privcore.base.errors import TooFewRowsError
 from privcore.base.jsonvalues import jsonable
@@ -142,6 +146,8 @@ class SharedAuditReport:
     timings: dict[str, float] = field(default_factory=dict)
     #: The generator in words, as the verdict names it (``generator`` is its name for machines).
     label: str | None = None
+    #: The white-box attack on the models' per-record losses (:mod:`privcore.audit.whitebox`); None when not run.
+    whitebox: WhiteBoxResult | None = None
 
     @property
     def title(self) -> str:
@@ -161,6 +167,8 @@ class SharedAuditReport:
             "warnings": list(self.warnings),
             "seconds": round(self.seconds, 3),
             "timings": {k: round(v, 3) for k, v in self.timings.items()},
+            # getattr: a report pickled before the white-box attack existed has no such attribute.
+            "whitebox": None if getattr(self, "whitebox", None) is None else self.whitebox.to_dict(),
         }
 
 
@@ -176,6 +184,7 @@ def audit_shared(
     progress: ProgressCallback | None = None,
     workers: int = 1,
     cluster: Any = None,
+    whitebox: bool | None = None,
 ) -> SharedAuditReport:
     """Shared-model membership audit of ``generator`` on every record of a pool (see the module notes).
 
@@ -205,6 +214,10 @@ def audit_shared(
     cluster : str or distributed.Client, optional
         Each fit a task on a Dask cluster instead (``tcp://host:port``, ``local:N`` or a Client: see
         :func:`privcore.engine.cluster.connected`); not with ``workers > 1``.
+    whitebox : bool, optional
+        Also run the white-box attack on each model's per-record loss (:mod:`privcore.audit.whitebox`). None
+        (the default): when the generator offers a loss (:func:`privcore.audit.whitebox.has_loss`); True: it
+        must; False: never.
 
     Returns
     -------
@@ -213,7 +226,8 @@ def audit_shared(
     Raises
     ------
     AuditError, TooFewRowsError, ClusterError
-        Bad settings, too few rows, a generator that fails on every model, or a cluster that cannot be used.
+        Bad settings, too few rows, a generator that fails on every model, a white-box audit asked of a
+        generator without a loss, or a cluster that cannot be used.
     """
     started = time.perf_counter()
     settings = (settings or SharedSettings()).check()
@@ -222,12 +236,14 @@ def audit_shared(
     if make is None and generator is None:
         raise AuditError("Give the generator to audit (or make, a function that builds one).")
     plan = plan_shared(real, schema, settings, make=make, generator=generator)
+    probe = make(plan.setup.population) if make is not None else generator
+    whitebox = wants_whitebox(probe, whitebox)
+    plan = dataclasses.replace(plan, setup=dataclasses.replace(plan.setup, whitebox=whitebox))
     setup, schema, warnings = plan.setup, plan.schema, list(plan.warnings)
     data, chosen, row_in_table, n_records, space = plan.data, plan.chosen, plan.row_in_table, plan.records, plan.space
     extractor, population, pool, membership = setup.extractor, setup.population, setup.pool, setup.membership
     n = len(data)
-    fitted = make(population) if make is not None else generator
-    name = generator_name or getattr(fitted, "name", None) or type(fitted).__name__
+    name = generator_name or getattr(probe, "name", None) or type(probe).__name__
     label = generator_label or registry_label(name)
     outcomes: dict[int, FitOutcome] = {}
 
@@ -245,13 +261,19 @@ def audit_shared(
     if failures:
         warnings.append(f"{len(failures)} model(s) failed and were left out (first: {failures[0].splitlines()[0]}).")
     timings = {phase: sum(o.seconds.get(phase, 0.0) for o in outcomes.values())
-               for phase in ("fit_and_sample", "features")}
+               for phase in ("fit_and_sample", "features", "losses") if whitebox or phase != "losses"}
     began = time.perf_counter()
     usable = np.array([outcomes[k].features is not None for k in range(settings.models)])
     features = np.stack([outcomes[k].features if usable[k] else np.zeros((n_records, extractor.n_features))
                          for k in range(settings.models)])
     scores = crossfit_scores(features, membership, usable, settings.folds)
     timings["attack"] = time.perf_counter() - began
+    white = None
+    if whitebox:
+        began = time.perf_counter()
+        white = whitebox_result([outcomes[k].losses for k in range(settings.models)], membership, usable,
+                                settings.folds, settings.seed, row_in_table[chosen])
+        timings["whitebox_attack"] = time.perf_counter() - began
     began = time.perf_counter()
     nearest_real = nearest_other(space.transform(data), chosen)
     records = _records(scores, features, membership, usable, extractor, pool, nearest_real, chosen, row_in_table,
@@ -265,7 +287,7 @@ def audit_shared(
                              splits={"rows": n, "records": n_records, "population": len(population),
                                      "models": settings.models, "failed_models": len(failures),
                                      "training_rows_mean": round(float(membership.sum(axis=1).mean()), 1)},
-                             timings=timings)
+                             timings=timings, whitebox=white)
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,11 @@
 
 Each task is one model: fit the generator on the pool records its row of the membership matrix selects,
 draw one output with a seed fixed by the model's index, and return that output's features about every
-pool record (:class:`privcore.audit.features.SharedFeatures`). Nothing in a task depends on where it ran
-or on the tasks before it, so the audit's result is the same for any number of workers: every task runs
-with one BLAS thread, in a worker as in this process, and the features are computed by the same code.
+pool record (:class:`privcore.audit.features.SharedFeatures`) and, in a white-box audit, the fitted model's
+loss on every pool record (:func:`privcore.audit.whitebox.loss_matrix`; the model itself is not sent back).
+Nothing in a task depends on where it ran or on the tasks before it, so the audit's result is the same for
+any number of workers: every task runs with one BLAS thread, in a worker as in this process, and the
+features are computed by the same code.
 
 Processes are spawned (as :mod:`privcore.lab.parallel` does) and set up once with what every task shares
 (:class:`FitSetup`); the generator must then be picklable, for instance a :class:`GeneratorFactory`
@@ -29,6 +31,7 @@ from threadpoolctl import threadpool_limits
 
 from privcore.audit.factory import GeneratorFactory, model_for_fit
 from privcore.audit.features import SharedFeatures
+from privcore.audit.whitebox import loss_matrix
 from privcore.base.errors import InputError
 
 __all__ = ["FitOutcome", "FitSetup", "GeneratorFactory", "fit_seed", "run_fits"]
@@ -42,6 +45,8 @@ class FitOutcome:
     features: np.ndarray | None
     error: str | None
     seconds: dict[str, float]
+    #: Shape (records, columns): the fitted model's loss on every pool record, when the audit is white-box.
+    losses: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -56,6 +61,8 @@ class FitSetup:
     seed: int
     make: Callable[[pd.DataFrame], Any] | None = None
     generator: Any = None
+    #: Also score every pool record with the fitted model's loss (:mod:`privcore.audit.whitebox`).
+    whitebox: bool = False
     token: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     def output(self, index: int) -> pd.DataFrame:
@@ -63,6 +70,10 @@ class FitSetup:
 
         The output has as many rows as the training set (as in the targeted audit), so that a generator that
         copies its training data returns it whole."""
+        return self.fitted(index)[1]
+
+    def fitted(self, index: int) -> tuple[Any, pd.DataFrame]:
+        """Model ``index`` fitted, and its output (:meth:`output`)."""
         training = self.pool[self.membership[index]].reset_index(drop=True)
         seed = fit_seed(self.seed, index)
         model = model_for_fit(self.make, self.population, seed) if self.make is not None else self.generator
@@ -76,26 +87,32 @@ class FitSetup:
         missing = [c for c in training.columns if c not in output.columns]
         if missing:
             raise InputError(f"The generator returned a table without the column(s) {', '.join(map(str, missing))}.")
-        return output[list(training.columns)]
+        return model, output[list(training.columns)]
 
     def run(self, index: int) -> FitOutcome:
         """Model ``index`` as one task (one BLAS thread); a failure is returned, not raised."""
         clock = time.perf_counter
         seconds = {"fit_and_sample": 0.0, "features": 0.0}
+        losses = None
         with threadpool_limits(limits=1, user_api="blas"):
             try:
                 began = clock()
-                output = self.output(index)
+                model, output = self.fitted(index)
                 seconds["fit_and_sample"] = clock() - began
                 began = clock()
                 features = self.extractor.features(output)
                 seconds["features"] = clock() - began
+                if self.whitebox:
+                    began = clock()
+                    # The same noise seed for every model: a record's losses differ through the models alone.
+                    losses = loss_matrix(model, self.pool, self.seed)
+                    seconds["losses"] = clock() - began
             except Exception as exc:  # noqa: BLE001 - one failing model is reported, not fatal
                 error = f"{type(exc).__name__}: {exc}"
                 if not isinstance(exc, InputError):
                     error += "\n" + traceback.format_exc(limit=3)
                 return FitOutcome(index, None, error, seconds)
-        return FitOutcome(index, features, None, seconds)
+        return FitOutcome(index, features, None, seconds, losses)
 
 
 def fit_seed(seed: int, index: int) -> int:

@@ -9,10 +9,12 @@ as one audit model does. A first fit also pays for imports and caches, so a quic
 :data:`QUICK_FITS` times and the mean of the fits after the first counts (a slow one, over
 :data:`REPEAT_BELOW_SECONDS`, once).
 
-Generators trained in epochs (a setting named ``epochs``: SDV's CTGAN and TVAE) would make the page wait as
-long as one model takes. They are timed at :data:`PROBE_EPOCHS` instead (the fewer twice, for the same
-reason) and the time is extrapolated linearly in epochs: intercept (preparing the data, sampling) plus slope
-times the epochs asked for. The result says so (:attr:`ModelTiming.extrapolated`).
+Generators trained in rounds (a setting named ``epochs``: SDV's CTGAN and TVAE; or ``steps``, the training
+batches of TabDDPM) would make the page wait as long as one model takes. They are timed at two probe values
+of that setting instead (:data:`ROUND_PROBES`; the fewer twice, for the same reason) and the time is
+extrapolated linearly: intercept (preparing the data, sampling) plus slope times the rounds asked for. The
+result says so (:attr:`ModelTiming.extrapolated`). A white-box audit (:mod:`privcore.audit.whitebox`) also
+times each trial model's loss on every audited record, and its attack.
 
 Besides the fits, an audit has work of its own, measured here too rather than taken from constants:
 
@@ -47,6 +49,7 @@ from privcore.audit.shadow import (NEIGHBOURS, AuditError, AuditSettings, Featur
                                    split_sizes)
 from privcore.audit.shared import NULL_SHUFFLES, SharedSettings, nearest_other, plan_shared
 from privcore.audit.tasks import fit_seed
+from privcore.audit.whitebox import loss_matrix, wants_whitebox, whitebox_result
 from privcore.base.errors import InputError
 from privcore.data.prepare import prepare
 from privcore.data.schema import Schema, infer_schema
@@ -55,7 +58,7 @@ from privcore.evaluation.evaluate import evaluate
 from privcore.generators.outside import is_reference
 from privcore.generators.registry import get_generator_spec
 
-__all__ = ["AuditEstimate", "ModelTiming", "estimate_shared", "estimate_targeted", "PROBE_EPOCHS"]
+__all__ = ["AuditEstimate", "ModelTiming", "estimate_shared", "estimate_targeted", "PROBE_EPOCHS", "PROBE_STEPS"]
 
 #: The clock every measurement reads (a test may replace it).
 CLOCK: Callable[[], float] = time.perf_counter
@@ -64,6 +67,13 @@ EPOCHS_SETTING = "epochs"
 #: Epochs of the probe fits (the fewer fitted twice). Far enough apart for the slope to stand out of the noise
 #: of a busy machine, few enough that CTGAN's probes take seconds.
 PROBE_EPOCHS = (2, 8)
+#: TabDDPM's training steps of the probe fits: one step is one batch (20-25 ms at the defaults on one core of
+#: the shared 2-core machine), so 250 more steps (about 6 s) stand out of the noise of a busy machine; probes
+#: of 25 and 100 steps differed by 0.3 s where 2 s were expected, and foretold 11 s for a 54.5 s fit.
+PROBE_STEPS = (50, 300)
+#: Each setting through which a generator trains in rounds, its probe values, and its unit in words.
+ROUND_PROBES: dict[str, tuple[tuple[int, int], str]] = {EPOCHS_SETTING: (PROBE_EPOCHS, "epochs"),
+                                                        "steps": (PROBE_STEPS, "training steps")}
 #: Trial fits of a generator timed as it is: the first pays for imports and caches, the mean of the others counts.
 QUICK_FITS = 3
 #: A fit slower than this is not repeated: another one would not change the estimate's order.
@@ -92,6 +102,8 @@ class ModelTiming:
         The epochs extrapolated to; None when the fit was timed as it is.
     probe_epochs : tuple of int
         Epochs of each trial fit when extrapolated (as ``fits``), else empty.
+    unit : str
+        What ``epochs`` and ``probe_epochs`` count, in words (``"training steps"`` for TabDDPM).
     """
 
     seconds: float
@@ -100,6 +112,7 @@ class ModelTiming:
     features: float
     epochs: int | None = None
     probe_epochs: tuple[int, ...] = ()
+    unit: str = "epochs"
 
     @property
     def extrapolated(self) -> bool:
@@ -115,14 +128,16 @@ class ModelTiming:
         'one fit on 500 rows of your table took 0.8 s (with its output and features: 0.84 s a model)'
         >>> ModelTiming(60.5, 500, (3.1, 4.6, 3.0), 0.05, 300, (2, 8, 2)).describe()
         'fits of 2 and 8 epochs on 500 rows of your table took 3 s and 4.6 s; extrapolated linearly to 300 epochs: 60 s a model'
+        >>> ModelTiming(30.0, 500, (2.0, 3.5, 2.1), 0.1, 2000, (50, 300, 50), "training steps").describe()[:40]
+        'fits of 50 and 300 training steps on 500'
         """
         if self.extrapolated:
             low, high = min(self.probe_epochs), max(self.probe_epochs)
             at_low = min(t for t, e in zip(self.fits, self.probe_epochs) if e == low)
             at_high = min(t for t, e in zip(self.fits, self.probe_epochs) if e == high)
-            return (f"fits of {low} and {high} epochs on {self.training_rows:,} rows of your table took "
-                    f"{_seconds(at_low)} and {_seconds(at_high)}; extrapolated linearly to {self.epochs:,} epochs: "
-                    f"{_seconds(self.seconds)} a model")
+            return (f"fits of {low} and {high} {self.unit} on {self.training_rows:,} rows of your table took "
+                    f"{_seconds(at_low)} and {_seconds(at_high)}; extrapolated linearly to {self.epochs:,} "
+                    f"{self.unit}: {_seconds(self.seconds)} a model")
         fit = _seconds(self.seconds - self.features)
         return (f"one fit on {self.training_rows:,} rows of your table took {fit} (with its output and features: "
                 f"{_seconds(self.seconds)} a model)")
@@ -144,6 +159,8 @@ class AuditEstimate:
         One model's cost, measured on this table.
     overhead : float
         Seconds outside those fits: set-up, attack, statistics, the DCR test (its extra fit included).
+    whitebox : bool
+        Whether the audit timed runs the white-box attack (each model's losses are in ``model.features``).
     """
 
     design: str
@@ -151,6 +168,7 @@ class AuditEstimate:
     workers: int
     model: ModelTiming
     overhead: float
+    whitebox: bool = False
 
     @property
     def seconds(self) -> float:
@@ -165,14 +183,15 @@ def _seconds(x: float) -> str:
 # ------------------------------------------------------------------------------------ one model's fits
 
 
-def _epochs_asked(make: Any) -> int | None:
-    """The epochs a built-in generator trains for, when it has such a setting; else None."""
+def _rounds_asked(make: Any) -> tuple[str, int] | None:
+    """The setting a built-in generator trains in rounds through (:data:`ROUND_PROBES`) and its value; else None."""
     if not isinstance(make, GeneratorFactory) or is_reference(make.name):
         return None
     params = {p.name: p for p in get_generator_spec(make.name).params}
-    if EPOCHS_SETTING not in params:
-        return None
-    return int(make.settings.get(EPOCHS_SETTING, params[EPOCHS_SETTING].default))
+    for setting in ROUND_PROBES:
+        if setting in params:
+            return setting, int(make.settings.get(setting, params[setting].default))
+    return None
 
 
 def time_model(trial: Callable[[Any, int], tuple[float, float]], make: Any, training_rows: int, name: str,
@@ -201,16 +220,18 @@ def time_model(trial: Callable[[Any, int], tuple[float, float]], make: Any, trai
     AuditError
         The generator failed on a trial fit: the error the audit would meet, in one line.
     """
-    epochs = _epochs_asked(make)
-    extrapolate = epochs is not None and epochs > PROBE_EPOCHS[1]
-    # Fewer epochs first and last: the first fit pays the imports, and the faster of the two counts.
-    plan = [PROBE_EPOCHS[0], PROBE_EPOCHS[1], PROBE_EPOCHS[0]] if extrapolate else [None] * QUICK_FITS
+    asked = _rounds_asked(make)
+    setting, epochs = asked if asked is not None else (EPOCHS_SETTING, None)
+    probes, unit = ROUND_PROBES[setting]
+    extrapolate = epochs is not None and epochs > probes[1]
+    # Fewer rounds first and last: the first fit pays the imports, and the faster of the two counts.
+    plan = [probes[0], probes[1], probes[0]] if extrapolate else [None] * QUICK_FITS
     fits, features = [], []
     for index, probe in enumerate(plan):
         if progress is not None:
-            what = f"{probe} epochs" if probe is not None else "a fit"
+            what = f"{probe} {unit}" if probe is not None else "a fit"
             progress(index / len(plan), f"timing {what} on {training_rows:,} rows of your table…")
-        maker = dataclasses.replace(make, settings={**make.settings, EPOCHS_SETTING: probe}) if probe else make
+        maker = dataclasses.replace(make, settings={**make.settings, setting: probe}) if probe else make
         try:
             with threadpool_limits(limits=1, user_api="blas"):  # as every audit model runs
                 fit_seconds, feature_seconds = trial(maker, index)
@@ -231,10 +252,10 @@ def time_model(trial: Callable[[Any, int], tuple[float, float]], make: Any, trai
     feature_seconds = float(np.mean(features[1:]))
     low, high = min(fits[0], fits[2]), fits[1]
     # A slope lost in noise (the probes' difference below zero) leaves the intercept: never a negative time.
-    slope = max(0.0, (high - low) / (PROBE_EPOCHS[1] - PROBE_EPOCHS[0]))
-    intercept = max(0.0, low - slope * PROBE_EPOCHS[0])
+    slope = max(0.0, (high - low) / (probes[1] - probes[0]))
+    intercept = max(0.0, low - slope * probes[0])
     return ModelTiming(intercept + slope * epochs + feature_seconds, training_rows, tuple(fits), feature_seconds,
-                       epochs, tuple(plan))
+                       epochs, tuple(plan), unit)
 
 
 def _fit_sample(model: Any, training: pd.DataFrame, types: dict[str, str], seed: int) -> tuple[pd.DataFrame, float]:
@@ -277,7 +298,7 @@ def _name(make: Any, name: str | None) -> str:
 
 def estimate_shared(real: pd.DataFrame, schema: Schema | None, make: Callable[..., Any],
                     settings: SharedSettings | None = None, *, workers: int = 1, generator_name: str | None = None,
-                    progress: ProgressCallback | None = None) -> AuditEstimate:
+                    progress: ProgressCallback | None = None, whitebox: bool | None = None) -> AuditEstimate:
     """The run time of :func:`privcore.audit.shared.audit_shared` with these arguments, from trial fits.
 
     Parameters
@@ -296,6 +317,8 @@ def estimate_shared(real: pd.DataFrame, schema: Schema | None, make: Callable[..
         How errors name the generator.
     progress : callable, optional
         ``progress(fraction, message)``.
+    whitebox : bool, optional
+        As for the audit: with the white-box attack (None: when the generator offers a loss).
 
     Returns
     -------
@@ -304,12 +327,15 @@ def estimate_shared(real: pd.DataFrame, schema: Schema | None, make: Callable[..
     Raises
     ------
     AuditError, TooFewRowsError
-        Bad settings, too few rows, or a generator that fails on its trial fit (its error, in one line).
+        Bad settings, too few rows, a white-box attack asked of a generator without a loss, or a generator that
+        fails on its trial fit (its error, in one line).
     """
     settings = (settings or SharedSettings()).check()
     plan, plan_seconds = _timed(lambda: plan_shared(real, schema, settings, make=make))
     setup, schema = plan.setup, plan.schema
+    whitebox = wants_whitebox(make(setup.population), whitebox)
     outputs: list[pd.DataFrame] = []
+    losses: list[np.ndarray] = []
 
     def trial(maker: Any, index: int) -> tuple[float, float]:
         # The audit's own first training sets, seeds and features: this is model ``index`` of the audit.
@@ -318,13 +344,20 @@ def estimate_shared(real: pd.DataFrame, schema: Schema | None, make: Callable[..
         model = model_for_fit(maker, setup.population, fit_seed(settings.seed, k))
         output, seconds = _fit_sample(model, training, dict(setup.types), fit_seed(settings.seed, k))
         outputs.append(output)
-        return seconds, _timed(lambda: setup.extractor.features(output))[1]
+        features = _timed(lambda: setup.extractor.features(output))[1]
+        if whitebox:  # the model's loss on every audited record, as each audit model computes it
+            loss, loss_seconds = _timed(lambda: loss_matrix(model, setup.pool, settings.seed))
+            losses.append(loss)
+            features += loss_seconds
+        return seconds, features
 
     rows = int(setup.membership[0].sum())
     model = time_model(trial, make, rows, _name(make, generator_name), _scaled(progress, 0.0, 0.9))
     if progress is not None:
         progress(0.9, "timing the attack on a few records…")
     attack = _attack_seconds(settings, plan.records, setup.extractor.n_features, setup.membership)
+    if whitebox:
+        attack += _whitebox_seconds(settings, plan.records, losses[0].shape[1], setup.membership)
     nearest = _timed(lambda: nearest_other(plan.space.transform(plan.data), plan.chosen[:ATTACK_RECORDS]))[1]
     inside = setup.pool[setup.membership[0]].reset_index(drop=True)
     outside = setup.pool[~setup.membership[0]].reset_index(drop=True)
@@ -334,7 +367,7 @@ def estimate_shared(real: pd.DataFrame, schema: Schema | None, make: Callable[..
     overhead = plan_seconds + (model.seconds - model.features) + dcr + attack + nearest * scale
     if progress is not None:
         progress(1.0, "timed")
-    return AuditEstimate("shared", settings.models, workers, model, overhead)
+    return AuditEstimate("shared", settings.models, workers, model, overhead, whitebox)
 
 
 def _attack_seconds(settings: SharedSettings, records: int, n_features: int, membership: np.ndarray) -> float:
@@ -355,6 +388,18 @@ def _attack_seconds(settings: SharedSettings, records: int, n_features: int, mem
             record_statistics(scores[:, i], member[:, i], usable, settings.seed, i)
 
     return _timed(attack)[1] * (records / sample) * (1 + NULL_SHUFFLES)
+
+
+def _whitebox_seconds(settings: SharedSettings, records: int, columns: int, membership: np.ndarray) -> float:
+    """Seconds of the white-box attack (classifiers, per-model and per-record statistics, its chance level),
+    timed on random losses of the audit's shape for at most :data:`ATTACK_RECORDS` records, then scaled."""
+    sample = min(records, ATTACK_RECORDS)
+    rng = np.random.default_rng(settings.seed)
+    losses = list(rng.random((settings.models, sample, columns)))
+    usable = np.ones(settings.models, dtype=bool)
+    seconds = _timed(lambda: whitebox_result(losses, membership[:, :sample], usable, settings.folds, settings.seed,
+                                             np.arange(sample)))[1]
+    return seconds * records / sample
 
 
 def estimate_targeted(real: pd.DataFrame, schema: Schema | None, make: Callable[..., Any],

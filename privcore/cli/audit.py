@@ -69,6 +69,10 @@ def add_audit_parser(sub) -> None:
                     help="shared design: fit the generators as tasks on a Dask cluster: tcp://host:8786, or local:N "
                     "for N worker processes on this machine (needs pip install 'privcore[dask]'); not with --workers; "
                     "results do not depend on it")
+    au.add_argument("--whitebox", choices=("auto", "on", "off"), default="auto",
+                    help="shared design: also attack each trained model's per-record loss (a white-box attacker "
+                    "who holds the model); auto (default): when the generator has a loss (tabddpm, or "
+                    "per_record_loss on your own)")
     au.add_argument("--seed", type=int, default=0)
     au.add_argument("--json", metavar="OUT.json", help="write the JSON report here (default: stdout)")
     au.add_argument("--html", metavar="OUT.html", help="also write a self-contained HTML report")
@@ -137,12 +141,15 @@ def run_audit(args: argparse.Namespace) -> int:
     # The JSON's generator field stays the name and settings as typed (for machines); the answer names it in words.
     label = args.generator + "".join(f" {k}={v}" for k, v in settings_given.items())
     title = generator_title(args.generator, settings_given)
+    if args.whitebox == "on" and args.design != "shared":
+        raise InputError("--whitebox on attacks the models of the shared design: add --design shared.")
     if args.design == "shared":
         if isinstance(args.workers, bool) or args.workers < 1:
             raise InputError(f"--workers must be a whole number of at least 1; got {args.workers}.")
         shared = SharedSettings(models=args.models, records=args.records, seed=args.seed).check()
         report = audit_shared(real, None, schema, settings=shared, generator_name=label, generator_label=title,
-                              make=make, progress=progress, workers=args.workers, cluster=args.dask)
+                              make=make, progress=progress, workers=args.workers, cluster=args.dask,
+                              whitebox={"auto": None, "on": True, "off": False}[args.whitebox])
         page = shared_audit_html
     else:
         settings = AuditSettings(targets=args.targets, random_targets=args.random_targets,
@@ -248,13 +255,35 @@ once with {splits['models']} generators, each trained on a random half of them (
 <li>Records with a 95 % interval above 0.5: {_pct(summary.get('share_interval_above_0.5'))} (by chance alone about
 {_pct(summary.get('chance_share_interval_above_0.5'))})</li>
 <li>Largest ε lower bound: {_num(summary.get('max_epsilon_lower_bound'))}</li></ul>
-<h2>Exposed records ({len(exposed)})</h2>
+{_whitebox_html(document.get("whitebox"))}<h2>Exposed records ({len(exposed)})</h2>
 <table><tr><th>real row</th><th>AUC</th><th>95% interval</th><th>TPR at FPR 10%</th><th>ε lower bound</th>
 <th>nearest real</th><th>nearest synthetic</th><th>why</th></tr>
 {rows}</table>
 <p>AUC 0.5 means the attacker cannot tell whether the person was in the training data; 1 means always.
 An audit bounds what this attack finds with this budget, not what every attack could.</p>
 </body></html>
+"""
+
+
+def _whitebox_html(white: dict[str, Any] | None) -> str:
+    """The white-box attack's section of the shared audit's page: the threat model, the rates over the models and
+    one line per model (empty without the attack)."""
+    if not white:
+        return ""
+    esc, s = html.escape, white["summary"]
+    tpr, auc = s["tpr_at_fpr_0"], s["auc"]
+    chance = (s.get("chance") or {}).get("tpr_at_fpr_0", {}).get("median")
+    rows = "".join("<tr>" + "".join(f"<td>{esc(str(v))}</td>" for v in (
+        m["model"], m["members"], m["non_members"], _num(m["auc"]), _pct(m["tpr_at"].get("0")),
+        _pct(m["tpr_at"].get("0.001")), _pct(m["tpr_at"].get("0.01")))) + "</tr>" for m in white["models"])
+    return f"""<h2>White-box attack: the model's loss</h2>
+<p><em>{esc(white['threat_model'])}</em></p>
+<ul><li>TPR at FPR 0 (members picked out without one false accusation), median over {s['models_scored']} models:
+{_pct(tpr['median'])} (from {_pct(tpr['min'])} to {_pct(tpr['max'])}; by chance alone about {_pct(chance)})</li>
+<li>AUC over each model's members and non-members, median: {_num(auc['median'])}</li></ul>
+<table><tr><th>model</th><th>members</th><th>non-members</th><th>AUC</th><th>TPR at FPR 0</th><th>at 0.1%</th>
+<th>at 1%</th></tr>
+{rows}</table>
 """
 
 
