@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -75,7 +77,8 @@ def test_the_figure_draws_one_point_per_table_and_names_the_best(reports):
     assert len({t.marker.symbol for t in tables}) == len(tables)
     ideal = next(t for t in figure.fig.data if t.name.startswith("ideal"))
     assert (ideal.x[0], ideal.y[0]) == (0.0, 1.0)
-    assert figure.fig.layout.xaxis.title.text == PRIVACY_AXIS and figure.fig.layout.yaxis.title.text == UTILITY_AXIS
+    axes = [figure.fig.layout[axis].title.text.replace("<br>", " ") for axis in ("xaxis", "yaxis")]
+    assert axes == [PRIVACY_AXIS, UTILITY_AXIS]
     assert figure.caption.startswith("“fresh_sample” keeps the most utility")
     # The intervals are error bars that reach the ends of each attack's 95 % interval.
     points = {p.name: p for p in tradeoff_points(reports)}
@@ -84,11 +87,8 @@ def test_the_figure_draws_one_point_per_table_and_names_the_best(reports):
             assert x - minus == pytest.approx(points[name].privacy_low)
 
 
-def test_without_utility_the_view_says_how_to_get_it(reports):
-    demo = load_scenario("fresh_sample", n=200)
-    schema = Schema(types=demo.types, key=demo.key, sensitive=demo.sensitive, seed=0)
-    report = evaluate(demo.real, demo.synthetic, schema, metrics=["dcr"], holdout=demo.holdout, seed=0)
-    figure = tradeoff_figure(tradeoff_points({"t": report}))
+def test_without_utility_the_view_says_how_to_get_it():
+    figure = tradeoff_figure(tradeoff_points({"t": _without_utility()}))
     assert figure.caption == NO_UTILITY and "utility" in NO_UTILITY and "quick" in NO_UTILITY
     assert not figure.fig.data
 
@@ -106,3 +106,24 @@ def test_worst_columns_are_those_whose_shape_moved_most(reports):
     assert len(figure.fig.data) == 3 * 3  # real, synthetic and the fresh sample, per column
     assert [f.title for f in fidelity_figures(report, "noisy")] == ["noisy: the columns whose shape moved most",
                                                                     "noisy: change in how columns go together"]
+
+
+def test_the_html_report_shows_the_view_when_utility_ran(reports):
+    from privcore.report.html import html_report
+
+    page = html_report(reports, include_figures=False)
+    assert "<h2>Privacy and utility</h2>" in page
+    assert "“fresh_sample” keeps the most utility" in page and "fresh_sample (best trade-off)" in page
+    assert page.count("private because it keeps little") >= 1  # the column resampler's row
+    with_figures = html_report(reports)
+    section = with_figures[with_figures.index("<h2>Privacy and utility</h2>"):
+                           with_figures.index("<h2>All metrics side by side</h2>")]
+    assert len(re.findall(r'Plotly\.newPlot\(\s*"[0-9a-f-]+",', section)) == 1 + len(reports)  # the trade-off and each table's worst columns
+    without = html_report({"x": _without_utility()}, include_figures=False)
+    assert "Privacy and utility" not in without
+
+
+def _without_utility():
+    demo = load_scenario("fresh_sample", n=200)
+    schema = Schema(types=demo.types, key=demo.key, sensitive=demo.sensitive, seed=0)
+    return evaluate(demo.real, demo.synthetic, schema, metrics=["dcr"], holdout=demo.holdout, seed=0)

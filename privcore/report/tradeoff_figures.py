@@ -38,6 +38,8 @@ UTILITY_AXIS = "utility kept: share of what a fresh sample keeps (1 = all)"
 SCORE_AXIS = "utility score (1 = as the real table; no holdout, so no fresh sample to compare with)"
 #: A marker shape per verdict, so that the verdict never rests on colour alone.
 VERDICT_SYMBOLS = {RELEASE: "circle", CAUTION: "diamond", DO_NOT_RELEASE: "x"}
+#: Characters per line of an axis title (11 px: one line fits a 390-pixel screen).
+AXIS_CHARACTERS = 50
 #: Columns drawn by :func:`worst_columns_figure`.
 WORST_COLUMNS = 3
 
@@ -100,7 +102,9 @@ def tradeoff_figure(points: Sequence[TradeoffPoint], title: str = "Privacy and u
                                      "line": {"color": OKABE_ITO["black"], "width": 1.5}},
                              hovertemplate="ideal corner: no advantage for an attacker, all utility kept"
                                            "<extra></extra>"))
-    apply_layout(fig, title, PRIVACY_AXIS, UTILITY_AXIS if relative else SCORE_AXIS, height=440)
+    # Axis titles wrapped so that they fit a 390-pixel phone screen.
+    apply_layout(fig, title, wrapped(PRIVACY_AXIS, AXIS_CHARACTERS),
+                 wrapped(UTILITY_AXIS if relative else SCORE_AXIS, 2 * AXIS_CHARACTERS), height=440)
     lows = [p.privacy_low if p.privacy_low is not None else p.privacy for p in drawn]
     highs = [p.privacy_high if p.privacy_high is not None else p.privacy for p in drawn]
     left, right = min(0.0, *lows), max(0.1, *highs)

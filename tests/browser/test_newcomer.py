@@ -89,7 +89,7 @@ def test_results_fit_a_phone_screen(server, page, guard):
     page.locator("[data-testid=stMain]").get_by_text(re.compile(r"Risk level:")).first.wait_for(timeout=RUN_TIMEOUT)
     wait_idle(page, timeout=RUN_TIMEOUT)
     tabs = page.get_by_role("tab")
-    assert tabs.count() == 6
+    assert tabs.count() == 7
     for i in range(tabs.count()):
         tab = tabs.nth(i)
         box = tab.bounding_box()
