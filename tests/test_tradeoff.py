@@ -70,7 +70,7 @@ def test_demo_tables_sit_where_they_must(reports):
 def test_the_figure_draws_one_point_per_table_and_names_the_best(reports):
     figure = tradeoff_figure(tradeoff_points(reports))
     tables = [t for t in figure.fig.data if t.name != "ideal: leaks nothing, keeps all"]
-    assert sorted(name for t in tables for name in t.text) == sorted(reports)
+    assert sorted(name for t in tables for name in t.customdata) == sorted(reports)
     assert sum(len(t.x) for t in tables) == len(reports)
     # The verdict in words in the legend, and a marker shape per verdict (never colour alone).
     assert {t.name for t in tables} == {"✓ Release", "✖ Do not release"}
@@ -83,7 +83,7 @@ def test_the_figure_draws_one_point_per_table_and_names_the_best(reports):
     # The intervals are error bars that reach the ends of each attack's 95 % interval.
     points = {p.name: p for p in tradeoff_points(reports)}
     for trace in tables:
-        for name, x, minus in zip(trace.text, trace.x, trace.error_x.arrayminus):
+        for name, x, minus in zip(trace.customdata, trace.x, trace.error_x.arrayminus):
             assert x - minus == pytest.approx(points[name].privacy_low)
 
 

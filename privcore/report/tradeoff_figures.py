@@ -73,6 +73,10 @@ def tradeoff_figure(points: Sequence[TradeoffPoint], title: str = "Privacy and u
                                    "the attacks (the quick preset includes them) and run the evaluation again.")
     relative = all(p.utility is not None for p in drawn)
     value = (lambda p: p.utility) if relative else (lambda p: p.utility_score)
+    lows = [p.privacy_low if p.privacy_low is not None else p.privacy for p in drawn]
+    highs = [p.privacy_high if p.privacy_high is not None else p.privacy for p in drawn]
+    left, right = min(0.0, *lows), max(0.1, *highs)
+    middle = (left + right) / 2
     fig = go.Figure()
     for level in (RELEASE, CAUTION, DO_NOT_RELEASE):
         group = [p for p in drawn if p.level == level]
@@ -93,7 +97,9 @@ def tradeoff_figure(points: Sequence[TradeoffPoint], title: str = "Privacy and u
                                     for p in group]}
         fig.add_trace(go.Scatter(
             x=[p.privacy for p in group], y=[value(p) for p in group], mode="markers+text", name=f"{icon} {word}",
-            text=[_label(p) for p in group], textposition="top center", cliponaxis=False, error_x=error,
+            # Labels lean inwards, so that a name near either edge stays inside the figure on a phone.
+            text=[_label(p) for p in group], customdata=[p.name for p in group], cliponaxis=False, error_x=error,
+            textposition=["top left" if p.privacy > middle else "top right" for p in group],
             marker={"color": colour, "symbol": VERDICT_SYMBOLS[level], "size": 13,
                     "line": {"color": OKABE_ITO["black"], "width": 1}},
             hovertext=hover, hovertemplate="%{hovertext}<extra></extra>"))
@@ -105,9 +111,6 @@ def tradeoff_figure(points: Sequence[TradeoffPoint], title: str = "Privacy and u
     # Axis titles wrapped so that they fit a 390-pixel phone screen.
     apply_layout(fig, title, wrapped(PRIVACY_AXIS, AXIS_CHARACTERS),
                  wrapped(UTILITY_AXIS if relative else SCORE_AXIS, 2 * AXIS_CHARACTERS), height=440)
-    lows = [p.privacy_low if p.privacy_low is not None else p.privacy for p in drawn]
-    highs = [p.privacy_high if p.privacy_high is not None else p.privacy for p in drawn]
-    left, right = min(0.0, *lows), max(0.1, *highs)
     pad = 0.08 * (right - left)
     fig.update_xaxes(range=[left - pad, right + pad], zeroline=True, zerolinecolor="#bbbbbb")
     top = max(1.0, *(value(p) for p in drawn))

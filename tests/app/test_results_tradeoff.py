@@ -39,7 +39,7 @@ def test_one_point_per_table_and_the_caption_names_the_best_trade_off():
     charts = at.get("plotly_chart")
     assert len(charts) == 3  # the trade-off, the worst columns, the pair heatmap
     spec = json.loads(charts[0].proto.spec)
-    points = [name for trace in spec["data"] if not trace["name"].startswith("ideal") for name in trace["text"]]
+    points = [name for trace in spec["data"] if not trace["name"].startswith("ideal") for name in trace["customdata"]]
     assert sorted(points) == ["column_resampler", "fresh_sample", "noisy_copy"]
     assert "“fresh_sample” keeps the most utility" in texts(at.caption)
     assert "How closely “noisy_copy” follows the real table" in texts(at.markdown)
