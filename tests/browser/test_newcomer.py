@@ -12,7 +12,7 @@ import re
 
 import pandas as pd
 
-from browser_support import IDLE_TIMEOUT, button, go_to, open_app, screenshot, wait_idle
+from browser_support import IDLE_TIMEOUT, OUTSIDE, button, go_to, open_app, screenshot, wait_idle
 
 RUN_TIMEOUT = 300_000
 NARROW = {"width": 390, "height": 900}
@@ -57,25 +57,6 @@ def test_a_mismatched_synthetic_table_is_named_with_its_fix(server, page, guard,
     wait_idle(page)
     assert "cannot be evaluated" not in main.inner_text()
     guard.assert_local()
-
-
-#: Every text of every Plotly figure on the page that lies outside its figure's box or the screen, and every
-#: figure wider than the screen.
-OUTSIDE = """() => {
-  const width = window.innerWidth, out = [];
-  for (const plot of document.querySelectorAll('[data-testid=stMain] .js-plotly-plot')) {
-    const box = plot.getBoundingClientRect();
-    if (box.width === 0) continue;
-    if (box.left < -1 || box.right > width + 1) out.push(`figure ${Math.round(box.left)}..${Math.round(box.right)}`);
-    for (const t of plot.querySelectorAll('svg text')) {
-      const r = t.getBoundingClientRect();
-      if (!t.textContent.trim() || r.width === 0) continue;
-      if (r.left < Math.max(box.left, 0) - 1 || r.right > Math.min(box.right, width) + 1 || r.top < box.top - 1
-          || r.bottom > box.bottom + 1) out.push(`text '${t.textContent.slice(0, 40)}' cut`);
-    }
-  }
-  return out;
-}"""
 
 
 def test_results_fit_a_phone_screen(server, page, guard):
