@@ -87,7 +87,8 @@ def frontier_figure(document: Mapping[str, Any]) -> Figure:
             hovertemplate=(f"{leak_label(leak)}, %{{customdata[0]}}<br>privacy evidence %{{x:+.3f}}, utility "
                            "%{y:.2f}<br>over %{customdata[1]} seed(s); verdicts: %{customdata[2]}<extra></extra>")))
         alt.append(f"{leak_label(leak)}: " + "; ".join(
-            f"{t} privacy {p['privacy_mean']:+.3f}, utility {p['utility_mean']:.2f}" for t, p in zip(text, points)))
+            f"{format_level(leak, p['level'], labels=labels)}: privacy evidence {p['privacy_mean']:+.3f}, utility "
+            f"{p['utility_mean']:.2f}" for p in points))
     reference = [p for p in frontier["curve"].get(REFERENCE, []) if p["utility_mean"] is not None]
     if reference:
         p = reference[0]
@@ -95,7 +96,7 @@ def frontier_figure(document: Mapping[str, Any]) -> Figure:
             x=[p["privacy_mean"]], y=[p["utility_mean"]], mode="markers", name="fresh sample (reference)",
             marker={"symbol": "square", "size": 10, "color": OKABE_ITO["black"]},
             hovertemplate="fresh samples of real people: privacy evidence %{x:+.3f}, utility %{y:.2f}<extra></extra>"))
-        alt.append(f"fresh samples: privacy {p['privacy_mean']:+.3f}, utility {p['utility_mean']:.2f}")
+        alt.append(f"fresh samples: privacy evidence {p['privacy_mean']:+.3f}, utility {p['utility_mean']:.2f}")
     fig.add_trace(go.Scatter(x=[0.0], y=[1.0], mode="markers", name="ideal: leaks nothing, keeps all",
                              marker={"symbol": "star", "size": 15, "color": "rgba(0,0,0,0)",
                                      "line": {"color": OKABE_ITO["black"], "width": 1.5}},
