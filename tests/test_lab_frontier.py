@@ -121,3 +121,29 @@ def test_utility_measures_chosen_join_the_frontier_not_the_detection():
     with pytest.raises(lab.LabError, match="only utility measures"):
         lab.run(load_scenario("fresh_sample", n=200).real, metrics="utility_shapes", leaks="column_resample",
                 levels=(0, 1), seeds=1)
+
+
+def test_the_command_line_gives_a_users_own_ladder_its_frontier(adult, tmp_path):
+    from privcore.cli.main import main
+
+    demo, _ = adult
+    paths = {"real": tmp_path / "real.csv", "holdout": tmp_path / "holdout.csv"}
+    demo.real.to_csv(paths["real"], index=False)
+    demo.holdout.to_csv(paths["holdout"], index=False)
+    ladder = []
+    for epsilon in (0.1, 10.0):
+        generator = make_generator("dp_marginals", epsilon=epsilon, population=demo.synthetic)
+        generator.fit(demo.real, dict(demo.types))
+        path = tmp_path / f"eps{epsilon:g}.csv"
+        generator.sample(len(demo.real), 0).to_csv(path, index=False)
+        ladder += ["--ladder", f"{epsilon:g}={path}"]
+    common = ["lab", "--real", str(paths["real"]), "--holdout", str(paths["holdout"]), *ladder, "--metrics", "dcr",
+              "--quiet", "--workers", "1"]
+    assert main([*common, "--json", str(tmp_path / "lab.json"), "--html", str(tmp_path / "lab.html")]) == 0
+    document = json.loads((tmp_path / "lab.json").read_text())
+    _validate(document)
+    utility = [p["utility_mean"] for p in document["frontier"]["curve"]["uploaded"]]
+    assert len(utility) == 2 and utility[1] - utility[0] > MARGIN
+    assert "Privacy and utility across the levels" in (tmp_path / "lab.html").read_text()
+    assert main([*common, "--no-utility", "--json", str(tmp_path / "plain.json")]) == 0
+    assert "frontier" not in json.loads((tmp_path / "plain.json").read_text())
