@@ -118,7 +118,8 @@ def test_the_html_report_shows_the_view_when_utility_ran(reports):
     with_figures = html_report(reports)
     section = with_figures[with_figures.index("<h2>Privacy and utility</h2>"):
                            with_figures.index("<h2>All metrics side by side</h2>")]
-    assert len(re.findall(r'Plotly\.newPlot\(\s*"[0-9a-f-]+",', section)) == 1 + len(reports)  # the trade-off and each table's worst columns
+    # The trade-off and each table's worst columns.
+    assert len(re.findall(r'Plotly\.newPlot\(\s*"[0-9a-f-]+",', section)) == 1 + len(reports)
     without = html_report({"x": _without_utility()}, include_figures=False)
     assert "Privacy and utility" not in without
 

@@ -105,6 +105,9 @@ def frontier_figure(document: Mapping[str, Any]) -> Figure:
     apply_layout(fig, TITLE, wrapped(PRIVACY_AXIS, AXIS_CHARACTERS),
                  wrapped(UTILITY_AXIS if relative else SCORE_AXIS, 2 * AXIS_CHARACTERS), height=460)
     fig.update_xaxes(zeroline=True, zerolinecolor="#bbbbbb")
+    values = [p[key] for points in frontier["curve"].values() for p in points
+              for key in ("utility_min", "utility_max") if p[key] is not None]
+    fig.update_yaxes(range=[min(0.0, *values) - 0.05, max(1.0, *values) + 0.1])  # room for the labels on top
     caption = ("Each point is one level of the ladder (the mean over its tables, bars from the lowest to the highest): "
                "further right an attacker gains more, higher up the table keeps more of what a fresh sample of real "
                "people keeps, so the levels worth choosing sit towards the top left.")

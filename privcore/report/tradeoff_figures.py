@@ -155,7 +155,8 @@ def worst_columns_figure(report, name: str, columns: int = WORST_COLUMNS) -> Fig
     fig = make_subplots(rows=len(worst), cols=1, vertical_spacing=0.16,
                         subplot_titles=[f"{c} (total variation distance {d.tvd[d.columns.index(c)]:.2f})"
                                         for c in worst])
-    roles = [("real", data.real, ROLE_COLOURS["real"], ""), ("synthetic", data.synthetic, ROLE_COLOURS["synthetic"], "/")]
+    roles = [("real", data.real, ROLE_COLOURS["real"], ""),
+             ("synthetic", data.synthetic, ROLE_COLOURS["synthetic"], "/")]
     if data.holdout is not None:
         roles.append(("fresh sample (holdout)", data.holdout, ROLE_COLOURS["holdout"], "."))
     for row, column in enumerate(worst, start=1):
