@@ -41,6 +41,7 @@ from privcore.lab import (DEFAULT_LEVELS, DEFAULT_METRICS, DEFAULT_SEEDS, LabRes
                           split_tables)
 from privcore.lab.settings import check_label, check_leaks, check_levels, check_metrics, check_seeds, run_seeds
 from privcore.metrics import registry
+from privcore.metrics.names import metric_name
 
 #: The page's script (for ``st.page_link`` from other pages).
 COMPARE_PAGE = "pages/7_Compare_metrics.py"
@@ -208,6 +209,14 @@ def run_caption(stored: StoredLab) -> str:
         text += f" (estimated beforehand: {format_duration(stored.estimated_seconds)})"
     return text + (f"; {settings['seeds']} seed(s) per level, so a level without any effect passes the detection "
                    f"rule by chance with probability at most {settings['false_alarm_bound']:.2g}.")
+
+
+def frontier_text(document: Mapping[str, Any]) -> str:
+    """What the frontier shows and which utility measures it rests on, in two plain sentences."""
+    measures = " and ".join(metric_name(m) for m in document["frontier"]["measures"])
+    return (f"Beside the privacy metrics, the lab measured {measures} on every table, read against a fresh sample of "
+            "real people. A level that leaks less and keeps more is the better trade: the figure shows where each "
+            "level sits, from the verdict's strongest privacy evidence and the share of utility kept.")
 
 
 def summary_lines(result: LabResult) -> list[str]:

@@ -1,9 +1,10 @@
 """Results page: run the chosen metrics, then explain every score.
 
 Reads the loaded tables, the schema and the chosen metrics from session state; runs privcore behind a
-button (``dashboard.runner``, cached per session); draws score cards, a side-by-side comparison, one
-metric in detail (figure, explanation, the three questions, the worked computation for one person), a
-per-record explorer with the "metrics disagree" panel, and the downloads.
+button (``dashboard.runner``, cached per session); draws score cards, a side-by-side comparison, the privacy
+and utility of every table (``dashboard.tradeoff_view``), one metric in detail (figure, explanation, the three
+questions, the worked computation for one person), a per-record explorer with the "metrics disagree" panel, and
+the downloads.
 """
 
 import re
@@ -14,6 +15,7 @@ from dashboard import components as C
 from dashboard import metric_choice, runner, uploads
 from dashboard import membership_view as MV
 from dashboard.audit_citation_panel import audit_citations
+from dashboard.tradeoff_view import tradeoff_view
 from dashboard.page_setup import METRICS_PAGE, require_schema, setup_page
 from privcore.report import figures as F
 from privcore.evaluation import interpret as R
@@ -75,8 +77,9 @@ row = int(st.number_input(
 ))
 
 # Stateful tabs: the active tab survives reruns, and only its content is computed.
-TABS = ["Score cards", "Side by side", "Membership", "Metric in detail", "Record explorer", "Downloads"]
-cards, compare, membership, detail, records, downloads = st.tabs(TABS, key="results_tab", on_change="rerun")
+TABS = ["Score cards", "Side by side", "Privacy and utility", "Membership", "Metric in detail", "Record explorer",
+        "Downloads"]
+cards, compare, tradeoff, membership, detail, records, downloads = st.tabs(TABS, key="results_tab", on_change="rerun")
 
 if cards.open:
     with cards:
@@ -89,6 +92,10 @@ if compare.open:
     with compare:
         st.dataframe(C.side_by_side(reports), hide_index=True, width="stretch")
         C.show_figure(F.scores_chart(reports), key=f"overview::{key}")
+
+if tradeoff.open:
+    with tradeoff:
+        tradeoff_view(reports, rule, name, key)
 
 if membership.open:
     with membership:

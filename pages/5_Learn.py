@@ -1,7 +1,8 @@
 """Learn page: guided lessons on the built-in demo scenarios.
 
 Each lesson runs a few metrics on a small demo sample (1,000 people), caches the result in this
-session, and shows short text, one figure and a takeaway. Works without any uploaded data. Lessons 3 and
+session, and shows short text, one figure and a takeaway. Lesson 6 (:mod:`dashboard.learn_tradeoff`) sets privacy
+against utility. Works without any uploaded data. Lessons 3 and
 5 also use the metric lab (:mod:`dashboard.learn_lab`): several draws against fresh real samples, and a
 small seeded lab on the demo ("which metric would have caught this?").
 """
@@ -10,12 +11,14 @@ import streamlit as st
 
 from dashboard import components as C
 from dashboard import learn_lab as L
+from dashboard import learn_tradeoff as T
 from dashboard import membership_view as MV
 from dashboard.lab_view import COMPARE_PAGE
 from dashboard.page_setup import AUDIT_PAGE, DATA_PAGE, setup_page
 from privcore import Schema, evaluate
 from privcore.report import figures as F
 from privcore.report import lab_figures as LF
+from privcore.report import tradeoff_figures as TF
 from privcore.metrics import registry
 from privcore.evaluation import interpret as R
 from privcore.demo import SCENARIOS, load_scenario
@@ -52,7 +55,7 @@ def takeaway(text: str) -> None:
 
 st.title("Learn: how privacy attacks on synthetic data work")
 st.markdown(
-    f"Five short lessons on the built-in demo: samples of {N:,} people from the public UCI Adult census "
+    f"Six short lessons on the built-in demo: samples of {N:,} people from the public UCI Adult census "
     "table, synthetic tables made by deliberately simple generators, and a holdout of people the generators "
     "never saw. Every number below is computed live by the same code as the Results page."
 )
@@ -67,6 +70,7 @@ LESSONS = [
     "3 · Rare values slip past distance metrics",
     "4 · Passing a distance test is not privacy",
     "5 · Which metric would have caught this?",
+    "6 · Private because useless",
 ]
 lesson = st.radio("Lesson", LESSONS, horizontal=True, key="learn_lesson")
 st.divider()
@@ -241,7 +245,7 @@ elif lesson == LESSONS[3]:
     takeaway("A passing proxy test is not evidence of privacy. Judge the worst-off individuals, with attacks "
              "measured at low false-positive rates, not only averages.")
 
-else:
+elif lesson == LESSONS[4]:
     st.header("Which metric would have caught this?")
     st.markdown(
         "The earlier lessons each showed one leak and a few metrics. The **metric lab** asks the question the other "
@@ -271,3 +275,23 @@ else:
                  icon=":material/compare_arrows:")
     takeaway("No single metric catches every leak. Choose metrics for the leaks you fear, and test them on your own "
              "data: a metric that never notices a leak at full strength cannot vouch for its absence.")
+
+else:
+    st.header("Private because useless")
+    st.markdown(
+        "Every lesson so far asked one question: does the synthetic table leak? A table can pass every privacy test "
+        "and still be worthless, because the easiest way not to leak is to keep nothing. Here three demo tables are "
+        "set against each other on both halves of the answer: how much an attacker learns about the people in the "
+        "training data (across), and how much of what a fresh sample of real people keeps the table keeps too: each "
+        "column's shape and the relations between columns (up).")
+    reports = {}
+    for scenario in T.LESSON_TABLES:
+        _, report = run(scenario, T.LESSON_METRICS)
+        reports[SCENARIOS[scenario].title] = report
+    points = T.lesson_points(reports)
+    C.show_figure(TF.tradeoff_figure(points, title="Three tables: what they leak and what they keep"),
+                  key="learn-tradeoff")
+    st.markdown("\n".join(f"- {line}" for line in T.lesson_lines(reports, points)))
+    takeaway("Passing the privacy tests is half of the answer. Ask also what the table keeps: a table that keeps no "
+             "relation between columns may be private only because it is useless. The Results page shows both for "
+             "your own tables, in its Privacy and utility tab.")

@@ -174,6 +174,12 @@ scale = st.radio("Show", ["risk", "excess"], horizontal=True, key=V.widget_key("
 C.show_figure(LF.response_curves(document, value=scale), key=f"lab-curves::{key}::{scale}")
 st.subheader("Do the metrics agree?")
 C.show_figure(LF.agreement_heatmap(document), key=f"lab-agreement::{key}")
+st.subheader("Privacy and utility across the levels")
+if document.get("frontier"):
+    st.markdown(V.frontier_text(document))
+    C.show_figure(LF.frontier_figure(document), key=f"lab-frontier::{key}")
+else:
+    st.caption("This lab ran no utility measure, so there is no privacy–utility frontier to show.")
 with st.expander("Monotonicity: Spearman ρ of risk against leak level"):
     st.dataframe(V.monotonicity_frame(result), width="stretch")
 with st.expander(f"Every run ({len(result.runs):,} rows)"):

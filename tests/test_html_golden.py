@@ -17,6 +17,10 @@ t 40; axes with automargin and 11 px titles; long category labels wrapped throug
 height that gives them; the lab's small multiples keep their title on top); lab levels written as typed ("level
 0.5", not "50 %") in text, heatmap cells, hovers; HidR's not-applicable reason without "--pairing". Traces' data
 are unchanged.
+
+Rewritten a third time (issue 37), with only these additions: the verdict's rule gains its line on utility (in
+"report" and "report_without_figures"), and the lab page, whose lab now measures utility beside privacy, ends with
+a fifth figure, the privacy–utility frontier, with its caption and text description. Everything else is as before.
 """
 
 from __future__ import annotations
@@ -49,7 +53,7 @@ def test_pages_say_and_draw_what_they_did(stored, current):
 def test_pages_with_figures_inline_plotly_js_once(current):
     assert current["report"]["plotly_js"] == 1 and current["lab"]["plotly_js"] == 1
     assert current["report_without_figures"]["plotly_js"] == 0 and not current["report_without_figures"]["figures"]
-    assert len(current["report"]["figures"]) >= 10 and len(current["lab"]["figures"]) == 4
+    assert len(current["report"]["figures"]) >= 10 and len(current["lab"]["figures"]) == 5
 
 
 def test_the_comparison_notices_a_changed_word_and_a_changed_number(stored):

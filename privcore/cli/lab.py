@@ -5,10 +5,14 @@
     python -m privcore lab --real R.csv [--holdout H.csv] [type flags as in evaluate]
         [--leaks partial_copy,noisy_copy,...] [--levels 0,0.25,0.5,0.75,1] [--seeds 3]
         [--metrics crp,dcr,...] [--param ID.NAME=VALUE ...] [--margin 0.01] [--seed 0]
-        [--json OUT.json] [--html OUT.html] [--workers N] [--dask ADDRESS]
+        [--json OUT.json] [--html OUT.html] [--workers N] [--dask ADDRESS] [--no-utility]
     python -m privcore lab --demo NAME [--rows 3000] ...            (a demo's real table and holdout)
     python -m privcore lab --real R.csv [--holdout H.csv] --ladder 0.1=eps01.csv --ladder 1=eps1.csv ...
                                                                     (a supplied ladder: LABEL=FILE, repeatable)
+
+Beside the privacy metrics, every table is measured for utility (column shapes and column-pair trends, and any
+utility measure named in --metrics) for the privacy–utility frontier (:mod:`privcore.lab.frontier`); --no-utility
+leaves the cheap two out.
 
 Exit codes as for ``evaluate``: 0 success, 2 bad input or settings (one line on stderr), 1 internal error.
 Settings are checked before any table is read. See :mod:`privcore.lab` for what is computed.
@@ -61,6 +65,9 @@ def _add_lab_options(lab: argparse.ArgumentParser) -> None:
                      "a numeric label (e.g. its ε); repeatable, a label may repeat; the smallest label is the "
                      "reference")
     lab.add_argument("--seed", type=int, default=0)
+    lab.add_argument("--no-utility", action="store_true",
+                     help="do not measure column shapes and column-pair trends on every table (the privacy-utility "
+                     "frontier then rests only on the utility measures named in --metrics, if any)")
     lab.add_argument("--json", metavar="OUT.json", help="write the JSON report here (default: stdout)")
     lab.add_argument("--html", metavar="OUT.html", help="also write a self-contained HTML page")
     lab.add_argument("--quiet", action="store_true", help="no progress on stderr")
@@ -148,7 +155,7 @@ def run_lab(args: argparse.Namespace) -> int:
 
     common = {"holdout": holdout, "metrics": settings["metrics"], "seed": settings["seed"],
               "params": settings["params"], "margin": settings["margin"], "progress": progress, "names": names,
-              "workers": settings["workers"], "cluster": settings["cluster"]}
+              "workers": settings["workers"], "cluster": settings["cluster"], "utility": not args.no_utility}
     if "ladder" in settings:
         tables: dict[float, list] = {}
         for label, path in settings["ladder"]:

@@ -61,6 +61,15 @@ Statistics (:mod:`privcore.lab.statistics`)
   against level over the leak type's runs. **Agreement**: Spearman's ρ between two metrics' risks over
   all runs of the chosen leak types.
 
+Privacy–utility frontier (:mod:`privcore.lab.frontier`)
+-------------------------------------------------------
+Beside the privacy metrics, every table is measured for utility: column shapes and column-pair trends by default
+(cheap: no model is trained; ``utility=False``, ``--no-utility``, leaves them out), and any utility measure named in
+``metrics``, which joins the frontier rather than the detection statistics (a utility measure has no risk). Each
+table becomes one point, as on the Results page: the verdict's strongest privacy evidence (an excess over a fresh
+sample) against the utility kept relative to a fresh sample; ``LabResult.frontier`` holds the points and the JSON's
+``"frontier"`` their mean, lowest and highest per leak type and level.
+
 Errors (all :class:`privcore.base.errors.InputError`): :class:`UnknownLeakError`, :class:`LevelError` (level
 outside [0, 1]), :class:`SeedsError` (zero seeds), :class:`UnknownLabMetricError`,
 :class:`LabTableTooSmallError` (too few rows for the split), under :class:`LabError`.

@@ -28,6 +28,7 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from privcore.evaluation.evaluate import evaluate
+from privcore.lab.frontier import TablePoint, table_point
 from privcore.data.schema import Schema
 
 #: Scores of one evaluation: metric id → (risk, baseline).
@@ -41,6 +42,8 @@ class Outcome:
     scores: Scores
     errors: tuple[str, ...] = ()
     reasons: tuple[tuple[str, str], ...] = ()
+    #: The table as a point of the privacy–utility frontier (:mod:`privcore.lab.frontier`); None without one.
+    point: TablePoint | None = None
 
 
 @dataclass(frozen=True)
@@ -54,18 +57,21 @@ class EvaluationSetup:
     params: Any
     names: dict
     share_passes: bool = True
+    #: Utility measures evaluated beside ``metrics`` for the frontier (:mod:`privcore.lab.frontier`).
+    utility: tuple[str, ...] = ()
     token: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     def evaluate(self, reuse: dict | None, table: pd.DataFrame, seed: int, label: str, *,
                  workers: int | None = None) -> Outcome:
         """Evaluate one synthetic table (``reuse``: the passes shared with earlier evaluations, or None)."""
-        report = evaluate(self.training, table, self.schema, metrics=list(self.metrics), holdout=self.holdout,
-                          seed=seed, params=self.params, names={**self.names, "synthetic": label}, reuse=reuse,
-                          workers=workers)
+        report = evaluate(self.training, table, self.schema, metrics=[*self.metrics, *self.utility],
+                          holdout=self.holdout, seed=seed, params=self.params,
+                          names={**self.names, "synthetic": label}, reuse=reuse, workers=workers)
         reasons = tuple((m, report[m].reason) for m in self.metrics
                         if report[m].risk is None and report[m].reason)
         return Outcome({m: (report[m].risk, report[m].baseline) for m in self.metrics},
-                       tuple(f"{label}: {error}" for error in report.errors), reasons)
+                       tuple(f"{label}: {error}" for error in report.errors), reasons,
+                       table_point(report) if self.utility else None)
 
 
 # ------------------------------------------------------------------------------- in a worker process

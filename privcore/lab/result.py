@@ -9,11 +9,14 @@ JSON (``LabResult.to_json()``, ``python -m privcore lab --json``)::
      "curves": {metric: {leak: [{"level", "risk_mean", "risk_sd", ..., "auc", "separated"}, ...]}},
      "monotonicity": {metric: {leak: Spearman rho of risk vs level, or null}},
      "not_applicable": {metric: reason},
-     "settings": {...}}
+     "settings": {...},
+     "frontier": {"measures": [...], "runs": [...], "curve": {leak: [...]}}}
 
 The first four keys are the contract of issue 9; the others carry the rest of the statistics. A
 ``dp_marginals`` run (and curve point) also has ``"epsilon"``: a number, or the string ``"inf"`` at level 1
-(no noise). Runs of the reference (leak ``"fresh_sample"``, level 0) are listed too.
+(no noise). Runs of the reference (leak ``"fresh_sample"``, level 0) are listed too. ``"frontier"`` (present when
+utility measures ran beside the privacy metrics) is the privacy–utility frontier of :mod:`privcore.lab.frontier`:
+each table's strongest privacy evidence and utility, and per leak and level their mean, lowest and highest.
 """
 
 from __future__ import annotations
@@ -129,6 +132,10 @@ class LabResult:
         Wall-clock time of the whole lab.
     errors : list of str
         Internal metric errors reported by :func:`privcore.evaluate` (empty when all went well).
+    frontier : list of FrontierRun
+        Every table as a point of the privacy–utility frontier (:mod:`privcore.lab.frontier`).
+    frontier_measures : list of str
+        The utility measures behind the frontier (empty: no frontier).
     """
 
     runs: list[LabRun]
@@ -141,6 +148,8 @@ class LabResult:
     settings: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
     errors: list[str] = field(default_factory=list)
+    frontier: list = field(default_factory=list)
+    frontier_measures: list[str] = field(default_factory=list)
 
     def frame(self):
         """The runs as a pandas DataFrame (columns leak, level, seed, metric, risk, baseline, excess, epsilon)."""
@@ -161,7 +170,15 @@ class LabResult:
             "monotonicity": self.monotonicity,
             "not_applicable": self.not_applicable,
             "settings": {**self.settings, "seconds": round(self.seconds, 3)},
+            **({"frontier": self.frontier_dict()} if self.frontier_measures else {}),
         }
+
+    def frontier_dict(self) -> dict[str, Any]:
+        """The ``"frontier"`` entry of the JSON document: the measures, every table's point and the curve."""
+        from privcore.lab.frontier import frontier_curve
+
+        return {"measures": list(self.frontier_measures), "runs": [r.to_dict() for r in self.frontier],
+                "curve": frontier_curve(self.frontier)}
 
     def to_json(self, indent: int | None = 2) -> str:
         """:meth:`to_dict` as JSON text (no NaN or infinity)."""
@@ -182,6 +199,8 @@ def _by_metric(inner: dict[str, Any], description: str) -> dict[str, Any]:
 
 def lab_report_schema() -> dict[str, Any]:
     """JSON Schema (draft 2020-12, self-contained) of :meth:`LabResult.to_dict`."""
+    from privcore.lab.frontier import frontier_schema
+
     run = {
         "type": "object",
         "properties": {
@@ -231,6 +250,7 @@ def lab_report_schema() -> dict[str, Any]:
             "monotonicity": _by_metric(_RHO, "metric → leak → Spearman's ρ of risk against level"),
             "not_applicable": {"type": "object", "additionalProperties": {"type": "string"}},
             "settings": {"type": "object"},
+            "frontier": frontier_schema(),
         },
         "required": ["runs", "detection", "agreement", "summary"],
         "additionalProperties": False,

@@ -19,6 +19,7 @@ from privcore.evaluation.evaluate import validated_params
 from privcore.generators import LADDER, level_to_epsilon, make_generator
 from privcore.data.io import validate_tables
 from privcore.lab.errors import LabError, LabTableTooSmallError, LevelError
+from privcore.lab.frontier import FrontierRun, TablePoint, split_utility
 from privcore.lab.parallel import EvaluationSetup, Outcome, in_daemon_process, run_tasks
 from privcore.lab.result import LabResult, LabRun, json_epsilon
 from privcore.lab.statistics import DEFAULT_MARGIN, analyse, false_alarm_bound
@@ -147,17 +148,23 @@ class _Evaluator:
     evaluated again.
     """
 
-    def __init__(self, training, holdout, schema, metrics, params, share_passes, names):
-        self.setup = EvaluationSetup(training, holdout, schema, tuple(metrics), params, dict(names), share_passes)
+    def __init__(self, training, holdout, schema, metrics, params, share_passes, names, utility=()):
+        self.setup = EvaluationSetup(training, holdout, schema, tuple(metrics), params, dict(names), share_passes,
+                                     tuple(utility))
         self.metrics = metrics
         self.reuse: dict | None = {} if share_passes else None
         self.cache: dict[tuple[str, int], dict[str, tuple[float | None, float | None]]] = {}
+        #: (table, seed) → the table's point of the privacy–utility frontier (None without utility measures).
+        self.points: dict[tuple[str, int], TablePoint | None] = {}
+        #: The frontier's runs, in the order the tables were planned.
+        self.frontier: list[FrontierRun] = []
         self.evaluations = self.repeats = 0
         self.reasons: dict[str, str] = {}
         self.errors: list[str] = []
 
-    def __call__(self, table: pd.DataFrame, seed: int, label: str) -> dict[str, tuple[float | None, float | None]]:
-        key = (_digest(table), seed)
+    def __call__(self, table: pd.DataFrame, seed: int, label: str,
+                 key: tuple[str, int] | None = None) -> dict[str, tuple[float | None, float | None]]:
+        key = key or (_digest(table), seed)
         if key in self.cache:
             self.repeats += 1
             return self.cache[key]
@@ -170,7 +177,15 @@ class _Evaluator:
         for metric, reason in outcome.reasons:
             self.reasons.setdefault(metric, reason)
         self.cache[key] = outcome.scores
+        self.points[key] = outcome.point
         return outcome.scores
+
+    def place(self, key: tuple[str, int], leak: str, level: float, seed: int, epsilon: float | None) -> None:
+        """Add the table evaluated under ``key`` to the frontier as the run (leak, level, seed)."""
+        point = self.points.get(key)
+        if point is not None:
+            self.frontier.append(FrontierRun(leak, level, seed, epsilon, point.privacy, point.privacy_metric,
+                                             point.utility, point.utility_score, point.verdict))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -193,6 +208,7 @@ def run(
     names: Mapping[str, str] | None = None,
     workers: int | None = None,
     cluster: Any = None,
+    utility: bool = True,
 ) -> LabResult:
     """Run the metric lab on a real table: which metric notices which leak, from which level.
 
@@ -235,6 +251,10 @@ def run(
     cluster : str or distributed.Client, optional
         Run the evaluations as tasks on a Dask cluster (an address, ``"local:N"`` or a Client, as in
         :func:`privcore.evaluate`; optional extra ``privcore[dask]``); the result is the same.
+    utility : bool
+        Also evaluate the cheap utility measures (column shapes and column-pair trends) on every table, for the
+        privacy–utility frontier (:mod:`privcore.lab.frontier`); utility measures named in ``metrics`` join the
+        frontier either way, never the detection statistics.
 
     Returns
     -------
@@ -250,6 +270,7 @@ def run(
     """
     started = time.perf_counter()
     leaks, grid, n_seeds, ids = check_leaks(leaks), check_levels(levels), check_seeds(seeds), check_metrics(metrics)
+    ids, measures = _privacy_and_utility(ids, utility)
     workers = lab_workers(workers, (len(leaks) * len(grid) + 1) * n_seeds)
     margin, seeds_used, names = check_margin(margin), run_seeds(seed, n_seeds), dict(names or {})
     schema = _lab_schema(real, schema, holdout, {}, names)
@@ -267,7 +288,7 @@ def run(
     context = {"population": population, "key": schema.key_columns, "sensitive": schema.sensitive}
     ladder = [(REFERENCE, 0.0, make_generator(REFERENCE, population=population))]
     ladder += [(leak, level, make_generator(leak, level=level, **context)) for leak in leaks for level in grid]
-    evaluator = _Evaluator(training, evaluation, schema, ids, params, share_passes, names)
+    evaluator = _Evaluator(training, evaluation, schema, ids, params, share_passes, names, measures)
     with connected(cluster) as client:
         runs = _run_tables(evaluator, ids, seeds_used, progress, [
             (leak, level, lambda i, s, g=gen: g.sample(len(evaluation), s), gen) for leak, level, gen in ladder],
@@ -303,6 +324,7 @@ def run_ladder(
     names: Mapping[str, str] | None = None,
     workers: int | None = None,
     cluster: Any = None,
+    utility: bool = True,
 ) -> LabResult:
     """The lab on a supplied ladder: synthetic tables with a numeric label each (e.g. one generator at several ε).
 
@@ -317,12 +339,14 @@ def run_ladder(
 
     Runs carry ``leak = name`` and ``level = label``; ``baseline`` is evaluate's holdout baseline (None
     for metrics without one). Raises as :func:`run`; :class:`LevelError` for a label that is not a finite
-    number, fewer than two labels or a label without tables. ``workers`` and ``cluster`` as in :func:`run`.
+    number, fewer than two labels or a label without tables. ``workers``, ``cluster`` and ``utility`` as in
+    :func:`run` (without a holdout the frontier's utility is the raw score: there is no fresh sample).
     """
     started = time.perf_counter()
     if workers is not None:
         lab_workers(workers, 0)  # a bad value is refused before any table is checked
     ids, margin, names = check_metrics(metrics), check_margin(margin), dict(names or {})
+    ids, measures = _privacy_and_utility(ids, utility)
     if not isinstance(tables, Mapping):
         raise LevelError("Give the supplied ladder as a mapping from a numeric label to a table (or a list of tables).")
     ladder: dict[float, list[pd.DataFrame]] = {}
@@ -341,7 +365,7 @@ def run_ladder(
     synthetic = {f"{name} {label:g} #{i + 1}": t for label in grid for i, t in enumerate(ladder[label])}
     schema = _lab_schema(real, schema, holdout, synthetic, names)
     validated_params(params, schema)
-    evaluator = _Evaluator(real, holdout, schema, ids, params, share_passes, names)
+    evaluator = _Evaluator(real, holdout, schema, ids, params, share_passes, names, measures)
     jobs = [(name, label, lambda i, s, group=ladder[label]: group[i], None) for label in grid]
     with connected(cluster) as client:
         runs = _run_tables(evaluator, ids, seeds_used, progress, jobs, real, None,
@@ -355,6 +379,17 @@ def run_ladder(
     return _finish(runs, ids, [name], {name: grid}, lambda leak: (name, grid[0]), margin,
                    min(len(group) for group in ladder.values()), seeds_used, evaluator, settings, started, labels=True,
                    phrases={name: f"the {name} ladder"})
+
+
+def _privacy_and_utility(ids: list[str], utility: bool) -> tuple[list[str], list[str]]:
+    """The privacy metrics the lab compares and the utility measures of its frontier
+    (:func:`privcore.lab.frontier.split_utility`); :class:`LabError` when no privacy metric is left."""
+    privacy, measures = split_utility(ids, utility)
+    if not privacy:
+        raise LabError("The lab compares privacy metrics, and only utility measures are chosen: add at least one "
+                       "privacy metric (the utility measures are evaluated beside them, for the privacy-utility "
+                       "frontier).")
+    return privacy, measures
 
 
 def _run_tables(evaluator, ids, seeds_used, progress, jobs, training, types, count=None, workers=1,
@@ -392,7 +427,9 @@ def _evaluate_jobs(evaluator, ids, seeds_used, progress, jobs, training, types, 
         message = f"{leak} at level {level:g}, seed {s}"
         if progress is not None:
             progress(done, total, message)
-        scores = evaluator(table, s, message)
+        key = (_digest(table), s)
+        scores = evaluator(table, s, message, key)
+        evaluator.place(key, leak, level, s, epsilon)
         runs += [LabRun(leak, level, s, m, *scores[m], epsilon) for m in ids]
         done += 1
     if progress is not None:
@@ -438,6 +475,7 @@ def _evaluate_jobs_as_tasks(evaluator, ids, seeds_used, progress, jobs, training
     runs = []
     for leak, level, s, epsilon, key in plan:
         scores = evaluator.cache[key]
+        evaluator.place(key, leak, level, s, epsilon)
         runs += [LabRun(leak, level, s, m, *scores[m], epsilon) for m in ids]
     if progress is not None:
         progress(total, total, "statistics")
@@ -460,5 +498,6 @@ def _finish(runs, ids, leaks, grids, reference, margin, seeds, seeds_used, evalu
         "shared_passes": evaluator.reuse is not None,
     }
     return LabResult(runs=runs, detection=stats["detection"], agreement=stats["agreement"], summary=summary,
+                     frontier=list(evaluator.frontier), frontier_measures=list(evaluator.setup.utility),
                      curves=stats["curves"], monotonicity=stats["monotonicity"], not_applicable=not_applicable,
                      settings=settings, seconds=time.perf_counter() - started, errors=evaluator.errors)

@@ -19,8 +19,10 @@ from markupsafe import Markup
 from privcore.evaluation.interpret import (LEVEL_BANDS, LEVELS, THRESHOLD_REASON, Answer, Assessment, assess,
                                            dataset_shareable, info_of, metric_applies, what_it_loses)
 from privcore.evaluation.outcome import combined_json  # noqa: F401  (re-exported: the JSON download)
+from privcore.evaluation.tradeoff import best_tradeoff, tradeoff_points, tradeoff_sentence
 from privcore.evaluation.verdict import KIND_WORDS, VERDICT_STYLE, verdict
 from privcore.metrics import registry
+from privcore.metrics.names import short_name
 from privcore.report import figures as F
 from privcore.report.figure_embedding import FigureWriter
 from privcore.report.rendering import render
@@ -104,6 +106,28 @@ def _table_section(name: str, report, write_figure: FigureWriter, threshold: flo
             "map": famd, "families": families}
 
 
+def _tradeoff_section(reports: Mapping[str, Any], rule: Any, write_figure: FigureWriter,
+                      include_figures: bool) -> dict[str, Any] | None:
+    """The "Privacy and utility" section: one row (and one point) per table, the best trade-off in one sentence, and
+    the worst columns of each table; None when no utility measure ran."""
+    points = tradeoff_points(reports, rule)
+    if not any(p.utility_score is not None for p in points):
+        return None
+    from privcore.report.tradeoff_figures import tradeoff_figure, worst_columns_figure
+
+    figures = []
+    if include_figures:
+        figures.append(write_figure(tradeoff_figure(points)))
+        for name, report in reports.items():
+            columns = worst_columns_figure(report, name)
+            if columns is not None:
+                figures.append(write_figure(columns))
+    best = best_tradeoff(points)
+    rows = [(p, short_name(p.privacy_metric) if p.privacy_metric else "") for p in points]
+    return {"sentence": tradeoff_sentence(points), "rows": rows, "best": None if best is None else best.name,
+            "figures": figures}
+
+
 def html_report(
     reports: Mapping[str, Any],
     *,
@@ -141,6 +165,7 @@ def html_report(
     write_figure = FigureWriter()
     verdicts = [(name, verdict(rep, rule)) for name, rep in reports.items()]
     # Figures are written in page order: the first one written carries plotly.js.
+    tradeoff = _tradeoff_section(reports, rule, write_figure, include_figures)
     # The chart of risks (utility measures have none: with only those, there is nothing to draw).
     has_risk = any(res.risk is not None for rep in reports.values() for res in rep.values())
     scores_figure = write_figure(F.scores_chart(reports)) if include_figures and has_risk else None
@@ -154,6 +179,7 @@ def html_report(
         threshold_reason=THRESHOLD_REASON,
         verdicts=verdicts,
         verdict_styles=VERDICT_STYLE,
+        tradeoff=tradeoff,
         kind_words=KIND_WORDS,
         rule_lines=verdicts[0][1].rule.describe() if verdicts else None,
         settings_json=json.dumps(settings, indent=2, default=str) if settings else None,

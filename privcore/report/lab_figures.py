@@ -26,7 +26,8 @@ from privcore.lab.settings import REFERENCE
 from privcore.lab.summary import format_level
 
 __all__ = ["LEAK_LABELS", "DETECTION_SCALE", "AGREEMENT_SCALE", "NOT_DETECTED_COLOUR", "NOT_RUN_COLOUR",
-           "leak_label", "response_curves", "detection_heatmap", "agreement_heatmap", "lab_figures"]
+           "leak_label", "response_curves", "detection_heatmap", "agreement_heatmap", "frontier_figure",
+           "lab_figures"]
 
 #: Column and legend labels of the leak types (short: they head heatmap columns).
 LEAK_LABELS = {
@@ -322,6 +323,17 @@ def _agreement_alt(metrics: Sequence[str], rho: np.ndarray) -> str:
 
 
 def lab_figures(document: Mapping[str, Any]) -> list[Figure]:
-    """The lab's figures in reading order: detection heatmap, response curves (risk, then excess), agreement."""
-    return [detection_heatmap(document), response_curves(document, value="risk"),
-            response_curves(document, value="excess"), agreement_heatmap(document)]
+    """The lab's figures in reading order: detection heatmap, response curves (risk, then excess), agreement, and
+    the privacy–utility frontier when the lab ran utility measures."""
+    figures = [detection_heatmap(document), response_curves(document, value="risk"),
+               response_curves(document, value="excess"), agreement_heatmap(document)]
+    if document.get("frontier"):
+        figures.append(frontier_figure(document))
+    return figures
+
+
+def frontier_figure(document: Mapping[str, Any]) -> Figure:
+    """The privacy–utility frontier across the levels (:func:`privcore.report.frontier_figures.frontier_figure`)."""
+    from privcore.report.frontier_figures import frontier_figure as draw
+
+    return draw(document)

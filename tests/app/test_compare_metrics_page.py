@@ -79,10 +79,13 @@ def test_the_full_default_preset_sets_every_leak_level_and_default_metric():
 def test_a_tiny_lab_shows_both_heatmaps_curves_sentences_and_downloads(ran):
     assert not ran.error
     charts = ran.get("plotly_chart")
-    assert len(charts) == 3
+    assert len(charts) == 4
     alts = [c.proto.alt for c in charts]
     assert alts[0].startswith("Heatmap of 2 metrics by 2 leak type(s)")
     assert alts[1].startswith("Small multiples of risk") and alts[2].startswith("Heatmap of Spearman")
+    # The privacy–utility frontier (issue 37): the lab measured column shapes and pair trends on every table.
+    assert alts[3].startswith("Privacy–utility frontier (utility_shapes, utility_pairs)")
+    assert "Privacy and utility across the levels" in texts(ran.subheader)
     captions = texts(ran.caption)
     assert "not detected" in captions and "how alike two metrics rank" in captions
     assert "evaluated with 2 metric(s)" in captions and "estimated beforehand" in captions

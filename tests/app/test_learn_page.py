@@ -120,3 +120,29 @@ def test_lesson_one_shows_every_column_that_makes_up_the_distance(learn):
         distances.append(shown)
     assert distances[0] <= distances[1]  # the first is the closest
     assert "mostly because of" in texts(learn.caption)
+
+
+def test_private_because_useless_lesson_names_the_three_tables_with_their_numbers(learn):
+    lesson = next(o for o in learn.radio(key="learn_lesson").options if "Private because useless" in o)
+    learn.radio(key="learn_lesson").set_value(lesson).run(timeout=TIMEOUT)
+    assert_no_exception(learn)
+    assert "Private because useless" in texts(learn.header)
+    body = texts(learn.markdown)
+    titles = ["Column-by-column resampler", "Fresh sample (ideal reference)", "Noisy copy"]
+    for title in titles:
+        assert f"**{title}.**" in body
+    # Computed numbers, not fixed words: the verdicts and the shares kept of a fresh sample's utility.
+    lines = {title: next(line for line in body.splitlines() if f"**{title}.**" in line) for title in titles}
+    assert "verdict **Release**" in lines["Column-by-column resampler"]
+    assert "passes the distance metrics" in lines["Column-by-column resampler"]
+    assert "Private because it keeps little" in lines["Column-by-column resampler"]
+    assert "verdict **Do not release**" in lines["Noisy copy"]
+    assert "verdict **Release**" in lines["Fresh sample (ideal reference)"]
+    chart = learn.get("plotly_chart")[0]
+    assert all(title in chart.proto.alt for title in titles)
+    # The words carry the evaluation's own numbers: the resampler keeps little of the relations between columns.
+    from dashboard.learn_tradeoff import LESSON_METRICS
+
+    _, report = learn.session_state["learn_cache"][("column_resampler", tuple(LESSON_METRICS))]
+    pairs = report["utility_pairs"].utility.relative
+    assert pairs < 0.5 and f"{pairs:.0%} of its relations between columns" in lines["Column-by-column resampler"]

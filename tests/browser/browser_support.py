@@ -295,3 +295,22 @@ def assert_clean(page) -> None:
     assert page.locator("[data-testid=stApp]").count() == 1
     errors = getattr(page, "page_errors", [])
     assert not errors, f"uncaught JavaScript error(s) in the page: {errors[:5]}"
+
+
+#: Every text of every Plotly figure on the page that lies outside its figure's box or the screen, and every
+#: figure wider than the screen.
+OUTSIDE = """() => {
+  const width = window.innerWidth, out = [];
+  for (const plot of document.querySelectorAll('[data-testid=stMain] .js-plotly-plot')) {
+    const box = plot.getBoundingClientRect();
+    if (box.width === 0) continue;
+    if (box.left < -1 || box.right > width + 1) out.push(`figure ${Math.round(box.left)}..${Math.round(box.right)}`);
+    for (const t of plot.querySelectorAll('svg text')) {
+      const r = t.getBoundingClientRect();
+      if (!t.textContent.trim() || r.width === 0) continue;
+      if (r.left < Math.max(box.left, 0) - 1 || r.right > Math.min(box.right, width) + 1 || r.top < box.top - 1
+          || r.bottom > box.bottom + 1) out.push(`text '${t.textContent.slice(0, 40)}' cut`);
+    }
+  }
+  return out;
+}"""

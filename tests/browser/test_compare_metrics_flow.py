@@ -1,4 +1,5 @@
-"""The Compare-metrics page in a real browser: the demo, a small lab end to end, both heatmaps drawn."""
+"""The Compare-metrics page in a real browser: the demo, a small lab end to end, both heatmaps and the
+privacy–utility frontier drawn."""
 
 from __future__ import annotations
 
@@ -35,9 +36,9 @@ def test_small_lab_on_the_demo_shows_both_heatmaps(server, page, guard):
 
     charts = main.locator("[data-testid=stPlotlyChart]")
     # The script can be idle a moment before the browser has attached the last chart (seen under CI load).
-    charts.nth(2).wait_for(state="attached")
-    assert charts.count() == 3
-    detection, curves, agreement = charts.nth(0), charts.nth(1), charts.nth(2)
+    charts.nth(3).wait_for(state="attached")
+    assert charts.count() == 4
+    detection, curves, agreement, frontier = charts.nth(0), charts.nth(1), charts.nth(2), charts.nth(3)
     for heatmap in (detection, agreement):
         heatmap.locator(".hm").first.wait_for()  # Plotly draws a heatmap trace as a g.hm layer
         assert heatmap.locator(".hm").count() >= 1
@@ -47,6 +48,10 @@ def test_small_lab_on_the_demo_shows_both_heatmaps(server, page, guard):
     agreement_words = agreement.locator("svg text").all_text_contents()
     assert any(re.fullmatch(r"[+-]\d\.\d\d", t) for t in agreement_words), agreement_words
     assert curves.locator(".scatterlayer .trace").count() >= 5
+    # The privacy–utility frontier (issue 37): a point per level of each leak, the reference and the ideal corner.
+    frontier.locator(".scatterlayer .point").first.wait_for()
+    assert frontier.locator(".scatterlayer .point").count() >= 4
+    assert "Privacy and utility across the levels" in main.inner_text()
     text = main.inner_text()
     for expected in ("orange cells marked “not detected”", "how alike two metrics rank", "notices partial copies"):
         assert expected in text, expected

@@ -12,7 +12,7 @@ import re
 
 import pandas as pd
 
-from browser_support import IDLE_TIMEOUT, button, go_to, open_app, screenshot, wait_idle
+from browser_support import IDLE_TIMEOUT, OUTSIDE, button, go_to, open_app, screenshot, wait_idle
 
 RUN_TIMEOUT = 300_000
 NARROW = {"width": 390, "height": 900}
@@ -59,25 +59,6 @@ def test_a_mismatched_synthetic_table_is_named_with_its_fix(server, page, guard,
     guard.assert_local()
 
 
-#: Every text of every Plotly figure on the page that lies outside its figure's box or the screen, and every
-#: figure wider than the screen.
-OUTSIDE = """() => {
-  const width = window.innerWidth, out = [];
-  for (const plot of document.querySelectorAll('[data-testid=stMain] .js-plotly-plot')) {
-    const box = plot.getBoundingClientRect();
-    if (box.width === 0) continue;
-    if (box.left < -1 || box.right > width + 1) out.push(`figure ${Math.round(box.left)}..${Math.round(box.right)}`);
-    for (const t of plot.querySelectorAll('svg text')) {
-      const r = t.getBoundingClientRect();
-      if (!t.textContent.trim() || r.width === 0) continue;
-      if (r.left < Math.max(box.left, 0) - 1 || r.right > Math.min(box.right, width) + 1 || r.top < box.top - 1
-          || r.bottom > box.bottom + 1) out.push(`text '${t.textContent.slice(0, 40)}' cut`);
-    }
-  }
-  return out;
-}"""
-
-
 def test_results_fit_a_phone_screen(server, page, guard):
     open_app(page, server, "Home")
     button(page, "Start with demo data").click()
@@ -89,7 +70,7 @@ def test_results_fit_a_phone_screen(server, page, guard):
     page.locator("[data-testid=stMain]").get_by_text(re.compile(r"Risk level:")).first.wait_for(timeout=RUN_TIMEOUT)
     wait_idle(page, timeout=RUN_TIMEOUT)
     tabs = page.get_by_role("tab")
-    assert tabs.count() == 6
+    assert tabs.count() == 7
     for i in range(tabs.count()):
         tab = tabs.nth(i)
         box = tab.bounding_box()
