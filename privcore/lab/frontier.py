@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from privcore.evaluation.tradeoff import tradeoff_point
+from privcore.lab.summary import json_epsilon
 from privcore.metrics import registry
 
 __all__ = ["FRONTIER_MEASURES", "TablePoint", "FrontierRun", "split_utility", "table_point", "frontier_curve",
@@ -61,8 +62,6 @@ class FrontierRun:
     verdict: str
 
     def to_dict(self) -> dict[str, Any]:
-        from privcore.lab.result import json_epsilon
-
         out = asdict(self)
         out["epsilon"] = json_epsilon(self.epsilon)
         return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in out.items()}

@@ -22,18 +22,12 @@ each table's strongest privacy evidence and utility, and per leak and level thei
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from privcore.lab.summary import json_epsilon
+
 __all__ = ["LabRun", "CurvePoint", "LabResult", "lab_report_schema", "json_epsilon"]
-
-
-def json_epsilon(epsilon: float | None) -> float | str | None:
-    """ε as JSON: a number, ``"inf"`` for ∞, None when there is none."""
-    if epsilon is None:
-        return None
-    return "inf" if math.isinf(epsilon) else float(epsilon)
 
 
 @dataclass(frozen=True)

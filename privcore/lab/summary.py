@@ -11,7 +11,7 @@ import math
 import re
 from collections.abc import Collection, Mapping, Sequence
 
-__all__ = ["LEAK_PHRASES", "short_name", "format_level", "metric_sentence"]
+__all__ = ["LEAK_PHRASES", "LEAK_LABELS", "short_name", "format_level", "metric_sentence", "leak_label", "json_epsilon"]
 
 #: How each leak type is named in a sentence.
 LEAK_PHRASES = {
@@ -134,3 +134,27 @@ def metric_sentence(name: str, detection: Mapping[str, float | None], levels: Ma
         else:
             clauses.append(f"{phrase} leaves it quiet")
     return "; ".join(clauses) + "."
+
+
+#: Column and legend labels of the leak types (short: they head heatmap columns).
+LEAK_LABELS = {
+    "partial_copy": "partial copy",
+    "noisy_copy": "noisy copy",
+    "rare_records": "rare records",
+    "attribute_leak": "attribute leak",
+    "value_reuse": "value reuse",
+    "column_resample": "column resample (control)",
+    "dp_marginals": "DP marginals",
+}
+
+
+def leak_label(leak: str) -> str:
+    """A leak type's short label (a supplied ladder keeps its own name)."""
+    return LEAK_LABELS.get(leak, leak)
+
+
+def json_epsilon(epsilon: float | None) -> float | str | None:
+    """ε as JSON: a number, ``"inf"`` for ∞, None when there is none."""
+    if epsilon is None:
+        return None
+    return "inf" if math.isinf(epsilon) else float(epsilon)

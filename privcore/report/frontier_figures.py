@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 
 from privcore.base.palette import DASHES, OKABE_ITO, PALETTE, SYMBOLS
 from privcore.lab.settings import REFERENCE
-from privcore.lab.summary import format_level
+from privcore.lab.summary import format_level, leak_label
 from privcore.report.figure_base import Figure, apply_layout, empty_figure, wrapped
 from privcore.report.tradeoff_figures import AXIS_CHARACTERS, PRIVACY_AXIS, SCORE_AXIS, UTILITY_AXIS
 
@@ -58,8 +58,6 @@ def frontier_figure(document: Mapping[str, Any]) -> Figure:
         return empty_figure(TITLE, "The lab ran no utility measure beside the privacy metrics, so there is no "
                                    "frontier to draw (it runs column shapes and column-pair trends unless told not "
                                    "to: leave out --no-utility).")
-    from privcore.report.lab_figures import leak_label
-
     labels = document.get("settings", {}).get("kind") == "supplied"
     relative = all(p["utility_kind"] == "relative" for points in frontier["curve"].values() for p in points)
     fig = go.Figure()

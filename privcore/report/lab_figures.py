@@ -23,22 +23,12 @@ from privcore.base.palette import DASHES, OKABE_ITO, PALETTE, SYMBOLS
 from privcore.metrics.names import short_name
 from privcore.report.figure_base import Figure, apply_layout, empty_figure
 from privcore.lab.settings import REFERENCE
-from privcore.lab.summary import format_level
+from privcore.lab.summary import LEAK_LABELS, format_level, leak_label
 
 __all__ = ["LEAK_LABELS", "DETECTION_SCALE", "AGREEMENT_SCALE", "NOT_DETECTED_COLOUR", "NOT_RUN_COLOUR",
            "leak_label", "response_curves", "detection_heatmap", "agreement_heatmap", "frontier_figure",
            "lab_figures"]
 
-#: Column and legend labels of the leak types (short: they head heatmap columns).
-LEAK_LABELS = {
-    "partial_copy": "partial copy",
-    "noisy_copy": "noisy copy",
-    "rare_records": "rare records",
-    "attribute_leak": "attribute leak",
-    "value_reuse": "value reuse",
-    "column_resample": "column resample (control)",
-    "dp_marginals": "DP marginals",
-}
 #: Detection level → colour: dark blue for a leak noticed at a low level, pale blue for one noticed only
 #: when strong (sequential, Okabe–Ito blue in the middle, readable with every common colour-vision deficiency).
 DETECTION_SCALE = [[0.0, "#08306B"], [0.5, OKABE_ITO["blue"]], [1.0, "#C6DBEF"]]
@@ -51,11 +41,6 @@ NOT_DETECTED_COLOUR = "#F6D8A8"
 NOT_RUN_COLOUR = "#E0E0E0"
 NOT_DETECTED_TEXT = "not detected"
 NOT_RUN_TEXT = "did not run"
-
-
-def leak_label(leak: str) -> str:
-    """A leak type's short label (a supplied ladder keeps its own name)."""
-    return LEAK_LABELS.get(leak, leak)
 
 
 def _settings(document: Mapping[str, Any]) -> tuple[list[str], list[str], bool]:
