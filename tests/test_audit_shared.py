@@ -298,3 +298,22 @@ def test_a_reused_unique_number_is_caught_and_named_in_the_why(adult):
     assert np.median(aucs) > 0.9, np.quantile(aucs, [0.1, 0.5, 0.9])
     named = [r.why for r in report.records if r.why and "fnlwgt =" in r.why]
     assert len(named) > 100 and "never otherwise" in named[0], named[:2]
+
+
+def test_the_verdict_cites_the_utility_of_one_output(adult):
+    """Issue 37: the audit's answer weighs usefulness too, measured on one output against the records its model
+    never saw. Independent histograms (every column drawn on its own) keep every column's shape and none of the
+    relations between them."""
+    real, schema = adult
+    report = run(real.iloc[:400], schema, "independent_histograms", models=8, records=100, seed=2)
+    utility = report.summary["utility"]
+    assert utility["measures"]["utility_shapes"] > 0.9 and utility["measures"]["utility_pairs"] < 0.5
+    assert 0.0 <= utility["relative"] <= 1.0
+    assert "of what a fresh sample of real people keeps" in report.summary["verdict"]
+    assert "the relations between columns" in report.summary["verdict"]
+    from privcore.audit.contract import audit_report_schema
+    import jsonschema
+
+    document = json.loads(json.dumps(report.to_dict(), allow_nan=False))
+    schema_doc = {"$defs": {"audit_report": audit_report_schema()}, "$ref": "#/$defs/audit_report"}
+    jsonschema.Draft202012Validator(schema_doc).validate(document)

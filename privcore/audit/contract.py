@@ -30,6 +30,17 @@ _DCR_TEST = {"anyOf": [{"type": "null"}, {
                    "p_holdout": {"type": "number", "minimum": 0,
                                  "description": "the same for the holdout rows"}},
     "required": ["passes", "risk", "p_synthetic", "p_holdout"]}]}
+#: The utility of the same output (privcore.audit.one_output): the evaluation's utility line, cited by the verdict.
+_UTILITY = {"anyOf": [{"type": "null"}, {
+    "type": "object", "description": "what one output keeps, relative to a fresh sample of real people (the records "
+                                     "its model never saw): column shapes and column-pair trends",
+    "properties": {"relative": {"type": "number", "minimum": 0, "maximum": 1,
+                                "description": "mean share of a fresh sample's score, each measure capped at 1"},
+                   "measures": {"type": "object", "additionalProperties": {"type": ["number", "null"]}},
+                   "keeps": {"type": "array", "items": {"type": "string"}},
+                   "loses": {"type": "array", "items": {"type": "string"}},
+                   "text": {"type": "string"}},
+    "required": ["relative", "measures", "text"]}]}
 
 #: Each per-record field of the shared design, described.
 RECORD_FIELDS: dict[str, dict[str, Any]] = {
@@ -74,7 +85,8 @@ TARGET_FIELDS: dict[str, dict[str, Any]] = {
 _SUMMARY_COMMON = {
     "share_auc_above_0.6": _SHARE, "share_auc_above_0.8": _SHARE, "share_clearly_exposed": _SHARE,
     "chance_share_above_0.6": _SHARE, "max_epsilon_lower_bound": {"type": ["number", "null"], "minimum": 0},
-    "dcr_test": _DCR_TEST, "verdict": {"type": "string", "description": "the audit's answer in words"},
+    "dcr_test": _DCR_TEST, "utility": _UTILITY,
+    "verdict": {"type": "string", "description": "the audit's answer in words"},
 }
 
 

@@ -42,6 +42,7 @@ import pandas as pd
 from sklearn.ensemble import RandomForestClassifier
 
 from privcore.audit.factory import model_for_fit
+from privcore.audit.one_output import output_checks
 from privcore.engine.encoding import EuclideanSpace
 from privcore.evaluation.verdict import audit_verdict
 from privcore.generators.registry import generator_label as registry_label
@@ -583,8 +584,9 @@ def _summary(results, settings, data, schema, fitted, make, population, evaluati
         "chance_share_above_0.6": chance,
         "mean_auc": {how: _mean([r.auc for r in results if r.chosen == how and r.auc is not None])
                      for how in ("vulnerable", "random")},
-        "dcr_test": _dcr_test(data, schema, fitted, make, population, evaluation, m, settings.seed),
     }
+    summary["dcr_test"], summary["utility"] = _one_output(data, schema, fitted, make, population, evaluation, m,
+                                                          settings.seed)
     summary["verdict"] = audit_verdict(summary, label)  # the answer names the generator in words
     return summary
 
@@ -593,25 +595,19 @@ def _mean(values) -> float | None:
     return float(np.mean(values)) if values else None
 
 
-def _dcr_test(data, schema, fitted, make, population, evaluation, m, seed) -> dict[str, Any] | None:
-    """The DCR holdout test on one synthetic output, to show the proxy beside the attack."""
-    from privcore.evaluation.evaluate import evaluate
-
+def _one_output(data, schema, fitted, make, population, evaluation, m, seed):
+    """The DCR holdout test and the utility on one synthetic output, to show them beside the attack
+    (:func:`privcore.audit.one_output.output_checks`)."""
     rng = np.random.default_rng([seed, 7])
     picks = rng.permutation(evaluation)
     training = data.iloc[picks[:m]].reset_index(drop=True)
     holdout = data.iloc[picks[m : 2 * m]].reset_index(drop=True)
     if len(holdout) < 2:
-        return None
+        return None, None
     try:
         model = model_for_fit(make, population, seed) if make is not None else fitted
         fit_model(model, training, {c: schema.types[c] for c in schema.columns})
         output = model.sample(m, seed=seed)
-        result = evaluate(training, output[list(schema.columns)], schema, metrics="dcr_test", holdout=holdout)["dcr_test"]
-    except Exception:  # noqa: BLE001 - the proxy is context, not the audit's result
-        return None
-    if not result.applicable:
-        return None
-    return {"passes": bool(result.details.passes), "risk": result.risk, "p_synthetic": result.details.p_synthetic,
-            "p_holdout": result.details.p_holdout}
-
+    except Exception:  # noqa: BLE001 - the checks are context, not the audit's result
+        return None, None
+    return output_checks(training, output, holdout, schema)

@@ -48,6 +48,7 @@ import numpy as np
 import pandas as pd
 
 from privcore.audit.crossfit import crossfit_scores, record_statistics
+from privcore.audit.one_output import output_checks
 from privcore.audit.features import SharedFeatures
 from privcore.metrics.membership_value_reuse import value_text
 from privcore.audit.shadow import AuditError, ProgressCallback, random_queries
@@ -61,7 +62,6 @@ from privcore.data.prepare import prepare
 from privcore.data.schema import Schema, infer_schema
 from privcore.engine.cluster import connected
 from privcore.engine.encoding import EuclideanSpace
-from privcore.evaluation.evaluate import evaluate
 from privcore.evaluation.verdict import audit_verdict
 from privcore.generators.registry import generator_label as registry_label
 
@@ -473,25 +473,22 @@ def _summary(records: list[RecordResult], setup: FitSetup, schema: Schema, label
         # Each record's bound at 1 − 0.05/records: the largest holds at 95 % over all records together.
         "max_epsilon_lower_bound": max(r.epsilon_lower_bound_familywise for r in scored),
         "max_epsilon_lower_bound_per_record": max(r.epsilon_lower_bound for r in scored),
-        "dcr_test": _dcr_test(setup, schema),
     }
+    summary["dcr_test"], summary["utility"] = _one_output(setup, schema)
     summary["verdict"] = audit_verdict(summary, label)  # the answer names the generator in words
     return summary
 
 
-def _dcr_test(setup: FitSetup, schema: Schema) -> dict[str, Any] | None:
-    """The DCR holdout test on model 0's output: its training records against the pool records it left out."""
+def _one_output(setup: FitSetup, schema: Schema) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """The DCR holdout test and the utility on model 0's output: its training records against the pool records it
+    left out (:func:`privcore.audit.one_output.output_checks`)."""
     inside = setup.pool[setup.membership[0]].reset_index(drop=True)
     outside = setup.pool[~setup.membership[0]].reset_index(drop=True)
     size = min(len(inside), len(outside))
     if size < 2:
-        return None
+        return None, None
     try:
         output = setup.output(0)
-        result = evaluate(inside, output, schema, metrics="dcr_test", holdout=outside.iloc[:size])["dcr_test"]
-    except Exception:  # noqa: BLE001 - the proxy is context, not the audit's result
-        return None
-    if not result.applicable:
-        return None
-    return {"passes": bool(result.details.passes), "risk": result.risk, "p_synthetic": result.details.p_synthetic,
-            "p_holdout": result.details.p_holdout}
+    except Exception:  # noqa: BLE001 - the checks are context, not the audit's result
+        return None, None
+    return output_checks(inside, output, outside.iloc[:size], schema)

@@ -167,3 +167,20 @@ def utility_line(report, useful_at: float = 0.9, keeps_little_below: float = 0.5
                  f"fresh sample keeps, below {keeps_little_below:.0%}: its privacy may come from what it throws away, "
                  "so compare it with a generator that keeps more before choosing it.")
     return UtilityLine(measures, relative, keeps, loses, keeps_little, text, useful_at, keeps_little_below)
+
+
+def audit_utility_sentence(utility: dict[str, Any] | None) -> str:
+    """The audit verdict's sentence on usefulness, from the audit summary's ``utility`` (measured on one of the
+    generator's outputs by :func:`privcore.audit.one_output.output_checks`); "" when it was not measured.
+
+    Examples
+    --------
+    >>> audit_utility_sentence({"relative": 0.52, "measures": {"utility_shapes": 1.0, "utility_pairs": 0.04}})
+    ' One of its outputs keeps 52% of what a fresh sample of real people keeps (the columns\' shapes 100%, the relations between columns 4%).'
+    """
+    if not utility or utility.get("relative") is None:
+        return ""
+    parts = ", ".join(f"{KEEPS_WORDS.get(m, m)} {v:.0%}" for m, v in (utility.get("measures") or {}).items()
+                      if v is not None)
+    return (f" One of its outputs keeps {utility['relative']:.0%} of what a fresh sample of real people keeps"
+            f"{f' ({parts})' if parts else ''}.")

@@ -56,7 +56,7 @@ from typing import Any, Mapping
 
 from privcore.metrics.details import MembershipBattery, MembershipScores
 from privcore.evaluation.interpret import UTILITY_BANDS, Assessment, assess
-from privcore.evaluation.utility_line import UtilityLine, utility_line
+from privcore.evaluation.utility_line import UtilityLine, audit_utility_sentence, utility_line
 from privcore.metrics.names import BATTERY, short_attack
 
 #: Families whose metrics simulate an attacker and carry an interval: they decide.
@@ -519,6 +519,7 @@ def audit_verdict(summary: Mapping[str, Any], name: str) -> str:
     share8, share6, chance = summary.get("share_auc_above_0.8"), summary.get("share_auc_above_0.6"), \
         summary.get("chance_share_above_0.6")
     found = audit_severity(summary)
+    useful = audit_utility_sentence(summary.get("utility"))
     if found == "unknown":
         return f"The audit of {name} could not train or evaluate an attack."
     dcr = summary.get("dcr_test") or {}
@@ -530,14 +531,14 @@ def audit_verdict(summary: Mapping[str, Any], name: str) -> str:
     if found == "exposed":
         return (f"{name} is not private for the people it was tested on: for {_percent(summary['share_clearly_exposed'])} "
                 f"of the {who} an attacker tells with AUC above 0.8, and beyond chance (95 % interval above 0.5), "
-                f"whether they were in the training data.{proxy}")
+                f"whether they were in the training data.{proxy}{useful}")
     if share8:
         return (f"{name} may leak membership: {_percent(share8)} of the {who} give the attack an AUC above 0.8, but "
-                f"with intervals that still reach chance; run more models to settle it.{proxy}")
+                f"with intervals that still reach chance; run more models to settle it.{proxy}{useful}")
     if found == "suspect":
         return (f"{name} leaks membership of some people: {_percent(share6)} of the {who} give the attack an AUC above "
-                f"0.6, where chance alone would give about {_percent(chance)}.{proxy}")
+                f"0.6, where chance alone would give about {_percent(chance)}.{proxy}{useful}")
     singular = who[:-1]
     return (f"No {singular} stood out: the attack did no better than chance would ({_percent(share6)} of {who} above "
             f"AUC 0.6, about {_percent(chance)} expected by chance). This bounds only this attack and this budget."
-            f"{proxy}")
+            f"{proxy}{useful}")
