@@ -279,3 +279,24 @@ def test_importing_the_generators_does_not_import_torch():
     code = "import sys, privcore.generators; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.stdout.strip() == "False", out.stderr[-2000:]
+
+
+# ------------------------------------------------------------------------------------------ fine-tuning
+def test_fine_tuning_starts_from_the_base_and_learns_its_own_table(joint_model):
+    """Issue 38 item 4: a shadow model fine-tuned from a base model. With 0 steps it is the base (the same loss for
+    every record); with some steps it fits its own table better than the base did, the base is left unchanged,
+    and it keeps the base's architecture."""
+    real, base = joint_model
+    before = base.per_record_loss(real)
+    same = TabDDPM(steps=0, base=base, **TINY).fit(real.iloc[:300], JOINT_TYPES)
+    assert same.per_record_loss(real) == pytest.approx(before, rel=1e-6)
+    # its own table: every record flipped to the pattern the base saw least, so the base finds it unusual
+    own = real.iloc[:200].assign(a="y", b="q", v=2.0, k=2)
+    tuned = TabDDPM(steps=150, base=base, **TINY).fit(own, JOINT_TYPES)
+    assert tuned.per_record_loss(own).mean() < base.per_record_loss(own).mean()
+    assert np.array_equal(base.per_record_loss(real), before)  # the base is not trained further
+    assert (tuned.sample(50, seed=0)["a"] == "y").mean() > 0.8
+    with pytest.raises(GeneratorSettingError, match="keeps its base's width"):
+        TabDDPM(steps=5, base=base, **{**TINY, "width": 32})
+    with pytest.raises(GeneratorSettingError, match="fitted tabddpm"):
+        TabDDPM(steps=5, base=TabDDPM(**TINY), **TINY)

@@ -97,6 +97,14 @@ class TabDDPM(BaseGenerator):
         free cores slow torch down many times over. The results depend on it only in the last bits.
     seed : int, default 0
         Seed of the initial weights, the batches and the training noise.
+    base : TabDDPM, optional
+        A fitted model to fine-tune instead of training from scratch (the shadow models of an audit, issue 38
+        item 4): the new model starts from ``base``'s weights and keeps its table encoding (its quantile
+        normalisers and categories, learnt on ``base``'s training table), then trains ``steps`` more steps on its
+        own table at learning rate ``lr``, annealed to 0 as usual. ``base`` itself is left unchanged. The
+        architecture (``width``, ``depth``, ``timesteps``, ``schedule``) is ``base``'s; a different one is an
+        error. A value the base never saw is encoded as :meth:`per_record_loss` scores it (an unknown
+        category as uniform over the known ones, a missing number as the base's median).
 
     Raises
     ------
@@ -110,7 +118,7 @@ class TabDDPM(BaseGenerator):
 
     def __init__(self, *, timesteps: int = 100, steps: int = 2000, batch_size: int = 256, lr: float = 2e-3,
                  width: int = 256, depth: int = 3, weight_decay: float = 1e-4, schedule: str = "cosine",
-                 device: str = "auto", threads: int = 1, seed: int = 0) -> None:
+                 device: str = "auto", threads: int = 1, seed: int = 0, base: "TabDDPM | None" = None) -> None:
         super().__init__()
         if not module_installed("torch"):
             raise missing_torch(self.name)
@@ -132,6 +140,7 @@ class TabDDPM(BaseGenerator):
         self.threads = _whole(threads, "threads", 1)
         self.seed = check_seed(seed)
         self.model = None
+        self.base = _checked_base(base, self)
 
     def settings(self) -> dict[str, Any]:
         return {"timesteps": self.timesteps, "steps": self.steps, "batch_size": self.batch_size, "lr": self.lr,
@@ -157,6 +166,9 @@ class TabDDPM(BaseGenerator):
         from privcore.generators.diffusion.schedule import make_schedule
 
         self._device = self._resolve_device(torch)
+        if self.base is not None:
+            self._fine_tune(torch)
+            return
         self.encoding = enc = TableEncoding(self.table, self.types, seed=self.seed)
         self._sched = make_schedule(self.timesteps, self.schedule).to_torch(self._device)
         self._cats = Categories.of(enc.num_classes, self._device)
@@ -169,6 +181,18 @@ class TabDDPM(BaseGenerator):
             self.model = MLPDenoiser(d_num + slots, d_num + slots, [self.width] * self.depth).to(self._device)
         self._train(torch.as_tensor(enc.numbers(self.table), dtype=torch.float32),
                     torch.as_tensor(enc.codes(self.table), dtype=torch.long))
+
+    def _fine_tune(self, torch) -> None:
+        """Start from the base model's weights and encoding, and train on this table."""
+        import copy
+
+        base = self.base
+        self.encoding, self._sched, self._cats = base.encoding, base._sched, base._cats
+        self.model = None if base.model is None else copy.deepcopy(base.model).to(self._device)
+        if self.model is None:
+            return
+        self._train(torch.as_tensor(self.encoding.numbers(self.table), dtype=torch.float32),
+                    torch.as_tensor(self.encoding.codes(self.table), dtype=torch.long))
 
     def _resolve_device(self, torch) -> str:
         if self.device == "auto":
@@ -358,6 +382,19 @@ class TabDDPM(BaseGenerator):
                                               torch.as_tensor(uniform[a:b], dtype=torch.float32))
                     out[a:b, k] = (gauss + multi).double().cpu().numpy()
         return out if per_timestep else out.mean(axis=1)
+
+
+def _checked_base(base: Any, model: TabDDPM) -> TabDDPM | None:
+    """``base`` when it is a fitted TabDDPM of ``model``'s architecture (see the ``base`` parameter)."""
+    if base is None:
+        return None
+    if not isinstance(base, TabDDPM) or getattr(base, "encoding", None) is None:
+        raise GeneratorSettingError("tabddpm: base must be a fitted tabddpm model (call its fit first).")
+    for name in ("timesteps", "width", "depth", "schedule"):
+        if getattr(base, name) != getattr(model, name):
+            raise GeneratorSettingError(f"tabddpm: a fine-tuned model keeps its base's {name} "
+                                        f"({getattr(base, name)!r}); got {getattr(model, name)!r}.")
+    return base
 
 
 # ------------------------------------------------------------------------------------------ registry
