@@ -20,7 +20,6 @@ from threadpoolctl import threadpool_limits
 from dashboard.formatting import format_duration
 from dashboard.lab_runs import guarded
 from privcore import evaluate
-from privcore.lab.frontier import split_utility
 from privcore.data.schema import Schema
 from privcore.lab import evaluations_needed, split_tables
 

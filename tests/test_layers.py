@@ -1,0 +1,53 @@
+"""The layer rules in pyproject.toml hold, and would catch a break: import-linter on the package as it is, and on a
+copy with one upward import planted (the engine importing the report layer)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
+
+pytestmark = pytest.mark.skipif(not LINT_IMPORTS.exists(), reason="import-linter is installed by requirements-dev.txt")
+
+
+def _lint(where: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(where)}  # the copy's packages before the installed ones
+    return subprocess.run([str(LINT_IMPORTS), "--no-cache"], cwd=where, env=env, capture_output=True, text=True,
+                          timeout=300)
+
+
+@pytest.fixture(scope="module")
+def copy(tmp_path_factory) -> Path:
+    where = tmp_path_factory.mktemp("layers")
+    def skipped(folder: str, names: list[str]) -> set[str]:  # caches, and the demo's data files (not code)
+        return {n for n in names if n == "__pycache__" or (n == "data" and Path(folder).name == "demo")}
+
+    for name in ("privcore", "dashboard"):
+        shutil.copytree(ROOT / name, where / name, ignore=skipped)
+    shutil.copy(ROOT / "pyproject.toml", where / "pyproject.toml")
+    return where
+
+
+def test_the_layers_hold(copy):
+    result = _lint(copy)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "2 kept, 0 broken" in result.stdout
+
+
+def test_a_planted_upward_import_breaks_them(copy):
+    engine = copy / "privcore" / "engine" / "__init__.py"
+    original = engine.read_text()
+    try:
+        engine.write_text(original + "\nimport privcore.report.html  # planted: the engine reaching up\n")
+        result = _lint(copy)
+        assert result.returncode != 0
+        assert "1 broken" in result.stdout and "privcore.engine" in result.stdout and "privcore.report" in result.stdout
+    finally:
+        engine.write_text(original)
