@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import doctest
 import sys
-import textwrap
 
 import pytest
 
@@ -15,30 +14,17 @@ from dashboard.audit_estimate import estimate_text
 from privcore.audit.timing import AuditEstimate, ModelTiming
 from privcore.audit.whitebox import THREAT_MODEL
 
+from tests.test_audit_whitebox import OWN_MODULE
+
 from .conftest import assert_no_exception, open_page, texts
 from .test_audit_page import AUDIT, RUN_TIMEOUT, targeted
 from .test_results_page import seed_demo
 from .test_shared_audit_page import shared_budget
 
-#: The admin's own generator with a loss: it resamples its training rows, and its loss is 0 on them.
-MODULE = textwrap.dedent('''
-    import numpy as np
+#: The admin's own generator with a loss: it resamples its training rows, and its loss is 0 on them (the same module
+#: as the CLI's test of a bring-your-own generator).
+MODULE = OWN_MODULE
 
-
-    class LossyResampler:
-        """Resampled training rows; per_record_loss: 0 for a training row, 1 for any other."""
-
-        def fit(self, table, types):
-            self.table = table.reset_index(drop=True)
-            return self
-
-        def sample(self, n, seed):
-            return self.table.sample(n, replace=True, random_state=seed).reset_index(drop=True)
-
-        def per_record_loss(self, table, *, seed=0):
-            seen = set(map(tuple, self.table.astype(str).to_numpy()))
-            return np.array([0.0 if tuple(row) in seen else 1.0 for row in table.astype(str).to_numpy()])
-''')
 
 
 def box(at, name: str):
