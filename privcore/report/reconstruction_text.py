@@ -92,7 +92,8 @@ def reconstruction_summary(details: Reconstruction, metric_id: str = "recon_best
     interval = details.advantage_interval
     shown = "" if interval is None else f" (95 % interval {interval[0]:+.3f} to {interval[1]:+.3f})"
     attack = {"nearest": "copying the nearest synthetic records", "learned": "models trained on the synthetic table"}
-    chosen = " — the stronger of the two attacks on the other half of the people" if details.choice else ""
+    chosen = (" (the stronger of the two attacks on one half of the people; scored here on the other half)"
+              if details.choice else "")
     text = (f"**{metric_name(metric_id)}.** Knowing {_list(details.key)} of a person, the attacker fills in the other "
             f"{len(details.secret)} column(s) ({_list(details.secret)}) by {attack.get(details.attack, details.attack)}"
             f"{chosen}. It scores **{details.members:.3f}** on the {details.n_members:,} people the table was made "
