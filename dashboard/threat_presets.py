@@ -9,7 +9,7 @@ the last preset applied, shown under the buttons until the key is chosen by hand
 
 from __future__ import annotations
 
-from typing import MutableMapping
+from collections.abc import MutableMapping
 
 from dashboard.schema_form import analysed_columns, default_key
 from privcore.data.threat_models import THREAT_MODELS, preset_key, secret_sentence

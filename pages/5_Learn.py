@@ -305,7 +305,8 @@ else:
     details = {}
     for scenario in RL.LESSON_TABLES:
         details[SCENARIOS[scenario].title] = cached(
-            (f"reconstruction::{scenario}", N), f"Reconstructing the “{SCENARIOS[scenario].title}” demo (a second)…",
+            (f"reconstruction::{scenario}", N),
+            f"Reconstructing the “{SCENARIOS[scenario].title}” demo (a second)…",
             lambda scenario=scenario: RL.lesson_details(scenario, N))
     known = next(iter(details.values())).key
     st.markdown(
@@ -314,9 +315,9 @@ else:
         "them on those facts and reads the rest of the record off it: education, occupation, income and so on. "
         "Guessing right is not yet a leak. Part of a record follows from the population (age and marital status "
         "already say something about a person's working hours and income), and a table of *other* real people would "
-        "let anyone guess that much. The leak is what the synthetic table tells about the people it was made from **beyond** what it "
-        "tells about others: so the same attack is run on the training people (members) and on real people who were "
-        "not in the training data (non-members), and the difference is the *advantage*.")
+        "let anyone guess that much. The leak is what the synthetic table tells about the people it was made from "
+        "**beyond** what it tells about others: so the same attack is run on the training people (members) and on "
+        "real people who were not in the training data (non-members), and the difference is the *advantage*.")
     C.show_figure(RF.tables_figure(details, title="Reconstruction: members against other people"),
                   key="learn-reconstruction")
     st.markdown("\n".join(f"- {line}" for line in RL.lesson_lines(details)))

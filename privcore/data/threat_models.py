@@ -23,8 +23,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["Recogniser", "DEMOGRAPHICS", "LOCATION", "name_words", "ThreatModel", "THREAT_MODELS", "PresetKey", "recognise", "preset_key",
-           "secret_sentence"]
+__all__ = ["Recogniser", "DEMOGRAPHICS", "LOCATION", "name_words", "ThreatModel", "THREAT_MODELS", "PresetKey",
+           "recognise", "preset_key", "secret_sentence"]
 
 
 @dataclass(frozen=True)
@@ -155,8 +155,8 @@ def preset_key(model: ThreatModel, columns: Sequence[str], sensitive: str | None
     if not key:
         return PresetKey([], f"“{model.label}” matches no column of this table: " + "; ".join(missing)
                          + ". The key is unchanged: choose the key columns yourself.")
-    text = f"“{model.label}”: key set to {', '.join(key)}, recognised by their names: check that they are what an " \
-           f"attacker could know."
+    text = (f"“{model.label}”: key set to {', '.join(key)}, recognised by their names: check that they are what "
+            "an attacker could know.")
     if missing:
         text += " Note: " + "; ".join(missing) + "."
     return PresetKey(key, text)

@@ -13,9 +13,10 @@ members' advantage with its interval.
 :func:`tables_figure` draws the same two panels with one row per synthetic table (the whole record's scores), for
 the Learn page's lesson on reconstruction and inference from the population.
 
-:func:`reconstruction_figures` is :func:`column_advantage_figure`'s entry in :data:`privcore.report.detail_figures.DETAIL_FIGURES`, so the score
-card, the metric detail and the HTML report draw it. Conventions of :mod:`privcore.report.figure_base` (Okabe–Ito
-colours, every group told apart by marker symbol as well). This module imports no Streamlit.
+:func:`reconstruction_figures` is :func:`column_advantage_figure`'s entry in
+:data:`privcore.report.detail_figures.DETAIL_FIGURES`, so the score card, the metric detail and the HTML report draw
+it. Conventions of :mod:`privcore.report.figure_base` (Okabe–Ito colours, every group told apart by marker symbol
+as well). This module imports no Streamlit.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ from privcore.base.palette import OKABE_ITO, ROLE_COLOURS
 from privcore.metrics.reconstruction._base import Reconstruction
 from privcore.report.figure_base import TICK_CHARACTERS, Figure, apply_layout, empty_figure, format_value, wrapped
 
-__all__ = ["column_advantage_figure", "tables_figure", "reconstruction_figures", "ordered_columns", "SCORE_AXIS", "ADVANTAGE_AXIS"]
+__all__ = ["column_advantage_figure", "tables_figure", "reconstruction_figures", "ordered_columns", "SCORE_AXIS",
+           "ADVANTAGE_AXIS"]
 
 #: The left panel's axis: the attack's score per column.
 SCORE_AXIS = "how well the attacker fills it in (1 = every value right)"
