@@ -1,4 +1,5 @@
-"""Configure page: column types, which columns to analyse, key, sensitive column, pairing, options.
+"""Configure page: column types, which columns to analyse, key (or a "what the attacker knows" preset,
+``dashboard.threat_presets``), sensitive column, pairing, options.
 
 The form's content lives in ``st.session_state["schema_draft"]`` (widget values are forgotten when the
 user leaves the page); every run rebuilds the schema from it, validates it against all loaded tables
@@ -7,12 +8,13 @@ and stores it in ``st.session_state["schema"]`` only when it is valid.
 
 import streamlit as st
 
-from dashboard import schema_form, uploads
+from dashboard import schema_form, threat_presets, uploads
 from dashboard.page_setup import METRICS_PAGE, require_tables, setup_page
 from privcore.data.schema import COLUMN_TYPES, MAX_SEED
+from privcore.data.threat_models import THREAT_MODELS
 
 EDITOR = "column_editor"
-WIDGETS = (EDITOR, "cfg_sensitive", "cfg_key", "cfg_pairing", "cfg_missing", "cfg_seed")
+WIDGETS = (EDITOR, "cfg_sensitive", "cfg_key", "cfg_pairing", "cfg_missing", "cfg_seed", threat_presets.NOTE)
 
 setup_page("Configure")
 state = st.session_state
@@ -29,10 +31,12 @@ def _seed(key: str, value) -> None:
 
 def _choose_key() -> None:
     state["schema_draft"]["key"] = list(state["cfg_key"])
+    state.pop(threat_presets.NOTE, None)
 
 
 def _default_key() -> None:
     state["schema_draft"]["key"] = None
+    state.pop(threat_presets.NOTE, None)
 
 
 st.title("Configure")
@@ -77,6 +81,18 @@ draft["sensitive"] = None if sensitive == schema_form.NO_SENSITIVE else sensitiv
 if (note := schema_form.sensitive_note(draft)) is not None:
     st.caption(note)
 
+st.markdown("**What the attacker knows.** A preset sets the key from the columns' names; check it below.")
+presets = st.columns(len(THREAT_MODELS))
+for column, model in zip(presets, THREAT_MODELS):
+    column.button(model.label, key=f"cfg_preset_{model.id}", on_click=threat_presets.apply_preset,
+                  args=(state, model.id), width="stretch")
+if (note := state.get(threat_presets.NOTE)) is not None:
+    found, text = note
+    if found:
+        st.caption(text)
+    else:
+        st.warning(text, icon=":material/person_search:")
+
 if draft["key"] is None:
     # Not chosen by the user: the key follows the default as columns and the sensitive one change.
     state["cfg_key"] = schema_form.default_key(draft)
@@ -87,6 +103,7 @@ key = st.multiselect("Key (quasi-identifiers)", columns, key="cfg_key", on_chang
 if draft["key"] is not None:
     st.button("Use the default key", key="cfg_key_reset", on_click=_default_key,
               help="Every analysed column except the sensitive one.")
+st.caption(threat_presets.secret_columns_sentence(draft))
 
 st.subheader("Pairing and options")
 pairing = schema_form.pairing_options(draft)

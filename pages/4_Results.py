@@ -2,7 +2,8 @@
 
 Reads the loaded tables, the schema and the chosen metrics from session state; runs privcore behind a
 button (``dashboard.runner``, cached per session); draws score cards, a side-by-side comparison, the privacy
-and utility of every table (``dashboard.tradeoff_view``), one metric in detail (figure, explanation, the three
+and utility of every table (``dashboard.tradeoff_view``), the reconstruction attack
+(``dashboard.reconstruction_view``), one metric in detail (figure, explanation, the three
 questions, the worked computation for one person), a per-record explorer with the "metrics disagree" panel, and
 the downloads.
 """
@@ -14,6 +15,7 @@ import streamlit as st
 from dashboard import components as C
 from dashboard import metric_choice, runner, uploads
 from dashboard import membership_view as MV
+from dashboard.reconstruction_view import reconstruction_view
 from dashboard.audit_citation_panel import audit_citations
 from dashboard.tradeoff_view import tradeoff_view
 from dashboard.page_setup import METRICS_PAGE, require_schema, setup_page
@@ -77,9 +79,10 @@ row = int(st.number_input(
 ))
 
 # Stateful tabs: the active tab survives reruns, and only its content is computed.
-TABS = ["Score cards", "Side by side", "Privacy and utility", "Membership", "Metric in detail", "Record explorer",
-        "Downloads"]
-cards, compare, tradeoff, membership, detail, records, downloads = st.tabs(TABS, key="results_tab", on_change="rerun")
+TABS = ["Score cards", "Side by side", "Privacy and utility", "Membership", "Reconstruction", "Metric in detail",
+        "Record explorer", "Downloads"]
+cards, compare, tradeoff, membership, reconstruction, detail, records, downloads = st.tabs(
+    TABS, key="results_tab", on_change="rerun")
 
 if cards.open:
     with cards:
@@ -100,6 +103,10 @@ if tradeoff.open:
 if membership.open:
     with membership:
         MV.membership_view(report, key=f"membership::{key}::{name}")
+
+if reconstruction.open:
+    with reconstruction:
+        reconstruction_view(report, key=f"reconstruction::{key}::{name}")
 
 if detail.open:
     with detail:

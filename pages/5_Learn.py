@@ -2,7 +2,8 @@
 
 Each lesson runs a few metrics on a small demo sample (1,000 people), caches the result in this
 session, and shows short text, one figure and a takeaway. Lesson 6 (:mod:`dashboard.learn_tradeoff`) sets privacy
-against utility. Works without any uploaded data. Lessons 3 and
+against utility; lesson 7 (:mod:`dashboard.learn_reconstruction`) tells reconstruction from inference from the
+population. Works without any uploaded data. Lessons 3 and
 5 also use the metric lab (:mod:`dashboard.learn_lab`): several draws against fresh real samples, and a
 small seeded lab on the demo ("which metric would have caught this?").
 """
@@ -11,6 +12,7 @@ import streamlit as st
 
 from dashboard import components as C
 from dashboard import learn_lab as L
+from dashboard import learn_reconstruction as RL
 from dashboard import learn_tradeoff as T
 from dashboard import membership_view as MV
 from dashboard.lab_view import COMPARE_PAGE
@@ -18,6 +20,7 @@ from dashboard.page_setup import AUDIT_PAGE, DATA_PAGE, setup_page
 from privcore import Schema, evaluate
 from privcore.report import figures as F
 from privcore.report import lab_figures as LF
+from privcore.report import reconstruction_figures as RF
 from privcore.report import tradeoff_figures as TF
 from privcore.metrics import registry
 from privcore.evaluation import interpret as R
@@ -55,7 +58,7 @@ def takeaway(text: str) -> None:
 
 st.title("Learn: how privacy attacks on synthetic data work")
 st.markdown(
-    f"Six short lessons on the built-in demo: samples of {N:,} people from the public UCI Adult census "
+    f"Seven short lessons on the built-in demo: samples of {N:,} people from the public UCI Adult census "
     "table, synthetic tables made by deliberately simple generators, and a holdout of people the generators "
     "never saw. Every number below is computed live by the same code as the Results page."
 )
@@ -71,6 +74,7 @@ LESSONS = [
     "4 · Passing a distance test is not privacy",
     "5 · Which metric would have caught this?",
     "6 · Private because useless",
+    "7 · Reconstruction, or inference from the population?",
 ]
 lesson = st.radio("Lesson", LESSONS, horizontal=True, key="learn_lesson")
 st.divider()
@@ -276,7 +280,7 @@ elif lesson == LESSONS[4]:
     takeaway("No single metric catches every leak. Choose metrics for the leaks you fear, and test them on your own "
              "data: a metric that never notices a leak at full strength cannot vouch for its absence.")
 
-else:
+elif lesson == LESSONS[5]:
     st.header("Private because useless")
     st.markdown(
         "Every lesson so far asked one question: does the synthetic table leak? A table can pass every privacy test "
@@ -295,3 +299,29 @@ else:
     takeaway("Passing the privacy tests is half of the answer. Ask also what the table keeps: a table that keeps no "
              "relation between columns may be private only because it is useless. The Results page shows both for "
              "your own tables, in its Privacy and utility tab.")
+
+else:
+    st.header("Reconstruction, or inference from the population?")
+    details = {}
+    for scenario in RL.LESSON_TABLES:
+        details[SCENARIOS[scenario].title] = cached(
+            (f"reconstruction::{scenario}", N),
+            f"Reconstructing the “{SCENARIOS[scenario].title}” demo (a second)…",
+            lambda scenario=scenario: RL.lesson_details(scenario, N))
+    known = next(iter(details.values())).key
+    st.markdown(
+        f"An attacker who knows a few facts about a person ({', '.join(known)}: their demographics and where they come "
+        "from, the Configure page's preset \"Demographics and location\") looks up the synthetic record nearest to "
+        "them on those facts and reads the rest of the record off it: education, occupation, income and so on. "
+        "Guessing right is not yet a leak. Part of a record follows from the population (age and marital status "
+        "already say something about a person's working hours and income), and a table of *other* real people would "
+        "let anyone guess that much. The leak is what the synthetic table tells about the people it was made from "
+        "**beyond** what it tells about others: so the same attack is run on the training people (members) and on "
+        "real people who were not in the training data (non-members), and the difference is the *advantage*.")
+    C.show_figure(RF.tables_figure(details, title="Reconstruction: members against other people"),
+                  key="learn-reconstruction")
+    st.markdown("\n".join(f"- {line}" for line in RL.lesson_lines(details)))
+    takeaway("A good guess about a person is not a leak when anyone could make it from the population. Compare the "
+             "people in the training data with people who were not: only the difference is what the synthetic table "
+             "gave away. The Results page shows it per column, with the most exposed people, in its Reconstruction "
+             "tab.")

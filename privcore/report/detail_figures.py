@@ -1,5 +1,5 @@
 """The figures of each kind of evidence a metric reports (its ``details`` type): attack rates, ROC curves,
-per-ε curves, per-fold scores, holdout tests, identical shares and the membership battery.
+per-ε curves, per-fold scores, holdout tests, identical shares, the membership battery and reconstruction.
 
 :data:`DETAIL_FIGURES` maps each type of :mod:`privcore.metrics.details` to the function that draws it;
 :func:`privcore.report.dispatcher.metric_figures` starts with these figures. The membership battery's own
@@ -17,9 +17,11 @@ import plotly.graph_objects as go
 from privcore.base.palette import ROLE_COLOURS
 from privcore.metrics.details import (AttackRates, ClassifierScores, EpsilonSeries, IdenticalShares, MembershipBattery,
                                       MembershipScores, ProxyTest)
+from privcore.metrics.reconstruction._base import Reconstruction
 from privcore.report.figure_base import Figure, apply_layout, finite_values, format_value, percent
 from privcore.report.generic_figures import attack_intervals, distance_histogram, epsilon_curve, fold_scores, roc_curves
 from privcore.report.membership_figures import battery_figures
+from privcore.report.reconstruction_figures import reconstruction_figures
 from privcore.report.utility_figures import UTILITY_FIGURES
 
 __all__ = ["attack_rates", "DETAIL_FIGURES", "figures_of_details"]
@@ -156,6 +158,7 @@ DETAIL_FIGURES = {
     ClassifierScores: _classifier_figures,
     ProxyTest: _proxy_figures,
     IdenticalShares: _ims_figures,
+    Reconstruction: reconstruction_figures,  # per secret column: scores, advantage with its interval
     **UTILITY_FIGURES,  # column shapes, the pair-difference heatmap, train on synthetic / test on real, discriminator
 }
 

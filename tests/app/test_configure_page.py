@@ -134,3 +134,35 @@ def test_uploaded_data_get_a_proposed_sensitive_column_and_code_columns_a_note()
     at.selectbox(key="cfg_sensitive").set_value("(none)").run()  # a default the user can change
     assert at.session_state["schema"].sensitive is None
     assert "Proposed from the data" not in texts(at.caption)
+
+
+def test_a_threat_model_preset_sets_the_key_and_says_what_each_attack_treats_as_secret():
+    at = open_page(CONFIGURE)
+    seed_session(at)
+    at.run()
+    assert "as secret: income." in texts(at.caption)  # the default key: everything but the sensitive column
+    at.button(key="cfg_preset_demographics").click().run()
+    assert_no_exception(at)
+    assert at.multiselect(key="cfg_key").value == ["age", "sex"]
+    assert at.session_state["schema"].key == ["age", "sex"]
+    captions = texts(at.caption)
+    assert "“Demographics only”: key set to age, sex" in captions
+    assert "as secret: job and income." in captions and "sensitive column only: income." in captions
+    at.button(key="cfg_preset_demographics_location").click().run()
+    assert at.session_state["schema"].key == ["age", "sex"]
+    assert "no location column was recognised" in texts(at.caption)
+    at.button(key="cfg_preset_all_but_sensitive").click().run()
+    assert at.session_state["schema"].key is None  # the default again: it follows the sensitive column
+    assert at.multiselect(key="cfg_key").value == ["age", "sex", "job"]
+
+
+def test_a_preset_that_matches_no_column_says_so_and_keeps_the_key():
+    at = open_page(CONFIGURE)
+    seed_session(at)
+    at.run()
+    _edit(at, {0: {"analyse": False}, 1: {"analyse": False}})  # age and sex left out: no demographic column
+    at.button(key="cfg_preset_demographics").click().run()
+    assert_no_exception(at)
+    assert "“Demographics only” matches no column of this table" in texts(at.warning)
+    assert at.multiselect(key="cfg_key").value == ["job"]
+    assert at.session_state["schema"].key is None

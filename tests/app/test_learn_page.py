@@ -146,3 +146,26 @@ def test_private_because_useless_lesson_names_the_three_tables_with_their_number
     _, report = learn.session_state["learn_cache"][("column_resampler", tuple(LESSON_METRICS))]
     pairs = report["utility_pairs"].utility.relative
     assert pairs < 0.5 and f"{pairs:.0%} of its relations between columns" in lines["Column-by-column resampler"]
+
+
+def test_reconstruction_lesson_tells_a_leak_from_inference_from_the_population(learn):
+    """Lesson 7 (issue 40): the noisy copy's members are filled in better than other people, the fresh sample's
+    equally well; the words are the numbers'."""
+    from dashboard.learn_reconstruction import LESSON_TABLES
+
+    lesson = next(o for o in learn.radio(key="learn_lesson").options if o.startswith("7"))
+    learn.radio(key="learn_lesson").set_value(lesson).run(timeout=TIMEOUT)
+    assert_no_exception(learn)
+    cache = learn.session_state["learn_cache"]
+    noisy, fresh = (cache[(f"reconstruction::{s}", 1000)] for s in LESSON_TABLES)
+    assert noisy.advantage_interval[0] > 0  # the demo's noisy copy leaks ...
+    assert fresh.advantage_interval[0] <= 0 <= fresh.advantage_interval[1]  # ... and a fresh sample does not
+    body = texts(learn.markdown)
+    assert "age, marital-status, relationship, race, gender, native-country" in body  # the preset's key
+    lines = next(m.value for m in learn.markdown if str(m.value).startswith("- **")).split("\n- ")
+    noisy_line = next(line for line in lines if f"{noisy.members:.3f}" in line and f"{noisy.advantage:+.3f}" in line)
+    assert "it leaks about them" in noisy_line
+    fresh_line = next(line for line in lines if f"{fresh.members:.3f}" in line and f"{fresh.advantage:+.3f}" in line)
+    assert "no clear difference" in fresh_line and "leaks about them" not in fresh_line
+    chart = learn.get("plotly_chart")[0]
+    assert "members against other people" in chart.proto.alt

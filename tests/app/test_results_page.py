@@ -91,7 +91,7 @@ def test_run_produces_score_cards_charts_and_downloads(ran):
     assert "17 metric(s)" not in texts(ran.markdown) and "16 metric(s)" in texts(ran.markdown)
     assert "Left out of the count and of the run" in texts(ran.caption) and "Hidden Rate" in texts(ran.caption)
     assert [t.label for t in ran.tabs] == ["Score cards", "Side by side", "Privacy and utility", "Membership",
-                                           "Metric in detail", "Record explorer", "Downloads"]
+                                           "Reconstruction", "Metric in detail", "Record explorer", "Downloads"]
     show_tab(ran, "Score cards")
     body = texts(ran.markdown)
     for metric_id, result in report.items():

@@ -70,17 +70,17 @@ def test_results_fit_a_phone_screen(server, page, guard):
     page.locator("[data-testid=stMain]").get_by_text(re.compile(r"Risk level:")).first.wait_for(timeout=RUN_TIMEOUT)
     wait_idle(page, timeout=RUN_TIMEOUT)
     tabs = page.get_by_role("tab")
-    assert tabs.count() == 7
+    assert tabs.count() == 8
     for i in range(tabs.count()):
         tab = tabs.nth(i)
         box = tab.bounding_box()
         assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= NARROW["width"], \
             f"tab {tab.inner_text()!r} is off the screen: {box}"
     checked = 0
-    for name in ("Side by side", "Membership", "Metric in detail", "Record explorer"):
+    for name in ("Side by side", "Membership", "Reconstruction", "Metric in detail", "Record explorer"):
         page.get_by_role("tab", name=name).click()
         wait_idle(page)
-        if name != "Membership":  # the membership view has figures only when the battery ran
+        if name not in ("Membership", "Reconstruction"):  # these views have figures only when their metric ran
             page.locator("[data-testid=stMain] .js-plotly-plot").first.wait_for(timeout=IDLE_TIMEOUT)
         page.wait_for_timeout(1000)  # Plotly lays out after the element appears
         checked += page.locator("[data-testid=stMain] .js-plotly-plot").count()
