@@ -4,7 +4,8 @@ reference) and a *target* table (members or non-members), and return a guess for
 target.
 
 Both read the key columns in the evaluation's shared key space (``E_keys``: the same encoding the other key-based
-metrics read) and the nearest records come from the shared engine (:func:`privcore.engine.neighbors.nearest_k`);
+metrics read) and the nearest records come from the shared engine: its nearest-two pass for ``k`` ≤ 2 (the pass
+AIR reads between the real and the synthetic table), :func:`privcore.engine.neighbors.nearest_k` beyond;
 each reconstruction is computed once per evaluation and shared by the metrics that read it
 (``SharedComputation.cached``).
 """
@@ -38,9 +39,11 @@ def nearest_guess(ctx: MetricContext, released: str, targets: str, secret: list[
     def compute() -> dict[str, np.ndarray]:
         source = _table(ctx, released)
         wanted = min(k, len(source))
-        near = nearest_k(ctx.encoded("E_keys", targets), ctx.encoded("E_keys", released), wanted,
-                         workers=ctx.workers, label=f"reconstruction: {targets} → {released}")
-        index = near.index
+        if wanted <= 2:  # the engine's shared pass (nearest two; AIR reads the same one) serves it
+            index = ctx.neighbours("E_keys", targets, released).index[:, :wanted]
+        else:
+            index = nearest_k(ctx.encoded("E_keys", targets), ctx.encoded("E_keys", released), wanted,
+                              workers=ctx.workers, label=f"reconstruction: {targets} → {released}").index
         guesses: dict[str, np.ndarray] = {}
         for column in secret:
             values = source[column]

@@ -25,7 +25,15 @@ _BLIND = ("It measures one attacker's skill: a cleverer attacker may do better. 
 _REFERENCE = f"{STEVENG9}; Anonymeter's inference attack (Giomi et al. 2023) for the nearest-record guess"
 
 
-def _info(metric_id: str, name: str, summary: str, steps: tuple[str, ...], compute, params, note: str) -> MetricInfo:
+#: The nearest-record attack (k ≤ 2) reads the engine's passes from members and non-members to the synthetic table and
+#: from members to the holdout (the population reference); the learned attack's chain order reads each released
+#: table's own nearest-record pass (the synthetic table, and the holdout for the population reference).
+NEAREST_PASSES = (("E_keys", "real", "synthetic"), ("E_keys", "holdout", "synthetic"), ("E_keys", "real", "holdout"))
+CHAIN_PASSES = (("E_keys", "synthetic", "synthetic"), ("E_keys", "holdout", "holdout"))
+
+
+def _info(metric_id: str, name: str, summary: str, steps: tuple[str, ...], compute, params, note: str,
+          passes: tuple[tuple[str, str, str], ...] = ()) -> MetricInfo:
     return MetricInfo(
         id=metric_id, name=name, family=FAMILY, summary=summary, attacker_knows=_KNOWS,
         needs=frozenset({"holdout"}), per_record_unit="real",
@@ -34,7 +42,7 @@ def _info(metric_id: str, name: str, summary: str, steps: tuple[str, ...], compu
         explanation=Explanation(attack=_KNOWS + " " + _SCORE, steps=steps, high=_HIGH, low=_LOW, blind_spots=_BLIND,
                                 note=note),
         compute=compute, details_type=Reconstruction, params=params, min_rows=2, baseline=False,
-        interval_kind="bootstrap")
+        interval_kind="bootstrap", passes=passes)
 
 
 _COMPARE = ("Score the guesses on the training members and, in the same way, on the holdout (people the generator "
@@ -49,7 +57,8 @@ register(_info(
     ("For each target, find the synthetic records nearest on the key columns (in the shared key space).",
      "Guess each other column as the most common value among them (the mean for a number).", _COMPARE, _POPULATION),
     compute_nearest, (K, N_BOOT, CONFIDENCE),
-    "Choice: with k = 1 (default) the guess is the single nearest record's, as in Anonymeter's inference attack."))
+    "Choice: with k = 1 (default) the guess is the single nearest record's, as in Anonymeter's inference attack.",
+    NEAREST_PASSES))
 
 register(_info(
     "recon_learned", "Reconstruction by learned predictors",
@@ -59,8 +68,8 @@ register(_info(
      "Chain them: the column the synthetic table predicts best comes first, and each guess informs the next models.",
      _COMPARE, _POPULATION),
     compute_learned, (N_BOOT, CONFIDENCE),
-    "Choice: the chain's order is chosen on the synthetic table alone (each column learned on one half, scored on "
-    "the other), never on the real people."))
+    "Choice: the chain's order is chosen on the synthetic table alone (how well each column of a synthetic record "
+    "is given by its nearest other synthetic record on the key columns), never on the real people.", CHAIN_PASSES))
 
 register(_info(
     "recon_best", "Reconstruction: the strongest attack (honest best)",
@@ -71,4 +80,5 @@ register(_info(
      "Report the chosen attack's advantage on the other half, with its bootstrap interval there: choosing the larger "
      "of two advantages on the same people would overstate it.", _POPULATION),
     compute_best, (K, N_BOOT, CONFIDENCE),
-    "Choice: the honest split of mia_best, for reconstruction: half the targets choose, the other half measure."))
+    "Choice: the honest split of mia_best, for reconstruction: half the targets choose, the other half measure.",
+    NEAREST_PASSES + CHAIN_PASSES))
