@@ -77,19 +77,32 @@ def _numerical_bins(real: np.ndarray, other: np.ndarray) -> Binned:
     return Binned(codes(real), codes(other), inside + 2, labels + ["missing", "outside the real range"])
 
 
+def _as_text(values: pd.Series) -> np.ndarray:
+    """Each value as its text (``str(value)``), missing values as missing (None, NaN or pd.NA), as an object array.
+
+    Text columns (the prepared tables' categories) are taken as they are: converting 100,000 strings to strings
+    was most of the column shapes' time.
+    """
+    array = values.to_numpy(dtype=object)
+    if pd.api.types.infer_dtype(array, skipna=True) in ("string", "empty"):
+        return array
+    out = values.astype(str).to_numpy(dtype=object)
+    out[pd.isna(array)] = None
+    return out
+
+
 def _categorical_bins(real: pd.Series, other: pd.Series) -> Binned:
-    real_text = real.astype(str).where(real.notna(), None)
-    other_text = other.astype(str).where(other.notna(), None)
-    categories = sorted(real_text.dropna().unique().tolist())
+    real_text, other_text = _as_text(real), _as_text(other)
+    # One factorisation of both columns: each distinct text once, then a code per distinct text (−1: missing).
+    both, distinct = pd.factorize(np.concatenate([real_text, other_text]), use_na_sentinel=True)
+    in_real = np.zeros(len(distinct) + 1, dtype=bool)
+    in_real[both[:len(real_text)]] = True  # the sentinel −1 marks the last slot, left out below
+    categories = sorted(distinct[in_real[:-1]].tolist())
     missing, outside = len(categories), len(categories) + 1
-
-    def codes(values: pd.Series) -> np.ndarray:
-        out = pd.Categorical(values, categories=categories).codes.astype(np.int64)
-        out[(out < 0) & values.notna().to_numpy()] = outside
-        out[values.isna().to_numpy()] = missing
-        return out
-
-    return Binned(codes(real_text), codes(other_text), len(categories) + 2,
+    rank = {value: k for k, value in enumerate(categories)}
+    lookup = np.array([rank.get(value, outside) for value in distinct] + [missing], dtype=np.int64)
+    codes = lookup[both]  # −1 (missing) picks the last entry
+    return Binned(codes[:len(real_text)], codes[len(real_text):], len(categories) + 2,
                   categories + ["missing", "only in the other table"])
 
 

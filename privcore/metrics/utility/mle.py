@@ -16,6 +16,7 @@ utility the mean ratio capped to [0, 1].
 from __future__ import annotations
 
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -88,10 +89,42 @@ def _fit_and_score(task, learner, seed, train_x, train_y, test_x, test_y, positi
         return float(f1_score(test_y, np.full(len(test_y), train_y[0], dtype=object), average="macro",
                               zero_division=0))
     model = _model(learner, task, seed)
+    model.fit(train_x, train_y)  # warnings silenced by the caller (_fit_all)
+    return _score(task, model, test_x, test_y, positive)
+
+
+def _fit_all(task, seed0: int, rows: int, kept: dict, values: dict, positive: str, workers: int) -> dict:
+    """The holdout score of every (learner, seed, role) model of one target.
+
+    Each model depends only on its seed, its bootstrap draw and its learner, so the order they are fitted in
+    changes nothing. With more than one worker the LightGBM models (one thread each; LightGBM releases the GIL)
+    are fitted on ``workers − 1`` other threads while this thread fits the logistic/linear regressions, as
+    before (their matrix products keep the BLAS threads they had).
+    """
+    def fit(job) -> float:
+        learner, seed, role = job
+        rng = np.random.default_rng([seed0, seed, 0 if role == "synthetic" else 1])
+        picked = rng.choice(len(kept[role]), size=rows, replace=True)
+        return _fit_and_score(task, learner, seed0 + seed, kept[role][picked], values[role][picked],
+                              kept["holdout"], values["holdout"], positive)
+
+    jobs = [(learner, seed, role) for learner in LEARNERS for seed in range(SEEDS) for role in ("synthetic", "real")]
+    threads = max(0, min(workers - 1, SEEDS * 2))
+    # One filter for all the fits, set here: warnings.catch_warnings is not safe to enter from several threads.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # convergence of the logistic regression is reported by its score
-        model.fit(train_x, train_y)
-    return _score(task, model, test_x, test_y, positive)
+        if threads == 0:
+            return {job: fit(job) for job in jobs}
+        for learner in LEARNERS:
+            _model(learner, task, seed0)  # the learners' modules imported before the threads start
+        from sklearn.metrics import f1_score  # noqa: F401  (imported by _score; likewise)
+
+        lgbm = [job for job in jobs if job[0] != LEARNERS[0]]
+        with ThreadPoolExecutor(max_workers=threads) as pool:
+            pending = {job: pool.submit(fit, job) for job in lgbm}
+            scores = {job: fit(job) for job in jobs if job[0] == LEARNERS[0]}
+            scores.update({job: future.result() for job, future in pending.items()})
+    return scores
 
 
 def model_utility(ctx: MetricContext, targets: list[str]) -> tuple[ModelUtility, list[str]]:
@@ -120,15 +153,10 @@ def model_utility(ctx: MetricContext, targets: list[str]) -> tuple[ModelUtility,
             continue
         positive = classes[-1] if task == "binary" else ""
         score_name = {"binary": "ROC AUC", "multiclass": "macro F1", "numerical": "R²"}[task]
-        test_x = encoded["holdout"][:, keep]
+        kept = {role: encoded[role][:, keep] for role in encoded}
+        fitted = _fit_all(task, ctx.seed, rows, kept, values, positive, ctx.workers)
         for learner in LEARNERS:
-            per_seed = {"synthetic": [], "real": []}
-            for seed in range(SEEDS):
-                for role in ("synthetic", "real"):
-                    rng = np.random.default_rng([ctx.seed, seed, 0 if role == "synthetic" else 1])
-                    picked = rng.choice(len(encoded[role]), size=rows, replace=True)
-                    per_seed[role].append(_fit_and_score(task, learner, ctx.seed + seed, encoded[role][picked][:, keep],
-                                                         values[role][picked], test_x, values["holdout"], positive))
+            per_seed = {role: [fitted[learner, seed, role] for seed in range(SEEDS)] for role in ("synthetic", "real")}
             synthetic, real = float(np.mean(per_seed["synthetic"])), float(np.mean(per_seed["real"]))
             if not real > 0:
                 notes.append(f"The {learner} model trained on the real table scores {real:.3f} ({score_name}) on "
