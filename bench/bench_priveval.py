@@ -53,11 +53,26 @@ BENCH = ROOT / "bench"
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(BENCH))
 
-from _adult import worktree  # noqa: E402
+from _adult import worktree
 
 REVIEW = ("zcap", "gcap", "air", "crp", "cvp", "dvp", "dmlp", "auth", "idscore", "nsnd", "nndr", "dcr", "mdcr",
           "nnaa", "mir", "hidr", "hitr")
 DEFAULT_BASELINE = "1928f6a"
+#: Why privcore's metric costs more CPU than PrivEval's where it does (measured: ``why_slower_stages_cpu_seconds``).
+WHY_SLOWER = {
+    "auth": "PrivEval's Authenticity keeps the numeric columns only (select_dtypes(np.number): 5 of Adult's 14) and "
+            "searches them with scikit-learn's k-d tree; privcore's reads every column in E (standardised numbers "
+            "and one-hot categories: 'dims'), by two exact nearest-neighbour passes, real->synthetic and "
+            "real->real, whose CPU seconds alone exceed PrivEval's whole metric. Its farthest pair is no longer "
+            "computed when Auth runs without the E metrics that read it (issue 42).",
+    "dcr": "PrivEval's DCR projects the label codes (every column a number) on 2 FAMD axes and searches them with "
+           "faiss; privcore's prepares the mixed table, fits the mixed FAMD (Φk, k = 5) and runs an exact pass in "
+           "Φ5: preparing the tables alone ('prepare') costs more CPU than PrivEval's whole DCR. Its farthest pair "
+           "is no longer computed (DCR reads none; issue 42).",
+    "hidr": "As DCR (PrivEval: 2 FAMD axes of the label codes and faiss; privcore: the mixed FAMD in Φ5), plus the "
+            "exact d_max of metrics.md §0's tie tolerance, which HidR reports in its details (two convex hulls "
+            "in Φ5, inside 'pass_real_synthetic').",
+}
 PINS = ("numpy", "scipy", "pandas", "scikit-learn", "saiph", "faiss-cpu", "lightgbm")
 
 # Shared by the two privcore scripts: the case read back from the CSV files, and per-metric own CPU seconds.
@@ -137,6 +152,48 @@ for metric_id in ids:
 print(json.dumps(out))
 """
 
+STAGES = _PRELUDE + r"""
+# Where the CPU seconds of the metrics that PrivEval computes on much less go: Auth (PrivEval: the 5 numeric
+# columns only; privcore: E, every column), DCR and HidR (PrivEval: 2 FAMD axes of the label codes; privcore:
+# Φk of the mixed FAMD). Each stage in a fresh SharedComputation, as the metric alone runs it; medians of 3.
+import statistics
+from privcore.data.prepare import prepare
+from privcore.engine.context import SharedComputation
+from privcore.engine.tolerance import d_max_bounds
+
+def stages(space, passes, extremes):
+    out = {}
+    def clock(name, fn):
+        cpu = time.process_time()
+        value = fn()
+        out[name] = time.process_time() - cpu
+        return value
+    data = clock("prepare", lambda: prepare(real, synthetic, schema))
+    shared = SharedComputation(data)
+    if not extremes:
+        shared.tolerance_only = {(space, "real", "synthetic")}
+    clock("fit_space", lambda: shared.space(space))
+    clock("encode", lambda: [shared.encoded(space, r) for r in ("real", "synthetic")])
+    for q, r in passes:
+        clock(f"pass_{q}_{r}", lambda: shared.neighbours(space, q, r))
+    if extremes:
+        clock("exact_extremes", lambda: shared.extremes(space, "real", "synthetic"))
+    else:
+        clock("d_max_bounds", lambda: d_max_bounds(shared.encoded(space, "real"), shared.encoded(space, "synthetic")))
+    out["dims"] = int(shared.encoded(space, "real").shape[1])
+    return out
+
+plans = {"auth": ("E", [("real", "synthetic"), ("real", "real")], False),
+         "dcr": ("phi", [("real", "synthetic")], False),
+         "hidr": ("phi", [("real", "synthetic")], True)}
+result = {}
+for metric_id in ids:
+    runs = [stages(*plans[metric_id]) for _ in range(3)]
+    result[metric_id] = {k: (runs[0][k] if k == "dims" else round(statistics.median(r[k] for r in runs), 4))
+                         for k in runs[0]}
+print(json.dumps(result))
+"""
+
 WRITE_CSV = r"""
 import sys
 sys.path.insert(0, sys.argv[1])
@@ -199,47 +256,10 @@ def median(values) -> float:
     return round(statistics.median(values), 4)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--priveval", required=True, help="a checkout of hereditary-eu/PrivEval")
-    parser.add_argument("--priveval-python", required=True, help="a Python of PrivEval's own environment")
-    parser.add_argument("--rows", type=int, default=10_000)
-    parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--baseline", default=DEFAULT_BASELINE, help="the commit of the GCAP line; '' for none")
-    parser.add_argument("--out", default=str(BENCH / "results" / "priveval.json"))
-    args = parser.parse_args()
-    priveval = Path(args.priveval).resolve()
-    baseline = worktree(args.baseline) if args.baseline else None
-    result = {
-        "issue": 42,
-        "this_commit": subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-                                      capture_output=True, text=True).stdout.strip(),
-        "lscpu_at_start": lscpu(),
-        "priveval": priveval_versions(args.priveval_python, priveval),
-        "case": {"rows": args.rows, "generator": "noisy_copy_case (bench/_adult.py)", "sensitive": "income",
-                 "keys": "every other column (PrivEval's example: every non-sensitive column)",
-                 "pairing": "row", "tables": "written as CSV, read by both tools"},
-        "rounds": args.rounds,
-    }
-    runs = {"priveval": [], "full": [], "alone": [], "baseline_full": [], "baseline_alone": []}
-    process_seconds = {"priveval": [], "full": []}
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        sensitive = run_script(WRITE_CSV, ROOT, args.rows, folder)[0]["sensitive"]
-        steps = [("priveval", lambda: run_priveval(priveval, args.priveval_python, folder, sensitive)),
-                 ("full", lambda: run_script(PRIVCORE_FULL, ROOT, folder, ",".join(REVIEW))),
-                 ("alone", lambda: run_script(PRIVCORE_ALONE, ROOT, folder, ",".join(REVIEW)))]
-        if baseline is not None:
-            steps += [("baseline_full", lambda: run_script(PRIVCORE_FULL, baseline, folder, ",".join(REVIEW))),
-                      ("baseline_alone", lambda: run_script(PRIVCORE_ALONE, baseline, folder, "gcap"))]
-        for round_ in range(args.rounds):
-            for name, step in (steps if round_ % 2 == 0 else steps[::-1]):
-                out, seconds = step()
-                runs[name].append(out)
-                if name in process_seconds:
-                    process_seconds[name].append(round(seconds, 3))
-                print(f"  round {round_ + 1} {name}: {seconds:.1f} s", flush=True)
+def summarize(result: dict, runs: dict, process_seconds: dict, args, baseline) -> None:
+    """Medians and ratios of the rounds run so far, into ``result``, written to ``args.out``."""
     result["lscpu_at_end"] = lscpu()
+    result["rounds_completed"] = len(runs["priveval"])
 
     per_metric = {}
     for m in REVIEW:
@@ -293,6 +313,11 @@ def main() -> None:
         "metrics_where_privcore_is_slower_wall": [m for m in REVIEW if not per_metric[m]["privcore_not_slower_wall"]],
         "metrics_where_privcore_is_slower_cpu": [m for m in REVIEW if not per_metric[m]["privcore_not_slower_cpu"]],
     }
+    slower = set(result["overall"]["metrics_where_privcore_is_slower_cpu"]) | set(
+        result["overall"]["metrics_where_privcore_is_slower_wall"])
+    stages = result.get("why_slower_stages_cpu_seconds", {})
+    result["why_slower"] = {m: {"reason": WHY_SLOWER.get(m, "not explained: measure again (load on the host?)"),
+                                "stages_cpu_seconds": stages.get(m)} for m in REVIEW if m in slower}
     if baseline is not None:
         result["gcap_line"] = {
             "baseline": args.baseline,
@@ -323,6 +348,53 @@ def main() -> None:
     print(f"17 metrics: PrivEval {median(pe_metrics):.1f} s, privcore evaluate {median(full_wall):.1f} s "
           f"(x{o['ratio_wall']} wall, x{o['ratio_cpu']} CPU), peak {pe_rss:.0f} MB vs {pc_rss:.0f} MB; slower "
           f"(wall): {o['metrics_where_privcore_is_slower_wall']}, (CPU): {o['metrics_where_privcore_is_slower_cpu']}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--priveval", required=True, help="a checkout of hereditary-eu/PrivEval")
+    parser.add_argument("--priveval-python", required=True, help="a Python of PrivEval's own environment")
+    parser.add_argument("--rows", type=int, default=10_000)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--baseline", default=DEFAULT_BASELINE, help="the commit of the GCAP line; '' for none")
+    parser.add_argument("--out", default=str(BENCH / "results" / "priveval.json"))
+    parser.add_argument("--no-stages", dest="stages", action="store_false",
+                        help="leave out the CPU seconds per stage of Auth, DCR and HidR")
+    args = parser.parse_args()
+    priveval = Path(args.priveval).resolve()
+    baseline = worktree(args.baseline) if args.baseline else None
+    result = {
+        "issue": 42,
+        "this_commit": subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                                      capture_output=True, text=True).stdout.strip(),
+        "lscpu_at_start": lscpu(),
+        "priveval": priveval_versions(args.priveval_python, priveval),
+        "case": {"rows": args.rows, "generator": "noisy_copy_case (bench/_adult.py)", "sensitive": "income",
+                 "keys": "every other column (PrivEval's example: every non-sensitive column)",
+                 "pairing": "row", "tables": "written as CSV, read by both tools"},
+        "rounds": args.rounds,
+    }
+    runs = {"priveval": [], "full": [], "alone": [], "baseline_full": [], "baseline_alone": []}
+    process_seconds = {"priveval": [], "full": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        sensitive = run_script(WRITE_CSV, ROOT, args.rows, folder)[0]["sensitive"]
+        steps = [("priveval", lambda: run_priveval(priveval, args.priveval_python, folder, sensitive)),
+                 ("full", lambda: run_script(PRIVCORE_FULL, ROOT, folder, ",".join(REVIEW))),
+                 ("alone", lambda: run_script(PRIVCORE_ALONE, ROOT, folder, ",".join(REVIEW)))]
+        if baseline is not None:
+            steps += [("baseline_full", lambda: run_script(PRIVCORE_FULL, baseline, folder, ",".join(REVIEW))),
+                      ("baseline_alone", lambda: run_script(PRIVCORE_ALONE, baseline, folder, "gcap"))]
+        if args.stages:
+            result["why_slower_stages_cpu_seconds"] = run_script(STAGES, ROOT, folder, "auth,dcr,hidr")[0]
+        for round_ in range(args.rounds):
+            for name, step in (steps if round_ % 2 == 0 else steps[::-1]):
+                out, seconds = step()
+                runs[name].append(out)
+                if name in process_seconds:
+                    process_seconds[name].append(round(seconds, 3))
+                print(f"  round {round_ + 1} {name}: {seconds:.1f} s", flush=True)
+            summarize(result, runs, process_seconds, args, baseline)
 
 
 if __name__ == "__main__":
