@@ -38,12 +38,26 @@ def main() -> None:
     os.chdir(checkout)
     import numpy as np  # noqa: F401  (PrivEval's environment)
     import pandas as pd
+    from Metrics import (
+        DCR,
+        MDCR,
+        NNAA,
+        NNDR,
+        AttributeInference,
+        Authenticity,
+        CGeneralizedCAP,
+        CloseValuesProbability,
+        CommonRowsProportion,
+        CZeroCAP,
+        DetectionMLP,
+        DistantValuesProbability,
+        Hidden_rate,
+        Hitting_rate,
+        IdentifiabilityScore,
+        MemInf,
+        NearestSynNeighborDistance,
+    )
     from sklearn.preprocessing import LabelEncoder
-
-    from Metrics import AttributeInference, Authenticity, CGeneralizedCAP, CloseValuesProbability
-    from Metrics import CommonRowsProportion, CZeroCAP, DCR, DetectionMLP, DistantValuesProbability
-    from Metrics import Hidden_rate, Hitting_rate, IdentifiabilityScore, MDCR, MemInf, NearestSynNeighborDistance
-    from Metrics import NNAA, NNDR
 
     imported = time.perf_counter()
     real = pd.read_csv(real_path, index_col=False)
@@ -63,8 +77,8 @@ def main() -> None:
     sens = [sensitive]
     loaded = time.perf_counter()
 
-    raw = dict(_real_data=real, _synthetic=syn)
-    lab = dict(_real_data=real_labels, _synthetic=syn_labels)
+    raw = {"_real_data": real, "_synthetic": syn}
+    lab = {"_real_data": real_labels, "_synthetic": syn_labels}
     # privcore's id -> PrivEval's call, in the order of get_metric_results.py.
     calls = {
         "mir": lambda: MemInf.calculate_metric(args=None, **raw),
@@ -89,7 +103,7 @@ def main() -> None:
     metrics_started = time.perf_counter()
     metrics_cpu = time.process_time()
     metrics_children = children_cpu()
-    devnull = open(os.devnull, "w")
+    devnull = open(os.devnull, "w")  # noqa: SIM115  (open for the whole run)
     for metric_id, call in calls.items():
         if wanted is not None and metric_id not in wanted:
             continue
@@ -97,7 +111,7 @@ def main() -> None:
         stdout, sys.stdout = sys.stdout, devnull  # PrivEval prints as it goes
         try:
             value, error = call(), None
-        except Exception as exc:  # recorded, as get_metric_results.py does (it scores 0.0)
+        except Exception as exc:  # noqa: BLE001  recorded, as get_metric_results.py does (it scores 0.0)
             value, error = None, f"{type(exc).__name__}: {exc}"
         finally:
             sys.stdout = stdout
@@ -106,7 +120,7 @@ def main() -> None:
                 from joblib.externals.loky import get_reusable_executor
 
                 get_reusable_executor().shutdown(wait=True)
-            except Exception:
+            except Exception:  # noqa: BLE001, S110  an older joblib: its workers' seconds stay uncounted
                 pass
         out[metric_id] = {"seconds": time.perf_counter() - wall, "cpu_seconds": time.process_time() - cpu,
                           "children_cpu_seconds": children_cpu() - child,

@@ -226,7 +226,7 @@ def run_script(code: str, tree: Path, *args: str, python: str | None = None) -> 
     env = {**os.environ, "PYTHONPATH": str(tree)}
     started = time.perf_counter()
     proc = subprocess.run([python or sys.executable, "-c", f"REVIEW = {REVIEW!r}\n" + code, str(BENCH),
-                           *map(str, args)], capture_output=True, text=True, env=env, cwd=tree)
+                           *map(str, args)], capture_output=True, text=True, env=env, cwd=tree, check=False)
     seconds = time.perf_counter() - started
     if proc.returncode != 0:
         raise RuntimeError(f"measurement in {tree} failed:\n{proc.stderr[-3000:]}")
@@ -236,7 +236,7 @@ def run_script(code: str, tree: Path, *args: str, python: str | None = None) -> 
 def run_priveval(priveval: Path, python: str, folder: Path, sensitive: str) -> tuple[dict, float]:
     started = time.perf_counter()
     proc = subprocess.run([python, str(BENCH / "_priveval_runner.py"), str(priveval), str(folder / "real.csv"),
-                           str(folder / "synthetic.csv"), sensitive], capture_output=True, text=True,
+                           str(folder / "synthetic.csv"), sensitive], capture_output=True, text=True, check=False,
                           env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
     seconds = time.perf_counter() - started
     if proc.returncode != 0:
@@ -258,12 +258,13 @@ def lscpu() -> dict:
 
 
 def priveval_versions(python: str, checkout: Path) -> dict:
-    proc = subprocess.run([python, "-m", "pip", "list", "--format", "json"], capture_output=True, text=True)
+    proc = subprocess.run([python, "-m", "pip", "list", "--format", "json"], capture_output=True, text=True,
+                          check=False)
     listed = {p["name"].lower(): p["version"] for p in json.loads(proc.stdout or "[]")}
     commit = subprocess.run(["git", "-C", str(checkout), "rev-parse", "HEAD"], capture_output=True,
-                            text=True).stdout.strip()
+                            text=True, check=False).stdout.strip()
     version = subprocess.run([python, "-c", "import platform; print(platform.python_version())"],
-                             capture_output=True, text=True).stdout.strip()
+                             capture_output=True, text=True, check=False).stdout.strip()
     return {"commit": commit, "python": version, "pins": {name: listed.get(name) for name in PINS}}
 
 
@@ -388,7 +389,7 @@ def main() -> None:
     result = {
         "issue": 42,
         "this_commit": subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-                                      capture_output=True, text=True).stdout.strip(),
+                                      capture_output=True, text=True, check=False).stdout.strip(),
         "lscpu_at_start": lscpu(),
         "priveval": priveval_versions(args.priveval_python, priveval),
         "case": {"rows": args.rows, "generator": "noisy_copy_case (bench/_adult.py)", "sensitive": "income",
