@@ -102,5 +102,36 @@ def test_a_margin_inside_the_band_asks_for_the_exact_d_max(idscore_tables, monke
 
 
 def test_a_pair_read_for_its_extremes_too_keeps_them_in_its_pass():
-    assert evaluation.tolerance_only_pairs(["idscore", "dcr"], False) == {("E_idscore", "real", "synthetic")}
-    assert evaluation.tolerance_only_pairs(["dcr", "nnaa"], True) == set()
+    # DCR reads no extremes; NNDR and HidR read Φk's exact d_max, NNAA E's.
+    assert evaluation.tolerance_only_pairs(["idscore", "dcr", "nndr"], False) == {("E_idscore", "real", "synthetic")}
+    assert evaluation.tolerance_only_pairs(["dcr", "hidr", "nnaa"], True) == set()
+    assert evaluation.tolerance_only_pairs(["dcr"], False) == {("phi", "real", "synthetic")}
+    assert evaluation.tolerance_only_pairs(["auth", "idscore"], False) == {("E", "real", "synthetic"),
+                                                                          ("E_idscore", "real", "synthetic")}
+    assert evaluation.tolerance_only_pairs(["auth", "cvp"], False) == set()
+
+
+def test_dcr_alone_skips_the_farthest_pair_with_the_same_result(idscore_tables, monkeypatch):
+    """Issue 42: DCR reads no extremes, so alone its Φk pass leaves the farthest pair out; same result."""
+    real, synthetic, schema = idscore_tables
+    lazy = evaluate(real, synthetic, schema, metrics="dcr", seed=0, strict=True)
+    assert ("phi", "real", "synthetic") not in lazy.shared._extremes
+    monkeypatch.setattr(evaluation, "tolerance_only_pairs", lambda *args: set())
+    exact = evaluate(real, synthetic, schema, metrics="dcr", seed=0, strict=True)
+    assert ("phi", "real", "synthetic") in exact.shared._extremes
+    assert lazy["dcr"].risk == exact["dcr"].risk
+    np.testing.assert_array_equal(lazy["dcr"].per_record, exact["dcr"].per_record)
+    np.testing.assert_array_equal(lazy["dcr"].details.nearest_synthetic, exact["dcr"].details.nearest_synthetic)
+
+
+def test_auth_alone_skips_the_farthest_pair_with_the_same_result(idscore_tables, monkeypatch):
+    """Issue 42: Auth reads E's d_max only for its tie tolerance; alone its pass leaves the farthest pair out."""
+    real, synthetic, schema = idscore_tables
+    lazy = evaluate(real, synthetic, schema, metrics="auth", seed=0, strict=True)
+    assert ("E", "real", "synthetic") not in lazy.shared._extremes
+    monkeypatch.setattr(evaluation, "tolerance_only_pairs", lambda *args: set())
+    exact = evaluate(real, synthetic, schema, metrics="auth", seed=0, strict=True)
+    assert ("E", "real", "synthetic") in exact.shared._extremes
+    assert lazy["auth"].risk == exact["auth"].risk
+    np.testing.assert_array_equal(lazy["auth"].per_record, exact["auth"].per_record)
+    np.testing.assert_array_equal(lazy["auth"].details.d_yz, exact["auth"].details.d_yz)

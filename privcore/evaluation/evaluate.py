@@ -583,7 +583,7 @@ def tolerance_only_pairs(metric_ids: Iterable[str], has_holdout: bool) -> set[tu
     --------
     >>> sorted(tolerance_only_pairs(["idscore"], has_holdout=True))
     [('E_idscore', 'holdout', 'real'), ('E_idscore', 'real', 'synthetic')]
-    >>> sorted(tolerance_only_pairs(["idscore", "dcr"], has_holdout=False))
+    >>> sorted(tolerance_only_pairs(["idscore", "dcr", "nndr"], has_holdout=False))
     [('E_idscore', 'real', 'synthetic')]
     """
     only: dict[tuple[str, str, str], bool] = {}

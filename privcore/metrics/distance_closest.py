@@ -21,6 +21,7 @@ from privcore.metrics.distance_common import (
     QIAN,
     REVIEW,
     closest_synthetic,
+    require_space,
     require_two_real,
     share,
 )
@@ -138,19 +139,22 @@ def compute_auth(ctx: MetricContext) -> MetricOutput:
     0.5
     """
     require_two_real(ctx)
-    closest = closest_synthetic(ctx)
+    require_space(ctx)
+    to_synthetic = ctx.neighbours("E", "real", "synthetic")
     d_yy = ctx.neighbours("E", "real", "real").d1
-    # Strict: the real neighbour must be closer by more than the tie tolerance; a tie goes to "at risk".
-    authentic = d_yy < closest.distance - closest.extremes.tie_tolerance
+    # Strict: the real neighbour must be closer by more than the tie tolerance; a tie goes to "at risk". The
+    # tolerance is the only use of d_max here, so alone (or beside IdScore) Auth's pass may leave the farthest
+    # pair out (privcore.engine.tolerance; issue 42).
+    authentic = ctx.tie_tolerance("E", "real", "synthetic").decide(lambda tolerance: d_yy < to_synthetic.d1 - tolerance)
     raw = share(authentic)
     return MetricOutput(
         risk=1.0 - raw,
         raw=raw,
         per_record=1.0 - authentic.astype(float),
         details=NearestDistances(
-            d_yz=closest.distance,
+            d_yz=to_synthetic.d1,
             d_yy=d_yy,
-            nearest_synthetic=closest.index,
+            nearest_synthetic=to_synthetic.i1,
             nearest_real=ctx.neighbours("E", "real", "real").i1,
         ),
     )
@@ -319,6 +323,7 @@ AUTH = MetricInfo(
     ),
     compute=compute_auth,
     passes=(('E', 'real', 'synthetic'), ('E', 'real', 'real')),
+    tolerance_only=(('E', 'real', 'synthetic'),),
     details_type=NearestDistances,
     space="E", figures=("distances", "famd_map"),
     min_rows=1,

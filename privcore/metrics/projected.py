@@ -292,6 +292,10 @@ register(
         ),
         compute=compute_dcr,
         passes=(('phi', 'real', 'synthetic'),),
+        # DCR reads no extremes at all (a fortiori only for the tie tolerance): alone, or beside metrics that
+        # read none either, its pass leaves the farthest pair out (two convex hulls in Φk and their pairs;
+        # issue 42). NNDR and HidR read the exact d_max for their details, so beside them nothing changes.
+        tolerance_only=(('phi', 'real', 'synthetic'),),
         details_type=ProjectionDistances,
         space="phi", figures=("distances", "famd_map"),
     )

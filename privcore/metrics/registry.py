@@ -158,7 +158,7 @@ class MetricInfo:
         (:class:`privcore.metrics.results.SizeMatch`).
     tolerance_only : tuple of (space, role, role)
         Pairs of tables of ``passes`` whose d_min/d_max the metric reads only for the tie tolerance, through
-        ``ctx.tie_tolerance``: where every chosen metric with a pass between them says so, their passes leave
+        ``ctx.tie_tolerance``, or not at all (DCR): where every chosen metric with a pass between them says so, their passes leave
         the farthest pair out (:mod:`privcore.engine.tolerance`). Results are the same either way.
     """
 
