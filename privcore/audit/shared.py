@@ -47,7 +47,7 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
-from privcore.audit.crossfit import crossfit_scores, record_statistics
+from privcore.audit.crossfit import crossfit_scores, null_shares, record_statistics
 from privcore.audit.features import SharedFeatures
 from privcore.metrics.membership_value_reuse import value_text
 from privcore.audit.shadow import AuditError, ProgressCallback, random_queries
@@ -69,8 +69,6 @@ from privcore.generators.registry import generator_label as registry_label
 DEFAULT_RECORDS = 1000
 #: Fewest other rows that make a population of their own (else the pool serves as population).
 MIN_POPULATION = 10
-#: Shuffles of the training sets among the models behind the measured chance shares (:func:`null_shares`).
-NULL_SHUFFLES = 2
 
 
 @dataclass(frozen=True)
@@ -408,44 +406,6 @@ def _records(scores, features, membership, usable, extractor, pool, nearest_real
                 result.why = sentence(evidence)
         results.append(result)
     return results
-
-
-def null_shares(features: np.ndarray, membership: np.ndarray, usable: np.ndarray,
-                settings: SharedSettings) -> dict[str, float]:
-    """Shares of records that the attack puts above AUC 0.6 and 0.8 and above an interval of 0.5 when
-    membership carries no information: the training sets shuffled among the models, the attack rerun.
-
-    Parameters
-    ----------
-    features : numpy.ndarray
-        Shape (models, records, features), as the attack read them.
-    membership : numpy.ndarray
-        Shape (models, records); its rows are shuffled :data:`NULL_SHUFFLES` times (seeded).
-    usable : numpy.ndarray
-        Shape (models,), False for failed models.
-    settings : SharedSettings
-        The folds and the seed.
-
-    Returns
-    -------
-    dict
-        ``auc_above_0.6``, ``auc_above_0.8`` and ``interval_above_0.5``: shares over every record and shuffle.
-    """
-    rng = np.random.default_rng([settings.seed, 1])
-    aucs, lows = [], []
-    for _ in range(NULL_SHUFFLES):
-        shuffled = membership[rng.permutation(len(membership))]
-        scores = crossfit_scores(features, shuffled, usable, settings.folds)
-        for i in range(shuffled.shape[1]):
-            stats = record_statistics(scores[:, i], shuffled[:, i], usable, settings.seed, i)
-            if stats is not None:
-                aucs.append(stats["auc"])
-                lows.append(stats["auc_interval"][0])
-    if not aucs:
-        return {"auc_above_0.6": math.nan, "auc_above_0.8": math.nan, "interval_above_0.5": math.nan}
-    aucs_, lows_ = np.array(aucs), np.array(lows)
-    return {"auc_above_0.6": float(np.mean(aucs_ > 0.6)), "auc_above_0.8": float(np.mean(aucs_ > 0.8)),
-            "interval_above_0.5": float(np.mean(lows_ > 0.5))}
 
 
 def _summary(records: list[RecordResult], setup: FitSetup, schema: Schema, label: str,

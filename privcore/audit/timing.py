@@ -19,7 +19,7 @@ times each trial model's loss on every audited record, and its attack.
 Besides the fits, an audit has work of its own, measured here too rather than taken from constants:
 
 - shared design: the plan (prepared table, encoded space, features' set-up), the cross-fitted attack and
-  every record's statistics, once on the real membership and :data:`~privcore.audit.shared.NULL_SHUFFLES`
+  every record's statistics, once on the real membership and :data:`~privcore.audit.crossfit.NULL_SHUFFLES`
   more times on shuffled ones (timed on random features of the audit's shape for a subset of the records,
   then scaled, since both grow linearly with the records), and the DCR test (one more fit and its test);
 - targeted design: the split and the vulnerability scores (timed on a subset of at most
@@ -42,12 +42,12 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from privcore.audit.crossfit import crossfit_scores, record_statistics
+from privcore.audit.crossfit import NULL_SHUFFLES, crossfit_scores, record_statistics
 from privcore.audit.factory import GeneratorFactory, model_for_fit
 from privcore.audit.shadow import (NEIGHBOURS, AuditError, AuditSettings, FeatureExtractor, ProgressCallback,
                                    achilles_scores, chance_share_above, fit_model, meta_classifier, random_queries,
                                    split_sizes)
-from privcore.audit.shared import NULL_SHUFFLES, SharedSettings, nearest_other, plan_shared
+from privcore.audit.shared import SharedSettings, nearest_other, plan_shared
 from privcore.audit.tasks import fit_seed
 from privcore.audit.whitebox import loss_matrix, wants_whitebox, whitebox_result
 from privcore.base.errors import InputError
