@@ -20,7 +20,10 @@ Steps (:func:`audit_shared`):
 4. A per-record attack cross-fitted over the models (:mod:`privcore.audit.crossfit`): no model is scored by a rule that
    saw it. Per record: AUC with a bootstrap interval, TPR at low FPR, ε lower bound, and a sentence of evidence when it
    is exposed (:mod:`privcore.audit.why`).
-5. When the generator offers a per-record loss (``tabddpm``, or ``per_record_loss`` on one's own), the white-box
+5. Beside it, two stronger black-box attacks on the same features (:mod:`privcore.audit.stronger`): RMIA and a
+   gradient-boosted meta-classifier, each with its own measured chance level (``stronger``); the summary and the
+   verdict stay today's attack's (why: :mod:`privcore.audit.stronger`).
+6. When the generator offers a per-record loss (``tabddpm``, or ``per_record_loss`` on one's own), the white-box
    attack of :mod:`privcore.audit.whitebox` on every model's losses, reported per target model (``whitebox``).
 
 What chance alone gives is measured, not assumed: the models' training sets are shuffled among the models (each output
@@ -51,6 +54,7 @@ from privcore.audit.crossfit import crossfit_scores, null_shares, record_statist
 from privcore.audit.features import SharedFeatures
 from privcore.metrics.membership_value_reuse import value_text
 from privcore.audit.shadow import AuditError, ProgressCallback, random_queries
+from privcore.audit.stronger import StrongerResult, stronger_attack
 from privcore.audit.tasks import FitOutcome, FitSetup, run_fits
 from privcore.audit.whitebox import WhiteBoxResult, wants_whitebox, whitebox_result
 from privcore.audit.why import gather, sentence
@@ -146,6 +150,8 @@ class SharedAuditReport:
     label: str | None = None
     #: The white-box attack on the models' per-record losses (:mod:`privcore.audit.whitebox`); None when not run.
     whitebox: WhiteBoxResult | None = None
+    #: RMIA and the meta-classifier beside today's attack (:mod:`privcore.audit.stronger`); None when not run.
+    stronger: StrongerResult | None = None
 
     @property
     def title(self) -> str:
@@ -167,6 +173,7 @@ class SharedAuditReport:
             "timings": {k: round(v, 3) for k, v in self.timings.items()},
             # getattr: a report pickled before the white-box attack existed has no such attribute.
             "whitebox": None if getattr(self, "whitebox", None) is None else self.whitebox.to_dict(),
+            "stronger": None if getattr(self, "stronger", None) is None else self.stronger.to_dict(),
         }
 
 
@@ -183,6 +190,7 @@ def audit_shared(
     workers: int = 1,
     cluster: Any = None,
     whitebox: bool | None = None,
+    stronger: bool = True,
 ) -> SharedAuditReport:
     """Shared-model membership audit of ``generator`` on every record of a pool (see the module notes).
 
@@ -216,6 +224,8 @@ def audit_shared(
         Also run the white-box attack on each model's per-record loss (:mod:`privcore.audit.whitebox`). None
         (the default): when the generator offers a loss (:func:`privcore.audit.whitebox.has_loss`); True: it
         must; False: never.
+    stronger : bool
+        Also run the stronger black-box attacks, RMIA and the meta-classifier (:mod:`privcore.audit.stronger`).
 
     Returns
     -------
@@ -266,6 +276,12 @@ def audit_shared(
                          for k in range(settings.models)])
     scores = crossfit_scores(features, membership, usable, settings.folds)
     timings["attack"] = time.perf_counter() - began
+    strong = None
+    if stronger:
+        began = time.perf_counter()
+        strong = stronger_attack(features, membership, usable, slice(extractor.nearest_index, extractor.rare_index),
+                                 settings.folds, settings.seed, row_in_table[chosen], rule=scores)
+        timings["stronger_attack"] = time.perf_counter() - began
     white = None
     if whitebox:
         began = time.perf_counter()
@@ -285,7 +301,7 @@ def audit_shared(
                              splits={"rows": n, "records": n_records, "population": len(population),
                                      "models": settings.models, "failed_models": len(failures),
                                      "training_rows_mean": round(float(membership.sum(axis=1).mean()), 1)},
-                             timings=timings, whitebox=white)
+                             timings=timings, whitebox=white, stronger=strong)
 
 
 @dataclass(frozen=True)

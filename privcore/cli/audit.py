@@ -255,13 +255,33 @@ once with {splits['models']} generators, each trained on a random half of them (
 <li>Records with a 95 % interval above 0.5: {_pct(summary.get('share_interval_above_0.5'))} (by chance alone about
 {_pct(summary.get('chance_share_interval_above_0.5'))})</li>
 <li>Largest ε lower bound: {_num(summary.get('max_epsilon_lower_bound'))}</li></ul>
-{_whitebox_html(document.get("whitebox"))}<h2>Exposed records ({len(exposed)})</h2>
+{_stronger_html(summary, document.get("stronger"))}{_whitebox_html(document.get("whitebox"))}<h2>Exposed records ({len(exposed)})</h2>
 <table><tr><th>real row</th><th>AUC</th><th>95% interval</th><th>TPR at FPR 10%</th><th>ε lower bound</th>
 <th>nearest real</th><th>nearest synthetic</th><th>why</th></tr>
 {rows}</table>
 <p>AUC 0.5 means the attacker cannot tell whether the person was in the training data; 1 means always.
 An audit bounds what this attack finds with this budget, not what every attack could.</p>
 </body></html>
+"""
+
+
+def _stronger_html(summary: dict[str, Any], stronger: dict[str, Any] | None) -> str:
+    """The stronger black-box attacks beside today's, one line each with its chance share (empty when not run)."""
+    if not stronger:
+        return ""
+    esc = html.escape
+    lines = [("Today's attack (each record's best feature; the verdict's)", summary)]
+    lines += [(stronger["attacks"][name], stronger["summary"][name]) for name in ("rmia", "meta")]
+    rows = "".join("<tr>" + f"<td class=why>{esc(label)}</td>" + "".join(f"<td>{v}</td>" for v in (
+        _pct(s.get("share_interval_above_0.5")), _pct(s.get("chance_share_interval_above_0.5")),
+        _pct(s.get("share_auc_above_0.6")), _pct(s.get("chance_share_above_0.6")), _num(s.get("mean_auc"))))
+        + "</tr>" for label, s in lines)
+    return f"""<h2>Stronger black-box attacks, beside today's</h2>
+<p>The same synthetic outputs, the same models, each attack cross-fitted over them; the verdict above stays today's
+attack's, so that no share is compared with chance twice.</p>
+<table><tr><th>attack</th><th>interval above 0.5</th><th>by chance</th><th>AUC above 0.6</th><th>by chance</th>
+<th>mean AUC</th></tr>
+{rows}</table>
 """
 
 
