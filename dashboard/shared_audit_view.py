@@ -249,7 +249,7 @@ def records_frame(report: SharedAuditReport) -> pd.DataFrame:
         if white_auc is not None:
             line["white-box AUC"] = _round(white_auc.get(int(r.row)), 3)
         lines.append(line)
-    extra = ["meta-classifier AUC"] * (meta_auc is not None) + ["white-box AUC"] * (white_auc is not None)
+    extra = ["white-box AUC"] * (white_auc is not None) + ["meta-classifier AUC"] * (meta_auc is not None)
     columns = ["real row", "AUC", "AUC 95% interval", *extra, "ε lower bound", "nearest real distance",
                "nearest synthetic distance", "why"]
     return pd.DataFrame(lines, columns=columns)

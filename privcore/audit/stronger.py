@@ -37,7 +37,7 @@ from privcore.audit.meta import meta_scores
 from privcore.audit.rmia import rmia_scores
 from privcore.base.jsonvalues import jsonable
 
-__all__ = ["STRONGER_ATTACKS", "StrongerResult", "attack_shares", "stronger_attack"]
+__all__ = ["STRONGER_ATTACKS", "StrongerResult", "attack_shares", "stronger_attack", "stronger_scores"]
 
 #: The stronger attacks, in words (JSON ``stronger.attacks``; the pages' labels).
 STRONGER_ATTACKS = {
@@ -61,6 +61,7 @@ class StrongerResult:
 
 def _all_scores(features: np.ndarray, membership: np.ndarray, usable: np.ndarray, folds: int, distances: slice,
                 seed: int, rule: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """Each stronger attack's cross-fitted scores, shape (models, records)."""
     rule = crossfit_scores(features, membership, usable, folds) if rule is None else rule
     return {"rmia": rmia_scores(features[:, :, distances], membership, usable, folds),
             "meta": meta_scores(features, membership, usable, folds, distances, seed, rule=rule)}
@@ -74,6 +75,27 @@ def _statistics(scores: np.ndarray, membership: np.ndarray, usable: np.ndarray, 
         out.append(record_statistics(np.nan_to_num(column), membership[:, i], usable & np.isfinite(column), seed,
                                      int(record), len(ids)))
     return out
+
+
+def stronger_scores(features: np.ndarray, membership: np.ndarray, usable: np.ndarray, folds: int, distances: slice,
+                    seed: int, ids: np.ndarray) -> dict[str, list[dict | None]]:
+    """Each stronger attack's per-record statistics on one membership matrix, without the chance level (what
+    :mod:`privcore.audit.timing` times once).
+
+    Parameters
+    ----------
+    features, membership, usable, distances, folds, seed
+        As for :func:`stronger_attack`.
+    ids : numpy.ndarray
+        Each record's id, which seeds its bootstrap.
+
+    Returns
+    -------
+    dict
+        Per attack, one :func:`privcore.audit.crossfit.record_statistics` (or None) per record.
+    """
+    scores = _all_scores(features, membership, usable, folds, distances, seed)
+    return {name: _statistics(s, membership, usable, seed, ids) for name, s in scores.items()}
 
 
 def attack_shares(stats: list[dict | None]) -> dict[str, float | None]:
@@ -136,8 +158,9 @@ def stronger_attack(features: np.ndarray, membership: np.ndarray, usable: np.nda
     null: dict[str, list[dict | None]] = {name: [] for name in STRONGER_ATTACKS}
     for _ in range(NULL_SHUFFLES):
         shuffled = membership[rng.permutation(len(membership))]
-        for name, s in _all_scores(features, shuffled, usable, folds, distances, seed).items():
-            null[name] += _statistics(s, shuffled, usable, seed, np.arange(len(rows)))
+        for name, stats_ in stronger_scores(features, shuffled, usable, folds, distances, seed,
+                                            np.arange(len(rows))).items():
+            null[name] += stats_
     for name in STRONGER_ATTACKS:
         chance = attack_shares(null[name])
         summary[name]["chance_share_above_0.6"] = chance["share_auc_above_0.6"]
