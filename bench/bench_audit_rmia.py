@@ -8,12 +8,14 @@ its chance share (the training sets shuffled among the models), the mean AUCs, s
 (``lscpu`` model and family, load average: the 2 cores are shared with other sessions).
 
 The issue's size is 1,000 records and 64 models. ``privbayes`` and ``fresh_sample`` run at ``--size``; SDV's CTGAN
-costs about 40 s per 300-epoch fit on these 2 cores (``results/audit_generators.json``), so 64 fits do not fit in the
-15 minutes a run here may take: it runs at ``--ctgan-size`` with ``--ctgan-epochs``, with its own fresh-sample null
-at that size, and the JSON records the sizes as run.
+costs about 40 s per 300-epoch fit on these 2 cores when they are free (``results/audit_generators.json``) and
+minutes when other jobs load them, so 64 fits do not fit in the 15 minutes a run here may take: it runs at
+``--ctgan-size`` with ``--ctgan-epochs``, with its own fresh-sample null at that size, and the JSON records the
+sizes as run. The JSON is rewritten after every run (runs of other sizes or generators already in it are kept),
+so that ``--only`` can add one run to the others.
 
 Usage: ``python bench/bench_audit_rmia.py [--size 1000x64] [--ctgan-size 200x16] [--ctgan-epochs 100]
-[--skip-ctgan] [--out FILE]``.
+[--only privbayes,fresh_sample,sdv_ctgan,ctgan_null] [--out FILE]``.
 """
 
 from __future__ import annotations
@@ -89,7 +91,8 @@ def main() -> None:
     parser.add_argument("--size", type=size, default=(1000, 64), help="RECORDSxMODELS of privbayes and its null")
     parser.add_argument("--ctgan-size", type=size, default=(200, 16), help="RECORDSxMODELS of sdv_ctgan and its null")
     parser.add_argument("--ctgan-epochs", type=int, default=100)
-    parser.add_argument("--skip-ctgan", action="store_true")
+    parser.add_argument("--only", default="privbayes,fresh_sample,sdv_ctgan,ctgan_null",
+                        help="which runs, comma-separated (ctgan_null: fresh_sample at the CTGAN run's size)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "audit_rmia.json")
     args = parser.parse_args()
@@ -100,30 +103,33 @@ def main() -> None:
 
     real = load_adult().sample(TABLE_ROWS, random_state=args.seed).reset_index(drop=True)
     schema = Schema(types=dict(ADULT_TYPES))
-    plan = [("privbayes", {}, *args.size), ("fresh_sample", {}, *args.size)]
+    chosen = set(args.only.split(","))
+    everything = {"privbayes": ("privbayes", {}, *args.size), "fresh_sample": ("fresh_sample", {}, *args.size),
+                  "sdv_ctgan": ("sdv_ctgan", {"epochs": args.ctgan_epochs}, *args.ctgan_size),
+                  "ctgan_null": ("fresh_sample", {}, *args.ctgan_size)}
     ctgan = get_generator_spec("sdv_ctgan")
-    if args.skip_ctgan or not ctgan.installed:
-        ctgan_note = "skipped (--skip-ctgan)" if args.skip_ctgan else f"SDV is not installed: {ctgan.install}"
-    else:
-        ctgan_note = (f"run at {args.ctgan_size[0]} records x {args.ctgan_size[1]} models, {args.ctgan_epochs} "
-                      f"epochs, not the issue's 1,000 x 64 at 300 epochs: about 40 s per 300-epoch fit here "
-                      "(results/audit_generators.json) puts 64 fits far past the 15 minutes a run may take")
-        plan += [("sdv_ctgan", {"epochs": args.ctgan_epochs}, *args.ctgan_size),
-                 ("fresh_sample", {}, *args.ctgan_size)]
-    began = time.perf_counter()
-    runs = [run(real, schema, generator, settings, records, models, args.seed)
-            for generator, settings, records, models in plan]
-    result = {
+    if not ctgan.installed:
+        chosen.discard("sdv_ctgan")
+    result = json.loads(args.out.read_text()) if args.out.exists() else {"runs": []}
+    result.update({
         "benchmark": "audit_rmia",
         "what": "share of audited records whose AUC interval is wholly above 0.5, under today's per-record rule, "
                 "RMIA and the meta-classifier, each beside its chance share (training sets shuffled among the "
                 "models); fresh_sample is the null generator at the same size",
-        "table": f"Adult, {TABLE_ROWS} rows drawn by the seed", "seed": args.seed, "sdv_ctgan": ctgan_note,
+        "table": f"Adult, {TABLE_ROWS} rows drawn by the seed", "seed": args.seed,
+        "sdv_ctgan": (f"SDV is not installed: {ctgan.install}" if not ctgan.installed else
+                      "run at the size recorded in its run, not the issue's 1,000 x 64 at 300 epochs: 64 CTGAN fits "
+                      "take far longer than the 15 minutes a run may take on these 2 shared cores"),
         "machine": {**lscpu(), "platform": platform.platform(), "shared_with_other_sessions": True},
-        "seconds": round(time.perf_counter() - began, 1), "runs": runs,
-    }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    })
+    for name in [n for n in everything if n in chosen]:
+        generator, settings, records, models = everything[name]
+        done = run(real, schema, generator, settings, records, models, args.seed)
+        same = (generator, settings, records, models)
+        result["runs"] = [r for r in result["runs"]
+                          if (r["generator"], r["settings"], r["records"], r["models"]) != same] + [done]
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(result, indent=2) + "\n")  # after every run: a stopped run keeps the others
     print(json.dumps(result, indent=2))
 
 

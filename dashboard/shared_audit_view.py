@@ -160,9 +160,9 @@ def stronger_lines(report: SharedAuditReport) -> list[str]:
     today, meta, rmia = report.summary, strong.summary["meta"], strong.summary["rmia"]
     key, chance = "share_interval_above_0.5", "chance_share_interval_above_0.5"
     return [
-        f"Under the meta-classifier, **{_share(meta.get(key))}** of the records have a 95% interval wholly above 0.5 "
-        f"(chance alone: about {_share(meta.get(chance))}), against **{_share(today.get(key))}** under the attack "
-        f"above (chance: about {_share(today.get(chance))}).",
+        (f"Under the meta-classifier, **{_share(meta.get(key))}** of the records have a 95% interval wholly above "
+         f"0.5 (chance alone: about {_share(meta.get(chance))}), against **{_share(today.get(key))}** under the "
+         f"attack above (chance: about {_share(today.get(chance))})."),
         f"RMIA alone: **{_share(rmia.get(key))}** (chance alone: about {_share(rmia.get(chance))}).",
     ]
 

@@ -19,7 +19,13 @@ from jsonschema import ValidationError, validate
 
 from privcore.audit.contract import audit_report_schema
 from privcore.audit.meta import meta_scores
-from privcore.audit.rmia import bandwidth, log_signal, pairwise_scores, rmia_against, rmia_scores
+from privcore.audit.rmia import (
+    bandwidth,
+    log_signal,
+    pairwise_scores,
+    rmia_against,
+    rmia_scores,
+)
 from privcore.audit.shared import SharedSettings, audit_shared
 from privcore.audit.tasks import GeneratorFactory
 from privcore.cli.audit import shared_audit_html

@@ -76,8 +76,7 @@ def crossfit_scores(features: np.ndarray, membership: np.ndarray, usable: np.nda
     >>> bool(np.all((scores[:, 0] > 0) == member[:, 0]))
     True
     """
-    n_models, n_records = membership.shape
-    fold_of = np.arange(n_models) % folds
+    fold_of = np.arange(len(membership)) % folds
     scores = np.full(membership.shape, np.nan)
     for fold in range(folds):
         train, test = usable & (fold_of != fold), usable & (fold_of == fold)

@@ -42,7 +42,6 @@ share of intervals above 0.5.
 from __future__ import annotations
 
 import dataclasses
-import math
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable

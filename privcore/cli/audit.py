@@ -6,7 +6,8 @@
         [--generator-param KEY=VALUE ...] [--targets 5] [--random-targets 5] [--shadow-models 50]
         [--eval-models 20] [--training-rows M] [--seed 0] [--json OUT.json] [--html OUT.html]
     python -m privcore audit --real R.csv --generator NAME --design shared [--models 64] [--records 1000]
-        [--workers N | --dask ADDRESS] [--seed 0] [--json OUT.json] [--html OUT.html]
+        [--workers N | --dask ADDRESS] [--whitebox auto|on|off] [--stronger on|off] [--seed 0] [--json OUT.json]
+        [--html OUT.html]
     python -m privcore audit --list-generators
 
 ``--generator MODULE:ATTR`` audits your own generator: ATTR is a class or factory (called once per fit, with
@@ -17,6 +18,8 @@ the ``--generator-param`` settings as keyword arguments) or an object with ``fit
 (:mod:`privcore.audit.shadow`); ``--design shared`` attacks every record of a pool with one set of models,
 each trained on a random half of it (:mod:`privcore.audit.shared`); its fits run in this process, on ``--workers``
 processes, or as tasks on a Dask cluster (``--dask tcp://host:8786`` or ``local:N``, as for ``evaluate``).
+Beside its attack it runs RMIA and a gradient-boosted meta-classifier (:mod:`privcore.audit.stronger`;
+``--stronger off`` skips them), reported in the JSON's ``stronger`` and in the HTML's table of attacks.
 
 Exit codes as for ``evaluate``: 0 success, 2 bad input or settings (a reference that cannot be imported or is
 no generator included), 1 internal error.
@@ -73,6 +76,9 @@ def add_audit_parser(sub) -> None:
                     help="shared design: also attack each trained model's per-record loss (a white-box attacker "
                     "who holds the model); auto (default): when the generator has a loss (tabddpm, or "
                     "per_record_loss on your own)")
+    au.add_argument("--stronger", choices=("on", "off"), default="on",
+                    help="shared design: also run RMIA and the gradient-boosted meta-classifier beside the attack "
+                    "of the verdict (default on; off saves their time)")
     au.add_argument("--seed", type=int, default=0)
     au.add_argument("--json", metavar="OUT.json", help="write the JSON report here (default: stdout)")
     au.add_argument("--html", metavar="OUT.html", help="also write a self-contained HTML report")
@@ -149,7 +155,8 @@ def run_audit(args: argparse.Namespace) -> int:
         shared = SharedSettings(models=args.models, records=args.records, seed=args.seed).check()
         report = audit_shared(real, None, schema, settings=shared, generator_name=label, generator_label=title,
                               make=make, progress=progress, workers=args.workers, cluster=args.dask,
-                              whitebox={"auto": None, "on": True, "off": False}[args.whitebox])
+                              whitebox={"auto": None, "on": True, "off": False}[args.whitebox],
+                              stronger=args.stronger == "on")
         page = shared_audit_html
     else:
         settings = AuditSettings(targets=args.targets, random_targets=args.random_targets,
