@@ -175,8 +175,8 @@ def audit_utility_sentence(utility: dict[str, Any] | None) -> str:
 
     Examples
     --------
-    >>> audit_utility_sentence({"relative": 0.52, "measures": {"utility_shapes": 1.0, "utility_pairs": 0.04}})
-    ' One of its outputs keeps 52% of what a fresh sample of real people keeps (the columns\' shapes 100%, the relations between columns 4%).'
+    >>> print(audit_utility_sentence({"relative": 0.52, "measures": {"utility_shapes": 1.0, "utility_pairs": 0.04}}))
+     One of its outputs keeps 52% of what a fresh sample of real people keeps (the columns' shapes 100%, the relations between columns 4%).
     """
     if not utility or utility.get("relative") is None:
         return ""
