@@ -1,6 +1,6 @@
 """The Audit page's results for the shared design (Streamlit): the summary in words, the DCR test beside the
-attack, the figure, the evidence for the most exposed people, the white-box attack when it ran
-(:mod:`dashboard.whitebox_panel`), the per-record table and the JSON download.
+attack and the stronger attacks (RMIA, the meta-classifier), the figure, the evidence for the most exposed people,
+the white-box attack when it ran (:mod:`dashboard.whitebox_panel`), the per-record table and the JSON download.
 
 The logic (sentences, table, order) is :mod:`dashboard.shared_audit_view`; the figure is
 :func:`privcore.report.audit_figures.shared_audit_figure`.
@@ -36,13 +36,18 @@ def show_shared_results(report: SharedAuditReport, key: str) -> None:
     st.caption(f"Audited in {report.seconds:.1f} s: {splits['records']:,} of {splits['rows']:,} rows attacked at "
                f"once with {splits['models']:,} models ({splits['failed_models']:,} failed), each trained on about "
                f"{splits['training_rows_mean']:,} of them.")
-    st.markdown("\n".join(f"- {line}" for line in SV.summary_lines(summary)))
+    st.markdown("\n".join(f"- {line}" for line in SV.summary_lines(summary) + SV.stronger_lines(report)))
     dcr, attack = SV.dcr_and_attack(summary)
-    sides = st.columns(2)
+    stronger = SV.stronger_sentence(report)
+    sides = st.columns(2 if stronger is None else 3)
     with sides[0].container(border=True):
         st.markdown(f"**The DCR test says** (distances, one synthetic output)  \n{dcr}")
     with sides[1].container(border=True):
         st.markdown(f"**The attack says** (shared models, every record)  \n{attack}")
+    if stronger is not None:
+        with sides[2].container(border=True):
+            # Beside, not instead: the verdict stays the first attack's (why: privcore.audit.stronger).
+            st.markdown(f"**A stronger attack says** (the same models; RMIA and boosted trees)  \n{stronger}")
     for warning in report.warnings:
         st.warning(warning, icon=":material/warning:")
 

@@ -143,6 +143,45 @@ def summary_lines(summary: Mapping[str, Any]) -> list[str]:
     ]
 
 
+def stronger_lines(report: SharedAuditReport) -> list[str]:
+    """The stronger black-box attacks' shares (:mod:`privcore.audit.stronger`) in words, each beside today's
+    attack's and what chance gives it; empty when they did not run.
+
+    >>> from privcore.audit.stronger import StrongerResult
+    >>> shares = lambda s, c: {"share_interval_above_0.5": s, "chance_share_interval_above_0.5": c}
+    >>> report = SharedAuditReport("g", SharedSettings(), [], {**shares(0.5, 0.08)}, [], 1.0, {},
+    ...                            stronger=StrongerResult([], {"rmia": shares(0.4, 0.03), "meta": shares(0.8, 0.03)}))
+    >>> stronger_lines(report)[0]
+    'Under the meta-classifier, **80%** of the records have a 95% interval wholly above 0.5 (chance alone: about 3%), against **50%** under the attack above (chance: about 8%).'
+    """
+    strong = getattr(report, "stronger", None)  # a report pickled before the stronger attacks has none
+    if strong is None:
+        return []
+    today, meta, rmia = report.summary, strong.summary["meta"], strong.summary["rmia"]
+    key, chance = "share_interval_above_0.5", "chance_share_interval_above_0.5"
+    return [
+        (f"Under the meta-classifier, **{_share(meta.get(key))}** of the records have a 95% interval wholly above "
+         f"0.5 (chance alone: about {_share(meta.get(chance))}), against **{_share(today.get(key))}** under the "
+         f"attack above (chance: about {_share(today.get(chance))})."),
+        f"RMIA alone: **{_share(rmia.get(key))}** (chance alone: about {_share(rmia.get(chance))}).",
+    ]
+
+
+def stronger_sentence(report: SharedAuditReport) -> str | None:
+    """What the stronger attacks say, in one sentence for the box beside the DCR test and today's attack (None
+    when they did not run)."""
+    strong = getattr(report, "stronger", None)
+    if strong is None:
+        return None
+    meta = strong.summary["meta"]
+    share, chance = meta.get("share_interval_above_0.5"), meta.get("chance_share_interval_above_0.5") or 0.0
+    if share is None:
+        return "No stronger attack could be trained and evaluated."
+    word = "**Leaks for some.**" if share > chance + 0.05 else "**No more found.**"
+    return (f"{word} {_share(share)} of the records have an AUC interval wholly above 0.5 under the meta-classifier "
+            f"(chance alone: about {_share(chance)}).")
+
+
 def dcr_sentence(summary: Mapping[str, Any]) -> str:
     """What the DCR test says of model 0's output: its training records against the audited records it left out.
 
@@ -192,10 +231,12 @@ def exposure_order(report: SharedAuditReport) -> list[int]:
 
 
 def records_frame(report: SharedAuditReport) -> pd.DataFrame:
-    """One line per audited record, the most exposed first (:func:`exposure_order`); after a white-box attack, each
-    record's AUC under it too (over the models, as the black-box AUC)."""
+    """One line per audited record, the most exposed first (:func:`exposure_order`); each record's AUC under the
+    meta-classifier and, after a white-box attack, under it too (over the models, as today's AUC)."""
     white = getattr(report, "whitebox", None)  # a report pickled before the white-box attack has none
     white_auc = {r["row"]: r["auc"] for r in white.records} if white is not None else None
+    strong = getattr(report, "stronger", None)
+    meta_auc = {r["row"]: r["meta_auc"] for r in strong.records} if strong is not None else None
     lines = []
     for i in exposure_order(report):
         r = report.records[i]
@@ -203,12 +244,15 @@ def records_frame(report: SharedAuditReport) -> pd.DataFrame:
                 "ε lower bound": _round(r.epsilon_lower_bound, 2),
                 "nearest real distance": _round(r.nearest_real_distance, 4),
                 "nearest synthetic distance": _round(r.nearest_synthetic_distance, 4), "why": r.why or ""}
+        if meta_auc is not None:
+            line["meta-classifier AUC"] = _round(meta_auc.get(int(r.row)), 3)
         if white_auc is not None:
             line["white-box AUC"] = _round(white_auc.get(int(r.row)), 3)
         lines.append(line)
-    columns = ["real row", "AUC", "AUC 95% interval", "ε lower bound", "nearest real distance",
+    extra = ["white-box AUC"] * (white_auc is not None) + ["meta-classifier AUC"] * (meta_auc is not None)
+    columns = ["real row", "AUC", "AUC 95% interval", *extra, "ε lower bound", "nearest real distance",
                "nearest synthetic distance", "why"]
-    return pd.DataFrame(lines, columns=columns if white_auc is None else columns[:3] + ["white-box AUC"] + columns[3:])
+    return pd.DataFrame(lines, columns=columns)
 
 
 def most_exposed_why(report: SharedAuditReport, top: int = TOP_WHY) -> list[str]:

@@ -120,6 +120,36 @@ _WHITEBOX = {"anyOf": [{"type": "null"}, {
     "required": ["threat_model", "loss_columns", "models", "records", "summary"], "additionalProperties": False}]}
 
 
+_ATTACK_SHARES = {
+    "type": "object", "description": "one attack's shares over the audited records, each beside what chance gives",
+    "properties": {"records_scored": {"type": "integer", "minimum": 0}, "mean_auc": _AUC,
+                   "share_auc_above_0.6": _SHARE, "share_auc_above_0.8": _SHARE, "share_interval_above_0.5": _SHARE,
+                   "chance_share_above_0.6": _SHARE, "chance_share_interval_above_0.5": {
+                       **_SHARE, "description": "the same attack rerun with the training sets shuffled among the "
+                                                "models (the same shuffles as today's attack's chance level)"}},
+    "required": ["records_scored", "mean_auc", "share_auc_above_0.6", "share_auc_above_0.8",
+                 "share_interval_above_0.5", "chance_share_above_0.6", "chance_share_interval_above_0.5"],
+    "additionalProperties": False}
+#: The stronger black-box attacks of the shared design beside today's (privcore.audit.stronger.StrongerResult).
+_STRONGER = {"anyOf": [{"type": "null"}, {
+    "type": "object", "description": "RMIA and the gradient-boosted meta-classifier on the same features as the "
+                                     "attack of the summary, cross-fitted over the same models (null: not run); "
+                                     "the summary and verdict stay that attack's",
+    "properties": {
+        "attacks": {"type": "object", "description": "each stronger attack in words",
+                    "properties": {"rmia": {"type": "string"}, "meta": {"type": "string"}},
+                    "required": ["rmia", "meta"], "additionalProperties": False},
+        "records": {"type": "array", "description": "per record, each stronger attack's AUC over the models",
+                    "items": {"type": "object", "properties": {
+                        "row": {"type": "integer", "minimum": 0}, "rmia_auc": _AUC, "rmia_auc_interval": _INTERVAL,
+                        "meta_auc": _AUC, "meta_auc_interval": _INTERVAL},
+                        "required": ["row", "rmia_auc", "rmia_auc_interval", "meta_auc", "meta_auc_interval"],
+                        "additionalProperties": False}},
+        "summary": {"type": "object", "properties": {"rmia": _ATTACK_SHARES, "meta": _ATTACK_SHARES},
+                    "required": ["rmia", "meta"], "additionalProperties": False}},
+    "required": ["attacks", "records", "summary"], "additionalProperties": False}]}
+
+
 def _settings_schema(kind: type) -> dict[str, Any]:
     return {"type": "object", "properties": {f.name: {"type": ["number", "null"]} for f in fields(kind)},
             "required": [f.name for f in fields(kind)]}
@@ -179,7 +209,7 @@ def audit_report_schema() -> dict[str, Any]:
         "max_epsilon_lower_bound_per_record": {"type": ["number", "null"], "minimum": 0,
                                                "description": "the largest record's own 95 % bound (not "
                                                               "corrected for the number of records)"},
-    }, ["records_scored", "share_auc_above_0.6", "verdict"], {"whitebox": _WHITEBOX})
+    }, ["records_scored", "share_auc_above_0.6", "verdict"], {"whitebox": _WHITEBOX, "stronger": _STRONGER})
     targeted = _common("targeted", "targets", _entry(TARGET_FIELDS, TargetResult, ("eval_scores", "eval_labels")),
                        AuditSettings, {
                            "mean_auc": {"type": "object", "additionalProperties": _AUC,

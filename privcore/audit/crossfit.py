@@ -29,6 +29,7 @@ so the counts are not strictly independent; the bound is as rigorous as a cross-
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from scipy.stats import mannwhitneyu, rankdata
@@ -42,6 +43,8 @@ VARIANCE_FLOOR = 1e-8
 FAMILY_ALPHA = 0.05
 #: Out-models needed before the TPR at each FPR level (JSON key) is reported.
 FPR_MIN_OUT = {"0": 1, "0.01": 100, "0.1": 10}
+#: Shuffles of the training sets among the models behind the measured chance shares (:func:`null_shares`).
+NULL_SHUFFLES = 2
 
 
 def crossfit_scores(features: np.ndarray, membership: np.ndarray, usable: np.ndarray, folds: int) -> np.ndarray:
@@ -73,25 +76,42 @@ def crossfit_scores(features: np.ndarray, membership: np.ndarray, usable: np.nda
     >>> bool(np.all((scores[:, 0] > 0) == member[:, 0]))
     True
     """
-    n_models, n_records = membership.shape
-    fold_of = np.arange(n_models) % folds
+    fold_of = np.arange(len(membership)) % folds
     scores = np.full(membership.shape, np.nan)
-    records = np.arange(n_records)
     for fold in range(folds):
         train, test = usable & (fold_of != fold), usable & (fold_of == fold)
-        if not test.any():
-            continue
-        best, direction = _rule(features[train], membership[train])
-        # The chosen feature of each record, turned so that larger means "in": (models, records).
-        seen = features[train][:, records, best] * direction
-        new = features[test][:, records, best] * direction
-        inside = membership[train]
-        below = (seen[None] < new[:, None]) + 0.5 * (seen[None] == new[:, None])  # (test, train, records)
-        n_in, n_out = inside.sum(axis=0), (~inside).sum(axis=0)
-        beyond_out = (below * ~inside[None]).sum(axis=1) / np.maximum(n_out, 1)
-        short_of_in = ((1.0 - below) * inside[None]).sum(axis=1) / np.maximum(n_in, 1)
-        scores[test] = np.where(direction != 0, beyond_out - short_of_in, 0.0)
+        if test.any():
+            scores[test] = fold_scores(features, membership, train, test)
     return scores
+
+
+def fold_scores(features: np.ndarray, membership: np.ndarray, train: np.ndarray, test: np.ndarray) -> np.ndarray:
+    """Scores of the models in ``test`` by each record's rule learnt on the models in ``train`` (one fold of
+    :func:`crossfit_scores`).
+
+    Parameters
+    ----------
+    features, membership : numpy.ndarray
+        As for :func:`crossfit_scores`; only the rows of ``train`` are read from ``membership``.
+    train, test : numpy.ndarray
+        Boolean masks over the models.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (test models, records).
+    """
+    records = np.arange(membership.shape[1])
+    best, direction = _rule(features[train], membership[train])
+    # The chosen feature of each record, turned so that larger means "in": (models, records).
+    seen = features[train][:, records, best] * direction
+    new = features[test][:, records, best] * direction
+    inside = membership[train]
+    below = (seen[None] < new[:, None]) + 0.5 * (seen[None] == new[:, None])  # (test, train, records)
+    n_in, n_out = inside.sum(axis=0), (~inside).sum(axis=0)
+    beyond_out = (below * ~inside[None]).sum(axis=1) / np.maximum(n_out, 1)
+    short_of_in = ((1.0 - below) * inside[None]).sum(axis=1) / np.maximum(n_in, 1)
+    return np.where(direction != 0, beyond_out - short_of_in, 0.0)
 
 
 def _rule(features: np.ndarray, membership: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -170,3 +190,41 @@ def record_statistics(scores: np.ndarray, membership: np.ndarray, usable: np.nda
         "models_in": len(members),
         "models_out": len(non),
     }
+
+
+def null_shares(features: np.ndarray, membership: np.ndarray, usable: np.ndarray,
+                settings: Any) -> dict[str, float]:
+    """Shares of records that the attack puts above AUC 0.6 and 0.8 and above an interval of 0.5 when
+    membership carries no information: the training sets shuffled among the models, the attack rerun.
+
+    Parameters
+    ----------
+    features : numpy.ndarray
+        Shape (models, records, features), as the attack read them.
+    membership : numpy.ndarray
+        Shape (models, records); its rows are shuffled :data:`NULL_SHUFFLES` times (seeded).
+    usable : numpy.ndarray
+        Shape (models,), False for failed models.
+    settings : SharedSettings
+        The folds and the seed (any object with ``folds`` and ``seed``).
+
+    Returns
+    -------
+    dict
+        ``auc_above_0.6``, ``auc_above_0.8`` and ``interval_above_0.5``: shares over every record and shuffle.
+    """
+    rng = np.random.default_rng([settings.seed, 1])
+    aucs, lows = [], []
+    for _ in range(NULL_SHUFFLES):
+        shuffled = membership[rng.permutation(len(membership))]
+        scores = crossfit_scores(features, shuffled, usable, settings.folds)
+        for i in range(shuffled.shape[1]):
+            stats = record_statistics(scores[:, i], shuffled[:, i], usable, settings.seed, i)
+            if stats is not None:
+                aucs.append(stats["auc"])
+                lows.append(stats["auc_interval"][0])
+    if not aucs:
+        return {"auc_above_0.6": math.nan, "auc_above_0.8": math.nan, "interval_above_0.5": math.nan}
+    aucs_, lows_ = np.array(aucs), np.array(lows)
+    return {"auc_above_0.6": float(np.mean(aucs_ > 0.6)), "auc_above_0.8": float(np.mean(aucs_ > 0.8)),
+            "interval_above_0.5": float(np.mean(lows_ > 0.5))}

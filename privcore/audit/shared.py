@@ -20,7 +20,10 @@ Steps (:func:`audit_shared`):
 4. A per-record attack cross-fitted over the models (:mod:`privcore.audit.crossfit`): no model is scored by a rule that
    saw it. Per record: AUC with a bootstrap interval, TPR at low FPR, ε lower bound, and a sentence of evidence when it
    is exposed (:mod:`privcore.audit.why`).
-5. When the generator offers a per-record loss (``tabddpm``, or ``per_record_loss`` on one's own), the white-box
+5. Beside it, two stronger black-box attacks on the same features (:mod:`privcore.audit.stronger`): RMIA and a
+   gradient-boosted meta-classifier, each with its own measured chance level (``stronger``); the summary and the
+   verdict stay today's attack's (why: :mod:`privcore.audit.stronger`).
+6. When the generator offers a per-record loss (``tabddpm``, or ``per_record_loss`` on one's own), the white-box
    attack of :mod:`privcore.audit.whitebox` on every model's losses, reported per target model (``whitebox``).
 
 What chance alone gives is measured, not assumed: the models' training sets are shuffled among the models (each output
@@ -39,7 +42,6 @@ share of intervals above 0.5.
 from __future__ import annotations
 
 import dataclasses
-import math
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
@@ -47,11 +49,12 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
-from privcore.audit.crossfit import crossfit_scores, record_statistics
+from privcore.audit.crossfit import crossfit_scores, null_shares, record_statistics
 from privcore.audit.one_output import output_checks
 from privcore.audit.features import SharedFeatures
 from privcore.metrics.membership_value_reuse import value_text
 from privcore.audit.shadow import AuditError, ProgressCallback, random_queries
+from privcore.audit.stronger import StrongerResult, stronger_attack
 from privcore.audit.tasks import FitOutcome, FitSetup, run_fits
 from privcore.audit.whitebox import WhiteBoxResult, wants_whitebox, whitebox_result
 from privcore.audit.why import gather, sentence
@@ -69,8 +72,6 @@ from privcore.generators.registry import generator_label as registry_label
 DEFAULT_RECORDS = 1000
 #: Fewest other rows that make a population of their own (else the pool serves as population).
 MIN_POPULATION = 10
-#: Shuffles of the training sets among the models behind the measured chance shares (:func:`null_shares`).
-NULL_SHUFFLES = 2
 
 
 @dataclass(frozen=True)
@@ -148,6 +149,8 @@ class SharedAuditReport:
     label: str | None = None
     #: The white-box attack on the models' per-record losses (:mod:`privcore.audit.whitebox`); None when not run.
     whitebox: WhiteBoxResult | None = None
+    #: RMIA and the meta-classifier beside today's attack (:mod:`privcore.audit.stronger`); None when not run.
+    stronger: StrongerResult | None = None
 
     @property
     def title(self) -> str:
@@ -169,6 +172,7 @@ class SharedAuditReport:
             "timings": {k: round(v, 3) for k, v in self.timings.items()},
             # getattr: a report pickled before the white-box attack existed has no such attribute.
             "whitebox": None if getattr(self, "whitebox", None) is None else self.whitebox.to_dict(),
+            "stronger": None if getattr(self, "stronger", None) is None else self.stronger.to_dict(),
         }
 
 
@@ -185,6 +189,7 @@ def audit_shared(
     workers: int = 1,
     cluster: Any = None,
     whitebox: bool | None = None,
+    stronger: bool = True,
 ) -> SharedAuditReport:
     """Shared-model membership audit of ``generator`` on every record of a pool (see the module notes).
 
@@ -218,6 +223,8 @@ def audit_shared(
         Also run the white-box attack on each model's per-record loss (:mod:`privcore.audit.whitebox`). None
         (the default): when the generator offers a loss (:func:`privcore.audit.whitebox.has_loss`); True: it
         must; False: never.
+    stronger : bool
+        Also run the stronger black-box attacks, RMIA and the meta-classifier (:mod:`privcore.audit.stronger`).
 
     Returns
     -------
@@ -268,6 +275,12 @@ def audit_shared(
                          for k in range(settings.models)])
     scores = crossfit_scores(features, membership, usable, settings.folds)
     timings["attack"] = time.perf_counter() - began
+    strong = None
+    if stronger:
+        began = time.perf_counter()
+        strong = stronger_attack(features, membership, usable, slice(extractor.nearest_index, extractor.rare_index),
+                                 settings.folds, settings.seed, row_in_table[chosen], rule=scores)
+        timings["stronger_attack"] = time.perf_counter() - began
     white = None
     if whitebox:
         began = time.perf_counter()
@@ -287,7 +300,7 @@ def audit_shared(
                              splits={"rows": n, "records": n_records, "population": len(population),
                                      "models": settings.models, "failed_models": len(failures),
                                      "training_rows_mean": round(float(membership.sum(axis=1).mean()), 1)},
-                             timings=timings, whitebox=white)
+                             timings=timings, whitebox=white, stronger=strong)
 
 
 @dataclass(frozen=True)
@@ -408,44 +421,6 @@ def _records(scores, features, membership, usable, extractor, pool, nearest_real
                 result.why = sentence(evidence)
         results.append(result)
     return results
-
-
-def null_shares(features: np.ndarray, membership: np.ndarray, usable: np.ndarray,
-                settings: SharedSettings) -> dict[str, float]:
-    """Shares of records that the attack puts above AUC 0.6 and 0.8 and above an interval of 0.5 when
-    membership carries no information: the training sets shuffled among the models, the attack rerun.
-
-    Parameters
-    ----------
-    features : numpy.ndarray
-        Shape (models, records, features), as the attack read them.
-    membership : numpy.ndarray
-        Shape (models, records); its rows are shuffled :data:`NULL_SHUFFLES` times (seeded).
-    usable : numpy.ndarray
-        Shape (models,), False for failed models.
-    settings : SharedSettings
-        The folds and the seed.
-
-    Returns
-    -------
-    dict
-        ``auc_above_0.6``, ``auc_above_0.8`` and ``interval_above_0.5``: shares over every record and shuffle.
-    """
-    rng = np.random.default_rng([settings.seed, 1])
-    aucs, lows = [], []
-    for _ in range(NULL_SHUFFLES):
-        shuffled = membership[rng.permutation(len(membership))]
-        scores = crossfit_scores(features, shuffled, usable, settings.folds)
-        for i in range(shuffled.shape[1]):
-            stats = record_statistics(scores[:, i], shuffled[:, i], usable, settings.seed, i)
-            if stats is not None:
-                aucs.append(stats["auc"])
-                lows.append(stats["auc_interval"][0])
-    if not aucs:
-        return {"auc_above_0.6": math.nan, "auc_above_0.8": math.nan, "interval_above_0.5": math.nan}
-    aucs_, lows_ = np.array(aucs), np.array(lows)
-    return {"auc_above_0.6": float(np.mean(aucs_ > 0.6)), "auc_above_0.8": float(np.mean(aucs_ > 0.8)),
-            "interval_above_0.5": float(np.mean(lows_ > 0.5))}
 
 
 def _summary(records: list[RecordResult], setup: FitSetup, schema: Schema, label: str,

@@ -19,9 +19,10 @@ times each trial model's loss on every audited record, and its attack.
 Besides the fits, an audit has work of its own, measured here too rather than taken from constants:
 
 - shared design: the plan (prepared table, encoded space, features' set-up), the cross-fitted attack and
-  every record's statistics, once on the real membership and :data:`~privcore.audit.shared.NULL_SHUFFLES`
+  every record's statistics, once on the real membership and :data:`~privcore.audit.crossfit.NULL_SHUFFLES`
   more times on shuffled ones (timed on random features of the audit's shape for a subset of the records,
-  then scaled, since both grow linearly with the records), and the DCR test (one more fit and its test);
+  then scaled, since both grow linearly with the records), the stronger attacks of :mod:`privcore.audit.stronger`
+  (timed and scaled the same way), and the DCR test (one more fit and its test);
 - targeted design: the split and the vulnerability scores (timed on a subset of at most
   :data:`ACHILLES_ROWS` rows and scaled by the square of the rows), one meta-classifier per target (timed once
   on random features of its shape), the chance level and the DCR test.
@@ -42,12 +43,13 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from privcore.audit.crossfit import crossfit_scores, record_statistics
+from privcore.audit.crossfit import NULL_SHUFFLES, crossfit_scores, record_statistics
+from privcore.audit.stronger import stronger_scores
 from privcore.audit.factory import GeneratorFactory, model_for_fit
 from privcore.audit.shadow import (NEIGHBOURS, AuditError, AuditSettings, FeatureExtractor, ProgressCallback,
                                    achilles_scores, chance_share_above, fit_model, meta_classifier, random_queries,
                                    split_sizes)
-from privcore.audit.shared import NULL_SHUFFLES, SharedSettings, nearest_other, plan_shared
+from privcore.audit.shared import SharedSettings, nearest_other, plan_shared
 from privcore.audit.tasks import fit_seed
 from privcore.audit.whitebox import loss_matrix, wants_whitebox, whitebox_result
 from privcore.base.errors import InputError
@@ -356,6 +358,7 @@ def estimate_shared(real: pd.DataFrame, schema: Schema | None, make: Callable[..
     if progress is not None:
         progress(0.9, "timing the attack on a few records…")
     attack = _attack_seconds(settings, plan.records, setup.extractor.n_features, setup.membership)
+    attack += _stronger_seconds(settings, plan.records, setup.extractor, setup.membership)
     if whitebox:
         attack += _whitebox_seconds(settings, plan.records, losses[0].shape[1], setup.membership)
     nearest = _timed(lambda: nearest_other(plan.space.transform(plan.data), plan.chosen[:ATTACK_RECORDS]))[1]
@@ -388,6 +391,22 @@ def _attack_seconds(settings: SharedSettings, records: int, n_features: int, mem
             record_statistics(scores[:, i], member[:, i], usable, settings.seed, i)
 
     return _timed(attack)[1] * (records / sample) * (1 + NULL_SHUFFLES)
+
+
+def _stronger_seconds(settings: SharedSettings, records: int, extractor: Any, membership: np.ndarray) -> float:
+    """Seconds of the stronger attacks (RMIA, the meta-classifier, their statistics), on the real membership and
+    each shuffle: one run timed on random features of the audit's shape for at most :data:`ATTACK_RECORDS`
+    records, then scaled (the classifier's pairs grow linearly with the records)."""
+    sample = min(records, ATTACK_RECORDS)
+    rng = np.random.default_rng(settings.seed)
+    features = rng.random((settings.models, sample, extractor.n_features))
+    distances = slice(extractor.nearest_index, extractor.rare_index)
+    member = membership[:, :sample]
+    usable = np.ones(settings.models, dtype=bool)
+    # The chance level reruns the same work on each shuffle: one run is timed, not three.
+    seconds = _timed(lambda: stronger_scores(features, member, usable, settings.folds, distances, settings.seed,
+                                             np.arange(sample)))[1]
+    return seconds * (records / sample) * (1 + NULL_SHUFFLES)
 
 
 def _whitebox_seconds(settings: SharedSettings, records: int, columns: int, membership: np.ndarray) -> float:

@@ -50,8 +50,8 @@ from privcore.base.jsonvalues import jsonable
 from privcore.base.roc import roc_statistics
 from privcore.generators.base import per_record_loss
 
-__all__ = ["THREAT_MODEL", "WHITEBOX_FPR_LEVELS", "ModelAttack", "WhiteBoxResult", "attack_losses", "has_loss",
-           "loss_matrix", "wants_whitebox", "whitebox_result"]
+__all__ = ["THREAT_MODEL", "WHITEBOX_FPR_LEVELS", "ModelAttack", "WhiteBoxResult", "attack_losses", "calibrated",
+           "has_loss", "loss_matrix", "wants_whitebox", "whitebox_result"]
 
 #: What the white-box attacker is assumed to have, as the page and the JSON state it.
 THREAT_MODEL = ("White box: the attacker has each trained model (not only its synthetic output) and can compute "
@@ -135,12 +135,26 @@ def loss_matrix(model: Any, table: pd.DataFrame, seed: int) -> np.ndarray | None
     return np.column_stack(columns)
 
 
-def _calibrated(losses: np.ndarray, membership: np.ndarray, train: np.ndarray, score: np.ndarray) -> np.ndarray:
+def calibrated(losses: np.ndarray, membership: np.ndarray, train: np.ndarray, score: np.ndarray) -> np.ndarray:
     """Features of the (model, record) pairs of the models in ``score``, calibrated on the models in ``train``.
 
-    Returns shape (len(score), records, 3 × columns): the losses, and their distances to the record's mean loss
-    over the training models without it and over those with it, each in units of the record's spread over
-    the training models. A model both trained on and scored leaves itself out of the means.
+    Also the black-box meta-classifier's calibration (:mod:`privcore.audit.meta`), on the shared features.
+
+    Parameters
+    ----------
+    losses : numpy.ndarray
+        Shape (models, records, columns): per-record values of every model (losses, or any features).
+    membership : numpy.ndarray
+        Shape (models, records); only the rows of ``train`` are read.
+    train, score : numpy.ndarray
+        Boolean masks over the models: those that calibrate, and those whose pairs are returned.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (score models, records, 3 × columns): the values, and their distances to the record's mean over
+        the training models without it and over those with it, each in units of the record's spread over the
+        training models. A model both trained on and scored leaves itself out of the means.
     """
     seen, inside = losses[train], membership[train][:, :, None].astype(float)
     outside = 1.0 - inside
@@ -201,9 +215,9 @@ def attack_losses(losses: np.ndarray, membership: np.ndarray, usable: np.ndarray
         labels = membership[train].ravel()
         if not test.any() or labels.all() or not labels.any():
             continue
-        x_train = _calibrated(losses, membership, train, train)
+        x_train = calibrated(losses, membership, train, train)
         model = _classifier(seed).fit(x_train.reshape(labels.size, -1), labels)
-        x_test = _calibrated(losses, membership, train, test)
+        x_test = calibrated(losses, membership, train, test)
         scores[test] = model.decision_function(x_test.reshape(-1, x_test.shape[2])).reshape(int(test.sum()),
                                                                                               n_records)
     return scores

@@ -6,7 +6,8 @@
         [--generator-param KEY=VALUE ...] [--targets 5] [--random-targets 5] [--shadow-models 50]
         [--eval-models 20] [--training-rows M] [--seed 0] [--json OUT.json] [--html OUT.html]
     python -m privcore audit --real R.csv --generator NAME --design shared [--models 64] [--records 1000]
-        [--workers N | --dask ADDRESS] [--seed 0] [--json OUT.json] [--html OUT.html]
+        [--workers N | --dask ADDRESS] [--whitebox auto|on|off] [--stronger on|off] [--seed 0] [--json OUT.json]
+        [--html OUT.html]
     python -m privcore audit --list-generators
 
 ``--generator MODULE:ATTR`` audits your own generator: ATTR is a class or factory (called once per fit, with
@@ -17,6 +18,8 @@ the ``--generator-param`` settings as keyword arguments) or an object with ``fit
 (:mod:`privcore.audit.shadow`); ``--design shared`` attacks every record of a pool with one set of models,
 each trained on a random half of it (:mod:`privcore.audit.shared`); its fits run in this process, on ``--workers``
 processes, or as tasks on a Dask cluster (``--dask tcp://host:8786`` or ``local:N``, as for ``evaluate``).
+Beside its attack it runs RMIA and a gradient-boosted meta-classifier (:mod:`privcore.audit.stronger`;
+``--stronger off`` skips them), reported in the JSON's ``stronger`` and in the HTML's table of attacks.
 
 Exit codes as for ``evaluate``: 0 success, 2 bad input or settings (a reference that cannot be imported or is
 no generator included), 1 internal error.
@@ -73,6 +76,9 @@ def add_audit_parser(sub) -> None:
                     help="shared design: also attack each trained model's per-record loss (a white-box attacker "
                     "who holds the model); auto (default): when the generator has a loss (tabddpm, or "
                     "per_record_loss on your own)")
+    au.add_argument("--stronger", choices=("on", "off"), default="on",
+                    help="shared design: also run RMIA and the gradient-boosted meta-classifier beside the attack "
+                    "of the verdict (default on; off saves their time)")
     au.add_argument("--seed", type=int, default=0)
     au.add_argument("--json", metavar="OUT.json", help="write the JSON report here (default: stdout)")
     au.add_argument("--html", metavar="OUT.html", help="also write a self-contained HTML report")
@@ -149,7 +155,8 @@ def run_audit(args: argparse.Namespace) -> int:
         shared = SharedSettings(models=args.models, records=args.records, seed=args.seed).check()
         report = audit_shared(real, None, schema, settings=shared, generator_name=label, generator_label=title,
                               make=make, progress=progress, workers=args.workers, cluster=args.dask,
-                              whitebox={"auto": None, "on": True, "off": False}[args.whitebox])
+                              whitebox={"auto": None, "on": True, "off": False}[args.whitebox],
+                              stronger=args.stronger == "on")
         page = shared_audit_html
     else:
         settings = AuditSettings(targets=args.targets, random_targets=args.random_targets,
@@ -255,13 +262,33 @@ once with {splits['models']} generators, each trained on a random half of them (
 <li>Records with a 95 % interval above 0.5: {_pct(summary.get('share_interval_above_0.5'))} (by chance alone about
 {_pct(summary.get('chance_share_interval_above_0.5'))})</li>
 <li>Largest ε lower bound: {_num(summary.get('max_epsilon_lower_bound'))}</li></ul>
-{_whitebox_html(document.get("whitebox"))}<h2>Exposed records ({len(exposed)})</h2>
+{_stronger_html(summary, document.get("stronger"))}{_whitebox_html(document.get("whitebox"))}<h2>Exposed records ({len(exposed)})</h2>
 <table><tr><th>real row</th><th>AUC</th><th>95% interval</th><th>TPR at FPR 10%</th><th>ε lower bound</th>
 <th>nearest real</th><th>nearest synthetic</th><th>why</th></tr>
 {rows}</table>
 <p>AUC 0.5 means the attacker cannot tell whether the person was in the training data; 1 means always.
 An audit bounds what this attack finds with this budget, not what every attack could.</p>
 </body></html>
+"""
+
+
+def _stronger_html(summary: dict[str, Any], stronger: dict[str, Any] | None) -> str:
+    """The stronger black-box attacks beside today's, one line each with its chance share (empty when not run)."""
+    if not stronger:
+        return ""
+    esc = html.escape
+    lines = [("Today's attack (each record's best feature; the verdict's)", summary)]
+    lines += [(stronger["attacks"][name], stronger["summary"][name]) for name in ("rmia", "meta")]
+    rows = "".join("<tr>" + f"<td class=why>{esc(label)}</td>" + "".join(f"<td>{v}</td>" for v in (
+        _pct(s.get("share_interval_above_0.5")), _pct(s.get("chance_share_interval_above_0.5")),
+        _pct(s.get("share_auc_above_0.6")), _pct(s.get("chance_share_above_0.6")), _num(s.get("mean_auc"))))
+        + "</tr>" for label, s in lines)
+    return f"""<h2>Stronger black-box attacks, beside today's</h2>
+<p>The same synthetic outputs, the same models, each attack cross-fitted over them; the verdict above stays today's
+attack's, so that no share is compared with chance twice.</p>
+<table><tr><th>attack</th><th>interval above 0.5</th><th>by chance</th><th>AUC above 0.6</th><th>by chance</th>
+<th>mean AUC</th></tr>
+{rows}</table>
 """
 
 

@@ -89,13 +89,16 @@ def test_a_tiny_shared_audit_shows_summary_table_figure_and_download(ran):
     assert "of the records give the attack an AUC above 0.6; chance alone gives about" in body
     assert "have a 95% interval wholly above 0.5; chance alone gives about" in body and "clearly exposed" in body
     assert "The DCR test says" in body and "The attack says" in body and "**Fails.**" in body  # a copy fails DCR
+    # The stronger attacks beside today's, each share next to its own chance level.
+    assert "A stronger attack says" in body and "Under the meta-classifier, **" in body and "RMIA alone: **" in body
     assert "Why the most exposed people are exposed" in [h.value for h in ran.subheader]
     assert body.count("**Real row ") == 5  # the top five's evidence
     charts = ran.get("plotly_chart")
     assert len(charts) == 1 and charts[0].proto.alt.startswith("Scatter plot")
     table = ran.dataframe[0].value
-    assert len(table) == 40 and list(table.columns) == ["real row", "AUC", "AUC 95% interval", "ε lower bound",
-                                                        "nearest real distance", "nearest synthetic distance", "why"]
+    assert len(table) == 40 and list(table.columns) == ["real row", "AUC", "AUC 95% interval", "meta-classifier AUC",
+                                                        "ε lower bound", "nearest real distance",
+                                                        "nearest synthetic distance", "why"]
     lows = [float(text.split(" – ")[0]) for text in table["AUC 95% interval"] if text != "—"]
     assert lows == sorted(lows, reverse=True) and table["AUC"].max() >= 0.9
     downloads = ran.get("download_button")
