@@ -34,18 +34,19 @@ MAX_CACHED_ESTIMATES = 32
 
 
 def estimate_key(design: str, content_hash: str, schema: Schema, name: str, settings: Mapping[str, Any],
-                 budget: Any, whitebox: bool = False) -> str:
+                 budget: Any, whitebox: bool = False, stronger: bool = False) -> str:
     """Cache key of one estimate: the design, the table's content hash, the schema, the generator, its settings,
-    the budget (a dataclass of the design's settings) and whether the white-box attack runs."""
+    the budget (a dataclass of the design's settings) and whether the white-box and the stronger attacks run."""
     parts = json.dumps(["estimate", design, content_hash, schema.to_dict(), name, dict(settings), asdict(budget)]
-                       + (["whitebox"] if whitebox else []), sort_keys=True, default=str)
+                       + (["whitebox"] if whitebox else []) + (["stronger"] if stronger else []),
+                       sort_keys=True, default=str)
     return hashlib.sha256(parts.encode()).hexdigest()[:16]
 
 
 def measured(state: MutableMapping, key: str, real: pd.DataFrame, schema: Schema, name: str,
              settings: Mapping[str, Any], budget: Any, design: str,
              progress: Callable[[float, str], None] | None = None,
-             whitebox: bool = False) -> tuple[AuditEstimate | None, str | None]:
+             whitebox: bool = False, stronger: bool = False) -> tuple[AuditEstimate | None, str | None]:
     """The estimate under ``key``, measured in the worker pool the first time; or None and the message for the user.
 
     Parameters
@@ -60,6 +61,8 @@ def measured(state: MutableMapping, key: str, real: pd.DataFrame, schema: Schema
         ``progress(fraction, message)`` while measuring.
     whitebox : bool
         The shared audit runs the white-box attack (its losses timed too).
+    stronger : bool
+        The shared audit runs the stronger black-box attacks (timed too).
 
     Returns
     -------
@@ -71,7 +74,7 @@ def measured(state: MutableMapping, key: str, real: pd.DataFrame, schema: Schema
     if key not in estimates:
         try:
             estimates[key] = compute.run_job(jobs.time_audit, real, schema, name, dict(settings), budget, design,
-                                             progress=progress, whitebox=whitebox)
+                                             progress=progress, whitebox=whitebox, stronger=stronger)
         except InputError as error:
             estimates[key] = str(error)
         except MemoryError:

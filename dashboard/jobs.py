@@ -96,7 +96,8 @@ def audit_generator(real: pd.DataFrame, schema: Schema, name: str, settings: Map
 
 
 def audit_generator_shared(real: pd.DataFrame, schema: Schema, name: str, settings: Mapping[str, Any],
-                           shared_settings, *, progress: Callable[[float, str], None], whitebox: bool = False):
+                           shared_settings, *, progress: Callable[[float, str], None], whitebox: bool = False,
+                           stronger: bool = False):
     """:func:`privcore.audit.shared.audit_shared` of the generator ``name``: every pool record at once.
 
     Parameters
@@ -115,6 +116,8 @@ def audit_generator_shared(real: pd.DataFrame, schema: Schema, name: str, settin
         ``progress(fraction, message)``; the worker pool stops the job at a report once it is cancelled.
     whitebox : bool
         Also run the white-box attack on the models' per-record losses (a generator with a loss only).
+    stronger : bool
+        Also run the stronger black-box attacks, RMIA and the meta-classifier (:mod:`privcore.audit.stronger`).
 
     Returns
     -------
@@ -127,11 +130,12 @@ def audit_generator_shared(real: pd.DataFrame, schema: Schema, name: str, settin
     return audit_shared(real, None, schema, settings=shared_settings, generator_name=name,
                         generator_label=generator_title(name, settings),
                         make=GeneratorFactory(name, dict(settings), schema.key_columns, schema.sensitive),
-                        progress=progress, workers=1, whitebox=whitebox)
+                        progress=progress, workers=1, whitebox=whitebox, stronger=stronger)
 
 
 def time_audit(real: pd.DataFrame, schema: Schema, name: str, settings: Mapping[str, Any], budget_settings,
-               design: str, *, progress: Callable[[float, str], None], whitebox: bool = False):
+               design: str, *, progress: Callable[[float, str], None], whitebox: bool = False,
+               stronger: bool = False):
     """The run-time estimate of the audit the page would run, from trial fits of the generator ``name`` on ``real``.
 
     Parameters
@@ -152,6 +156,8 @@ def time_audit(real: pd.DataFrame, schema: Schema, name: str, settings: Mapping[
         ``progress(fraction, message)`` while the trial fits run.
     whitebox : bool
         The shared audit runs the white-box attack: each trial model's loss is timed too.
+    stronger : bool
+        The shared audit runs the stronger black-box attacks: they are timed too.
 
     Returns
     -------
@@ -165,5 +171,5 @@ def time_audit(real: pd.DataFrame, schema: Schema, name: str, settings: Mapping[
     title = generator_title(name, settings)
     if design == "shared":
         return estimate_shared(real, schema, make, budget_settings, generator_name=title, progress=progress,
-                               whitebox=whitebox)
+                               whitebox=whitebox, stronger=stronger)
     return estimate_targeted(real, schema, make, budget_settings, generator_name=title, progress=progress)

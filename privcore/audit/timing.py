@@ -300,7 +300,8 @@ def _name(make: Any, name: str | None) -> str:
 
 def estimate_shared(real: pd.DataFrame, schema: Schema | None, make: Callable[..., Any],
                     settings: SharedSettings | None = None, *, workers: int = 1, generator_name: str | None = None,
-                    progress: ProgressCallback | None = None, whitebox: bool | None = None) -> AuditEstimate:
+                    progress: ProgressCallback | None = None, whitebox: bool | None = None,
+                    stronger: bool = True) -> AuditEstimate:
     """The run time of :func:`privcore.audit.shared.audit_shared` with these arguments, from trial fits.
 
     Parameters
@@ -321,6 +322,8 @@ def estimate_shared(real: pd.DataFrame, schema: Schema | None, make: Callable[..
         ``progress(fraction, message)``.
     whitebox : bool, optional
         As for the audit: with the white-box attack (None: when the generator offers a loss).
+    stronger : bool
+        As for the audit: with the stronger black-box attacks (RMIA and the meta-classifier).
 
     Returns
     -------
@@ -358,7 +361,8 @@ def estimate_shared(real: pd.DataFrame, schema: Schema | None, make: Callable[..
     if progress is not None:
         progress(0.9, "timing the attack on a few records…")
     attack = _attack_seconds(settings, plan.records, setup.extractor.n_features, setup.membership)
-    attack += _stronger_seconds(settings, plan.records, setup.extractor, setup.membership)
+    if stronger:
+        attack += _stronger_seconds(settings, plan.records, setup.extractor, setup.membership)
     if whitebox:
         attack += _whitebox_seconds(settings, plan.records, losses[0].shape[1], setup.membership)
     nearest = _timed(lambda: nearest_other(plan.space.transform(plan.data), plan.chosen[:ATTACK_RECORDS]))[1]

@@ -29,6 +29,10 @@ def ran():
     at.selectbox(key="audit::generator").set_value("exact_copy")
     shared_budget(at, **TINY).run()
     assert_no_exception(at)
+    stronger = at.checkbox(key="audit::stronger::exact_copy")
+    assert not stronger.value and stronger.label == SV.STRONGER_LABEL  # opt-in: it costs a minute at full size
+    stronger.check().run()
+    assert_no_exception(at)
     at.button(key="run_audit").click().run(timeout=RUN_TIMEOUT)
     assert_no_exception(at)
     return at
@@ -67,6 +71,7 @@ def test_the_page_opens_on_privbayes_and_its_default_audit_names_it_in_words():
     assert "Bayesian network (PrivBayes)" in verdict and "privbayes" not in verdict, verdict
     report = next(iter(at.session_state["audit_results"].values()))
     assert report.generator == "privbayes" and report.settings.models == 64  # the id stays in the JSON
+    assert report.stronger is None and "A stronger attack says" not in texts(at.markdown)  # not asked for
 
 
 def test_budget_minimums_match_the_audits_own_check():
