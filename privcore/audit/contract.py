@@ -92,6 +92,21 @@ _SUMMARY_COMMON = {
 
 _SPREAD = {"type": "object", "description": "median, smallest and largest over the target models",
            "properties": {k: _NUMBER_OR_NULL for k in ("median", "min", "max")}, "required": ["median", "min", "max"]}
+_MODEL_ATTACK = {"type": "object", "properties": {
+    "model": {"type": "integer", "minimum": 0}, "members": {"type": "integer", "minimum": 0},
+    "non_members": {"type": "integer", "minimum": 0}, "auc": _AUC, "auc_interval": _INTERVAL,
+    "tpr_at": {**_FPR_LEVELS, "description": "TPR at FPR 0, 0.001 and 0.01 (null: too few non-members to measure "
+                                             "it)"}},
+    "required": ["model", "members", "non_members", "auc", "auc_interval", "tpr_at"], "additionalProperties": False}
+_MODELS_SUMMARY = {"type": "object", "properties": {
+    "models_scored": {"type": "integer", "minimum": 0}, "auc": _SPREAD, "tpr_at_fpr_0": _SPREAD,
+    "share_models_interval_above_0.5": _SHARE,
+    "chance": {"type": "object", "description": "the same attack with the training sets shuffled among the models"}},
+    "required": ["models_scored", "auc", "tpr_at_fpr_0", "chance"]}
+#: An attack read per target model (privcore.audit.per_model.per_model_entry).
+_PER_MODEL = {"type": "object", "description": "per target model, its pool members against its non-members",
+              "properties": {"models": {"type": "array", "items": _MODEL_ATTACK}, "summary": _MODELS_SUMMARY},
+              "required": ["models", "summary"], "additionalProperties": False}
 #: The white-box attack of the shared design (privcore.audit.whitebox.WhiteBoxResult.to_dict).
 _WHITEBOX = {"anyOf": [{"type": "null"}, {
     "type": "object", "description": "the attack on each trained model's per-record loss (null: not run)",
@@ -99,24 +114,13 @@ _WHITEBOX = {"anyOf": [{"type": "null"}, {
         "threat_model": {"type": "string", "description": "what the white-box attacker has, in words"},
         "loss_columns": {"type": "integer", "minimum": 1, "description": "losses per record (one per timestep)"},
         "models": {"type": "array", "description": "per target model, its pool members against its non-members",
-                   "items": {"type": "object", "properties": {
-                       "model": {"type": "integer", "minimum": 0}, "members": {"type": "integer", "minimum": 0},
-                       "non_members": {"type": "integer", "minimum": 0}, "auc": _AUC, "auc_interval": _INTERVAL,
-                       "tpr_at": {**_FPR_LEVELS, "description": "TPR at FPR 0, 0.001 and 0.01 (null: too few "
-                                                                "non-members to measure it)"}},
-                       "required": ["model", "members", "non_members", "auc", "auc_interval", "tpr_at"],
-                       "additionalProperties": False}},
+                   "items": _MODEL_ATTACK},
         "records": {"type": "array", "description": "per record, the white-box score's AUC over the models",
                     "items": {"type": "object", "properties": {
                         "row": {"type": "integer", "minimum": 0}, "auc": _AUC, "auc_interval": _INTERVAL,
                         "mean_score_in": _NUMBER_OR_NULL, "mean_score_out": _NUMBER_OR_NULL},
                         "required": ["row", "auc", "auc_interval"], "additionalProperties": False}},
-        "summary": {"type": "object", "properties": {
-            "models_scored": {"type": "integer", "minimum": 0}, "auc": _SPREAD, "tpr_at_fpr_0": _SPREAD,
-            "share_models_interval_above_0.5": _SHARE,
-            "chance": {"type": "object", "description": "the same attack with the training sets shuffled among "
-                                                        "the models"}},
-            "required": ["models_scored", "auc", "tpr_at_fpr_0", "chance"]}},
+        "summary": _MODELS_SUMMARY},
     "required": ["threat_model", "loss_columns", "models", "records", "summary"], "additionalProperties": False}]}
 
 
@@ -146,7 +150,9 @@ _STRONGER = {"anyOf": [{"type": "null"}, {
                         "required": ["row", "rmia_auc", "rmia_auc_interval", "meta_auc", "meta_auc_interval"],
                         "additionalProperties": False}},
         "summary": {"type": "object", "properties": {"rmia": _ATTACK_SHARES, "meta": _ATTACK_SHARES},
-                    "required": ["rmia", "meta"], "additionalProperties": False}},
+                    "required": ["rmia", "meta"], "additionalProperties": False},
+        "per_model": {"type": "object", "description": "each stronger attack read per target model",
+                      "properties": {"rmia": _PER_MODEL, "meta": _PER_MODEL}, "additionalProperties": False}},
     "required": ["attacks", "records", "summary"], "additionalProperties": False}]}
 
 
@@ -209,7 +215,9 @@ def audit_report_schema() -> dict[str, Any]:
         "max_epsilon_lower_bound_per_record": {"type": ["number", "null"], "minimum": 0,
                                                "description": "the largest record's own 95 % bound (not "
                                                               "corrected for the number of records)"},
-    }, ["records_scored", "share_auc_above_0.6", "verdict"], {"whitebox": _WHITEBOX, "stronger": _STRONGER})
+    }, ["records_scored", "share_auc_above_0.6", "verdict"], {"whitebox": _WHITEBOX, "stronger": _STRONGER,
+        "per_model": {"anyOf": [{"type": "null"}, {**_PER_MODEL, "description": "the attack of the summary read per "
+                                                                                "target model"}]}})
     targeted = _common("targeted", "targets", _entry(TARGET_FIELDS, TargetResult, ("eval_scores", "eval_labels")),
                        AuditSettings, {
                            "mean_auc": {"type": "object", "additionalProperties": _AUC,

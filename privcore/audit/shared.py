@@ -19,7 +19,8 @@ Steps (:func:`audit_shared`):
    holding each of its rare values (categories, and numbers as stored), and its value-reuse score (:mod:`privcore.audit.features`).
 4. A per-record attack cross-fitted over the models (:mod:`privcore.audit.crossfit`): no model is scored by a rule that
    saw it. Per record: AUC with a bootstrap interval, TPR at low FPR, ε lower bound, and a sentence of evidence when it
-   is exposed (:mod:`privcore.audit.why`).
+   is exposed (:mod:`privcore.audit.why`). The same scores read per target model (``per_model``,
+   :mod:`privcore.audit.per_model`): each model's members against its non-members, its AUC and TPR at FPR 0.
 5. Beside it, two stronger black-box attacks on the same features (:mod:`privcore.audit.stronger`): RMIA and a
    gradient-boosted meta-classifier, each with its own measured chance level (``stronger``); the summary and the
    verdict stay today's attack's (why: :mod:`privcore.audit.stronger`).
@@ -51,6 +52,7 @@ import pandas as pd
 
 from privcore.audit.crossfit import crossfit_scores, null_shares, record_statistics
 from privcore.audit.one_output import output_checks
+from privcore.audit.per_model import cyclic_shuffle, per_model_entry
 from privcore.audit.features import SharedFeatures
 from privcore.metrics.membership_value_reuse import value_text
 from privcore.audit.shadow import AuditError, ProgressCallback, random_queries
@@ -151,6 +153,8 @@ class SharedAuditReport:
     whitebox: WhiteBoxResult | None = None
     #: RMIA and the meta-classifier beside today's attack (:mod:`privcore.audit.stronger`); None when not run.
     stronger: StrongerResult | None = None
+    #: Today's attack read per target model (:mod:`privcore.audit.per_model`): ``models`` and ``summary``.
+    per_model: dict[str, Any] | None = None
 
     @property
     def title(self) -> str:
@@ -173,6 +177,7 @@ class SharedAuditReport:
             # getattr: a report pickled before the white-box attack existed has no such attribute.
             "whitebox": None if getattr(self, "whitebox", None) is None else self.whitebox.to_dict(),
             "stronger": None if getattr(self, "stronger", None) is None else self.stronger.to_dict(),
+            "per_model": getattr(self, "per_model", None),
         }
 
 
@@ -275,6 +280,11 @@ def audit_shared(
                          for k in range(settings.models)])
     scores = crossfit_scores(features, membership, usable, settings.folds)
     timings["attack"] = time.perf_counter() - began
+    began = time.perf_counter()
+    shuffled = cyclic_shuffle(membership, settings.seed)
+    per_model = per_model_entry(scores, crossfit_scores(features, shuffled, usable, settings.folds), membership,
+                                shuffled, usable, settings.seed)
+    timings["per_model"] = time.perf_counter() - began
     strong = None
     if stronger:
         began = time.perf_counter()
@@ -300,7 +310,7 @@ def audit_shared(
                              splits={"rows": n, "records": n_records, "population": len(population),
                                      "models": settings.models, "failed_models": len(failures),
                                      "training_rows_mean": round(float(membership.sum(axis=1).mean()), 1)},
-                             timings=timings, whitebox=white, stronger=strong)
+                             timings=timings, whitebox=white, stronger=strong, per_model=per_model)
 
 
 @dataclass(frozen=True)

@@ -29,13 +29,14 @@ CTGAN audits (100 records, 8 or 16 models) a lower raw share than today's rule, 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from privcore.audit.crossfit import NULL_SHUFFLES, crossfit_scores, record_statistics
 from privcore.audit.meta import meta_scores
+from privcore.audit.per_model import per_model_entry
 from privcore.audit.rmia import rmia_scores
 from privcore.base.jsonvalues import jsonable
 
@@ -54,11 +55,13 @@ class StrongerResult:
 
     records: list[dict[str, Any]]
     summary: dict[str, dict[str, Any]]
+    #: Per attack, its result per target model (:func:`privcore.audit.per_model.per_model_entry`).
+    models: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """The ``stronger`` entry of the shared audit's JSON."""
         return {"attacks": dict(STRONGER_ATTACKS), "records": jsonable(self.records),
-                "summary": jsonable(self.summary)}
+                "summary": jsonable(self.summary), "per_model": jsonable(getattr(self, "models", {}))}
 
 
 def _all_scores(features: np.ndarray, membership: np.ndarray, usable: np.ndarray, folds: int, distances: slice,
@@ -158,13 +161,19 @@ def stronger_attack(features: np.ndarray, membership: np.ndarray, usable: np.nda
     # What chance gives: the same shuffles of the training sets among the models as today's attack's chance level.
     rng = np.random.default_rng([seed, 1])
     null: dict[str, list[dict | None]] = {name: [] for name in STRONGER_ATTACKS}
-    for _ in range(NULL_SHUFFLES):
-        shuffled = membership[rng.permutation(len(membership))]
-        for name, stats_ in stronger_scores(features, shuffled, usable, folds, distances, seed,
-                                            np.arange(len(rows))).items():
-            null[name] += stats_
+    per_model: dict[str, dict[str, Any]] = {}
+    for shuffle in range(NULL_SHUFFLES):
+        order = rng.permutation(len(membership))
+        shuffled = membership[order]
+        null_scores = _all_scores(features, shuffled, usable, folds, distances, seed)
+        for name, s in null_scores.items():
+            null[name] += _statistics(s, shuffled, usable, seed, np.arange(len(rows)))
+        if shuffle == 0:  # per target model; a model the shuffle left its own training set is no chance level
+            moved = usable & (order != np.arange(len(order)))
+            per_model = {name: per_model_entry(scores[name], null_scores[name], membership, shuffled, usable, seed,
+                                               null_usable=moved) for name in STRONGER_ATTACKS}
     for name in STRONGER_ATTACKS:
         chance = attack_shares(null[name])
         summary[name]["chance_share_above_0.6"] = chance["share_auc_above_0.6"]
         summary[name]["chance_share_interval_above_0.5"] = chance["share_interval_above_0.5"]
-    return StrongerResult(records=records, summary=summary)
+    return StrongerResult(records=records, summary=summary, models=per_model)

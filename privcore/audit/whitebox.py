@@ -33,7 +33,6 @@ keeps its own) and the attack rerun once (``chance`` in the summary).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -45,9 +44,9 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from privcore.audit.crossfit import record_statistics
+from privcore.audit.per_model import FPR_LEVELS, ModelAttack, cyclic_shuffle, model_attacks, models_summary
 from privcore.audit.shadow import AuditError
 from privcore.base.jsonvalues import jsonable
-from privcore.base.roc import roc_statistics
 from privcore.generators.base import per_record_loss
 
 __all__ = ["THREAT_MODEL", "WHITEBOX_FPR_LEVELS", "ModelAttack", "WhiteBoxResult", "attack_losses", "calibrated",
@@ -59,9 +58,7 @@ THREAT_MODEL = ("White box: the attacker has each trained model (not only its sy
                 "noise; they also train shadow models like it on data from the same population, and know the "
                 "full record of each person under suspicion.")
 #: False-positive rates at which each target model's TPR is reported (JSON keys).
-WHITEBOX_FPR_LEVELS = {"0": 0.0, "0.001": 0.001, "0.01": 0.01}
-#: Bootstrap resamples of the records behind each model's AUC interval.
-MODEL_BOOTSTRAP = 200
+WHITEBOX_FPR_LEVELS = FPR_LEVELS
 #: Floor of a record's loss spread (a loss constant over the models, as an exact copy's 0, stays finite).
 SPREAD_FLOOR = 1e-6
 
@@ -224,18 +221,6 @@ def attack_losses(losses: np.ndarray, membership: np.ndarray, usable: np.ndarray
 
 
 @dataclass
-class ModelAttack:
-    """The white-box attack on one target model: its known members and non-members of the pool ranked."""
-
-    model: int
-    members: int
-    non_members: int
-    auc: float | None
-    auc_interval: tuple[float, float] | None
-    tpr_at: dict[str, float | None]
-
-
-@dataclass
 class WhiteBoxResult:
     """Per target model and per record, the white-box attack's results, and its summary over the models."""
 
@@ -249,38 +234,6 @@ class WhiteBoxResult:
         return {"threat_model": THREAT_MODEL, "loss_columns": self.loss_columns,
                 "models": [jsonable(asdict(m)) for m in self.models], "records": jsonable(self.records),
                 "summary": jsonable(self.summary)}
-
-
-def _model_attack(k: int, scores: np.ndarray, member: np.ndarray, rng: np.random.Generator) -> ModelAttack:
-    inside, outside = scores[member], scores[~member]
-    if len(inside) == 0 or len(outside) == 0:
-        return ModelAttack(k, len(inside), len(outside), None, None, {key: None for key in WHITEBOX_FPR_LEVELS})
-    levels = tuple(WHITEBOX_FPR_LEVELS.values())
-    both = np.r_[inside, outside]
-    labels = np.r_[np.ones(len(inside), np.int8), np.zeros(len(outside), np.int8)]
-    _, ranks = np.unique(both, return_inverse=True)
-    stats = roc_statistics(ranks, labels, int(ranks.max()) + 1, levels)
-    # Records resampled with members and non-members apart, as the black-box attack resamples models.
-    picks = np.c_[rng.integers(0, len(inside), (MODEL_BOOTSTRAP, len(inside))),
-                  len(inside) + rng.integers(0, len(outside), (MODEL_BOOTSTRAP, len(outside)))]
-    boot = roc_statistics(ranks[picks], labels, int(ranks.max()) + 1).auc
-    low, high = (float(x) for x in np.quantile(boot, [0.025, 0.975]))
-    # A level below 1/non-members cannot be told from FPR 0 on this many people: not reported.
-    tpr = {key: float(stats.tpr_at[level][0]) if level == 0 or len(outside) * level >= 1 else None
-           for key, level in WHITEBOX_FPR_LEVELS.items()}
-    return ModelAttack(k, len(inside), len(outside), float(stats.auc[0]), (low, high), tpr)
-
-
-def _per_model(scores: np.ndarray, membership: np.ndarray, usable: np.ndarray, seed: int) -> list[ModelAttack]:
-    rng = np.random.default_rng([seed, 38])
-    return [_model_attack(k, scores[k], membership[k], rng) for k in range(len(scores))
-            if usable[k] and np.all(np.isfinite(scores[k]))]
-
-
-def _spread(values: list[float]) -> dict[str, float | None]:
-    if not values:
-        return {"median": None, "min": None, "max": None}
-    return {"median": float(np.median(values)), "min": float(min(values)), "max": float(max(values))}
 
 
 def whitebox_result(losses: Sequence[np.ndarray | None], membership: np.ndarray, usable: np.ndarray, folds: int,
@@ -308,7 +261,7 @@ def whitebox_result(losses: Sequence[np.ndarray | None], membership: np.ndarray,
     shape = next(loss.shape for loss in losses if loss is not None)
     losses = np.stack([np.zeros(shape) if loss is None else loss for loss in losses])
     scores = attack_losses(losses, membership, usable, folds, seed)
-    models = _per_model(scores, membership, usable, seed)
+    models = model_attacks(scores, membership, usable, seed)
     records = []
     for i, row in enumerate(rows):
         column, scored = scores[:, i], usable & np.isfinite(scores[:, i])
@@ -318,26 +271,8 @@ def whitebox_result(losses: Sequence[np.ndarray | None], membership: np.ndarray,
                         "auc_interval": None if stats is None else stats["auc_interval"],
                         "mean_score_in": float(inside.mean()) if len(inside) else None,
                         "mean_score_out": float(outside.mean()) if len(outside) else None})
-    # Each model given another model's training set (a cyclic shift over a random order: no model keeps its own,
-    # which would leak its true membership into the chance level).
-    order = np.random.default_rng([seed, 2]).permutation(len(membership))
-    shuffled = np.empty_like(membership)
-    shuffled[order] = membership[np.roll(order, 1)]
-    null = _per_model(attack_losses(losses, shuffled, usable, folds, seed), shuffled, usable, seed)
-    summary = _summary(models, null)
+    # Each model given another model's training set (no model keeps its own).
+    shuffled = cyclic_shuffle(membership, seed)
+    null = model_attacks(attack_losses(losses, shuffled, usable, folds, seed), shuffled, usable, seed)
+    summary = models_summary(models, null)
     return WhiteBoxResult(loss_columns=int(losses.shape[2]), models=models, records=records, summary=summary)
-
-
-def _summary(models: list[ModelAttack], null: list[ModelAttack]) -> dict[str, Any]:
-    def collect(attacks: list[ModelAttack], key: str | None) -> list[float]:
-        values = [m.auc if key is None else m.tpr_at.get(key) for m in attacks]
-        return [v for v in values if v is not None and math.isfinite(v)]
-
-    summary: dict[str, Any] = {"models_scored": len(models), "auc": _spread(collect(models, None))}
-    for key in WHITEBOX_FPR_LEVELS:
-        summary[f"tpr_at_fpr_{key}"] = _spread(collect(models, key))
-    lows = [m.auc_interval[0] for m in models if m.auc_interval is not None]
-    summary["share_models_interval_above_0.5"] = float(np.mean(np.array(lows) > 0.5)) if lows else None
-    # The same attack with the training sets shuffled among the models: what chance alone gives.
-    summary["chance"] = {"auc": _spread(collect(null, None)), "tpr_at_fpr_0": _spread(collect(null, "0"))}
-    return summary
