@@ -1,6 +1,6 @@
 """The Audit page's results for the shared design (Streamlit): the summary in words, the DCR test beside the
 attack and the stronger attacks (RMIA, the meta-classifier), the figure, the evidence for the most exposed people,
-the white-box attack when it ran (:mod:`dashboard.whitebox_panel`), the per-record table and the JSON download.
+each attack per trained model (TPR at FPR 0), the white-box attack when it ran (:mod:`dashboard.whitebox_panel`), the per-record table and the JSON download.
 
 The logic (sentences, table, order) is :mod:`dashboard.shared_audit_view`; the figure is
 :func:`privcore.report.audit_figures.shared_audit_figure`.
@@ -16,6 +16,7 @@ from dashboard.audit_view import verdict_level
 from dashboard.whitebox_panel import show_whitebox_results
 from privcore.audit.shared import SharedAuditReport
 from privcore.report.audit_figures import shared_audit_figure
+from privcore.report.per_model_figures import attacks_per_model, per_model_figure
 
 _ICONS = {"error": ":material/gpp_bad:", "warning": ":material/warning:", "success": ":material/verified_user:"}
 
@@ -56,6 +57,9 @@ def show_shared_results(report: SharedAuditReport, key: str) -> None:
     if why:
         st.subheader("Why the most exposed people are exposed")
         st.markdown("\n".join(f"- {line}" for line in why))
+    if attacks_per_model(report):  # a report kept from before the per-model reading has none
+        st.subheader("Per trained model")
+        C.show_figure(per_model_figure(report), key=f"per-model-figure::{key}")
     show_whitebox_results(report, key)
     st.subheader("Records")
     st.dataframe(SV.records_frame(report), hide_index=True, width="stretch")

@@ -82,3 +82,18 @@ def test_an_exact_copy_is_told_apart_on_every_model_and_a_fresh_sample_is_not(ad
     assert set(stronger) == {"rmia", "meta"} and all(len(e["models"]) == 8 for e in stronger.values())
     assert all("chance" in e["summary"] for e in stronger.values())
     json.dumps(reports["exact_copy"].to_dict(), allow_nan=False)
+
+
+def test_the_per_model_figure_draws_every_attack_that_ran(adult):
+    from privcore.report.per_model_figures import attacks_per_model, per_model_figure
+
+    real, schema = adult
+    report = audit_shared(real, None, schema, settings=SharedSettings(models=8, records=60, seed=1),
+                          make=GeneratorFactory("exact_copy"), stronger=False)
+    assert set(attacks_per_model(report)) == {"today"}
+    figure = per_model_figure(report)
+    assert len(figure.fig.data) == 1 and len(figure.fig.data[0].x) == 8
+    assert figure.caption.count(".") == 1 and "with certainty" in figure.caption
+    # A report kept from before the per-model reading: no attack, an empty figure that says why.
+    report.per_model = None
+    assert attacks_per_model(report) == {} and "No attack was read per trained model" in per_model_figure(report).alt

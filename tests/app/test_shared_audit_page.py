@@ -99,7 +99,12 @@ def test_a_tiny_shared_audit_shows_summary_table_figure_and_download(ran):
     assert "Why the most exposed people are exposed" in [h.value for h in ran.subheader]
     assert body.count("**Real row ") == 5  # the top five's evidence
     charts = ran.get("plotly_chart")
-    assert len(charts) == 1 and charts[0].proto.alt.startswith("Scatter plot")
+    assert len(charts) == 2 and charts[0].proto.alt.startswith("Scatter plot")
+    # Per trained model, each attack's TPR at FPR 0: today's, RMIA and the meta-classifier (asked for above).
+    assert "Per trained model" in [h.value for h in ran.subheader]
+    per_model = charts[1].proto.alt
+    assert "true-positive rate at a false-positive rate of 0 on 8 trained model(s)" in per_model
+    assert "the audit's attack median" in per_model and "RMIA median" in per_model and "meta-classifier" in per_model
     table = ran.dataframe[0].value
     assert len(table) == 40 and list(table.columns) == ["real row", "AUC", "AUC 95% interval", "meta-classifier AUC",
                                                         "ε lower bound", "nearest real distance",
