@@ -21,7 +21,7 @@ from typing import Any, Callable, Mapping, MutableMapping
 import pandas as pd
 
 from dashboard import compute, jobs
-from dashboard.formatting import format_duration
+from privcore.base.formatting import format_duration
 from privcore.audit.timing import AuditEstimate
 from privcore.base.errors import InputError
 from privcore.data.schema import Schema

@@ -37,6 +37,7 @@ from typing import Any
 
 from dashboard import user_limits
 from privcore.base.cores import usable_cores as privcore_usable_cores
+from privcore.base.progress import ProgressCallback
 
 LOGGER = logging.getLogger(__name__)
 
@@ -47,7 +48,6 @@ _POLL_SECONDS = 0.2
 _PROGRESS_INTERVAL = 0.1
 _FINAL_PROGRESS_WAIT = 1.0  # seconds the server waits for a finished job's last progress message
 
-ProgressCallback = Callable[[float, str], None]
 
 
 def usable_cores() -> int:

@@ -17,7 +17,7 @@ from typing import Any, Callable, Mapping, MutableMapping, Sequence
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from dashboard.formatting import format_duration
+from privcore.base.formatting import format_duration
 from dashboard.lab_runs import guarded
 from privcore import evaluate
 from privcore.data.schema import Schema

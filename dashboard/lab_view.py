@@ -22,7 +22,7 @@ from typing import Any, Iterable, Mapping, MutableMapping, Sequence
 
 import pandas as pd
 
-from dashboard.formatting import format_duration
+from privcore.base.formatting import format_duration
 # The page (``V``) and its tests reach the estimate, the runs, the supplied ladder and the lab's progress text
 # here, where they were defined before each part got a module of its own.
 from dashboard.lab_estimate import (TIMINGS, Timing, estimate_text, generated_evaluations,  # noqa: F401

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Callable, MutableMapping
+from typing import MutableMapping
 
 import streamlit as st
 
@@ -19,13 +19,13 @@ from dashboard import compute, jobs, persistence
 from dashboard.state import Tables, run_key
 from privcore.base.errors import InputError
 from privcore.evaluation.outcome import Report
+from privcore.base.progress import ProgressCallback
 
 LOGGER = logging.getLogger(__name__)
 
 #: Runs kept per session (each holds its prepared tables and neighbour caches).
 MAX_CACHED_RUNS = 3
 
-ProgressCallback = Callable[[float, str], None]
 
 
 def current_run_key(state: MutableMapping) -> str | None:

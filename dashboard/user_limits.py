@@ -31,7 +31,8 @@ from dataclasses import dataclass
 
 from dashboard import session_store
 from privcore.base.errors import InputError
-from privcore.data.memory import format_bytes, machine_memory, parse_size
+from privcore.base.formatting import format_bytes
+from privcore.data.memory import machine_memory, parse_size
 
 LOGGER = logging.getLogger(__name__)
 

@@ -53,8 +53,8 @@ from privcore.base.stats import bootstrap_replicates, epsilon_lower_bound, perce
 from privcore.data.prepare import prepare
 from privcore.metrics.registry import Explanation
 from privcore.data.schema import NUMERICAL, Schema, infer_schema
+from privcore.base.progress import ProgressCallback
 
-ProgressCallback = Callable[[float, str], None]
 
 #: False-positive rates at which the audit reports the true-positive rate (as JSON keys).
 FPR_LEVELS = {"0": 0.0, "0.01": 0.01, "0.1": 0.1}

@@ -55,7 +55,8 @@ from privcore.audit.one_output import output_checks
 from privcore.audit.per_model import cyclic_shuffle, per_model_entry
 from privcore.audit.features import SharedFeatures
 from privcore.metrics.membership_value_reuse import value_text
-from privcore.audit.shadow import AuditError, ProgressCallback, random_queries
+from privcore.audit.shadow import AuditError, random_queries
+from privcore.base.progress import ProgressCallback
 from privcore.audit.stronger import StrongerResult, stronger_attack
 from privcore.audit.tasks import FitOutcome, FitSetup, run_fits
 from privcore.audit.whitebox import WhiteBoxResult, wants_whitebox, whitebox_result

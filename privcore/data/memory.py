@@ -24,6 +24,7 @@ import pandas as pd
 
 from privcore.base.errors import InputError
 from privcore.data.schema import NUMERICAL, Schema
+from privcore.base.formatting import format_bytes
 
 BUDGET_VARIABLE = "PRIVCORE_MEMORY_BUDGET"
 #: E itself, the key-column copy, and the working copies of the model-based metrics.
@@ -77,15 +78,6 @@ def memory_budget() -> tuple[int | None, str]:
     if total is None:
         return None, "unknown"
     return total // 2, f"half of this machine's {format_bytes(total)}; set {BUDGET_VARIABLE} to change it"
-
-
-def format_bytes(size: float) -> str:
-    """``1.5 GB``-style text (powers of 1024, as memory is sold)."""
-    for unit in ("bytes", "KB", "MB", "GB", "TB"):
-        if size < 1024 or unit == "TB":
-            return f"{size:,.0f} {unit}" if unit == "bytes" else f"{size:,.1f} {unit}"
-        size /= 1024
-    return f"{size:,.1f} TB"  # pragma: no cover - the loop always returns
 
 
 def encoded_columns(tables: Mapping[str, pd.DataFrame], schema: Schema) -> tuple[int, str | None, int]:

@@ -8,7 +8,6 @@ Shared by every chunked pass (:mod:`privcore.engine.neighbors`, :mod:`privcore.e
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable
 
 from threadpoolctl import threadpool_limits
 
@@ -18,8 +17,6 @@ DEFAULT_CHUNK_ELEMENTS = 2**22
 #: scheduling does not cost more than the work.
 CLUSTER_TASKS_PER_WORKER = 3
 
-#: ``progress(fraction_done, message)``, called from the thread that started the pass.
-ProgressCallback = Callable[[float, str], None]
 
 
 def cluster_tasks(starts: list[int], n_workers: int) -> list[tuple[int, ...]]:

@@ -48,10 +48,10 @@ from privcore.engine.candidates import (
     select_k,
     select_two,
 )
+from privcore.base.progress import ProgressCallback
 from privcore.engine.chunks import (
     CLUSTER_TASKS_PER_WORKER,
     DEFAULT_CHUNK_ELEMENTS,
-    ProgressCallback,
     cluster_tasks,
     run_chunks,
 )
@@ -83,7 +83,6 @@ __all__ = [
     "TREE_MIN_ROWS",
     "Neighbours",
     "PairExtremes",
-    "ProgressCallback",
     "WithinPairs",
     "all_within",
     "candidate_budget",

@@ -8,7 +8,7 @@ import math
 import threading
 import time
 import traceback
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -26,8 +26,8 @@ from privcore.evaluation.outcome import Report
 from privcore.evaluation.size_match import size_match
 from privcore.metrics.results import MetricOutput, MetricResult, NotApplicable, SizeMatch, UtilityScore
 from privcore.data.schema import BINARY, CATEGORICAL, NUMERICAL, Schema, check_seed, infer_schema
+from privcore.base.progress import ProgressCallback
 
-ProgressCallback = Callable[[float, str], None]
 
 
 def resolve_metric_ids(metrics: str | Iterable[str], holdout: bool = False) -> list[str]:

@@ -10,7 +10,6 @@ This module imports no Streamlit.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,8 +19,7 @@ import plotly.graph_objects as go
 from privcore.base.palette import OKABE_ITO, PALETTE
 
 __all__ = ["Figure", "MAX_POINTS", "MAX_LINKS", "BINS", "BIN_DECIMALS", "apply_layout", "wrapped",
-           "wrap_category_ticks", "finite_values",
-           "format_value", "percent", "sample_indices", "empty_figure", "bin_shares"]
+           "wrap_category_ticks", "finite_values", "sample_indices", "empty_figure", "bin_shares"]
 
 #: Most points a scatter plot draws (larger tables are sampled).
 MAX_POINTS = 2000
@@ -139,30 +137,6 @@ def finite_values(values: Any) -> np.ndarray:
     """
     arr = np.asarray(values, dtype=np.float64).ravel()
     return arr[np.isfinite(arr)]
-
-
-def format_value(x: float | None, digits: int = 3) -> str:
-    """``x`` with ``digits`` decimals, or ``"n/a"`` when missing or not finite.
-
-    Examples
-    --------
-    >>> format_value(0.12345), format_value(None), format_value(float("nan"))
-    ('0.123', 'n/a', 'n/a')
-    """
-    if x is None or not math.isfinite(float(x)):
-        return "n/a"
-    return f"{float(x):.{digits}f}"
-
-
-def percent(x: float) -> str:
-    """A share as a percentage: whole percents, one decimal below 1 %.
-
-    Examples
-    --------
-    >>> percent(0.25), percent(0.004), percent(0.0)
-    ('25%', '0.4%', '0%')
-    """
-    return f"{100 * x:.0f}%" if x >= 0.01 or x == 0 else f"{100 * x:.1f}%"
 
 
 def sample_indices(n: int, k: int, seed: int = 0) -> np.ndarray:

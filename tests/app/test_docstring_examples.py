@@ -1,5 +1,5 @@
 """The docstring examples of dashboard modules that no other test runs with doctest: the helpers below the
-views (formatting, progress text), the Compare-metrics page's modules, the Audit page's estimate and the sign-in settings."""
+views (progress text), the Compare-metrics page's modules, the Audit page's estimate and the sign-in settings."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import doctest
 
 import pytest
 
-from dashboard import audit_estimate, formatting, lab_estimate, lab_ladder, lab_view, progress, sign_in
+from dashboard import audit_estimate, lab_estimate, lab_ladder, lab_view, progress, sign_in
 
-MODULES = [formatting, progress, lab_view, lab_estimate, lab_ladder, audit_estimate, sign_in]
+MODULES = [progress, lab_view, lab_estimate, lab_ladder, audit_estimate, sign_in]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda module: module.__name__)

@@ -10,7 +10,6 @@ real table's median (``missing="median"``; ``"impute"`` is accepted as a synonym
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
@@ -20,6 +19,7 @@ import pandas as pd
 
 from privcore.base.errors import ColumnMismatchError, SchemaError, TooFewRowsError
 from privcore.base.stats import AttackResult, Risk, SuccessRate
+from privcore.base.formatting import format_number
 
 NUMERICAL, CATEGORICAL, BINARY = "numerical", "categorical", "binary"
 COLUMN_TYPES = (NUMERICAL, CATEGORICAL, BINARY)
@@ -238,13 +238,6 @@ def plain_value(value: Any) -> Any:
 def index_labels(index: np.ndarray, positions: np.ndarray) -> list:
     """The caller's index labels of the rows at ``positions``, as plain Python values."""
     return [plain_value(v) for v in index[positions].tolist()]
-
-
-def format_number(x: float) -> str:
-    """Shortest faithful text of a number (integers without a decimal point)."""
-    if math.isfinite(x) and float(x).is_integer() and abs(x) < 1e15:
-        return str(int(x))
-    return repr(float(x))
 
 
 def check_column_types(column_types: Mapping[str, str]) -> dict[str, str]:
