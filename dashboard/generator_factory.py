@@ -1,6 +1,6 @@
 """Built-in generators made as the Audit page's audit makes them: with the schema's key and sensitive column.
 
-Used by the Audit page's view (:mod:`dashboard.audit_view`, to check a generator's settings) and by the
+Used by the Audit page's view (:mod:`dashboard.audit.view`, to check a generator's settings) and by the
 worker job (:mod:`dashboard.jobs`, to build the generators of an audit); below both, so the job never
 imports a view. No Streamlit import.
 """
@@ -38,7 +38,7 @@ def maker(name: str, settings: Mapping[str, Any], schema: Schema) -> GeneratorFa
     name : str
         A built-in generator's name (:func:`privcore.generators.list_generators`).
     settings : mapping
-        Its settings, as :func:`dashboard.audit_view.changed_settings` gives them.
+        Its settings, as :func:`dashboard.audit.view.changed_settings` gives them.
     schema : Schema
         Gives the generator's context (:func:`generator_context`).
 

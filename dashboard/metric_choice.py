@@ -34,7 +34,7 @@ from privcore.data.params import Param, ParamError, check_value, format_numbers
 from privcore.data.schema import Schema
 
 from dashboard.state import DEFAULT_CHOICE, LEFT_OUT, Tables
-from dashboard.uploads import store_overrides
+from dashboard.reference_table import store_overrides
 
 
 # ------------------------------------------------------------------------------ metric availability

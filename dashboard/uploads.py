@@ -7,11 +7,7 @@ Session-state keys used here besides the contract of :mod:`dashboard.state`:
 
 - ``upload_log`` — uploaded file id → outcome, so that a file still sitting in an uploader is parsed
   once, and a table the user removed is not added back on the next rerun.
-- ``reference`` — the optional reference table (:class:`LoadedTable` or None): real records of the same
-  population that were neither used for training nor are in the holdout. While it fits the real table,
-  :func:`sync_reference` puts it into ``metric_params`` as the ``reference`` parameter of
-  :data:`REFERENCE_METRICS`; the results cache key counts it by its content hash
-  (:func:`dashboard.state.run_key`) and reports describe it without printing its rows.
+- ``reference`` — the optional reference table (:mod:`dashboard.reference_table`).
 - ``schema_draft`` — the Configure form (see :mod:`dashboard.schema_form`); reset to None here whenever
   the real table is replaced or removed, so that the form is rebuilt for the new table.
 """
@@ -27,16 +23,15 @@ import pandas as pd
 
 from privcore.metrics import registry
 from privcore.demo import list_scenarios, load_scenario
-from privcore.base.errors import ColumnMismatchError, InputError
-from privcore.data.io import check_column_kinds_agree, check_no_all_missing, check_same_columns, load_table
+from privcore.base.errors import InputError
+from privcore.data.io import load_table
 from privcore.data.schema import Schema, infer_schema, suggest_sensitive
-from privcore.data.table_checks import only, read_columns
-from privcore.evaluation.evaluate import check_dp_epsilon, with_reference
+from privcore.evaluation.evaluate import check_dp_epsilon
 
 from dashboard import user_limits
 from dashboard.schema_form import schema_from_draft, validate_schema
+from dashboard.reference_table import reference_problem, set_reference, sync_reference
 from dashboard.state import DEFAULT_CHOICE, LoadedTable, Tables
-from dashboard.table_checks import FitProblem, describe, sentence
 
 logger = logging.getLogger(__name__)
 
@@ -47,11 +42,6 @@ UPLOAD_TYPES = ["csv", "tsv", "txt", "gz", "parquet", "pq", "xlsx", "xlsm", "xls
 
 DEFAULT_DEMO = "noisy_copy"
 ROLES = ("real", "synthetic", "holdout", "reference")
-
-#: Metrics that take the reference table as their ``reference`` parameter (every one that declares it, so
-#: that all membership attacks and ``mia_best`` play on the same reference set): the list behind
-#: ``evaluate(reference=...)`` and the command line's ``--reference`` too.
-REFERENCE_METRICS = tuple(registry.reference_metrics())
 
 GENERIC_READ_ERROR = (
     "Something unexpected went wrong while reading {name}, and the file was not loaded. Check that "
@@ -368,88 +358,3 @@ def load_demo(state: MutableMapping, name: str = DEFAULT_DEMO) -> None:
     set_reference(state, None)  # the demo replaces everything loaded
     if not state.get("selected_metrics"):
         choose_default_metrics(state)
-
-
-# ------------------------------------------------------------------------------- reference table
-
-
-def reference_problem(tables: Tables, reference: LoadedTable, schema: Schema | None = None) -> str | None:
-    """Why ``reference`` cannot serve as the reference table of ``tables`` (None when it fits).
-
-    It must have the real table's columns, no empty column, and numbers or text in the same columns; with
-    ``schema``, only in the columns the settings read (:func:`reference_fit_problem`).
-    """
-    if tables.real is None:
-        return (f"The reference table {reference.name} is checked against the real table: load the real "
-                "table first, then upload the reference table again.")
-    problem = reference_fit_problem(tables, reference, schema)
-    return None if problem is None else problem.message
-
-
-def reference_fit_problem(tables: Tables, reference: LoadedTable,
-                          schema: Schema | None = None) -> FitProblem | None:
-    """The first way ``reference`` does not fit the real table (with the mismatched columns), or None.
-
-    Parameters
-    ----------
-    tables : Tables
-        The loaded tables (the real one is the yardstick).
-    reference : LoadedTable
-        The reference table.
-    schema : Schema, optional
-        The column settings, applied before the checks as for the other tables
-        (:func:`dashboard.table_checks.fit_problems`): a column left out may be empty, and one declared
-        categorical may hold numbers in one table and text in the other.
-    """
-    if tables.real is None:
-        return None
-    real_name, name = describe("real", tables.real.name), describe("reference", reference.name)
-    try:
-        check_same_columns(tables.real.frame, reference.frame, real_name, name)
-    except ColumnMismatchError as exc:
-        return FitProblem("reference", reference.name, sentence(str(exc)), list(exc.missing), list(exc.extra))
-    read, kinds = (None, None) if schema is None else read_columns(schema)
-    try:
-        check_no_all_missing(only(reference.frame, read), name)
-        check_column_kinds_agree({real_name: only(tables.real.frame, kinds), name: only(reference.frame, kinds)})
-    except InputError as exc:
-        return FitProblem("reference", reference.name, sentence(str(exc)))
-    return None
-
-
-def set_reference(state: MutableMapping, table: LoadedTable | None) -> None:
-    """Store (or, with None, remove) the reference table and update ``metric_params`` accordingly."""
-    state["reference"] = table
-    sync_reference(state)
-
-
-def sync_reference(state: MutableMapping) -> None:
-    """Pass the reference table to :data:`REFERENCE_METRICS` through ``metric_params`` while it fits.
-
-    Without a reference table, or when it no longer fits the real table (which was replaced) under the
-    column settings (``schema``; the Configure page calls this after each change), the ``reference`` entries
-    are removed and the attacks fall back to half of the holdout. Other parameters in ``metric_params`` are
-    left alone.
-    """
-    reference: LoadedTable | None = state.get("reference")
-    tables: Tables | None = state.get("tables")
-    usable = (reference is not None and tables is not None and tables.real is not None
-              and reference_fit_problem(tables, reference, state.get("schema")) is None)
-    params: dict = state.setdefault("metric_params", {})
-    for metric_id in REFERENCE_METRICS:  # the previous reference first: it may not fit the tables any more
-        own = dict(params.get(metric_id) or {})
-        own.pop("reference", None)
-        store_overrides(params, metric_id, own)
-    if usable:
-        # The function evaluate(reference=...) applies for the command line's --reference: the same files
-        # give the same parameters, hence the same report. The run key hashes the frame's content.
-        own = {metric_id: params.get(metric_id) or {} for metric_id in REFERENCE_METRICS}
-        params.update(with_reference(own, reference.frame))
-
-
-def store_overrides(params: dict, metric_id: str, own: dict) -> None:
-    """Keep ``own`` as ``metric_id``'s entry of ``metric_params``; no entry at all when it is empty."""
-    if own:
-        params[metric_id] = own
-    else:
-        params.pop(metric_id, None)

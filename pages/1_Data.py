@@ -9,6 +9,7 @@ reference table goes to ``st.session_state["reference"]`` and, while it fits the
 import streamlit as st
 
 from dashboard import table_checks, uploads
+from dashboard import reference_table
 from dashboard.page_setup import CONFIGURE_PAGE, setup_page
 from privcore.data.io import MAX_UPLOAD_MB
 
@@ -75,7 +76,7 @@ reference = state.get("reference")
 # Checked under the column settings (the Configure page's), as the command line checks under --categorical and
 # --exclude: a column declared categorical or left out there is no longer reported here.
 problems = table_checks.fit_problems(tables, state.get("schema"))
-if reference is not None and (problem := uploads.reference_fit_problem(tables, reference,
+if reference is not None and (problem := reference_table.reference_fit_problem(tables, reference,
                                                                        state.get("schema"))) is not None:
     problem.message += (" The reference table is not used until it fits: the membership attacks use half of "
                         "the holdout instead.")

@@ -8,7 +8,8 @@ and stores it in ``st.session_state["schema"]`` only when it is valid.
 
 import streamlit as st
 
-from dashboard import schema_form, threat_presets, uploads
+from dashboard import schema_form, threat_presets
+from dashboard import reference_table
 from dashboard.page_setup import METRICS_PAGE, require_tables, setup_page
 from privcore.data.schema import COLUMN_TYPES, MAX_SEED
 from privcore.data.threat_models import THREAT_MODELS
@@ -141,7 +142,7 @@ else:
 if state.get("reference") is not None:
     # The reference table is checked under the column settings too: a column declared categorical here may
     # hold text in it, and one declared numerical again may not.
-    uploads.sync_reference(state)
+    reference_table.sync_reference(state)
 
 # The sidebar was drawn before this run changed the schema: redraw once so it never shows stale settings.
 if getattr(state.get("schema"), "sensitive", "(no schema)") != shown_in_sidebar:

@@ -16,7 +16,7 @@ from dashboard import components as C
 from dashboard import metric_choice, runner, uploads
 from dashboard import membership_view as MV
 from dashboard.reconstruction_view import reconstruction_view
-from dashboard.audit_citation_panel import audit_citations
+from dashboard.audit.citation_panel import audit_citations
 from dashboard.tradeoff_view import tradeoff_view
 from dashboard.page_setup import METRICS_PAGE, require_schema, setup_page
 from privcore.report import figures as F

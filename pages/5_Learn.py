@@ -15,7 +15,7 @@ from dashboard import learn_lab as L
 from dashboard import learn_reconstruction as RL
 from dashboard import learn_tradeoff as T
 from dashboard import membership_view as MV
-from dashboard.lab_view import COMPARE_PAGE
+from dashboard.lab.view import COMPARE_PAGE
 from dashboard.page_setup import AUDIT_PAGE, DATA_PAGE, setup_page
 from privcore import Schema, evaluate
 from privcore.report import figures as F

@@ -3,14 +3,14 @@
 The user picks leak types, levels, metrics and seeds (or uploads a ladder of synthetic tables with a
 numeric label each), sees an estimated run time, and runs the lab behind a button with a progress bar;
 then the detection heatmap, the per-metric sentences, the response curves, the agreement heatmap and the
-JSON and HTML downloads. Logic in :mod:`dashboard.lab_view`, figures in :mod:`privcore.report.lab_figures`; labs
+JSON and HTML downloads. Logic in :mod:`dashboard.lab.view`, figures in :mod:`privcore.report.lab_figures`; labs
 are kept in this session only, under a key made of the tables' content hashes and every setting.
 """
 
 import streamlit as st
 
 from dashboard import components as C
-from dashboard import lab_view as V
+from dashboard.lab import view as V
 from dashboard.page_setup import require_real_table, setup_page
 from dashboard.persistence import keep_alive
 from privcore.report import figures as F

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dashboard import uploads
+from dashboard import reference_table
 
 from .conftest import CONFIGURE, DATA, assert_no_exception, csv_bytes, open_page, people, texts
 
@@ -108,7 +108,7 @@ def test_a_reference_with_text_in_a_number_column_is_taken_once_the_column_is_ca
     assert_no_exception(at)
     assert at.session_state["reference"].name == "ref (again).csv"
     assert not at.error, texts(at.error)
-    for metric_id in uploads.REFERENCE_METRICS:
+    for metric_id in reference_table.REFERENCE_METRICS:
         assert at.session_state["metric_params"][metric_id]["reference"] is at.session_state["reference"].frame
 
     # Declared numerical again, the reference no longer fits and is not passed on; the Data page says why.

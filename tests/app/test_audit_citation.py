@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from dashboard.audit_citation import AUDIT_TABLES, citations, demo_generator, remember
+from dashboard.audit.citation import AUDIT_TABLES, citations, demo_generator, remember
 
 from .conftest import assert_no_exception, open_page
 from .test_audit_page import AUDIT, RUN_TIMEOUT

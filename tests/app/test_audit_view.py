@@ -1,4 +1,4 @@
-"""The Audit page's logic (dashboard.audit_view), without Streamlit."""
+"""The Audit page's logic (dashboard.audit.view), without Streamlit."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dashboard import audit_view as V
+from dashboard.audit import view as V
 from privcore.audit.shadow import AuditSettings
 from privcore.evaluation.verdict import audit_verdict
 from privcore.demo import load_scenario

@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from dashboard import whitebox_view as WV
-from dashboard.audit_estimate import estimate_text
+from dashboard.audit import whitebox_view as WV
+from dashboard.audit.estimate import estimate_text
 from privcore.audit.timing import AuditEstimate, ModelTiming
 from privcore.audit.whitebox import THREAT_MODEL
 
@@ -77,9 +77,11 @@ def test_a_tiny_white_box_audit_shows_the_threat_model_figure_and_table(lossy):
     assert "White-box attack: the model's loss" in [h.value for h in at.subheader]
     assert THREAT_MODEL in texts(at.info)
     assert "of its training records without one false accusation" in texts(at.markdown)
-    charts = at.get("plotly_chart")  # the records' figure, then the per-model TPR at FPR 0
-    assert len(charts) == 2 and charts[1].key.startswith("whitebox-figure::")
-    assert "TPR at FPR 0 (no false accusation)" in charts[1].proto.spec
+    # The records' figure, every attack per trained model, then the white-box attack's own per-model TPR at FPR 0.
+    charts = at.get("plotly_chart")
+    assert [c.key.split("::")[0] for c in charts] == ["shared-audit-figure", "per-model-figure", "whitebox-figure"]
+    assert "white box (the model's loss) median" in charts[1].proto.alt
+    assert "TPR at FPR 0 (no false accusation)" in charts[2].proto.spec
     records = at.dataframe[-1].value  # the per-record table: the white-box AUC beside the black-box one
     assert list(records.columns[:4]) == ["real row", "AUC", "AUC 95% interval", "white-box AUC"]
     white_auc = {r["row"]: r["auc"] for r in report.whitebox.records}

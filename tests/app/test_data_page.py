@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from dashboard import uploads
+from dashboard import reference_table
 from dashboard.state import LoadedTable, Tables, _settings_value, content_hash, run_key
 from privcore.base.jsonvalues import jsonable
 from privcore.data.io import load_table
@@ -179,8 +180,8 @@ def test_reference_upload_is_stored_and_passed_to_the_membership_attacks():
     assert reference.content_hash == content_hash(load_table(csv_bytes(people(30, 7)), "others.csv"))
     assert "Reference table: others.csv" in texts(at.markdown)
     params = at.session_state["metric_params"]
-    assert set(params) == set(uploads.REFERENCE_METRICS)
-    for metric_id in uploads.REFERENCE_METRICS:
+    assert set(params) == set(reference_table.REFERENCE_METRICS)
+    for metric_id in reference_table.REFERENCE_METRICS:
         passed = params[metric_id]["reference"]
         pd.testing.assert_frame_equal(pd.DataFrame(passed), reference.frame)
         # The results cache key counts the table by its content hash; no rows reach a key or an export.
@@ -216,11 +217,11 @@ def test_a_reference_with_other_columns_is_rejected_with_a_message():
 def test_a_reference_that_no_longer_fits_a_new_real_table_is_not_used():
     state = {"tables": Tables(), "schema": None, "metric_params": {"mia_domias": {"bandwidth": 0.5}}}
     uploads.set_real(state, LoadedTable.from_frame("real.csv", people(20, 1)))
-    uploads.set_reference(state, LoadedTable.from_frame("ref.csv", people(20, 5)))
+    reference_table.set_reference(state, LoadedTable.from_frame("ref.csv", people(20, 5)))
     assert set(state["metric_params"]["mia_domias"]) == {"bandwidth", "reference"}
     uploads.set_real(state, LoadedTable.from_frame("other.csv", people(20, 1).drop(columns="job")))
     assert state["metric_params"] == {"mia_domias": {"bandwidth": 0.5}}  # other parameters stay
-    assert "does not have the same columns" in uploads.reference_fit_problem(state["tables"],
+    assert "does not have the same columns" in reference_table.reference_fit_problem(state["tables"],
                                                                              state["reference"]).message
     uploads.load_demo(state, "exact_copy")  # a demo replaces everything, the reference too
     assert state["reference"] is None

@@ -7,7 +7,11 @@ import doctest
 
 import pytest
 
-from dashboard import audit_estimate, lab_estimate, lab_ladder, lab_view, progress, sign_in
+from dashboard import progress, sign_in
+from dashboard.audit import estimate as audit_estimate
+from dashboard.lab import estimate as lab_estimate
+from dashboard.lab import ladder as lab_ladder
+from dashboard.lab import view as lab_view
 
 MODULES = [progress, lab_view, lab_estimate, lab_ladder, audit_estimate, sign_in]
 

@@ -1,11 +1,11 @@
-"""The Compare-metrics page's logic (dashboard.lab_view) and the Learn page's lab lessons (dashboard.learn_lab)."""
+"""The Compare-metrics page's logic (dashboard.lab.view) and the Learn page's lab lessons (dashboard.learn_lab)."""
 
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
-from dashboard import lab_view as V
+from dashboard.lab import view as V
 from dashboard.learn_lab import Draws, draws_sentence, walkthrough
 from dashboard.state import LoadedTable
 from privcore.lab import LabResult

@@ -2,7 +2,8 @@
 
 import pytest
 
-from dashboard import metric_choice, uploads
+from dashboard import metric_choice
+from dashboard import reference_table
 from dashboard.state import LoadedTable
 from privcore import evaluate
 from privcore.metrics import registry
@@ -170,7 +171,7 @@ def test_values_survive_a_visit_to_another_page_and_reset_restores_the_defaults(
     at.multiselect(key="param::linkability::aux_cols::1").set_value([]).run()  # invalid: kept as typed
     # as the Data page leaves it after a reference upload
     plain = {"tables": at.session_state["tables"], "metric_params": dict(at.session_state["metric_params"])}
-    uploads.set_reference(plain, LoadedTable.from_frame("ref.csv", people(30, seed=9)))
+    reference_table.set_reference(plain, LoadedTable.from_frame("ref.csv", people(30, seed=9)))
     at.session_state["reference"] = plain["reference"]
     at.session_state["metric_params"] = plain["metric_params"]
     at.switch_page(CONFIGURE)
@@ -193,7 +194,7 @@ def test_values_survive_a_visit_to_another_page_and_reset_restores_the_defaults(
     assert not at.error
     # the reference table (set on the Data page) is not a page parameter: reset keeps it
     # (every metric that declares a reference table gets it: the attacks of the membership battery too)
-    assert set(at.session_state["metric_params"]) == set(uploads.REFERENCE_METRICS) >= {"mia_calibrated", "mia_domias"}
+    assert set(at.session_state["metric_params"]) == set(reference_table.REFERENCE_METRICS) >= {"mia_calibrated", "mia_domias"}
     assert set(at.session_state["metric_params"]["mia_domias"]) == {"reference"}
 
 

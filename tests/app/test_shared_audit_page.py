@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from dashboard import shared_audit_view as SV
+from dashboard.audit import shared_view as SV
 
 from .conftest import assert_no_exception, open_page, texts
 from .test_audit_page import AUDIT, RUN_TIMEOUT, targeted

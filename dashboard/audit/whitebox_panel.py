@@ -1,5 +1,5 @@
 """The Audit page's section for the white-box attack of a shared audit (Streamlit): the threat model, the results in
-words, the per-model figure and table. Logic in :mod:`dashboard.whitebox_view`; the figure is
+words, the per-model figure and table. Logic in :mod:`dashboard.audit.whitebox_view`; the figure is
 :func:`privcore.report.whitebox_figures.whitebox_figure`.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import components as C
-from dashboard import whitebox_view as WV
+from dashboard.audit import whitebox_view as WV
 from privcore.audit.shared import SharedAuditReport
 from privcore.audit.whitebox import THREAT_MODEL
 from privcore.report.whitebox_figures import whitebox_figure

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.audit_citation import citations
+from dashboard.audit.citation import citations
 from dashboard.page_setup import AUDIT_PAGE
 
 _ICONS = {"exposed": ":material/gpp_bad:", "suspect": ":material/warning:", "unknown": ":material/help:",

@@ -1,6 +1,6 @@
 """The Compare-metrics page's run-time estimate: two evaluations timed on the user's table, once per session.
 
-No Streamlit import; the page reaches these through :mod:`dashboard.lab_view`. Session-state key used here
+No Streamlit import; the page reaches these through :mod:`dashboard.lab.view`. Session-state key used here
 (declared in :data:`dashboard.state.DEFAULTS`), in the session's memory only:
 
 - ``lab_timings`` — timing key → :class:`Timing` of one evaluation on this table with these metrics.
@@ -18,7 +18,7 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from privcore.base.formatting import format_duration
-from dashboard.lab_runs import guarded
+from dashboard.lab.runs import guarded
 from privcore import evaluate
 from privcore.data.schema import Schema
 from privcore.lab import evaluations_needed, split_tables

@@ -1,10 +1,10 @@
 """The Audit page's logic for the shared design: every record at once (:mod:`privcore.audit.shared`).
 
-The targeted design's logic stays in :mod:`dashboard.audit_view`; this module holds what differs: the budget
+The targeted design's logic stays in :mod:`dashboard.audit.view`; this module holds what differs: the budget
 (models, records, seed), the cache key, the run through the worker pool and the
-results in words and as a table. Like :mod:`dashboard.audit_view` it never imports Streamlit; the page's
-results section for this design is :mod:`dashboard.shared_audit_panel`. Reports are cached in the same
-session-state entry as the targeted ones (:func:`dashboard.audit_view.store`); the design is part of the key.
+results in words and as a table. Like :mod:`dashboard.audit.view` it never imports Streamlit; the page's
+results section for this design is :mod:`dashboard.audit.shared_panel`. Reports are cached in the same
+session-state entry as the targeted ones (:func:`dashboard.audit.view.store`); the design is part of the key.
 """
 
 from __future__ import annotations

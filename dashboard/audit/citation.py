@@ -6,7 +6,7 @@ a generator ran in this session on the same real table, the Results page cites i
 answer, and says plainly when the audited generator is the one that made the table (known for the demo's
 tables) or that it applies only if it is.
 
-Session-state key used here besides :mod:`dashboard.audit_view`'s ``audit_results``: ``audit_tables``,
+Session-state key used here besides :mod:`dashboard.audit.view`'s ``audit_results``: ``audit_tables``,
 audit key → content hash of the real table it audited (kept and pruned with the results). No Streamlit
 import: :func:`citations` is tested on plain mappings.
 """
@@ -47,7 +47,7 @@ class Citation:
 
 
 def remember(state: MutableMapping, key: str, real_hash: str) -> None:
-    """Note which real table the audit stored under ``key`` ran on (call after :func:`dashboard.audit_view.store`)."""
+    """Note which real table the audit stored under ``key`` ran on (call after :func:`dashboard.audit.view.store`)."""
     results = state.get("audit_results") or {}
     tables = {k: v for k, v in (state.get(AUDIT_TABLES) or {}).items() if k in results}
     tables[key] = real_hash

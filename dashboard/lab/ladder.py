@@ -1,6 +1,6 @@
 """The Compare-metrics page's supplied ladder: synthetic tables the user uploads, each with a numeric label.
 
-No Streamlit import; the page reaches these through :mod:`dashboard.lab_view`. Session-state keys used here
+No Streamlit import; the page reaches these through :mod:`dashboard.lab.view`. Session-state keys used here
 (declared in :data:`dashboard.state.DEFAULTS`), in the session's memory only:
 
 - ``lab_ladder`` — the supplied ladder: a list of :class:`LadderTable` (uploads vanish on a page change,

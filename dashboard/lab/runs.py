@@ -1,6 +1,6 @@
 """The Compare-metrics page's lab runs: in a worker process, with errors in words, cached per session.
 
-No Streamlit import; the page reaches these through :mod:`dashboard.lab_view`. The work itself is a job of
+No Streamlit import; the page reaches these through :mod:`dashboard.lab.view`. The work itself is a job of
 :mod:`dashboard.jobs` (:func:`privcore.lab.run` or :func:`privcore.lab.run_ladder`), run by
 :mod:`dashboard.compute`. Session-state key used here (declared in :data:`dashboard.state.DEFAULTS`), in the
 session's memory only, never written to disk or shared between sessions:
@@ -73,7 +73,7 @@ def guarded(call: Callable[[], Any]) -> tuple[Any, str | None]:
     Parameters
     ----------
     call : callable
-        The lab's work, or a measurement of it (:func:`dashboard.lab_estimate.timing`).
+        The lab's work, or a measurement of it (:func:`dashboard.lab.estimate.timing`).
 
     Returns
     -------

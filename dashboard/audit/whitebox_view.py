@@ -1,6 +1,6 @@
 """The Audit page's logic for the white-box attack (:mod:`privcore.audit.whitebox`): whether a generator offers it,
 and its results in words and as a table. Never imports Streamlit; the page's section is
-:mod:`dashboard.whitebox_panel`.
+:mod:`dashboard.audit.whitebox_panel`.
 """
 
 from __future__ import annotations

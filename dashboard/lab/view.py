@@ -9,8 +9,8 @@ user uploads, each with a numeric label); its figures are :mod:`privcore.report.
 
 This module holds the widgets' values, the settings' checks and the results' text and downloads; the page
 reaches the rest through it too, each part in its own module with the session-state keys it uses:
-:mod:`dashboard.lab_estimate` (the run-time estimate), :mod:`dashboard.lab_runs` (the runs in a worker
-process and their cache) and :mod:`dashboard.lab_ladder` (the supplied ladder's uploads).
+:mod:`dashboard.lab.estimate` (the run-time estimate), :mod:`dashboard.lab.runs` (the runs in a worker
+process and their cache) and :mod:`dashboard.lab.ladder` (the supplied ladder's uploads).
 """
 
 from __future__ import annotations
@@ -25,12 +25,12 @@ import pandas as pd
 from privcore.base.formatting import format_duration
 # The page (``V``) and its tests reach the estimate, the runs, the supplied ladder and the lab's progress text
 # here, where they were defined before each part got a module of its own.
-from dashboard.lab_estimate import (TIMINGS, Timing, estimate_text, generated_evaluations,  # noqa: F401
+from dashboard.lab.estimate import (TIMINGS, Timing, estimate_text, generated_evaluations,  # noqa: F401
                                     generated_probe_tables, time_evaluations, timing, timing_key)
-from dashboard.lab_ladder import (LADDER_LOG, LADDER_TABLES, LadderTable, add_ladder_files,  # noqa: F401
+from dashboard.lab.ladder import (LADDER_LOG, LADDER_TABLES, LadderTable, add_ladder_files,  # noqa: F401
                                   guess_label, ladder_fingerprint, remove_ladder_table, set_ladder_label,
                                   supplied_probe_tables)
-from dashboard.lab_runs import (MAX_CACHED_LABS, RESULTS, StoredLab, cached, chosen_params, lab_key,  # noqa: F401
+from dashboard.lab.runs import (MAX_CACHED_LABS, RESULTS, StoredLab, cached, chosen_params, lab_key,  # noqa: F401
                                 run_generated, run_supplied, store, table_hash)
 from dashboard.progress import progress_update  # noqa: F401
 from dashboard.uploads import UPLOAD_TYPES  # noqa: F401 - for the page

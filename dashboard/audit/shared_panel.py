@@ -1,8 +1,8 @@
 """The Audit page's results for the shared design (Streamlit): the summary in words, the DCR test beside the
 attack and the stronger attacks (RMIA, the meta-classifier), the figure, the evidence for the most exposed people,
-each attack per trained model (TPR at FPR 0), the white-box attack when it ran (:mod:`dashboard.whitebox_panel`), the per-record table and the JSON download.
+each attack per trained model (TPR at FPR 0), the white-box attack when it ran (:mod:`dashboard.audit.whitebox_panel`), the per-record table and the JSON download.
 
-The logic (sentences, table, order) is :mod:`dashboard.shared_audit_view`; the figure is
+The logic (sentences, table, order) is :mod:`dashboard.audit.shared_view`; the figure is
 :func:`privcore.report.audit_figures.shared_audit_figure`.
 """
 
@@ -11,9 +11,9 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import components as C
-from dashboard import shared_audit_view as SV
-from dashboard.audit_view import verdict_level
-from dashboard.whitebox_panel import show_whitebox_results
+from dashboard.audit import shared_view as SV
+from dashboard.audit.view import verdict_level
+from dashboard.audit.whitebox_panel import show_whitebox_results
 from privcore.audit.shared import SharedAuditReport
 from privcore.report.audit_figures import shared_audit_figure
 from privcore.report.per_model_figures import attacks_per_model, per_model_figure
@@ -29,7 +29,7 @@ def show_shared_results(report: SharedAuditReport, key: str) -> None:
     report : SharedAuditReport
         The audit to show.
     key : str
-        Its cache key (:func:`dashboard.shared_audit_view.audit_key`): keeps the widgets of two audits apart.
+        Its cache key (:func:`dashboard.audit.shared_view.audit_key`): keeps the widgets of two audits apart.
     """
     summary, splits = report.summary, report.splits
     level = verdict_level(summary)  # the same rule as the targeted design (privcore.evaluation.verdict)
