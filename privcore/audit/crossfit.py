@@ -76,13 +76,27 @@ def crossfit_scores(features: np.ndarray, membership: np.ndarray, usable: np.nda
     >>> bool(np.all((scores[:, 0] > 0) == member[:, 0]))
     True
     """
-    fold_of = np.arange(len(membership)) % folds
     scores = np.full(membership.shape, np.nan)
+    for train, test in model_folds(usable, folds):
+        scores[test] = fold_scores(features, membership, train, test)
+    return scores
+
+
+def model_folds(usable: np.ndarray, folds: int):
+    """The cross-fitting split of the models: for each fold that has a usable model, the masks ``(train, test)``
+    of the usable models outside it (which train the attack) and in it (which the attack then scores); model
+    ``k`` is in fold ``k mod folds``.
+
+    Examples
+    --------
+    >>> [(train.tolist(), test.tolist()) for train, test in model_folds(np.array([True, True, False]), 2)]
+    [([False, True, False], [True, False, False]), ([True, False, False], [False, True, False])]
+    """
+    fold_of = np.arange(len(usable)) % folds
     for fold in range(folds):
         train, test = usable & (fold_of != fold), usable & (fold_of == fold)
         if test.any():
-            scores[test] = fold_scores(features, membership, train, test)
-    return scores
+            yield train, test
 
 
 def fold_scores(features: np.ndarray, membership: np.ndarray, train: np.ndarray, test: np.ndarray) -> np.ndarray:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from privcore.audit.crossfit import crossfit_scores, fold_scores
+from privcore.audit.crossfit import crossfit_scores, fold_scores, model_folds
 from privcore.audit.rmia import bandwidth, log_signal, rmia_against
 from privcore.audit.whitebox import calibrated
 
@@ -121,16 +121,13 @@ def meta_scores(features: np.ndarray, membership: np.ndarray, usable: np.ndarray
 
     if rule is None:
         rule = crossfit_scores(features, membership, usable, folds)
-    n_models, n_records = membership.shape
-    fold_of = np.arange(n_models) % folds
-    scores = np.full((n_models, n_records), np.nan)
-    for fold in range(folds):
-        train, test = usable & (fold_of != fold), usable & (fold_of == fold)
+    scores = np.full(membership.shape, np.nan)
+    for train, test in model_folds(usable, folds):
         labels = membership[train].ravel()
-        if not test.any() or labels.all() or not labels.any():
+        if labels.all() or not labels.any():
             continue
         booster = lightgbm.LGBMClassifier(random_state=seed, **BOOSTER)
         booster.fit(meta_inputs(features, membership, train, train, distances, folds), labels)
         x_test = meta_inputs(features, membership, train, test, distances, folds, rule=rule[test])
-        scores[test] = booster.predict(x_test, raw_score=True).reshape(int(test.sum()), n_records)
+        scores[test] = booster.predict(x_test, raw_score=True).reshape(int(test.sum()), membership.shape[1])
     return scores

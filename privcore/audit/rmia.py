@@ -44,6 +44,8 @@ import numpy as np
 from scipy.special import logsumexp
 from scipy.stats import rankdata
 
+from privcore.audit.crossfit import model_folds
+
 __all__ = ["BANDWIDTH_FLOOR", "GAMMA", "bandwidth", "log_signal", "pairwise_scores", "rmia_against", "rmia_scores"]
 
 #: RMIA's threshold on the pairwise likelihood ratio LR(x)/LR(z): the paper's default of 1 (x beats z), which
@@ -179,12 +181,9 @@ def rmia_scores(distances: np.ndarray, membership: np.ndarray, usable: np.ndarra
     >>> all(row[m].min() > row[~m].max() for row, m in zip(scores, member))
     True
     """
-    n_models = len(membership)
-    fold_of = np.arange(n_models) % folds
     scores = np.full(membership.shape, np.nan)
-    for fold in range(folds):
-        shadows, test = usable & (fold_of != fold), usable & (fold_of == fold)
-        if not test.any() or not shadows.any():
+    for shadows, test in model_folds(usable, folds):
+        if not shadows.any():
             continue
         log_p = log_signal(distances, bandwidth(distances[shadows]))
         scores[test] = rmia_against(log_p, membership, shadows, test)

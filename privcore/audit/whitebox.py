@@ -43,7 +43,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from privcore.audit.crossfit import record_statistics
+from privcore.audit.crossfit import model_folds, record_statistics
 from privcore.audit.per_model import FPR_LEVELS, ModelAttack, cyclic_shuffle, model_attacks, models_summary
 from privcore.audit.shadow import AuditError
 from privcore.base.jsonvalues import jsonable
@@ -204,13 +204,11 @@ def attack_losses(losses: np.ndarray, membership: np.ndarray, usable: np.ndarray
     >>> bool(np.all((scores > 0) == member))
     True
     """
-    n_models, n_records = membership.shape
-    fold_of = np.arange(n_models) % folds
-    scores = np.full((n_models, n_records), np.nan)
-    for fold in range(folds):
-        train, test = usable & (fold_of != fold), usable & (fold_of == fold)
+    n_records = membership.shape[1]
+    scores = np.full(membership.shape, np.nan)
+    for train, test in model_folds(usable, folds):
         labels = membership[train].ravel()
-        if not test.any() or labels.all() or not labels.any():
+        if labels.all() or not labels.any():
             continue
         x_train = calibrated(losses, membership, train, train)
         model = _classifier(seed).fit(x_train.reshape(labels.size, -1), labels)
