@@ -35,7 +35,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-from dashboard import user_limits
+from dashboard.session import user_limits
 from privcore.base.cores import usable_cores as privcore_usable_cores
 from privcore.base.progress import ProgressCallback
 
@@ -287,8 +287,8 @@ def run_job(function: Callable, *args: Any, progress: ProgressCallback | None = 
     thread when it has none) and return the result. ``function`` and its arguments must be picklable
     (a module-level function).
 
-    With sign-in on, the job takes one of the signed-in user's slots (:func:`dashboard.user_limits.job_slot`)
-    while it runs; a user at the limit gets :class:`dashboard.user_limits.UserLimitReached` (an
+    With sign-in on, the job takes one of the signed-in user's slots (:func:`dashboard.session.user_limits.job_slot`)
+    while it runs; a user at the limit gets :class:`dashboard.session.user_limits.UserLimitReached` (an
     ``InputError``: the pages show its message) and nothing is started.
     """
     with user_limits.job_slot():

@@ -2,10 +2,10 @@
 
 Every function takes the session state as a plain mapping and never imports Streamlit, so the Metrics
 page stays short and this logic can be tested on its own. Parameter values that differ from a metric's
-default are stored in ``metric_params`` (see :mod:`dashboard.state`); the ``reference`` parameter is set
+default are stored in ``metric_params`` (see :mod:`dashboard.session.state`); the ``reference`` parameter is set
 from the Data page by :mod:`dashboard.uploads`.
 
-Session-state keys used here besides the contract of :mod:`dashboard.state`:
+Session-state keys used here besides the contract of :mod:`dashboard.session.state`:
 
 - ``metric_param_draft`` — Metrics page widget key → the value the user last gave it (valid or not), so
   that a parameter widget shows the same value after a visit to another page.
@@ -33,7 +33,7 @@ from privcore.evaluation.evaluate import unmet_need
 from privcore.data.params import Param, ParamError, check_value, format_numbers
 from privcore.data.schema import Schema
 
-from dashboard.state import DEFAULT_CHOICE, LEFT_OUT, Tables
+from dashboard.session.state import DEFAULT_CHOICE, LEFT_OUT, Tables
 from dashboard.reference_table import store_overrides
 
 

@@ -1,8 +1,8 @@
 """The optional reference table: real records of the same population that were neither used for training nor are
 in the holdout, passed to every metric that declares a ``reference`` parameter while it fits the real table.
 
-Session-state keys: ``reference`` (:class:`~dashboard.state.LoadedTable` or None) and the ``reference`` entries of
-``metric_params``; the results cache key counts it by its content hash (:func:`dashboard.state.run_key`) and
+Session-state keys: ``reference`` (:class:`~dashboard.session.state.LoadedTable` or None) and the ``reference`` entries of
+``metric_params``; the results cache key counts it by its content hash (:func:`dashboard.session.state.run_key`) and
 reports describe it without printing its rows.
 """
 
@@ -17,7 +17,7 @@ from privcore.data.table_checks import only, read_columns
 from privcore.evaluation.evaluate import with_reference
 from privcore.metrics import registry
 
-from dashboard.state import LoadedTable, Tables
+from dashboard.session.state import LoadedTable, Tables
 from dashboard.table_checks import FitProblem, describe, sentence
 
 #: Metrics that take the reference table as their ``reference`` parameter (every one that declares it, so

@@ -1,6 +1,6 @@
 """Run the chosen metrics on every loaded synthetic table, with a progress bar, cached per session.
 
-Results live in ``st.session_state["results"][run_key]`` (see :mod:`dashboard.state`): the key is made
+Results live in ``st.session_state["results"][run_key]`` (see :mod:`dashboard.session.state`): the key is made
 of the tables' content hashes and every setting, so nothing is recomputed while nothing changed, and a
 change anywhere (a table, a column type, a metric, a parameter) gives a new key. Results stay in the
 session's memory only: never written to disk, never shared with another session. Only the most recent
@@ -15,8 +15,9 @@ from typing import MutableMapping
 
 import streamlit as st
 
-from dashboard import compute, jobs, persistence
-from dashboard.state import Tables, run_key
+from dashboard import compute, jobs
+from dashboard.session import persistence
+from dashboard.session.state import Tables, run_key
 from privcore.base.errors import InputError
 from privcore.evaluation.outcome import Report
 from privcore.base.progress import ProgressCallback

@@ -3,7 +3,7 @@
 Every function takes the session state (or the draft) as a plain mapping and never imports Streamlit, so
 the Configure page stays short and this logic can be tested on its own.
 
-Session-state keys used here besides the contract of :mod:`dashboard.state`:
+Session-state keys used here besides the contract of :mod:`dashboard.session.state`:
 
 - ``schema_draft`` — the Configure form as the user left it (see :func:`current_draft`); it may be
   invalid, whereas ``schema`` only ever holds a schema that passed :meth:`privcore.Schema.validate`
@@ -20,7 +20,7 @@ import pandas as pd
 from privcore.base.errors import InputError
 from privcore.data.schema import COLUMN_TYPES, Schema, guess_column_type, infer_schema, suggest_sensitive
 
-from dashboard.state import LoadedTable, Tables
+from dashboard.session.state import LoadedTable, Tables
 from dashboard.table_checks import describe, sentence
 
 logger = logging.getLogger(__name__)

@@ -14,7 +14,7 @@ from privcore.data.io import check_column_kinds_agree, check_no_all_missing, che
 from privcore.data.table_checks import only, read_columns
 from privcore.data.schema import Schema
 
-from dashboard.state import Tables
+from dashboard.session.state import Tables
 
 
 def describe(role: str, name: str) -> str:

@@ -3,7 +3,7 @@
 Every function takes the session state as a plain mapping (``st.session_state`` in the app, a dict in
 tests) and never imports Streamlit, so the Data page stays short and this logic can be tested on its own.
 
-Session-state keys used here besides the contract of :mod:`dashboard.state`:
+Session-state keys used here besides the contract of :mod:`dashboard.session.state`:
 
 - ``upload_log`` — uploaded file id → outcome, so that a file still sitting in an uploader is parsed
   once, and a table the user removed is not added back on the next rerun.
@@ -28,10 +28,10 @@ from privcore.data.io import load_table
 from privcore.data.schema import Schema, infer_schema, suggest_sensitive
 from privcore.evaluation.evaluate import check_dp_epsilon
 
-from dashboard import user_limits
+from dashboard.session import user_limits
 from dashboard.schema_form import schema_from_draft, validate_schema
 from dashboard.reference_table import reference_problem, set_reference, sync_reference
-from dashboard.state import DEFAULT_CHOICE, LoadedTable, Tables
+from dashboard.session.state import DEFAULT_CHOICE, LoadedTable, Tables
 
 logger = logging.getLogger(__name__)
 
@@ -163,7 +163,7 @@ def process_uploads(state: MutableMapping, role: str, files: Iterable[Any]) -> b
         log[file_id] = outcome
         if frame is None:
             continue
-        try:  # a signed-in user's share of the server's memory (dashboard.user_limits); no-op without sign-in
+        try:  # a signed-in user's share of the server's memory (dashboard.session.user_limits); no-op without sign-in
             user_limits.check_memory(user_limits.table_bytes(frame), f"'{file.name}'")
         except user_limits.UserLimitReached as exc:
             outcome.error = str(exc)

@@ -24,7 +24,7 @@ from dashboard.audit import shared_view as SV
 from dashboard.audit import whitebox_view as WV
 from dashboard.audit.shared_panel import show_shared_results
 from dashboard.page_setup import require_real_table, setup_page
-from dashboard.persistence import keep_alive
+from dashboard.session.persistence import keep_alive
 from privcore.report.audit_figures import audit_figure
 
 setup_page("Audit", icon=":material/policy:")

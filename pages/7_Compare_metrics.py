@@ -12,7 +12,7 @@ import streamlit as st
 from dashboard import components as C
 from dashboard.lab import view as V
 from dashboard.page_setup import require_real_table, setup_page
-from dashboard.persistence import keep_alive
+from dashboard.session.persistence import keep_alive
 from privcore.report import figures as F
 from privcore.report import lab_figures as LF
 

@@ -55,7 +55,7 @@ def dashboard_report(folder: Path, metric_ids: list[str], monkeypatch) -> dict:
     """The JSON the Results page offers for download after uploading the files as a user would."""
     from dashboard import compute, uploads
     from dashboard.runner import evaluate_all
-    from dashboard.state import init_state
+    from dashboard.session.state import init_state
 
     monkeypatch.setenv(compute.WORKERS_VARIABLE, "0")  # the page's own thread: the same code, no worker pool
     state: dict = {}

@@ -2,7 +2,7 @@
 
 The measurement is :mod:`privcore.audit.timing` (trial fits of the generator on training sets of the audit's
 size, the attack's own work timed too), run in the worker pool like the audit (:func:`dashboard.jobs.time_audit`).
-No Streamlit import. Session-state key used here (declared in :data:`dashboard.state.DEFAULTS`), in the session's
+No Streamlit import. Session-state key used here (declared in :data:`dashboard.session.state.DEFAULTS`), in the session's
 memory only:
 
 - ``audit_estimates`` — estimate key (:func:`estimate_key`) → :class:`privcore.audit.timing.AuditEstimate`, or the

@@ -4,7 +4,7 @@ Every function takes plain values or the session state as a mapping and never im
 page (``pages/6_Audit.py``) stays short and this logic is tested on its own. The audit itself is
 :func:`privcore.audit.shadow.audit`; its figure is :func:`privcore.report.audit_figures.audit_figure`.
 
-Session-state key used here besides the contract of :mod:`dashboard.state`: ``audit_results``, audit key
+Session-state key used here besides the contract of :mod:`dashboard.session.state`: ``audit_results``, audit key
 (:func:`audit_key`) → :class:`privcore.audit.shadow.AuditReport`, the most recent :data:`MAX_CACHED_AUDITS`
 only; in the session's memory, never written to disk. (The page's widgets keep their values across
 page switches themselves, with ``persist_state="session"``.)

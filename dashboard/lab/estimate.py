@@ -1,7 +1,7 @@
 """The Compare-metrics page's run-time estimate: two evaluations timed on the user's table, once per session.
 
 No Streamlit import; the page reaches these through :mod:`dashboard.lab.view`. Session-state key used here
-(declared in :data:`dashboard.state.DEFAULTS`), in the session's memory only:
+(declared in :data:`dashboard.session.state.DEFAULTS`), in the session's memory only:
 
 - ``lab_timings`` — timing key → :class:`Timing` of one evaluation on this table with these metrics.
 """

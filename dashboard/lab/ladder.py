@@ -1,7 +1,7 @@
 """The Compare-metrics page's supplied ladder: synthetic tables the user uploads, each with a numeric label.
 
 No Streamlit import; the page reaches these through :mod:`dashboard.lab.view`. Session-state keys used here
-(declared in :data:`dashboard.state.DEFAULTS`), in the session's memory only:
+(declared in :data:`dashboard.session.state.DEFAULTS`), in the session's memory only:
 
 - ``lab_ladder`` — the supplied ladder: a list of :class:`LadderTable` (uploads vanish on a page change,
   so the parsed tables are kept here).
@@ -18,7 +18,7 @@ from typing import Any, Iterable, MutableMapping, Sequence
 
 import pandas as pd
 
-from dashboard.state import LoadedTable
+from dashboard.session.state import LoadedTable
 from dashboard.uploads import default_table_name, parse_upload, unique_name
 
 LADDER_TABLES, LADDER_LOG = "lab_ladder", "lab_ladder_log"

@@ -2,7 +2,7 @@
 
 No Streamlit import; the page reaches these through :mod:`dashboard.lab.view`. The work itself is a job of
 :mod:`dashboard.jobs` (:func:`privcore.lab.run` or :func:`privcore.lab.run_ladder`), run by
-:mod:`dashboard.compute`. Session-state key used here (declared in :data:`dashboard.state.DEFAULTS`), in the
+:mod:`dashboard.compute`. Session-state key used here (declared in :data:`dashboard.session.state.DEFAULTS`), in the
 session's memory only, never written to disk or shared between sessions:
 
 - ``lab_results`` — lab key (:func:`lab_key`) → :class:`StoredLab`, the most recent :data:`MAX_CACHED_LABS`.
@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterable, Mapping, MutableMapping
 import pandas as pd
 
 from dashboard import compute, jobs
-from dashboard.state import content_hash
+from dashboard.session.state import content_hash
 from privcore.base.errors import InputError
 from privcore.data.schema import Schema
 from privcore.lab import LabResult

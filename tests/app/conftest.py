@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # the pages import the `dashboard` package, which is not installed
     sys.path.insert(0, str(ROOT))
 
-from dashboard.state import LoadedTable, Tables  # noqa: E402
+from dashboard.session.state import LoadedTable, Tables  # noqa: E402
 from privcore.data.schema import infer_schema  # noqa: E402
 
 APP = ROOT / "app.py"

@@ -92,7 +92,7 @@ def test_an_infinite_number_is_named_with_file_column_and_row():
     # The Data page loads "inf" as a number (privcore.data.io.load_table); the schema check names it here.
     import numpy as np
 
-    from dashboard.state import LoadedTable
+    from dashboard.session.state import LoadedTable
 
     at = open_page(CONFIGURE)
     tables = seed_session(at)

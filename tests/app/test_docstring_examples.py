@@ -7,7 +7,8 @@ import doctest
 
 import pytest
 
-from dashboard import progress, sign_in
+from dashboard import progress
+from dashboard.session import sign_in
 from dashboard.audit import estimate as audit_estimate
 from dashboard.lab import estimate as lab_estimate
 from dashboard.lab import ladder as lab_ladder

@@ -7,7 +7,7 @@ import pytest
 
 from dashboard.lab import view as V
 from dashboard.learn_lab import Draws, draws_sentence, walkthrough
-from dashboard.state import LoadedTable
+from dashboard.session.state import LoadedTable
 from privcore.lab import LabResult
 from privcore.data.schema import Schema
 

@@ -4,7 +4,7 @@ import pytest
 
 from dashboard import metric_choice
 from dashboard import reference_table
-from dashboard.state import LoadedTable
+from dashboard.session.state import LoadedTable
 from privcore import evaluate
 from privcore.metrics import registry
 from privcore.metrics.details import CopyCounts

@@ -9,8 +9,8 @@ import time
 import pytest
 
 from .conftest import assert_no_exception, open_page, seed_session, texts
-from dashboard import persistence
-from dashboard.session_store import IDLE_MINUTES_VARIABLE
+from dashboard.session import persistence
+from dashboard.session.store import IDLE_MINUTES_VARIABLE
 
 RESULTS = "pages/4_Results.py"
 METRICS = "pages/3_Metrics.py"

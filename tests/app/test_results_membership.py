@@ -3,7 +3,7 @@ the chance line, and the ε lower bound in one sentence; without mia_best it say
 
 from __future__ import annotations
 
-from dashboard.state import LoadedTable, Tables
+from dashboard.session.state import LoadedTable, Tables
 from privcore import Schema
 from privcore.demo import load_scenario
 

@@ -6,7 +6,7 @@ import html
 
 import pytest
 
-from dashboard.state import LoadedTable, Tables
+from dashboard.session.state import LoadedTable, Tables
 from privcore import Schema
 from privcore.evaluation import interpret as R
 from privcore.metrics import registry

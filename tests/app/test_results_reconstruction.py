@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from dashboard.state import LoadedTable, Tables
+from dashboard.session.state import LoadedTable, Tables
 from privcore import Schema
 from privcore.demo import load_scenario
 from privcore.report.reconstruction_text import NO_RECONSTRUCTION

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from dashboard import session_store
-from dashboard.session_store import SessionStore, new_id, owner_token
-from dashboard.state import persisted_keys
+from dashboard.session import store as session_store
+from dashboard.session.store import SessionStore, new_id, owner_token
+from dashboard.session.state import persisted_keys
 
 
 class State(dict):

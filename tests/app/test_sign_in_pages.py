@@ -7,8 +7,10 @@ from __future__ import annotations
 import pytest
 
 from .conftest import assert_no_exception, open_page, seed_session, texts
-from dashboard import persistence, session_store, user_limits
-from dashboard.session_store import owner_token
+from dashboard.session import persistence
+from dashboard.session import store as session_store
+from dashboard.session import user_limits
+from dashboard.session.store import owner_token
 
 RESULTS = "pages/4_Results.py"
 ISSUER = "https://id.example.org/realms/team"

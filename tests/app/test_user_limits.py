@@ -8,10 +8,13 @@ import threading
 import pandas as pd
 import pytest
 
-from dashboard import compute, session_store, sign_in, uploads, user_limits
-from dashboard.session_store import SessionStore, new_id, owner_token
-from dashboard.state import LoadedTable, Tables, init_state, persisted_keys
-from dashboard.user_limits import JOBS_VARIABLE, MEMORY_VARIABLE, User, UserLimitReached
+from dashboard import compute, uploads
+from dashboard.session import store as session_store
+from dashboard.session import sign_in
+from dashboard.session import user_limits
+from dashboard.session.store import SessionStore, new_id, owner_token
+from dashboard.session.state import LoadedTable, Tables, init_state, persisted_keys
+from dashboard.session.user_limits import JOBS_VARIABLE, MEMORY_VARIABLE, User, UserLimitReached
 from privcore.base.errors import InputError
 
 ALICE = owner_token("https://id.example.org", "alice")

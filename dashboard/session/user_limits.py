@@ -1,6 +1,6 @@
 """Per-user limits of a shared server with sign-in (issue 25): running computations and memory held.
 
-With sign-in on (:mod:`dashboard.sign_in`), several people share one server's worker pool and memory. So
+With sign-in on (:mod:`dashboard.session.sign_in`), several people share one server's worker pool and memory. So
 that one of them cannot take it all, each signed-in user may have at most
 
 - :func:`max_jobs` computations running at once (evaluations, lab runs, audits, timing estimates), over
@@ -29,7 +29,7 @@ import threading
 from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass
 
-from dashboard import session_store
+from dashboard.session import store as session_store
 from privcore.base.errors import InputError
 from privcore.base.formatting import format_bytes
 from privcore.data.memory import machine_memory, parse_size
@@ -41,7 +41,7 @@ MEMORY_VARIABLE = "PRIVCORE_USER_MEMORY"
 DEFAULT_JOBS = 2
 #: Without a known machine size (not POSIX): 4 GiB per user.
 FALLBACK_MEMORY = 4 * 1024**3
-#: Keys of a session's state whose tables count as memory held (:mod:`dashboard.state`).
+#: Keys of a session's state whose tables count as memory held (:mod:`dashboard.session.state`).
 _TABLE_KEYS = ("tables", "reference", "audit_tables")
 
 
@@ -176,7 +176,7 @@ _SIZES_KEPT = 512
 
 
 def table_bytes(table) -> int:
-    """Bytes of a loaded table (:class:`dashboard.state.LoadedTable`) or a DataFrame, strings included."""
+    """Bytes of a loaded table (:class:`dashboard.session.state.LoadedTable`) or a DataFrame, strings included."""
     frame = getattr(table, "frame", table)
     key = getattr(table, "content_hash", None)
     if key is not None and key in _SIZES:
@@ -196,7 +196,7 @@ def _tables_in(value) -> list:
     """The tables a session-state value holds: a Tables bundle, a table, or a mapping/list of them."""
     if value is None:
         return []
-    if hasattr(value, "synthetic") and hasattr(value, "real"):  # dashboard.state.Tables
+    if hasattr(value, "synthetic") and hasattr(value, "real"):  # dashboard.session.state.Tables
         return [t for t in (value.real, *value.synthetic.values(), value.holdout) if t is not None]
     if hasattr(value, "memory_usage") or hasattr(value, "frame"):
         return [value]

@@ -4,11 +4,11 @@ Off by default: without an ``[auth]`` section in the server's secrets (``.stream
 named by ``--secrets.files``), every page works as on one's own laptop, with no sign-in. With one, every page
 first asks the visitor to sign in with the configured provider (``st.login``; Authlib underneath), and
 
-- each session's data is bound to the user who created it (:func:`dashboard.session_store.owner_token` of the
+- each session's data is bound to the user who created it (:func:`dashboard.session.store.owner_token` of the
   provider's issuer and subject, kept in this process's memory only): a link opened by someone else, or by
   nobody, says that the session belongs to someone else and shows no data;
 - "Sign out" deletes the user's data from the server (every session of theirs), then signs out (``st.logout``);
-- the per-user limits of :mod:`dashboard.user_limits` apply.
+- the per-user limits of :mod:`dashboard.session.user_limits` apply.
 
 Settings (all in the secrets file; the provider's own in ``[auth]`` as Streamlit documents them):
 
@@ -29,7 +29,9 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from dashboard import persistence, session_store, user_limits
+from dashboard.session import persistence
+from dashboard.session import store as session_store
+from dashboard.session import user_limits
 
 LOGGER = logging.getLogger(__name__)
 
@@ -154,7 +156,7 @@ def _setting(name: str):
 
 
 def viewer_owner() -> str | None:
-    """:func:`dashboard.session_store.owner_token` of the signed-in viewer, or None (not signed in, or the
+    """:func:`dashboard.session.store.owner_token` of the signed-in viewer, or None (not signed in, or the
     provider gave no subject)."""
     try:
         if not st.user.is_logged_in:
@@ -191,7 +193,7 @@ def gate(state) -> str | None:
     -------
     str or None
         The signed-in user's owner token (sessions are bound to it), or None when sign-in is off. Also sets
-        the per-user limits for this run (:func:`dashboard.user_limits.set_current_user`).
+        the per-user limits for this run (:func:`dashboard.session.user_limits.set_current_user`).
     """
     config = configuration()
     if not config.enabled:

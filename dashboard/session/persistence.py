@@ -1,16 +1,16 @@
-"""Work survives a reload: connects every page run to the server-memory :mod:`dashboard.session_store`.
+"""Work survives a reload: connects every page run to the server-memory :mod:`dashboard.session.store`.
 
 How a browser finds its work again
 ----------------------------------
-- Each browser session gets an unguessable id (:func:`dashboard.session_store.new_id`). The id travels
+- Each browser session gets an unguessable id (:func:`dashboard.session.store.new_id`). The id travels
   in the URL's query string (``?session=ID``; every page link keeps it), so a reload finds it, and in a
   cookie (``privcore_session``, ``SameSite=Strict``, this site only), so a page URL typed into the same
   browser finds it too.
 - The first run of a new Streamlit session that presents a live id copies the user's work (the keys of
-  :func:`dashboard.state.persisted_keys`: tables, schema, chosen metrics, parameters, results, audit
+  :func:`dashboard.session.state.persisted_keys`: tables, schema, chosen metrics, parameters, results, audit
   results) into its own ``st.session_state``, by reference, and becomes the session the id points to.
 - The id is a key to the data: whoever has the link has the data until it expires. The sidebar says so.
-- With sign-in on (:mod:`dashboard.sign_in`), the entry is also bound to the signed-in user who created it
+- With sign-in on (:mod:`dashboard.session.sign_in`), the entry is also bound to the signed-in user who created it
   (an in-memory owner token, never the identity itself): another user, or nobody, presenting the id gets
   no data and a notice that the session belongs to someone else; signing out deletes the user's data.
 
@@ -28,8 +28,8 @@ import logging
 
 import streamlit as st
 
-from dashboard import session_store
-from dashboard.state import persisted_keys
+from dashboard.session import store as session_store
+from dashboard.session.state import persisted_keys
 
 LOGGER = logging.getLogger(__name__)
 
@@ -76,7 +76,7 @@ def connect(state, owner: str | None = None) -> None:
     state : mapping
         ``st.session_state``.
     owner : str, optional
-        The signed-in user's owner token (:func:`dashboard.sign_in.gate`); None with sign-in off. Only
+        The signed-in user's owner token (:func:`dashboard.session.sign_in.gate`); None with sign-in off. Only
         entries of this owner are restored, and a new entry is bound to it.
 
     Sets a one-run notice in ``state[NOTICE_KEY]``: ``"restored"``, ``"expired"``, ``"foreign"`` (the link

@@ -11,13 +11,13 @@ points to, by whichever comes first of a sweep (every page run, and a background
 the user's "Forget my data now" button. An id is 32 random bytes from :mod:`secrets` (256 bits);
 without it no other session can reach the entry.
 
-With sign-in on (:mod:`dashboard.sign_in`), an entry is also bound to its owner: the user who created
+With sign-in on (:mod:`dashboard.session.sign_in`), an entry is also bound to its owner: the user who created
 it, kept as :func:`owner_token` (an HMAC of the provider's issuer and subject under a key made at start-up
 and held in this process's memory only). A restore, touch or forget presented by anyone else, or by
 nobody, gets nothing, so a copied or guessed link alone no longer opens the data.
 
 This module has no Streamlit import so that the expiry and isolation rules are testable in plain
-Python; :mod:`dashboard.persistence` connects it to the pages.
+Python; :mod:`dashboard.session.persistence` connects it to the pages.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, MutableMapping
 from dataclasses import dataclass, field
 
 #: Environment variable that sets the idle time in minutes (also ``session_idle_minutes`` in
-#: ``.streamlit/secrets.toml``, read by :mod:`dashboard.persistence`).
+#: ``.streamlit/secrets.toml``, read by :mod:`dashboard.session.persistence`).
 IDLE_MINUTES_VARIABLE = "PRIVCORE_SESSION_IDLE_MINUTES"
 DEFAULT_IDLE_MINUTES = 30.0
 

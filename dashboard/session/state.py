@@ -107,7 +107,7 @@ DEFAULTS = {
 
 
 #: Keys beyond :data:`DEFAULTS` that hold the user's work and must survive a reload
-#: (:mod:`dashboard.persistence`): drafts of forms, the membership attacks' reference table, the FAMD
+#: (:mod:`dashboard.session.persistence`): drafts of forms, the membership attacks' reference table, the FAMD
 #: setting, audit results, the verdict rule and whether the metric choice is the default.
 PERSISTED_EXTRA = (
     "schema_draft",
