@@ -1,5 +1,6 @@
 """The layer rules in pyproject.toml hold, and would catch a break: import-linter on the package as it is, and on a
-copy with one upward import planted (the engine importing the report layer)."""
+copy with one upward import planted (the engine importing the report layer) or one metric module of a family
+importing another (the learned membership attack importing mia_best's module instead of their shared _base)."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ def copy(tmp_path_factory) -> Path:
 def test_the_layers_hold(copy):
     result = _lint(copy)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "2 kept, 0 broken" in result.stdout
+    assert "4 kept, 0 broken" in result.stdout
 
 
 def test_a_planted_upward_import_breaks_them(copy):
@@ -51,3 +52,16 @@ def test_a_planted_upward_import_breaks_them(copy):
         assert "1 broken" in result.stdout and "privcore.engine" in result.stdout and "privcore.report" in result.stdout
     finally:
         engine.write_text(original)
+
+
+def test_a_planted_import_between_two_attacks_of_a_family_breaks_them(copy):
+    learned = copy / "privcore" / "metrics" / "membership" / "learned.py"
+    original = learned.read_text()
+    try:
+        learned.write_text(original + "\nfrom privcore.metrics.membership.best import CHOICE_TAG  # noqa: F401 (planted)\n")
+        result = _lint(copy)
+        assert result.returncode != 0
+        assert "1 broken" in result.stdout and "privcore.metrics.membership.learned" in result.stdout
+        assert "privcore.metrics.membership.best" in result.stdout
+    finally:
+        learned.write_text(original)

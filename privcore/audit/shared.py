@@ -50,7 +50,7 @@ import pandas as pd
 from privcore.audit.crossfit import crossfit_scores, record_statistics
 from privcore.audit.one_output import output_checks
 from privcore.audit.features import SharedFeatures
-from privcore.metrics.membership_value_reuse import value_text
+from privcore.metrics.membership import value_text
 from privcore.audit.shadow import AuditError, ProgressCallback, random_queries
 from privcore.audit.tasks import FitOutcome, FitSetup, run_fits
 from privcore.audit.whitebox import WhiteBoxResult, wants_whitebox, whitebox_result
