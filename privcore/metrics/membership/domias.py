@@ -10,8 +10,6 @@ reference set ``R``, and the ROC summary reported, are those of every membership
 
 from __future__ import annotations
 
-from __future__ import annotations
-
 from typing import Mapping
 
 import numpy as np

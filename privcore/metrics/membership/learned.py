@@ -20,12 +20,15 @@ seeded folds, and each record is scored by a model trained on the other folds of
 
 Training rows that play no role (when the training table is larger than the holdout's non-members) get the
 mean prediction of every fold model.
+
+The features and the cross-fitting (:func:`~privcore.metrics.membership._base.learned_features`,
+:func:`~privcore.metrics.membership._base.crossfit_within_halves`) are in :mod:`privcore.metrics.membership._base`:
+the stacked attack reads them too.
 """
 
 from __future__ import annotations
 
 from typing import Mapping
-
 
 from privcore.engine.context import MetricContext
 from privcore.metrics.details import MembershipScores
