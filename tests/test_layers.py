@@ -65,3 +65,16 @@ def test_a_planted_import_between_two_attacks_of_a_family_breaks_them(copy):
         assert "privcore.metrics.membership.best" in result.stdout
     finally:
         learned.write_text(original)
+
+
+@pytest.mark.parametrize("family", ["membership", "distance"])
+def test_every_concrete_module_of_a_family_package_is_in_its_independence_contract(family):
+    # A new attack module left out of the contract could import another attack unnoticed.
+    import tomllib
+
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    package = f"privcore.metrics.{family}"
+    listed = [c["modules"] for c in contracts if c["type"] == "independence" and c["modules"][0].startswith(package + ".")]
+    concrete = {f"{package}.{p.stem}" for p in (ROOT / "privcore" / "metrics" / family).glob("*.py")
+                if not p.stem.startswith("_")}
+    assert len(listed) == 1 and set(listed[0]) == concrete
