@@ -267,7 +267,7 @@ def test_the_value_reuse_feature_is_the_attacks_score_against_the_pool(adult):
     # The shared audit reads the value-reuse attack's own function (issue 43), rarity read from the pool.
     from privcore.audit.features import SharedFeatures
     from privcore.engine.encoding import EuclideanSpace
-    from privcore.metrics.membership_value_reuse import value_reuse
+    from privcore.metrics.membership import value_reuse
 
     real, schema = adult
     real = real.dropna().reset_index(drop=True)  # as prepared (missing = "drop"): categories are all text

@@ -1,5 +1,6 @@
 """The layer rules in pyproject.toml hold, and would catch a break: import-linter on the package as it is, and on a
-copy with one upward import planted (the engine importing the report layer)."""
+copy with one upward import planted (the engine importing the report layer) or one metric module of a family
+importing another (the learned membership attack importing mia_best's module instead of their shared _base)."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ def copy(tmp_path_factory) -> Path:
 def test_the_layers_hold(copy):
     result = _lint(copy)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "2 kept, 0 broken" in result.stdout
+    assert "4 kept, 0 broken" in result.stdout
 
 
 def test_a_planted_upward_import_breaks_them(copy):
@@ -51,3 +52,29 @@ def test_a_planted_upward_import_breaks_them(copy):
         assert "1 broken" in result.stdout and "privcore.engine" in result.stdout and "privcore.report" in result.stdout
     finally:
         engine.write_text(original)
+
+
+def test_a_planted_import_between_two_attacks_of_a_family_breaks_them(copy):
+    learned = copy / "privcore" / "metrics" / "membership" / "learned.py"
+    original = learned.read_text()
+    try:
+        learned.write_text(original + "\nfrom privcore.metrics.membership.best import CHOICE_TAG  # noqa: F401 (planted)\n")
+        result = _lint(copy)
+        assert result.returncode != 0
+        assert "1 broken" in result.stdout and "privcore.metrics.membership.learned" in result.stdout
+        assert "privcore.metrics.membership.best" in result.stdout
+    finally:
+        learned.write_text(original)
+
+
+@pytest.mark.parametrize("family", ["membership", "distance"])
+def test_every_concrete_module_of_a_family_package_is_in_its_independence_contract(family):
+    # A new attack module left out of the contract could import another attack unnoticed.
+    import tomllib
+
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    package = f"privcore.metrics.{family}"
+    listed = [c["modules"] for c in contracts if c["type"] == "independence" and c["modules"][0].startswith(package + ".")]
+    concrete = {f"{package}.{p.stem}" for p in (ROOT / "privcore" / "metrics" / family).glob("*.py")
+                if not p.stem.startswith("_")}
+    assert len(listed) == 1 and set(listed[0]) == concrete

@@ -93,7 +93,7 @@ def test_every_registered_family_is_either_decisive_or_supporting():
 
 def test_the_strongest_attack_stands_for_the_battery_when_it_ran():
     # Issue 14: with mia_best in the report, the seven attacks it compares do not count again one by one.
-    from privcore.metrics.membership_best import BATTERY
+    from privcore.metrics.membership import BATTERY
 
     metrics = ["mia_distance", "mia_calibrated", "mia_dpi", "mia_best", "crp"]
     with_best = verdict(run("exact_copy", metrics))

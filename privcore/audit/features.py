@@ -14,7 +14,7 @@ are those of the targeted audit, computed for all records in one pass, plus one 
   is not rare, so the feature says nothing for that record): a category, or a number as stored, so that an
   output that reuses a training record's unique number (issue 43) shows whose it is;
 - **value reuse**: the score of the value-reuse attack
-  (:func:`privcore.metrics.membership_value_reuse.value_reuse`): the record's exact values that the output
+  (:func:`privcore.metrics.membership.value_reuse`): the record's exact values that the output
   holds, each weighted by its rarity in the pool, so that many reused values of one record add up (a reused
   nearly unique number, Adult's ``fnlwgt``, weighs most; the 5 % tolerance of the queries misses it).
 
@@ -31,7 +31,7 @@ import pandas as pd
 from privcore.audit.shadow import NEIGHBOURS, NUMERICAL_TOLERANCE
 from privcore.data.schema import NUMERICAL, Schema
 from privcore.engine.encoding import EuclideanSpace
-from privcore.metrics.membership_value_reuse import value_reuse
+from privcore.metrics.membership import value_reuse
 
 #: A missing distance (no complete synthetic row) is replaced by this large value so that features stay finite.
 FAR = 1e6

@@ -54,7 +54,7 @@ from privcore.audit.crossfit import crossfit_scores, null_shares, record_statist
 from privcore.audit.one_output import output_checks
 from privcore.audit.per_model import cyclic_shuffle, per_model_entry
 from privcore.audit.features import SharedFeatures
-from privcore.metrics.membership_value_reuse import value_text
+from privcore.metrics.membership import value_text
 from privcore.audit.shadow import AuditError, random_queries
 from privcore.base.progress import ProgressCallback
 from privcore.audit.stronger import StrongerResult, stronger_attack

@@ -8,7 +8,7 @@ importing the registry (or a result type) stays cheap.
 
 import importlib
 
-# One module per family; each registers its metrics on import.
+# One module (or package) per family; each registers its metrics on import.
 _MODULES = (
     "privcore.metrics.simulation",
     "privcore.metrics.distance",
@@ -17,11 +17,6 @@ _MODULES = (
     "privcore.metrics.attacks.register",
     "privcore.metrics.proxy",
     "privcore.metrics.membership",
-    "privcore.metrics.membership_battery",
-    "privcore.metrics.membership_value_reuse",
-    "privcore.metrics.membership_best",
-    "privcore.metrics.membership_learned",
-    "privcore.metrics.membership_stacked",
     "privcore.metrics.synqp",
     "privcore.metrics.utility",
     "privcore.metrics.reconstruction",

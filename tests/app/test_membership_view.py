@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 from dashboard import membership_view as V
 from privcore import Schema, evaluate
 from privcore.demo import load_scenario
-from privcore.metrics.membership_best import BATTERY
+from privcore.metrics.membership import BATTERY
 
 
 def _report(name, metrics=("mia_best",), n=400):

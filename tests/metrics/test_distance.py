@@ -20,7 +20,7 @@ from scipy.spatial.distance import cdist
 
 from privcore import evaluate
 from privcore.base.errors import InputError
-from privcore.metrics import hitr
+from privcore.metrics.distance import hitr
 from privcore.metrics.distance import attribute_entropy, hit_counts
 from privcore.data.schema import Schema
 

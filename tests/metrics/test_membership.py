@@ -1,4 +1,5 @@
-"""Tests of the membership-inference attacks (privcore.metrics.membership; metrics.md §3).
+"""Tests of the membership-inference attacks (privcore.metrics.membership.distance and .domias, and the ROC summary
+and densities of privcore.metrics.membership._base; metrics.md §3).
 
 Hand-worked AUC/advantage examples (E coordinates are x / 10 for a numerical column whose real values
 span 0..10), the vectorised bootstrap statistics against sklearn, the chunked KDE against scipy and a
@@ -22,7 +23,7 @@ from privcore import evaluate
 from privcore.metrics import registry
 from privcore.demo import load_scenario
 from privcore.metrics.details import MembershipScores
-from privcore.metrics.membership import (
+from privcore.metrics.membership._base import (
     BANDWIDTH_GRID,
     MAX_HELD_OUT,
     attack_summary,
@@ -195,7 +196,7 @@ def test_leaving_out_negligible_kernel_terms_changes_no_density(dims, h):
     d2 = ((query[:, None, :] - data[None, :, :]) ** 2).sum(axis=2)
     power = -(1 + dims) / 2
     full = logsumexp(power * np.log1p(d2 / h**2), axis=1)
-    from privcore.metrics.membership import _log_kernel_sum
+    from privcore.metrics.membership._base import _log_kernel_sum
 
     np.testing.assert_allclose(_log_kernel_sum(d2, d2.min(axis=1), 1 / h**2, power), full, rtol=1e-12, atol=1e-12)
 
@@ -407,7 +408,7 @@ def test_demo_exact_copy_is_caught_and_column_resampler_is_not():
 
 
 def test_squared_distance_blocks_equal_the_plain_expression_bit_for_bit():
-    from privcore.metrics.membership import squared_distance_blocks
+    from privcore.metrics.membership._base import squared_distance_blocks
 
     rng = np.random.default_rng(3)
     query, data = rng.random((70, 9)) * 5, rng.random((40, 9)) * 5
@@ -421,7 +422,7 @@ def test_squared_distance_blocks_equal_the_plain_expression_bit_for_bit():
 
 
 def test_log_kernel_sum_equals_the_sum_over_its_kept_pairs_bit_for_bit():
-    from privcore.metrics.membership import NEGLIGIBLE_LOG_RATIO, _log_kernel_sum
+    from privcore.metrics.membership._base import NEGLIGIBLE_LOG_RATIO, _log_kernel_sum
 
     rng = np.random.default_rng(4)
     d2 = rng.random((60, 300)) * np.array([[0.1], [10.0], [1000.0]]).repeat(20, axis=0)

@@ -22,9 +22,9 @@ from sklearn.metrics import roc_auc_score
 from privcore import evaluate
 from privcore.demo import load_scenario
 from privcore.metrics.details import BatteryAttack, MembershipBattery, MembershipScores
-from privcore.metrics import membership
-from privcore.metrics.membership_battery import CLASSIFIER_SETTINGS, dpi_counts, synthetic_probability
-from privcore.metrics.membership_best import BATTERY, best_threshold, honest_splits, tpr_at_fprs
+from privcore.metrics.membership import BATTERY, _base
+from privcore.metrics.membership.battery import CLASSIFIER_SETTINGS, dpi_counts, synthetic_probability
+from privcore.metrics.membership.best import best_threshold, honest_splits, tpr_at_fprs
 from privcore.metrics.registry import all_metrics
 from privcore.data.schema import Schema
 from privcore.base.stats import clopper_pearson_lower, clopper_pearson_upper, epsilon_lower_bound, holm_adjust
@@ -432,14 +432,16 @@ def test_every_column_constant_is_not_applicable_with_a_reason():
 
 
 def test_an_attacks_scorer_is_found_before_any_evaluation_has_loaded_the_registry():
-    # In a fresh interpreter no metric module has registered its scorer yet: attack_scores loads them.
+    # In a fresh interpreter no evaluation has loaded the registry; importing the family's shared module imports
+    # the package's face first, which imports every attack's module, so every scorer is registered (and
+    # attack_scores would load the families itself if one were not).
     import subprocess
     import sys
 
     code = (
         "from types import SimpleNamespace\n"
-        "import privcore.metrics.membership_common as common\n"
-        "assert 'mia_learned' not in common.SCORERS\n"
+        "import privcore.metrics.membership._base as common\n"
+        "assert 'mia_learned' in common.SCORERS\n"
         "shared = SimpleNamespace(cached=lambda key, compute: key[1])\n"
         "ctx = SimpleNamespace(seed=0, is_baseline=False, shared=shared)\n"
         "print(common.attack_scores(ctx, 'mia_learned', {}))\n"
@@ -455,13 +457,13 @@ def test_mia_best_reuses_the_attacks_scores_instead_of_running_them_again(monkey
     all_metrics()
     calls = {mid: 0 for mid in BATTERY}
     for mid in BATTERY:
-        scorer = membership.SCORERS[mid]
+        scorer = _base.SCORERS[mid]
 
         def counted(*args, _mid=mid, _score=scorer.score):
             calls[_mid] += 1
             return _score(*args)
 
-        monkeypatch.setitem(membership.SCORERS, mid, membership.Scorer(counted, scorer.param_names))
+        monkeypatch.setitem(_base.SCORERS, mid, _base.Scorer(counted, scorer.param_names))
     d = load_scenario("noisy_copy", n=300)
     schema = Schema(types=dict(d.types))
     report = evaluate(d.real, d.synthetic, schema, metrics=ALL, holdout=d.holdout, strict=True,
@@ -477,16 +479,14 @@ def test_mia_best_reuses_the_attacks_scores_instead_of_running_them_again(monkey
 
 
 def test_each_attacks_bootstrap_runs_once_and_mia_best_alone_reports_the_same(monkeypatch):
-    from privcore.metrics import membership_common
-
     summaries = []
-    original = membership_common.attack_summary
+    original = _base.attack_summary
 
     def counted(member, non, **kwargs):
         summaries.append(len(member))
         return original(member, non, **kwargs)
 
-    monkeypatch.setattr(membership_common, "attack_summary", counted)
+    monkeypatch.setattr(_base, "attack_summary", counted)
     d = load_scenario("noisy_copy", n=300)
     schema = Schema(types=dict(d.types))
     params = {m: {"n_boot": 30} for m in ALL}
@@ -569,7 +569,7 @@ def _dpi_counts_two_passes(queries, synthetic, reference, k, tolerance):
 @given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 12), extra=st.integers(0, 6), step=st.sampled_from([0.0, 1.0]),
        tolerance=st.sampled_from([0.0, 1e-9, 0.5]))
 def test_dpi_counts_from_the_neighbour_list_equal_a_counting_pass(seed, k, extra, step, tolerance):
-    from privcore.metrics import membership_battery as mb
+    from privcore.metrics.membership import battery as mb
 
     rng = np.random.default_rng(seed)
     grid = lambda n: np.round(rng.random((n, 2)) * 3) + step * rng.random((n, 2))  # noqa: E731 - ties unless step

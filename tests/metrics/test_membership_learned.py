@@ -16,9 +16,8 @@ from sklearn.metrics import roc_auc_score
 from privcore import evaluate
 from privcore.demo import load_scenario
 from privcore.metrics.details import MembershipScores
-from privcore.metrics import membership_learned
-from privcore.metrics.membership_best import seeded_halves
-from privcore.metrics.membership_learned import stratified_folds
+from privcore.metrics.membership import _base, seeded_halves
+from privcore.metrics.membership._base import stratified_folds
 from privcore.data.schema import Schema
 
 
@@ -36,13 +35,13 @@ def _run(name, n, metrics=("mia_learned",), seed=0, workers=None, params=None):
 def watched_fits(monkeypatch):
     """Every fit of the learned attack: (training rows, scored rows)."""
     fits = []
-    original = membership_learned.fit_and_score
+    original = _base.fit_and_score
 
     def watched(features, labels, train, score_rows, extra_rows, seed, settings):
         fits.append((np.asarray(train).copy(), np.asarray(score_rows).copy(), labels.copy()))
         return original(features, labels, train, score_rows, extra_rows, seed, settings)
 
-    monkeypatch.setattr(membership_learned, "fit_and_score", watched)
+    monkeypatch.setattr(_base, "fit_and_score", watched)
     return fits
 
 
@@ -75,13 +74,13 @@ def test_features_are_the_distances_to_the_nearest_synthetic_and_reference_rows(
     synthetic = real + rng.normal(scale=0.05, size=real.shape)
     holdout = pd.DataFrame({"a": rng.normal(size=40), "b": rng.normal(size=40) * 10})
     seen = {}
-    original = membership_learned.fit_and_score
+    original = _base.fit_and_score
 
     def keep(features, labels, train, score_rows, extra_rows, seed, settings):
         seen["features"] = features
         return original(features, labels, train, score_rows, extra_rows, seed, settings)
 
-    monkeypatch.setattr(membership_learned, "fit_and_score", keep)
+    monkeypatch.setattr(_base, "fit_and_score", keep)
     report = evaluate(real, synthetic, Schema({"a": "numerical", "b": "numerical"}), metrics="mia_learned",
                       holdout=holdout, params={"mia_learned": {"n_boot": 0, "k": 2}}, strict=True)
     res = report["mia_learned"]
@@ -104,14 +103,14 @@ def test_training_rows_that_play_no_role_get_the_mean_of_every_fold_model(watche
     # 300 training rows against 300 holdout rows: 150 non-members, so 150 training rows are members and
     # the other 150 are scored by all ten models.
     extras = []
-    original = membership_learned.fit_and_score
+    original = _base.fit_and_score
 
     def keep(features, labels, train, score_rows, extra_rows, seed, settings):
         scored, extra = original(features, labels, train, score_rows, extra_rows, seed, settings)
         extras.append((np.asarray(extra_rows), extra))
         return scored, extra
 
-    monkeypatch.setattr(membership_learned, "fit_and_score", keep)
+    monkeypatch.setattr(_base, "fit_and_score", keep)
     res = _run("noisy_copy", 300)["mia_learned"]
     unlabelled = np.setdiff1d(np.arange(300), res.details.member_positions)
     assert len(unlabelled) == 150
@@ -193,15 +192,13 @@ def test_its_auc_is_the_auc_of_its_scores():
 
 
 def test_gen_lra_and_the_learned_attack_share_one_standardised_pass_to_the_synthetic_rows(monkeypatch):
-    from privcore.metrics import membership_battery
-
     labels = []
-    original = membership_battery.nearest_k
+    original = _base.nearest_k
 
     def counted(*args, label="", **kwargs):
         labels.append(label)
         return original(*args, label=label, **kwargs)
 
-    monkeypatch.setattr(membership_battery, "nearest_k", counted)
+    monkeypatch.setattr(_base, "nearest_k", counted)
     _run("noisy_copy", 300, metrics=("mia_learned", "mia_gen_lra"))
     assert labels.count("records→synthetic (standardised)") == 1

@@ -17,9 +17,10 @@ from privcore import evaluate
 from privcore.data.schema import Schema
 from privcore.demo import load_scenario
 from privcore.generators import make_generator
-from privcore.metrics import membership_best, membership_learned, membership_stacked
-from privcore.metrics.membership_best import BATTERY, CHOICE_SUPPORT, choose_attack, seeded_halves
-from privcore.metrics.membership_stacked import INPUT_ATTACKS, standardised
+from privcore.metrics.membership import BATTERY, _base, best as membership_best, seeded_halves, \
+    stacked as membership_stacked
+from privcore.metrics.membership.best import CHOICE_SUPPORT, choose_attack
+from privcore.metrics.membership.stacked import INPUT_ATTACKS, standardised
 
 N = 1500  # 750 members and 750 non-members: the size at which the learned attack's own tests run
 
@@ -57,21 +58,21 @@ def test_stacked_reads_the_battery_scores_once(monkeypatch):
     # runs each scorer once (the stacked attack reads the cached scores and the learned attack's features).
     calls = []
     for attack_id in INPUT_ATTACKS + ("mia_learned",):
-        scorer = membership_stacked.SCORERS[attack_id]
+        scorer = _base.SCORERS[attack_id]
 
         def counted(*args, _score=scorer.score, _id=attack_id):
             calls.append(_id)
             return _score(*args)
 
-        monkeypatch.setitem(membership_stacked.SCORERS, attack_id, scorer.__class__(counted, scorer.param_names))
+        monkeypatch.setitem(_base.SCORERS, attack_id, scorer.__class__(counted, scorer.param_names))
     searches = []
-    original = membership_learned.nearest_k
+    original = _base.nearest_k
 
     def counted_search(*args, **kwargs):
         searches.append(kwargs.get("label"))
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(membership_learned, "nearest_k", counted_search)
+    monkeypatch.setattr(_base, "nearest_k", counted_search)
     _battery("noisy_copy", n=300, metrics=BATTERY + ("mia_best",))
     assert sorted(calls) == sorted(INPUT_ATTACKS + ("mia_learned",))
     assert searches.count("records→reference (learned attack)") == 1
@@ -82,7 +83,7 @@ def watched(monkeypatch):
     """Every fold model of the learned and stacked attacks (training rows, scored rows) and every choice
     of mia_best (the member and non-member positions it read)."""
     seen = {"fits": [], "choices": []}
-    fit_learned, fit_stacked, choose = membership_learned.fit_and_score, membership_stacked.fit_stack, choose_attack
+    fit_learned, fit_stacked, choose = _base.fit_and_score, membership_stacked.fit_stack, choose_attack
 
     def learned(features, labels, train, score_rows, extra_rows, seed, settings):
         seen["fits"].append(("mia_learned", np.asarray(train).copy(), np.asarray(score_rows).copy()))
@@ -96,7 +97,7 @@ def watched(monkeypatch):
         seen["choices"].append((np.asarray(members).copy(), np.asarray(nonmembers).copy()))
         return choose(scores, members, nonmembers, rng, repeats)
 
-    monkeypatch.setattr(membership_learned, "fit_and_score", learned)
+    monkeypatch.setattr(_base, "fit_and_score", learned)
     monkeypatch.setattr(membership_stacked, "fit_stack", stacked)
     monkeypatch.setattr(membership_best, "choose_attack", choice)
     return seen

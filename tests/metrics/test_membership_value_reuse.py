@@ -25,9 +25,9 @@ from privcore.data.schema import Schema
 from privcore.demo import ADULT_TYPES, load_adult, sample_positions
 from privcore.evaluation import interpret as R
 from privcore.generators import LADDER, make_generator
-from privcore.metrics.membership_best import BATTERY
-from privcore.metrics.membership_stacked import INPUT_ATTACKS
-from privcore.metrics.membership_value_reuse import reasons, value_reuse
+from privcore.metrics.membership import BATTERY, value_reuse
+from privcore.metrics.membership.reuse import reasons
+from privcore.metrics.membership.stacked import INPUT_ATTACKS
 
 N = 1500
 
@@ -164,7 +164,7 @@ def test_the_attack_catches_reused_unique_values_and_mia_best_picks_it_up(popula
 
 def test_without_the_attack_mia_best_misses_the_leak(population, monkeypatch):
     """The leak is the value-reuse attack's own: with the battery as it was, mia_best reads it near chance."""
-    from privcore.metrics import membership_best, membership_stacked
+    from privcore.metrics.membership import best as membership_best, stacked as membership_stacked
 
     real, _, fresh, types = population
     synthetic = make_generator("value_reuse", level=1.0, population=fresh).fit(real, types).sample(N, 0)

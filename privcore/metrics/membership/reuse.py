@@ -25,7 +25,7 @@ import pandas as pd
 
 from privcore.engine.context import MetricContext
 from privcore.metrics.details import MembershipScores
-from privcore.metrics.membership_common import (
+from privcore.metrics.membership._base import (
     COMMON_INFO,
     COMMON_PARAMS,
     MIA_NOTE,
@@ -33,11 +33,13 @@ from privcore.metrics.membership_common import (
     REFERENCE_MIA,
     SCORERS,
     AttackScores,
+    MembershipSets,
+    Reference,
     Scorer,
     attack_steps,
     output_from_scores,
+    require_holdout,
 )
-from privcore.metrics.membership_roles import MembershipSets, Reference, require_holdout
 from privcore.metrics.registry import Explanation, MetricInfo, register
 from privcore.metrics.results import MetricOutput, NotApplicable
 

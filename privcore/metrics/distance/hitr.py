@@ -16,7 +16,7 @@ from privcore.data.schema import NUMERICAL
 from privcore.engine.context import MetricContext
 from privcore.metrics._exact_match import joint_tuple_ids
 from privcore.metrics.details import NumericalMatches
-from privcore.metrics.distance_common import DISTANCE_BLIND_SPOT, LAUTRUP, REVIEW, share
+from privcore.metrics.distance._base import DISTANCE_BLIND_SPOT, LAUTRUP, REVIEW, share
 from privcore.metrics.registry import Explanation, MetricInfo
 from privcore.metrics.results import MetricOutput
 

@@ -14,7 +14,7 @@ import numpy as np
 from privcore.data.params import Param
 from privcore.engine.context import MetricContext
 from privcore.metrics.details import NearestDistances, NormalisedDistances
-from privcore.metrics.distance_common import (
+from privcore.metrics.distance._base import (
     DISTANCE_BLIND_SPOT,
     E_STEP,
     LAUTRUP,
@@ -213,7 +213,7 @@ def compute_mdcr(ctx: MetricContext) -> MetricOutput:
 
 
 # --------------------------------------------------------------------------------------------------
-# Registry entries (registered in order by privcore.metrics.distance)
+# Registry entries (registered in order by the package, privcore.metrics.distance)
 # --------------------------------------------------------------------------------------------------
 
 CVP = MetricInfo(

@@ -15,7 +15,7 @@ from privcore.data.params import Param
 from privcore.engine.context import MetricContext
 from privcore.engine.neighbors import Neighbours, nearest_two
 from privcore.metrics.details import AdversarialAccuracy
-from privcore.metrics.distance_common import DISTANCE_BLIND_SPOT, E_STEP, LAUTRUP, REVIEW, require_space, share
+from privcore.metrics.distance._base import DISTANCE_BLIND_SPOT, E_STEP, LAUTRUP, REVIEW, require_space, share
 from privcore.metrics.registry import Explanation, MetricInfo
 from privcore.metrics.results import MetricOutput, NotApplicable
 

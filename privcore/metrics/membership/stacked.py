@@ -7,15 +7,15 @@ non-member) is described by
 
 - the scores of the battery's fixed-rule attacks (:data:`INPUT_ATTACKS`), each standardised to mean 0 and
   standard deviation 1 over the scored records (so that no attack counts more for being on a larger scale),
-  read from the evaluation's cache (:func:`privcore.metrics.membership_common.attack_scores`): the same
+  read from the evaluation's cache (:func:`privcore.metrics.membership._base.attack_scores`): the same
   scores those attacks report, computed once;
 - the learned attack's distances to the ``k`` nearest synthetic and reference rows
-  (:func:`privcore.metrics.membership_learned.learned_features`, the same neighbour search).
+  (:func:`privcore.metrics.membership._base.learned_features`, the same neighbour search).
 
 Two models learn members (1) from non-members (0) and the score is the mean of their log-odds
 (:func:`fit_stack`): a regularised logistic regression on the standardised scores, and small gradient-boosted
 trees on every input in which each attack's score may only raise the prediction. They are cross-fitted within
-the halves of ``mia_best`` (:func:`privcore.metrics.membership_learned.crossfit_within_halves`, 10 folds per
+the halves of ``mia_best`` (:func:`privcore.metrics.membership._base.crossfit_within_halves`, 10 folds per
 half from ``numpy.random.default_rng([seed, 23])``), so
 
 - no record is scored by a model that saw its label;
@@ -37,27 +37,27 @@ import numpy as np
 from privcore.data.params import Param
 from privcore.engine.context import MetricContext
 from privcore.metrics.details import MembershipScores
-from privcore.metrics.membership_common import (
+from privcore.metrics.membership._base import (
     COMMON_INFO,
     COMMON_PARAMS,
+    DEFAULT_FEATURE_NEIGHBOURS,
     MIA_NOTE,
     REFERENCE,
     REFERENCE_MIA,
     SCORERS,
     AttackScores,
+    MembershipSets,
+    Reference,
     Scorer,
     attack_scores,
     attack_steps,
     battery_settings,
-    output_from_scores,
-)
-from privcore.metrics.membership_learned import (
-    DEFAULT_FEATURE_NEIGHBOURS,
     crossfit_within_halves,
     learned_features,
+    output_from_scores,
+    require_holdout,
     small_lgbm,
 )
-from privcore.metrics.membership_roles import MembershipSets, Reference, require_holdout
 from privcore.metrics.names import BATTERY
 from privcore.metrics.registry import Explanation, MetricInfo, register
 from privcore.metrics.results import MetricOutput, NotApplicable

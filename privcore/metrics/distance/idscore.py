@@ -12,7 +12,7 @@ from privcore.data.schema import NUMERICAL
 from privcore.engine.context import MetricContext
 from privcore.engine.encoding import EuclideanSpace
 from privcore.metrics.details import NearestDistances
-from privcore.metrics.distance_common import (
+from privcore.metrics.distance._base import (
     DISTANCE_BLIND_SPOT,
     E_STEP,
     QIAN,

@@ -1,8 +1,9 @@
 """Four more membership attacks for the battery of metrics.md §3 ("Membership attack battery").
 
-They play the same game as the attacks of :mod:`privcore.metrics.membership` on the same members ``M``
-(training rows), non-members ``N`` (holdout rows) and reference ``R`` (the user's reference table or the
-other seeded half of the holdout), and each gives every record ``x`` a score, higher = "member":
+They play the same game as the attacks of :mod:`privcore.metrics.membership.distance` and
+:mod:`privcore.metrics.membership.domias` on the same members ``M`` (training rows), non-members ``N`` (holdout
+rows) and reference ``R`` (the user's reference table or the other seeded half of the holdout), and each gives
+every record ``x`` a score, higher = "member":
 
 - ``mia_gen_lra``  (Gen-LRA, Ward et al. 2025): how much adding ``x`` to ``R`` raises the likelihood of the
   ``k`` synthetic rows nearest to ``x`` under a Gaussian kernel density, in E with numbers standardised;
@@ -13,7 +14,7 @@ other seeded half of the holdout), and each gives every record ``x`` a score, hi
 - ``mia_dpi`` (data plagiarism index, Ward et al. 2024): ``(k_Z + 1)/(k_R + 1)`` among the ``k`` nearest
   rows of ``x`` in ``Z ∪ R`` (equal sizes).
 
-Each score is computed once per evaluation (:func:`privcore.metrics.membership_common.attack_scores`), so that
+Each score is computed once per evaluation (:func:`privcore.metrics.membership._base.attack_scores`), so that
 ``mia_best`` compares the same scores the individual metrics report. Random steps use
 ``numpy.random.default_rng([seed, tag])`` with a tag per attack: Gen-LRA's bandwidth split 11, DPI's
 equal-size sampling 13; the classifier's bagging takes ``seed`` itself.
@@ -29,28 +30,32 @@ from privcore.base.logsumexp import logsumexp_rows
 from privcore.engine.context import MetricContext
 from privcore.metrics.classifier import make_lgbm
 from privcore.metrics.details import MembershipScores
-from privcore.metrics.membership_common import (
+from privcore.metrics.membership._base import (
     COMMON_INFO,
     COMMON_PARAMS,
+    DEFAULT_K,
     MIA_NOTE,
     REFERENCE,
     REFERENCE_MIA,
     SCORERS,
     AttackScores,
+    MembershipSets,
+    Reference,
     Scorer,
     attack_steps,
+    held_out_bandwidth,
     output_from_scores,
+    require_holdout,
+    scored_records,
+    squared_distance_blocks,
+    standardised_factors,
+    standardised_synthetic_neighbours,
 )
-from privcore.metrics.membership_roles import MembershipSets, Reference, require_holdout
-from privcore.metrics.membership import held_out_bandwidth, squared_distance_blocks
 from privcore.engine.neighbors import count_within, nearest_k, nearest_two
 from privcore.data.params import Param
 from privcore.metrics.registry import Explanation, MetricInfo, register
-from privcore.data.schema import NUMERICAL
 from privcore.metrics.results import MetricOutput, NotApplicable
 
-#: Default number of neighbours of Gen-LRA and DPI (Synth-MIA's default for both).
-DEFAULT_K = 20
 #: DPI finds this many neighbours beyond its k, so that the rows tied around the k-th distance are usually among
 #: them and are counted from the list instead of a second pass (:func:`dpi_counts`).
 EXTRA_NEIGHBOURS = 16
@@ -59,11 +64,6 @@ EXTRA_NEIGHBOURS = 16
 #: copied rows.
 CLASSIFIER_SETTINGS = {"boosting_type": "rf", "n_estimators": 30, "num_leaves": 1023, "min_child_samples": 1,
                        "min_data_in_bin": 1, "bagging_freq": 1, "bagging_fraction": 0.632, "feature_fraction": 0.6}
-
-
-def scored_records(ctx: MetricContext, space: str, sets: MembershipSets) -> np.ndarray:
-    """Every real row, then each non-member, encoded in ``space`` (the records the attacks score)."""
-    return np.vstack([ctx.encoded(space, "real"), ctx.encoded(space, "holdout")[sets.nonmembers]])
 
 
 def _split(scores: np.ndarray, n_real: int) -> tuple[np.ndarray, np.ndarray]:
@@ -119,45 +119,6 @@ def gaussian_kde_logpdf(data: np.ndarray, query: np.ndarray, bandwidths, *, chun
     return out + constant
 
 
-def standardised_factors(ctx: MetricContext) -> np.ndarray:
-    """Per-coordinate factors that turn E into Gen-LRA's space: numbers in units of their standard deviation.
-
-    Each numerical coordinate of E (min–max scaled on ``Y``) is divided by its population standard
-    deviation on ``Y``, which makes it the z-score of the column up to a shift; one-hot and binary
-    coordinates keep their 0/1 values. This is the encoding of the published battery (Synth-MIA: standard
-    scaling and one-hot). Columns constant in ``Y`` are already absent from E.
-    """
-    real = ctx.encoded("E", "real")
-    if real.shape[1] == 0:
-        raise NotApplicable("every column is constant in the real table, so there is no density to compare.")
-    factors = np.ones(real.shape[1])
-    for block in ctx.space("E").blocks:
-        if ctx.schema.types[block.column] == NUMERICAL:
-            sd = float(real[:, block.start].std())
-            if sd > 0:
-                factors[block.start] = 1.0 / sd
-    return factors
-
-
-def standardised_synthetic_neighbours(ctx: MetricContext, sets: MembershipSets, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Distances and indices of the ``k`` synthetic rows nearest to every real row and each non-member, in
-    Gen-LRA's space (:func:`standardised_factors`), one pass per evaluation for Gen-LRA and the learned attack.
-
-    At least :data:`DEFAULT_K` neighbours are found and kept, so the attack asking second reads the first
-    ``k`` columns (nearest first, lowest index among ties: the same as a pass for ``k`` alone).
-    """
-    synthetic = ctx.encoded("E", "synthetic")
-    found = ctx.shared.cached(("standardised records→synthetic", ctx.is_baseline,
-                               np.asarray(sets.nonmembers).tobytes()), dict)
-    if found.get("k", 0) < min(k, len(synthetic)):
-        factors = standardised_factors(ctx)
-        wanted = min(max(k, DEFAULT_K), len(synthetic))
-        near = nearest_k(scored_records(ctx, "E", sets) * factors, synthetic * factors, wanted,
-                         chunk_elements=ctx.shared.chunk_elements, label="records→synthetic (standardised)")
-        found.update(k=wanted, distance=near.distance, index=near.index)
-    return found["distance"][:, :k], found["index"][:, :k]
-
-
 def compute_mia_gen_lra(ctx: MetricContext) -> MetricOutput:
     """Generative likelihood-ratio membership inference (Gen-LRA).
 
@@ -169,7 +130,7 @@ def compute_mia_gen_lra(ctx: MetricContext) -> MetricOutput:
     over the ``k`` synthetic rows nearest to ``x`` (``k`` default 20, capped at |Z|): if the generator
     saw ``x``, the synthetic rows around ``x`` are better explained once ``x`` joins the population.
     ``h`` maximises the held-out likelihood of ``R``'s distinct rows (one half fitted, the other scored,
-    :func:`~privcore.metrics.membership.held_out_bandwidth`) and is used for both densities. Neighbours
+    :func:`~privcore.metrics.membership._base.held_out_bandwidth`) and is used for both densities. Neighbours
     are exact (:func:`privcore.engine.neighbors.nearest_k`, lowest index among ties). per_record (real) =
     ``s(y)`` for every real row.
 

@@ -11,14 +11,20 @@ where the nearest *other* row is not the full table's. HitR needs no distances a
 Ties (metrics.md §0): two distances closer than ``1e-12 · d_max`` (``d_max`` = the largest
 real–synthetic distance in the space used) compare as equal; each comparison below says which way a tie
 goes.
+
+The package follows scikit-learn's ``neighbors/_base.py`` rule: :mod:`._base` holds what the metrics share (the
+nearest synthetic record of each real one and its normalised distance, the checks, the words of their
+explanations); the concrete modules import it and never each other (an import-linter contract in
+pyproject.toml): :mod:`.closest` (CVP, DVP, NSND, Auth, MDCR), :mod:`.idscore`, :mod:`.nnaa` and :mod:`.hitr`.
+This module is the face: it registers the family's metrics, in one order, and re-exports what other modules use.
 """
 
 from __future__ import annotations
 
-from privcore.metrics.distance_closest import AUTH, CVP, DVP, MDCR, NSND
-from privcore.metrics.hitr import HITR, hit_counts  # noqa: F401  (hit_counts re-exported)
-from privcore.metrics.idscore import IDSCORE, attribute_entropy  # noqa: F401  (attribute_entropy re-exported)
-from privcore.metrics.nnaa import NNAA
+from privcore.metrics.distance.closest import AUTH, CVP, DVP, MDCR, NSND
+from privcore.metrics.distance.hitr import HITR, hit_counts  # noqa: F401  (hit_counts re-exported)
+from privcore.metrics.distance.idscore import IDSCORE, attribute_entropy  # noqa: F401  (re-exported)
+from privcore.metrics.distance.nnaa import NNAA
 from privcore.metrics.registry import register
 
 # One registration order for the whole family, as before the family was split into modules.

@@ -8,7 +8,7 @@ winner's curse: the maximum of ten AUCs near 0.5 is above 0.5), so:
 1. ``M`` and ``N`` are each split into seeded halves A and B (``numpy.random.default_rng([seed, 7])``:
    one permutation of ``M``, then one of ``N``; the first ``|M| // 2`` positions are A).
 2. On A, an attack is chosen by a rule that does not reward luck (:func:`choose_attack`): the stacked
-   attack (every other attack combined, :mod:`privcore.metrics.membership_stacked`) is kept unless another
+   attack (every other attack combined, :mod:`privcore.metrics.membership.stacked`) is kept unless another
    attack's AUC is above its AUC on at least 95 % of 200 paired bootstrap resamples of A
    (``numpy.random.default_rng([seed, 29])``, one stream for both directions); without the stacked
    attack, the attack with the highest AUC on A is the one to beat. Then its threshold ``t`` at the
@@ -28,7 +28,7 @@ attack led on the resamples (``choice_votes``) and beat the default (``wins_over
 on all of ``M`` and ``N`` with its bootstrap interval and a one-sided Mann–Whitney p-value for AUC > 0.5,
 Holm-adjusted over the attacks that ran. The attacks'
 scores are the ones their own metrics report in the same evaluation, read from the evaluation's cache
-(:func:`privcore.metrics.membership_common.attack_scores`), with the settings those metrics run with.
+(:func:`privcore.metrics.membership._base.attack_scores`), with the settings those metrics run with.
 """
 
 from __future__ import annotations
@@ -43,20 +43,24 @@ from privcore.base.stats import bootstrap_replicates, epsilon_lower_bound, holm_
 from privcore.data.params import Param
 from privcore.engine.context import MetricContext
 from privcore.metrics.details import BatteryAttack, HeldOutSplit, MembershipBattery
-from privcore.metrics.membership_common import (
+from privcore.metrics.membership._base import (
     COMMON_INFO,
     COMMON_PARAMS,
     DEFAULT_PARAMS,
+    MAX_CURVE_POINTS,
     MIA_NOTE,
     REFERENCE,
     REFERENCE_MIA,
     attack_scores,
     battery_settings,
+    membership_roles,
+    require_holdout,
+    roc_statistics_batch,
+    seeded_halves,
     shared_attack_summary,
+    snap_ties,
 )
-from privcore.metrics.membership_roles import membership_roles, require_holdout
-from privcore.metrics.membership_summary import MAX_CURVE_POINTS, roc_statistics_batch, snap_ties
-from privcore.metrics.names import BATTERY  # noqa: F401  (re-exported)
+from privcore.metrics.names import BATTERY
 from privcore.metrics.registry import Explanation, MetricInfo, register
 from privcore.metrics.results import MetricOutput, NotApplicable
 
@@ -135,29 +139,6 @@ def _curve(fpr, tpr):
     rest = np.linspace(0, len(fpr) - 1, MAX_CURVE_POINTS).round().astype(int)
     keep = np.unique(np.r_[head[:MAX_CURVE_POINTS], rest])
     return fpr[keep], tpr[keep]
-
-
-def seeded_halves(n_members: int, n_nonmembers: int, seed: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Step 1 of the module docstring: the halves A and B of the members and of the non-members.
-
-    Returns
-    -------
-    dict
-        ``{"A": (member positions, non-member positions), "B": (…)}``, positions in the order of
-        :class:`~privcore.metrics.membership_roles.MembershipSets` ``members`` and ``nonmembers``. The learned
-        attack (:mod:`privcore.metrics.membership_learned`) trains within these halves, so it never learns
-        from the half it is judged on.
-
-    Examples
-    --------
-    >>> h = seeded_halves(5, 4, 0)
-    >>> [len(h["A"][0]), len(h["A"][1]), len(h["B"][0]), len(h["B"][1])]
-    [2, 2, 3, 2]
-    """
-    rng = np.random.default_rng([seed, 7])
-    perm_m, perm_n = rng.permutation(n_members), rng.permutation(n_nonmembers)
-    return {"A": (perm_m[: n_members // 2], perm_n[: n_nonmembers // 2]),
-            "B": (perm_m[n_members // 2 :], perm_n[n_nonmembers // 2 :])}
 
 
 @dataclass(frozen=True)
