@@ -373,7 +373,39 @@ def annotate(result: dict) -> None:
                     f"fitted: privcore {ours_s / FITS[ours]:.3f}, peer {theirs_s / FITS[peer]:.3f} (ratio "
                     f"{per_fit}). The work is fixed by the measure's definition (its seeds or folds and the "
                     "fresh-sample reference give the intervals); fewer fits would change its results.")
+                if ours == "utility_discriminator":
+                    notes[target] += _cheaper_lightgbm_note(theirs_s / ours_s)
         size["target_notes"] = notes
+
+
+def _cheaper_lightgbm_note(needed: float) -> str:
+    """What bench_discriminator_trees.py measured of a cheaper LightGBM for the discriminator ('' without it);
+    ``needed``: the share of its seconds the discriminator would have to reach to be no slower than the peer."""
+    path = BENCH / "results" / "discriminator_trees.json"
+    if not path.exists():
+        return ""
+    trees = json.loads(path.read_text())
+    parts, within = [], []
+    for setting in trees["settings"]:
+        if setting.startswith("default"):
+            continue
+        entries = [case[setting] for case in trees["cases"].values()]
+        worst = max(abs(e["shift_in_default_seed_sds"] or 0.0) for e in entries)
+        slowest = max(e["seconds_ratio_to_default"] for e in entries)
+        parts.append(f"{setting}: the AUC shifted by up to {worst:.1f} seed standard deviations, "
+                     f"{min(e['seconds_ratio_to_default'] for e in entries):.2f}-{slowest:.2f} of the default's "
+                     "seconds")
+        if worst <= 1.0:
+            within.append((setting, slowest))
+    verdict = ("none stays within one seed standard deviation in every case" if not within else
+               "within one seed standard deviation in every case: " + ", ".join(
+                   f"{name} (at most {ratio:.2f} of the seconds)" for name, ratio in within))
+    return (f" A cheaper LightGBM (bench/results/discriminator_trees.json, {trees['rows']:,} rows, {trees['seeds']} "
+            "seeds, against the holdout, a Gaussian copula and a column resampler): " + "; ".join(parts) + f"; "
+            f"{verdict}. To be no slower than the peer the discriminator would need {needed:.2f} of its seconds"
+            + (": no setting within the spread gets there, so it keeps LightGBM's defaults."
+               if all(ratio > needed for _, ratio in within) else
+               f": {', '.join(n for n, r in within if r <= needed)} would."))
 
 
 def main() -> None:

@@ -240,3 +240,42 @@ def test_canonical_categories_write_every_value_as_its_own_text(values, dtype):
 
 def test_canonical_categories_keep_true_and_one_apart():
     assert canonical_categories(pd.Series([True, 1, 1.0, 1.5, "1"])).tolist() == ["True", "1", "1", "1.5", "1"]
+
+
+def _canonical_categories_per_value(series: pd.Series) -> pd.Series:
+    """canonical_categories as it was before its checks were vectorised (a generator over the values, the mixed
+    kinds written value by value): the reference the vectorised one must match exactly."""
+    from privcore.data.schema import _ONE_KIND
+
+    out = series.astype(object).copy()
+    values = out.to_numpy()
+    mask = pd.notna(values)
+    present = values[mask]
+    if all(type(value) is str for value in present):
+        return out
+    if pd.api.types.infer_dtype(present, skipna=False) in _ONE_KIND:
+        codes, uniques = pd.factorize(present)
+        out[mask] = np.array([_category_text(v) for v in uniques], dtype=object)[codes]
+    else:
+        out[mask] = [_category_text(v) for v in present]
+    return out
+
+
+_MORE_VALUES = st.one_of(_VALUES, st.sampled_from([np.str_("a"), np.int64(1), np.float32(1.0), np.float64(-0.0),
+                                                   np.bool_(True), pd.NA, float("inf")]),
+                         st.decimals(allow_nan=False, places=1, min_value=-2, max_value=2))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_MORE_VALUES, max_size=40), st.sampled_from(["object", "infer"]))
+def test_canonical_categories_match_the_per_value_version(values, dtype):
+    """The same values of the same types as the per-value version, for text, numbers, booleans, numpy scalars,
+    a str subclass (numpy.str_), Decimals and missing values, in every mix."""
+    try:
+        series = pd.Series(values, dtype=object if dtype == "object" else None)
+    except (TypeError, ValueError):
+        return
+    got, expected = canonical_categories(series), _canonical_categories_per_value(series)
+    assert [(type(v), v) if not pd.isna(v) else None for v in got] == \
+        [(type(v), v) if not pd.isna(v) else None for v in expected]
+    assert got.index.equals(expected.index) and got.dtype == expected.dtype

@@ -300,6 +300,23 @@ class SharedComputation:
             self._cache[key] = compute()
         return self._cache[key]
 
+    @property
+    def reusing(self) -> bool:
+        """Whether the caller keeps ``reuse`` between evaluations (the same real table, holdout and schema)."""
+        return self._reuse is not None
+
+    def reused(self, key: Any) -> Any:
+        """A result stored with :meth:`keep_for_reuse` by an earlier evaluation sharing ``reuse`` (or this
+        one), or None."""
+        return (self._reuse or {}).get("results", {}).get(key)
+
+    def keep_for_reuse(self, key: Any, value: Any) -> None:
+        """Keep ``value`` for the later evaluations that share ``reuse`` (nothing without ``reuse``). ``key``
+        must name everything the value depends on besides the real table, the holdout and the schema (the
+        fingerprint ``reuse`` checks): for example a digest of the encoded arrays the value was computed on."""
+        if self._reuse is not None:
+            self._reuse.setdefault("results", {})[key] = value
+
     def extremes(self, space: str, a: str, b: str) -> PairExtremes:
         """d_min and d_max over all pairs of tables ``a`` × ``b`` in ``space``."""
         pair = pair_key(space, a, b)

@@ -171,6 +171,35 @@ def test_discriminator_by_hand():
     assert copy.details.auc < 0.6 and copy.utility.score > 0.8  # the same rows cannot be told apart
 
 
+def test_reuse_fits_the_models_of_real_and_holdout_once_with_the_same_results(monkeypatch):
+    """Where the caller keeps ``reuse`` (the lab, the dashboard's comparisons), the MLE models trained on the real
+    table and the discriminator against the holdout are fitted once for every synthetic table compared against
+    the same real table and holdout; the results are those of an evaluation without reuse."""
+    import privcore.metrics.utility.discriminator as discriminator_module
+    import privcore.metrics.utility.mle as mle_module
+
+    rng = np.random.default_rng(3)
+    real, holdout = _separable(120, rng), _separable(120, rng)
+    schema = Schema({"x": "numerical", "y": "binary"}, sensitive="y")
+    tables = [real.assign(x=real["x"] + rng.normal(scale=s, size=len(real))) for s in (0.5, 2.0)]
+    metrics = ["utility_mle", "utility_discriminator"]
+    alone = [evaluate(real, t, schema, metrics=metrics, holdout=holdout, seed=1, strict=True) for t in tables]
+    fits, discriminations = [], []
+    fit_and_score, discriminate = mle_module._fit_and_score, discriminator_module.discriminate
+    monkeypatch.setattr(mle_module, "_fit_and_score", lambda *a: fits.append(1) or fit_and_score(*a))
+    monkeypatch.setattr(discriminator_module, "discriminate", lambda *a: discriminations.append(1) or discriminate(*a))
+    reuse: dict = {}
+    counts = []
+    for table, expected in zip(tables, alone):
+        report = evaluate(real, table, schema, metrics=metrics, holdout=holdout, seed=1, strict=True, reuse=reuse)
+        counts.append((len(fits), len(discriminations)))
+        for metric_id in metrics:
+            assert report[metric_id].details == expected[metric_id].details
+            assert report[metric_id].utility == expected[metric_id].utility
+    # First table: 20 models and two discriminators (synthetic, holdout); second: the 10 on synthetic and one.
+    assert counts == [(20, 2), (30, 3)]
+
+
 # ------------------------------------------------------------------------------------ properties
 shares_pair = st.integers(2, 8).flatmap(lambda k: st.tuples(
     st.lists(st.floats(0, 1), min_size=k, max_size=k).filter(lambda v: sum(v) > 0),

@@ -12,6 +12,7 @@ The same bins serve every measure: column shapes (TVD and Hellinger), the pairs'
 
 from __future__ import annotations
 
+import hashlib
 import math
 from dataclasses import dataclass
 
@@ -217,6 +218,21 @@ def cramers_v(a: np.ndarray, b: np.ndarray) -> float:
     if denominator <= 0:
         return 0.0
     return float(min(1.0, math.sqrt(phi2 / denominator)))
+
+
+def array_digest(*arrays: np.ndarray) -> str:
+    """A digest of arrays' shapes, types and values: part of the key of a result kept for reuse between
+    evaluations (:meth:`privcore.engine.context.SharedComputation.keep_for_reuse`).
+
+    >>> array_digest(np.zeros(2)) == array_digest(np.zeros(2)), array_digest(np.zeros(2)) == array_digest(np.zeros(3))
+    (True, False)
+    """
+    digest = hashlib.sha256()
+    for array in arrays:
+        array = np.ascontiguousarray(array)
+        digest.update(f"{array.shape}{array.dtype.str}|".encode())
+        digest.update(array.view(np.uint8).reshape(-1) if array.size else b"")
+    return digest.hexdigest()
 
 
 def column_kinds(schema) -> dict[str, str]:

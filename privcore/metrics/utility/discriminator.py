@@ -16,6 +16,7 @@ from privcore.engine.context import MetricContext
 from privcore.metrics.details import Discrimination
 from privcore.metrics.registry import Explanation, MetricInfo, register
 from privcore.metrics.results import MetricOutput, NotApplicable
+from privcore.metrics.utility._base import array_digest
 
 FOLDS = 5
 
@@ -80,7 +81,17 @@ def compute_discriminator(ctx: MetricContext) -> MetricOutput:
     real, other = ctx.encoded("E", "real"), ctx.encoded("E", "synthetic")
     if min(len(real), len(other)) < FOLDS:
         raise NotApplicable(f"needs at least {FOLDS} rows in each table for {FOLDS}-fold cross-fitting.")
-    details = discriminate(real, other, ctx.seed, ctx.workers)
+    if ctx.is_baseline and ctx.shared.reusing:
+        # The fresh-sample reference (the holdout in place of the synthetic table) is the same for every
+        # synthetic table compared against one real table and holdout: fitted once where the caller keeps
+        # ``reuse`` between evaluations (the lab, the dashboard's comparisons).
+        key = ("utility_discriminator against the holdout", ctx.seed, FOLDS, array_digest(real, other))
+        details = ctx.shared.reused(key)
+        if details is None:
+            details = discriminate(real, other, ctx.seed, ctx.workers)
+            ctx.shared.keep_for_reuse(key, details)
+    else:
+        details = discriminate(real, other, ctx.seed, ctx.workers)
     return MetricOutput(risk=None, raw=details.auc, details=details,
                         params={"seed": ctx.seed, "n_folds": FOLDS, "learner": "LightGBM"})
 
