@@ -39,7 +39,9 @@ def test_a_tiny_white_box_audit_of_tabddpm(server, page, guard):
     assert "Threat model." in text and "the attacker has each trained model" in text
     assert "without one false accusation" in text
     charts = main.locator("[data-testid=stPlotlyChart]")
-    charts.nth(1).wait_for()
-    assert charts.count() == 2  # every record's AUC, then each model's TPR at FPR 0
+    charts.nth(2).wait_for()
+    # Every record's AUC, every attack per trained model, then the white-box attack's TPR at FPR 0 per model.
+    assert charts.count() == 3
+    assert "Per trained model" in text
     screenshot(page, "audit-whitebox-tabddpm")
     guard.assert_local()
