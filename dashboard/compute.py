@@ -1,4 +1,4 @@
-"""Heavy computations run in worker processes, so that the server stays responsive (issue 11, load).
+"""Heavy computations run in worker processes, so that the server stays responsive (under load).
 
 Streamlit runs every session's script in a thread of one Python process. An evaluation holds Python's
 global interpreter lock for much of its time (pandas, scikit-learn and the metrics' own Python), so with

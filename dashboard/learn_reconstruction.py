@@ -1,4 +1,4 @@
-"""The Learn page's lesson "Reconstruction, or inference from the population?" (issue 40 item 3): the same
+"""The Learn page's lesson "Reconstruction, or inference from the population?": the same
 reconstruction attack on a noisy copy of the training people and on a fresh sample of real people, with its numbers in
 plain words.
 

@@ -1,4 +1,4 @@
-"""The Learn page's lesson "Private because useless" (issue 37 item 5): three demo tables as points of the
+"""The Learn page's lesson "Private because useless": three demo tables as points of the
 Privacy and utility view, with their numbers in plain words.
 
 The column-by-column resampler passes the distance metrics and keeps no relation between columns; a fresh sample of

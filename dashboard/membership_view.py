@@ -133,7 +133,7 @@ def choice_table(details: MembershipBattery) -> pd.DataFrame:
 
 
 def _why(split) -> str:
-    if split.default_attack is None:  # a report made before the choice rule of issue 23
+    if split.default_attack is None:  # a report made without the choice rule
         return "highest AUC"
     if split.attack == split.default_attack:
         return "the default: no attack beat it clearly"

@@ -1,4 +1,4 @@
-"""Optional sign-in for a team server (issue 25), with Streamlit's own OpenID Connect support.
+"""Optional sign-in for a team server, with Streamlit's own OpenID Connect support.
 
 Off by default: without an ``[auth]`` section in the server's secrets (``.streamlit/secrets.toml``, or a file
 named by ``--secrets.files``), every page works as on one's own laptop, with no sign-in. With one, every page

@@ -1,4 +1,4 @@
-"""Server-memory store that lets a browser session's work survive a reload (issue 11).
+"""Server-memory store that lets a browser session's work survive a reload.
 
 A reload, or a page URL typed into the address bar, opens a new Streamlit session with an empty
 ``st.session_state``. This store keeps, per browser session, a reference to the state the session

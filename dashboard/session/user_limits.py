@@ -1,4 +1,4 @@
-"""Per-user limits of a shared server with sign-in (issue 25): running computations and memory held.
+"""Per-user limits of a shared server with sign-in: running computations and memory held.
 
 With sign-in on (:mod:`dashboard.session.sign_in`), several people share one server's worker pool and memory. So
 that one of them cannot take it all, each signed-in user may have at most

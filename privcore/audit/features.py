@@ -12,7 +12,7 @@ are those of the targeted audit, computed for all records in one pass, plus one 
 - **rare values**: for every column, when the record's own value is rare in the pool (at most ``rare_count``
   records or ``rare_share`` of the pool), the share of synthetic rows holding it exactly (0 for a value that
   is not rare, so the feature says nothing for that record): a category, or a number as stored, so that an
-  output that reuses a training record's unique number (issue 43) shows whose it is;
+  output that reuses a training record's unique number shows whose it is;
 - **value reuse**: the score of the value-reuse attack
   (:func:`privcore.metrics.membership.value_reuse`): the record's exact values that the output
   holds, each weighted by its rarity in the pool, so that many reused values of one record add up (a reused
@@ -81,7 +81,7 @@ class SharedFeatures:
         self.numerical = [c for c in self.columns if schema.types[c] == NUMERICAL]
         self.categorical = [c for c in self.columns if c not in self.numerical]
         # Categorical columns first, so that their rare-value features keep the positions they had before numbers
-        # joined them (issue 43).
+        # joined them.
         self.rare_columns = self.categorical + self.numerical
         self.tolerance = {c: NUMERICAL_TOLERANCE * float(data[c].max() - data[c].min()) for c in self.numerical}
         self.space = space

@@ -1,4 +1,4 @@
-"""Shared-model membership audit: every record of a pool audited at once (LiRA-style design, issue 22).
+"""Shared-model membership audit: every record of a pool audited at once (LiRA-style design).
 
 The targeted audit (:mod:`privcore.audit.shadow`) trains about a hundred models per target, so it can afford ten
 targets. The "DCR delusion" paper (Yao et al. 2025) shows that the people a distance proxy passes can still be exposed,

@@ -1,5 +1,5 @@
 """The shared audit's stronger black-box attacks, reported beside today's: RMIA and a gradient-boosted
-meta-classifier (issue 38, item 3).
+meta-classifier.
 
 Today's attack (:mod:`privcore.audit.crossfit`) picks one feature per record. Two attacks join it, on the same
 features of the same models, under the same threat model (the synthetic outputs only):

@@ -1,4 +1,4 @@
-"""Refuse, before encoding, tables whose encoded form would not fit the memory budget (issue 11).
+"""Refuse, before encoding, tables whose encoded form would not fit the memory budget.
 
 An evaluation holds every table in the vector space E (float64, one coordinate per numerical or binary
 column and one per category of a categorical column), a copy restricted to the key columns, and working

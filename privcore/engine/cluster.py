@@ -1,4 +1,4 @@
-"""Dask cluster backend (issue 12): the neighbour passes of an evaluation run on a ``dask.distributed``
+"""Dask cluster backend: the neighbour passes of an evaluation run on a ``dask.distributed``
 cluster, for tables one machine cannot finish in time.
 
 Optional: ``pip install 'privcore[dask]'``. Three ways to name a cluster, in :func:`privcore.evaluate`

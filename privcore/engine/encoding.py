@@ -146,7 +146,7 @@ class FAMDProjection:
             self._levels.append((col, levels, proportions))
         # Fit on the real rows in a canonical (sorted) order, so that the rounding of the means and of the
         # SVD, and with tied singular values the choice of axes, depend on the set of real records and
-        # not on their order (issue 3: only HidR may depend on the real table's row order). Measured: a
+        # not on their order (only HidR may depend on the real table's row order). Measured: a
         # 4-row table with tied singular values gave NNDR 0.578 or 0.567 depending on the row order.
         real = real.iloc[self._canonical_order(real)]
         num = real[self._numerical].to_numpy(dtype=np.float64) if self._numerical else np.empty((len(real), 0))

@@ -1,4 +1,4 @@
-"""GPU backend of the neighbour engine (issue 12): the exact matrix path of :mod:`privcore.engine.neighbors` on an
+"""GPU backend of the neighbour engine: the exact matrix path of :mod:`privcore.engine.neighbors` on an
 NVIDIA GPU, with results identical to the CPU path.
 
 Optional: ``pip install 'privcore[gpu]'`` (CuPy for CUDA 12) on a machine with an NVIDIA GPU. Choose the

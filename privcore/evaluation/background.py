@@ -1,4 +1,4 @@
-"""D-MLP on a thread of its own while the other metrics run (issue 24).
+"""D-MLP on a thread of its own while the other metrics run.
 
 D-MLP is the longest single task of the review metrics (at 100,000 + 100,000 rows, 80–150 epochs of five
 networks: about as long as the 16 others together on 2 cores). Started on a background thread before the other

@@ -5,7 +5,7 @@ holdout: the membership attacks too, :func:`privcore.metrics.registry.quick_metr
 
 The model is a calibration, not a guarantee: each metric's seconds were measured on the noisy-copy demo
 (Adult, 14 columns) with real, synthetic and holdout tables of 3,000 and 12,000 rows each, on two busy CPU
-cores, all the metrics of the quick preset and the membership battery run together (issue 23):
+cores, all the metrics of the quick preset and the membership battery run together:
 
 ======================  =====  =====  =====  =====
 rows in each table      1,000  3,000  6,000  12,000
@@ -55,14 +55,14 @@ METRIC_COST: dict[str, tuple[float, float]] = {
     # included; 0.016 s without it at 2,000 rows each).
     "mia_value_reuse": (0.1, 1.0),
     "mia_learned": (1.19, 1.0), "mia_best": (0.91, 1.0), "sd_idr": (0.05, 1.0), "sd_mia": (0.11, 1.0),
-    # Utility measures (issue 37), with their fresh-sample reference, on the demo's 3 × 3,000 rows, measured on a
+    # Utility measures, with their fresh-sample reference, on the demo's 3 × 3,000 rows, measured on a
     # shared, loaded 2-core machine: shapes and pairs 0.05 s each while CRP took 0.09 s there (0.02 s above), so
     # scaled by that ratio; MLE (40 fits) 3.1 s and the discriminator (10 fits) 1.2 s as measured. MLE since its
     # logistic regressions run on one BLAS thread each: 0.89-1.02 s against 3.11-3.15 s before, in the same run
     # (noisy-copy demo, 3 × 3,000 rows, load 4-6), so 3.1 × 0.3.
     "utility_shapes": (0.02, 1.0), "utility_pairs": (0.02, 1.0), "utility_mle": (0.95, 1.0),
     "utility_discriminator": (1.2, 1.0),
-    # Reconstruction (issue 40) on the noisy-copy demo, 3 × 3,000 rows, six demographic key columns and eight
+    # Reconstruction on the noisy-copy demo, 3 × 3,000 rows, six demographic key columns and eight
     # secret ones, alone each on a loaded 2-core machine: the nearest records 1.65 s, the learned chain 8.05 s
     # (LightGBM, 3 × 8 models); the honest best runs both (7.9 s, sharing their reconstructions).
     "recon_nearest": (1.6, 1.1), "recon_learned": (8.0, 1.0), "recon_best": (9.0, 1.0),

@@ -1,4 +1,4 @@
-"""Compare a synthetic score with its fresh-sample baseline between like-sized tables (issue 36).
+"""Compare a synthetic score with its fresh-sample baseline between like-sized tables.
 
 A distance to the closest record shrinks as the table searched grows, and an exact-match or hit count grows
 with it. A synthetic table ten times the size of the holdout therefore looks "closer to real people than a fresh

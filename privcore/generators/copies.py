@@ -301,7 +301,7 @@ class AttributeLeak(_Ladder):
 
 class ValueReuse(_Ladder):
     """A fresh sample in which a share ``level`` of the rows carry a training record's exact value of a nearly
-    unique numerical column (issue 43: Adult's ``fnlwgt``).
+    unique numerical column (Adult's ``fnlwgt``).
 
     Everything else in each row stays a fresh real person's, so no synthetic row is near a training record and
     the distance and density attacks see next to nothing; the reused value itself gives its owner away (the

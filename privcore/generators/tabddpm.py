@@ -98,8 +98,7 @@ class TabDDPM(BaseGenerator):
     seed : int, default 0
         Seed of the initial weights, the batches and the training noise.
     base : TabDDPM, optional
-        A fitted model to fine-tune instead of training from scratch (the shadow models of an audit, issue 38
-        item 4): the new model starts from ``base``'s weights and keeps its table encoding (its quantile
+        A fitted model to fine-tune instead of training from scratch (the shadow models of an audit): the new model starts from ``base``'s weights and keeps its table encoding (its quantile
         normalisers and categories, learnt on ``base``'s training table), then trains ``steps`` more steps on its
         own table at learning rate ``lr``, annealed to 0 as usual. ``base`` itself is left unchanged. The
         architecture (``width``, ``depth``, ``timesteps``, ``schedule``) is ``base``'s; a different one is an

@@ -1,4 +1,4 @@
-"""The metric lab: which privacy metric notices which kind of leak, and from which leak level (issue 9).
+"""The metric lab: which privacy metric notices which kind of leak, and from which leak level.
 
 From a real table the lab builds synthetic tables on a *leak ladder* (:data:`privcore.generators.LADDER`,
 one generator per leak type with a strength knob s ∈ [0, 1]), runs the chosen metrics on every table with

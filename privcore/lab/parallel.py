@@ -1,4 +1,4 @@
-"""The lab's evaluations on several cores or on a Dask cluster (issue 12: the lab runs as tasks).
+"""The lab's evaluations on several cores or on a Dask cluster (the lab runs as tasks).
 
 A lab is many independent evaluations of one training table and holdout against different synthetic
 tables. The synthetic tables are drawn on the caller (drawing is cheap and keeps the seeds where they

@@ -12,7 +12,7 @@ JSON (``LabResult.to_json()``, ``python -m privcore lab --json``)::
      "settings": {...},
      "frontier": {"measures": [...], "runs": [...], "curve": {leak: [...]}}}
 
-The first four keys are the contract of issue 9; the others carry the rest of the statistics. A
+The first four keys are the lab's contract; the others carry the rest of the statistics. A
 ``dp_marginals`` run (and curve point) also has ``"epsilon"``: a number, or the string ``"inf"`` at level 1
 (no noise). Runs of the reference (leak ``"fresh_sample"``, level 0) are listed too. ``"frontier"`` (present when
 utility measures ran beside the privacy metrics) is the privacy–utility frontier of :mod:`privcore.lab.frontier`:

@@ -61,7 +61,7 @@ def _labelled_features(ctx: MetricContext) -> tuple[np.ndarray, np.ndarray, np.n
     Returns ``features``, ``labels`` and ``origin``: row ``p`` is row ``origin[p]`` of the stack
     [real; synthetic]. Real rows come first, each table sorted by its feature values. Folds, splits and
     SGD batches are drawn by position, so without this the metric would change when the same real table
-    is uploaded in another row order (issue 3 asks that only HidR depend on row order); identical rows
+    is uploaded in another row order (only HidR may depend on row order); identical rows
     are interchangeable, so the result no longer depends on the input order at all. Computed once per
     evaluation and table pair: D-MLP and MIR read the same arrays (do not modify them).
     """

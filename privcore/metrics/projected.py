@@ -265,7 +265,7 @@ register(
 register(
     MetricInfo(
         id="dcr",
-        size_matched=True,  # a larger table searched scores closer by itself (issue 36)
+        size_matched=True,  # a larger table searched scores closer by itself
         name="Distance to Closest Record (DCR)",
         family="Distance-based",
         summary="Average distance from each real record to the closest synthetic row, in the FAMD space.",
@@ -293,8 +293,7 @@ register(
         compute=compute_dcr,
         passes=(('phi', 'real', 'synthetic'),),
         # DCR reads no extremes at all (a fortiori only for the tie tolerance): alone, or beside metrics that
-        # read none either, its pass leaves the farthest pair out (two convex hulls in Φk and their pairs;
-        # issue 42). NNDR and HidR read the exact d_max for their details, so beside them nothing changes.
+        # read none either, its pass leaves the farthest pair out (two convex hulls in Φk and their pairs). NNDR and HidR read the exact d_max for their details, so beside them nothing changes.
         tolerance_only=(('phi', 'real', 'synthetic'),),
         details_type=ProjectionDistances,
         space="phi", figures=("distances", "famd_map"),
@@ -304,7 +303,7 @@ register(
 register(
     MetricInfo(
         id="hidr",
-        size_matched=True,  # a larger table searched scores closer by itself (issue 36)
+        size_matched=True,  # a larger table searched scores closer by itself
         name="Hidden Rate (HidR)",
         family="Distance-based",
         summary="Share of real records whose own synthetic twin is the synthetic row closest to them.",

@@ -52,7 +52,7 @@ class MetricOutput:
 
 @dataclass
 class SizeMatch:
-    """A metric's synthetic score and its fresh-sample baseline compared at one table size (issue 36).
+    """A metric's synthetic score and its fresh-sample baseline compared at one table size.
 
     A distance to the closest record shrinks as the table searched grows, so a synthetic table ten times the
     holdout's size looks closer to real people than the holdout whatever it contains. For metrics whose value

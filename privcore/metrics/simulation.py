@@ -339,7 +339,7 @@ _CAP_ATTACKER = (
 register(
     MetricInfo(
         id="zcap",
-        size_matched=True,  # a larger table searched scores closer by itself (issue 36)
+        size_matched=True,  # a larger table searched scores closer by itself
         name="Zero Correct Attribution Probability (ZCAP)",
         family="Simulation-based",
         summary="How often synthetic rows with exactly a real person's key values reveal their sensitive value.",
@@ -375,7 +375,7 @@ register(
 register(
     MetricInfo(
         id="gcap",
-        size_matched=True,  # a larger table searched scores closer by itself (issue 36)
+        size_matched=True,  # a larger table searched scores closer by itself
         name="Generalised Correct Attribution Probability (GCAP)",
         family="Simulation-based",
         summary="Like ZCAP, but every person is matched to the synthetic rows closest to them on the keys.",
@@ -411,7 +411,7 @@ register(
 register(
     MetricInfo(
         id="air",
-        size_matched=True,  # a larger table searched scores closer by itself (issue 36)
+        size_matched=True,  # a larger table searched scores closer by itself
         name="Attribute Inference Risk (AIR)",
         family="Simulation-based",
         summary="F1 score of guessing a person's sensitive value from the synthetic rows nearest to them on the keys.",
@@ -453,7 +453,7 @@ register(
 register(
     MetricInfo(
         id="crp",
-        size_matched=True,  # a larger table searched scores closer by itself (issue 36)
+        size_matched=True,  # a larger table searched scores closer by itself
         name="Common Row Proportion (CRP)",
         family="Simulation-based",
         summary="Share of real records that appear verbatim in the synthetic data.",

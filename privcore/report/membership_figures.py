@@ -119,7 +119,7 @@ def choice_sentence(details: MembershipBattery) -> str:
     splits = details.splits
     if not splits:
         return ""
-    # Reports made before the choice rule of issue 23 have no resamples to count.
+    # Reports made without the choice rule have no resamples to count.
     led = [share_words(s.choice_votes.get(s.attack, 0.0)) for s in splits] if all(s.choice_votes for s in splits) \
         else None
     if len({s.attack for s in splits}) == 1:

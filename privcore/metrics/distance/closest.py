@@ -144,7 +144,7 @@ def compute_auth(ctx: MetricContext) -> MetricOutput:
     d_yy = ctx.neighbours("E", "real", "real").d1
     # Strict: the real neighbour must be closer by more than the tie tolerance; a tie goes to "at risk". The
     # tolerance is the only use of d_max here, so alone (or beside IdScore) Auth's pass may leave the farthest
-    # pair out (privcore.engine.tolerance; issue 42).
+    # pair out (privcore.engine.tolerance).
     authentic = ctx.tie_tolerance("E", "real", "synthetic").decide(lambda tolerance: d_yy < to_synthetic.d1 - tolerance)
     raw = share(authentic)
     return MetricOutput(
@@ -218,7 +218,7 @@ def compute_mdcr(ctx: MetricContext) -> MetricOutput:
 
 CVP = MetricInfo(
     id="cvp",
-    size_matched=True,  # a larger table searched scores closer by itself (issue 36)
+    size_matched=True,  # a larger table searched scores closer by itself
     name="Close Value Probability (CVP)",
     family="Distance-based",
     summary="Share of real records that have a synthetic record unusually close to them.",
@@ -257,7 +257,7 @@ CVP = MetricInfo(
 
 DVP = MetricInfo(
     id="dvp",
-    size_matched=True,  # a larger table searched scores closer by itself (issue 36)
+    size_matched=True,  # a larger table searched scores closer by itself
     name="Distant Value Probability (DVP)",
     family="Distance-based",
     summary="One minus the share of real records whose closest synthetic record is far away.",
@@ -295,7 +295,7 @@ DVP = MetricInfo(
 
 AUTH = MetricInfo(
     id="auth",
-    size_matched=True,  # a larger table searched scores closer by itself (issue 36)
+    size_matched=True,  # a larger table searched scores closer by itself
     name="Authenticity (Auth)",
     family="Distance-based",
     summary="Share of real records that are at least as close to a synthetic record as to another real one.",
@@ -331,7 +331,7 @@ AUTH = MetricInfo(
 
 NSND = MetricInfo(
     id="nsnd",
-    size_matched=True,  # a larger table searched scores closer by itself (issue 36)
+    size_matched=True,  # a larger table searched scores closer by itself
     name="Nearest Synthetic Neighbour Distance (NSND)",
     family="Distance-based",
     summary="How close, on average, each real record's closest synthetic record is (rescaled 0–1).",
@@ -366,7 +366,7 @@ NSND = MetricInfo(
 
 MDCR = MetricInfo(
     id="mdcr",
-    size_matched=True,  # a larger table searched scores closer by itself (issue 36)
+    size_matched=True,  # a larger table searched scores closer by itself
     name="Median Distance to Closest Record (MDCR)",
     family="Distance-based",
     summary="How close synthetic records are to real people compared with how close real people are to "

@@ -192,7 +192,7 @@ def compute_hitr(ctx: MetricContext) -> MetricOutput:
 
 HITR = MetricInfo(
     id="hitr",
-    size_matched=True,  # a larger table searched scores closer by itself (issue 36)
+    size_matched=True,  # a larger table searched scores closer by itself
     name="Hitting Rate (HitR)",
     family="Distance-based",
     summary="Share of real records with a synthetic look-alike: same categories, numbers within 1/30 of "

@@ -128,7 +128,7 @@ def compute_idscore(ctx: MetricContext) -> MetricOutput:
 
 IDSCORE = MetricInfo(
     id="idscore",
-    size_matched=True,  # a larger table searched scores closer by itself (issue 36)
+    size_matched=True,  # a larger table searched scores closer by itself
     name="Identifiability Score (IdScore)",
     family="Distance-based",
     summary="Like Authenticity, but columns whose values are rare or unusual weigh more in the distance.",

@@ -172,7 +172,7 @@ def compute_nnaa(ctx: MetricContext) -> MetricOutput:
 
 NNAA = MetricInfo(
     id="nnaa",
-    size_matched=True,  # a larger table searched scores closer by itself (issue 36)
+    size_matched=True,  # a larger table searched scores closer by itself
     name="Nearest Neighbour Adversarial Accuracy (NNAA)",
     family="Distance-based",
     summary="Whether each record's nearest neighbour gives away if it is real or synthetic.",

@@ -13,8 +13,8 @@ winner's curse: the maximum of ten AUCs near 0.5 is above 0.5), so:
    (``numpy.random.default_rng([seed, 29])``, one stream for both directions); without the stacked
    attack, the attack with the highest AUC on A is the one to beat. Then its threshold ``t`` at the
    largest TPR − FPR on A (ties: the highest threshold); a record is flagged a member when its score is
-   ≥ ``t``. (Until issue 23 the attack with the highest AUC on A was chosen: on halves of 100–150 members
-   an attack that led by luck lost up to 0.10 AUC on B.)
+   ≥ ``t``. (Choosing the attack with the highest AUC on A instead would lose up to 0.10 AUC on B: on halves
+   of 100–150 members an attack can lead by luck.)
 3. On B, the chosen attack's AUC, its TPR − FPR at ``t`` and its TPR at FPR 0.1 %, 1 %, 10 % are counted,
    and the ε lower bound of :func:`privcore.base.stats.epsilon_lower_bound` from the counts at ``t``.
 4. A and B swap roles. ``raw`` = the mean of the two held-out AUCs; ``risk`` = the mean held-out

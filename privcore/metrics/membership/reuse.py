@@ -1,4 +1,4 @@
-"""The value-reuse membership attack: does the release reuse a person's rare exact values? (issue 43)
+"""The value-reuse membership attack: does the release reuse a person's rare exact values?
 
 A generator can leak membership without ever putting a synthetic row near a training record: it may reuse
 the exact values of a nearly unique column (Adult's ``fnlwgt``) while every other value of the row is new.
