@@ -8,8 +8,8 @@ import sys
 import streamlit as st
 
 from dashboard import uploads
+from dashboard.page_setup import CONFIGURE_PAGE, DATA_PAGE, LEARN_PAGE, RESULTS_PAGE, setup_page
 from dashboard.session import persistence
-from dashboard.page_setup import DATA_PAGE, LEARN_PAGE, RESULTS_PAGE, setup_page, CONFIGURE_PAGE
 from privcore.base.errors import InputError
 
 setup_page("Home")

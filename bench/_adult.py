@@ -10,8 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
-from privcore.demo import ADULT_TYPES, SENSITIVE, generate, load_adult
 from privcore.data.schema import Schema
+from privcore.demo import ADULT_TYPES, SENSITIVE, generate, load_adult
 
 
 def adult_tables(n_real: int, n_synthetic: int | None = None, generator: str = "noisy_copy", seed: int = 0):

@@ -40,9 +40,10 @@ DISTANCE = ["cvp", "dvp", "auth", "idscore", "nsnd", "nndr", "dcr", "mdcr", "nna
 
 def _measure(args: tuple, queue) -> None:
     from _adult import adult_schema, adult_tables, peak_rss_mb
+
     from privcore import evaluate
-    from privcore.engine.cluster import connected
     from privcore.base.jsonvalues import without_timings
+    from privcore.engine.cluster import connected
 
     rows, cluster = args
     real, synthetic = adult_tables(rows)

@@ -41,8 +41,8 @@ SETTINGS = {
 def encoded_cases(rows: int) -> dict:
     """(real, other) encoded in E for each case, as ``utility_discriminator`` sees them."""
     import numpy as np
-
     from _adult import adult_schema, noisy_copy_case
+
     from privcore.data.prepare import prepare
     from privcore.demo import ADULT_TYPES, generate, load_adult
     from privcore.engine.context import SharedComputation
@@ -71,9 +71,9 @@ def main() -> None:
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     import numpy as np
+    from bench_utility_peers import cpu
 
     import privcore.metrics.classifier as classifier
-    from bench_utility_peers import cpu
     from privcore.metrics.utility.discriminator import discriminate
 
     make_lgbm = classifier.make_lgbm

@@ -65,9 +65,9 @@ def _schema():
 def _pair(rows: int, queue) -> None:
     import numpy as np
 
+    from privcore.data.prepare import prepare
     from privcore.engine.context import SharedComputation
     from privcore.engine.neighbors import nearest_two
-    from privcore.data.prepare import prepare
 
     real, synthetic = _tables(rows)
     shared = SharedComputation(prepare(real, synthetic, _schema()))
@@ -112,6 +112,7 @@ def _evaluate(rows: int, device: str, subsample: int | None):
 
 def _metrics(args: tuple, queue) -> None:
     from _adult import peak_rss_mb
+
     from privcore.base.jsonvalues import without_timings
 
     rows, device, subsample = args
@@ -131,8 +132,8 @@ def _metrics(args: tuple, queue) -> None:
 
 def machine() -> dict:
     """CPU, cores, memory and the GPU the numbers were measured on."""
-    from privcore.engine import gpu
     from privcore.base.cores import usable_cores
+    from privcore.engine import gpu
 
     cpuinfo = Path("/proc/cpuinfo")
     model = next((line.split(":", 1)[1].strip() for line in cpuinfo.read_text().splitlines()

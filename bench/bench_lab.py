@@ -28,11 +28,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from threadpoolctl import threadpool_limits  # noqa: E402
+
 from privcore import evaluate, lab  # noqa: E402
+from privcore.data.schema import Schema  # noqa: E402
 from privcore.demo import load_scenario  # noqa: E402
 from privcore.generators import make_generator  # noqa: E402
-from privcore.data.schema import Schema  # noqa: E402
-from threadpoolctl import threadpool_limits  # noqa: E402
 
 
 def timed_lab(real, schema, holdout, **settings):

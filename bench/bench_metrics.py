@@ -57,12 +57,11 @@ def _review(rows: int, queue) -> None:
 
 def _naive(rows: int, queue) -> None:
     import numpy as np
+    from _adult import adult_tables
     from scipy.spatial.distance import cdist
 
-    from _adult import adult_tables
-
-    from privcore.engine.context import SharedComputation
     from privcore.data.prepare import prepare
+    from privcore.engine.context import SharedComputation
 
     real, synthetic = adult_tables(rows)
     shared = SharedComputation(prepare(real, synthetic, _schema()))
@@ -116,12 +115,12 @@ def _large(rows: int, queue) -> None:
 def _compare(rows: int, queue) -> None:
     """Three synthetic tables against one real table and holdout (the dashboard's side-by-side case),
     the 15 review metrics without classifiers, with and without ``reuse`` of the shared passes."""
-    from _adult import adult_schema
     import numpy as np
+    from _adult import adult_schema
 
     from privcore import evaluate
-    from privcore.metrics import registry
     from privcore.demo import ADULT_TYPES, generate, load_adult
+    from privcore.metrics import registry
 
     adult = load_adult()
     order = np.random.default_rng(0).permutation(len(adult))

@@ -26,8 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 def _encode(rows: int):
     from _adult import adult_schema, adult_tables
 
-    from privcore.engine.context import SharedComputation
     from privcore.data.prepare import prepare
+    from privcore.engine.context import SharedComputation
 
     real, synthetic = adult_tables(rows)
     shared = SharedComputation(prepare(real, synthetic, adult_schema()))
@@ -51,9 +51,8 @@ def _engine(rows: int, queue) -> None:
 
 def _brute(rows: int, queue) -> None:
     import numpy as np
-    from scipy.spatial.distance import cdist
-
     from _adult import peak_rss_mb
+    from scipy.spatial.distance import cdist
 
     _, y, z = _encode(rows)
     baseline_rss = peak_rss_mb()

@@ -31,7 +31,6 @@ sys.path.insert(0, str(BENCH))
 sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
-
 from _adult import adult_tables  # noqa: E402
 from bench_scale import SIX_COLUMNS, machine  # noqa: E402
 
@@ -47,13 +46,13 @@ def same(a, b) -> bool:
 
 
 def measure(rows: int, columns) -> dict:
-    from privcore.engine.context import SharedComputation
+    from privcore.data.prepare import prepare
+    from privcore.data.schema import Schema
     from privcore.demo import ADULT_TYPES, SENSITIVE
+    from privcore.engine.context import SharedComputation
     from privcore.engine.neighbors import nearest_two
     from privcore.engine.neighbors_both_ways import nearest_two_both_ways, nearest_two_within
     from privcore.engine.neighbors_distinct import distinct_rows, expand_within
-    from privcore.data.prepare import prepare
-    from privcore.data.schema import Schema
 
     real, synthetic = adult_tables(rows)
     if columns:

@@ -40,6 +40,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(BENCH))
 
 from _adult import worktree  # noqa: E402
+
 #: The commit before issue 12's changes (main when the work started).
 DEFAULT_BASELINE = "05f2008"
 CLASSIFIERS = ("dmlp", "mir")

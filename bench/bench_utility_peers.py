@@ -142,8 +142,8 @@ def cpu() -> dict:
 def write_case(rows: int, folder: Path) -> dict:
     """The real table, its noisy copy and a holdout of ``rows`` rows each, as CSV in ``folder``."""
     import numpy as np
-
     from _adult import noisy_copy_case
+
     from privcore.demo import load_adult
 
     real, synthetic, schema = noisy_copy_case(rows, seed=0)

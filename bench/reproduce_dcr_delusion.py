@@ -47,6 +47,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from _adult import progress_printer  # noqa: E402 (bench/, the script's own folder)
+
 from privcore import evaluate  # noqa: E402
 from privcore.audit.shared import SharedSettings, audit_shared  # noqa: E402
 from privcore.audit.tasks import GeneratorFactory  # noqa: E402

@@ -43,8 +43,7 @@ from privcore.audit.tasks import GeneratorFactory  # noqa: E402
 from privcore.base.cores import usable_cores  # noqa: E402
 from privcore.data.schema import Schema  # noqa: E402
 from privcore.demo import ADULT_TYPES, SENSITIVE, load_adult  # noqa: E402
-from privcore.evaluation.verdict import (CAUTION, DO_NOT_RELEASE, RELEASE, VerdictRule, audit_severity,  # noqa: E402
-                                         verdict)
+from privcore.evaluation.verdict import CAUTION, DO_NOT_RELEASE, RELEASE, VerdictRule, audit_severity, verdict  # noqa: E402
 from privcore.generators import make_generator  # noqa: E402
 from privcore.generators.registry import list_generators  # noqa: E402
 

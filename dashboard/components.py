@@ -14,11 +14,11 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.metric_choice import without_cli_flags
-from privcore.report import figures as F
-from privcore.metrics import registry
 from privcore.evaluation import interpret as R
-from privcore.metrics.details import InferenceAttack, LinkabilityAttack, SinglingOutAttack
 from privcore.evaluation.verdict import KIND_WORDS, VERDICT_STYLE, VerdictRule, verdict
+from privcore.metrics import registry
+from privcore.metrics.details import InferenceAttack, LinkabilityAttack, SinglingOutAttack
+from privcore.report import figures as F
 
 #: Plotly options for every chart: no Plotly logo link, no "edit in Chart Studio" (nothing leaves the machine).
 PLOTLY_CONFIG = {"displaylogo": False, "showLink": False, "showSendToCloud": False, "showEditInChartStudio": False}

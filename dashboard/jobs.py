@@ -16,9 +16,9 @@ import pandas as pd
 from dashboard.generator_factory import maker
 from dashboard.progress import progress_update
 from privcore import evaluate
+from privcore.data.schema import Schema
 from privcore.evaluation.outcome import Report
 from privcore.generators import generator_title
-from privcore.data.schema import Schema
 
 LOGGER = logging.getLogger(__name__)
 

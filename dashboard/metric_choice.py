@@ -28,14 +28,12 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any, Iterable, MutableMapping
 
-from privcore.metrics import registry
-from privcore.evaluation.evaluate import unmet_need
+from dashboard.reference_table import store_overrides
+from dashboard.session.state import DEFAULT_CHOICE, LEFT_OUT, Tables
 from privcore.data.params import Param, ParamError, check_value, format_numbers
 from privcore.data.schema import Schema
-
-from dashboard.session.state import DEFAULT_CHOICE, LEFT_OUT, Tables
-from dashboard.reference_table import store_overrides
-
+from privcore.evaluation.evaluate import unmet_need
+from privcore.metrics import registry
 
 # ------------------------------------------------------------------------------ metric availability
 

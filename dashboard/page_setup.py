@@ -8,8 +8,7 @@ from pathlib import Path
 import streamlit as st
 
 from dashboard import uploads
-from dashboard.session import persistence
-from dashboard.session import sign_in
+from dashboard.session import persistence, sign_in
 from dashboard.session.state import LoadedTable, Tables, init_state
 from dashboard.table_checks import FitProblem, blocking_problems, describe, problem_summary
 from privcore.data.schema import Schema, infer_schema

@@ -13,8 +13,12 @@ from dashboard import components as C
 from dashboard.page_setup import METRICS_PAGE
 from privcore.metrics.names import metric_name
 from privcore.report.reconstruction_figures import column_advantage_figure
-from privcore.report.reconstruction_text import NO_RECONSTRUCTION, exposed_table, reconstruction_result, \
-    reconstruction_summary
+from privcore.report.reconstruction_text import (
+    NO_RECONSTRUCTION,
+    exposed_table,
+    reconstruction_result,
+    reconstruction_summary,
+)
 
 __all__ = ["reconstruction_view"]
 

@@ -19,8 +19,8 @@ from dashboard import compute, jobs
 from dashboard.session import persistence
 from dashboard.session.state import Tables, run_key
 from privcore.base.errors import InputError
-from privcore.evaluation.outcome import Report
 from privcore.base.progress import ProgressCallback
+from privcore.evaluation.outcome import Report
 
 LOGGER = logging.getLogger(__name__)
 

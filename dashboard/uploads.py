@@ -21,17 +21,16 @@ from typing import Any, Iterable, MutableMapping
 
 import pandas as pd
 
-from privcore.metrics import registry
-from privcore.demo import list_scenarios, load_scenario
+from dashboard.reference_table import reference_problem, set_reference, sync_reference
+from dashboard.schema_form import schema_from_draft, validate_schema
+from dashboard.session import user_limits
+from dashboard.session.state import DEFAULT_CHOICE, LoadedTable, Tables
 from privcore.base.errors import InputError
 from privcore.data.io import load_table
 from privcore.data.schema import Schema, infer_schema, suggest_sensitive
+from privcore.demo import list_scenarios, load_scenario
 from privcore.evaluation.evaluate import check_dp_epsilon
-
-from dashboard.session import user_limits
-from dashboard.schema_form import schema_from_draft, validate_schema
-from dashboard.reference_table import reference_problem, set_reference, sync_reference
-from dashboard.session.state import DEFAULT_CHOICE, LoadedTable, Tables
+from privcore.metrics import registry
 
 logger = logging.getLogger(__name__)
 

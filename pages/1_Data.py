@@ -8,8 +8,7 @@ reference table goes to ``st.session_state["reference"]`` and, while it fits the
 
 import streamlit as st
 
-from dashboard import table_checks, uploads
-from dashboard import reference_table
+from dashboard import reference_table, table_checks, uploads
 from dashboard.page_setup import CONFIGURE_PAGE, setup_page
 from privcore.data.io import MAX_UPLOAD_MB
 

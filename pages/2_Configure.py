@@ -8,8 +8,7 @@ and stores it in ``st.session_state["schema"]`` only when it is valid.
 
 import streamlit as st
 
-from dashboard import schema_form, threat_presets
-from dashboard import reference_table
+from dashboard import reference_table, schema_form, threat_presets
 from dashboard.page_setup import METRICS_PAGE, require_tables, setup_page
 from privcore.data.schema import COLUMN_TYPES, MAX_SEED
 from privcore.data.threat_models import THREAT_MODELS

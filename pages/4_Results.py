@@ -13,17 +13,17 @@ import re
 import streamlit as st
 
 from dashboard import components as C
-from dashboard import metric_choice, runner, uploads
 from dashboard import membership_view as MV
-from dashboard.reconstruction_view import reconstruction_view
+from dashboard import metric_choice, runner, uploads
 from dashboard.audit.citation_panel import audit_citations
-from dashboard.tradeoff_view import tradeoff_view
 from dashboard.page_setup import METRICS_PAGE, require_schema, setup_page
-from privcore.report import figures as F
+from dashboard.reconstruction_view import reconstruction_view
+from dashboard.tradeoff_view import tradeoff_view
 from privcore.evaluation import interpret as R
 from privcore.evaluation.outcome import combined_json
-from privcore.report.html import html_report
 from privcore.metrics.results import NotApplicable
+from privcore.report import figures as F
+from privcore.report.html import html_report
 
 setup_page("Results", icon=":material/monitoring:")
 state = st.session_state

@@ -18,13 +18,13 @@ from dashboard import membership_view as MV
 from dashboard.lab.view import COMPARE_PAGE
 from dashboard.page_setup import AUDIT_PAGE, DATA_PAGE, setup_page
 from privcore import Schema, evaluate
+from privcore.demo import SCENARIOS, load_scenario
+from privcore.evaluation import interpret as R
+from privcore.metrics import registry
 from privcore.report import figures as F
 from privcore.report import lab_figures as LF
 from privcore.report import reconstruction_figures as RF
 from privcore.report import tradeoff_figures as TF
-from privcore.metrics import registry
-from privcore.evaluation import interpret as R
-from privcore.demo import SCENARIOS, load_scenario
 
 N = 1000  # people per demo table: small enough for a few seconds per lesson
 setup_page("Learn", icon=":material/school:")

@@ -16,12 +16,12 @@ only, under a key made of the design, the real table's content hash and every se
 
 import streamlit as st
 
-from dashboard.audit import estimate as E
-from dashboard.audit import view as V
-from dashboard.audit.citation import remember
 from dashboard import components as C
+from dashboard.audit import estimate as E
 from dashboard.audit import shared_view as SV
+from dashboard.audit import view as V
 from dashboard.audit import whitebox_view as WV
+from dashboard.audit.citation import remember
 from dashboard.audit.shared_panel import show_shared_results
 from dashboard.page_setup import require_real_table, setup_page
 from dashboard.session.persistence import keep_alive

@@ -5,10 +5,10 @@ and the result types. Everything else is an implementation module.
 """
 
 from privcore.base.errors import InputError
+from privcore.data.schema import Schema, infer_schema
 from privcore.evaluation.evaluate import evaluate
 from privcore.evaluation.outcome import Report
 from privcore.metrics.results import MetricResult
-from privcore.data.schema import Schema, infer_schema
 
 __all__ = ["evaluate", "Schema", "infer_schema", "InputError", "MetricResult", "Report", "load_table"]
 __version__ = "0.1.0"

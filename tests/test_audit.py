@@ -7,7 +7,8 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings as hsettings
+from hypothesis import given
+from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 from scipy.stats import binom
 from sklearn.metrics import roc_auc_score, roc_curve
@@ -21,10 +22,10 @@ from privcore.audit.shadow import (
     chance_share_above,
     roc_summary,
 )
-from privcore.demo import load_scenario
 from privcore.base.errors import TooFewRowsError
-from privcore.generators import make_generator
 from privcore.data.schema import Schema
+from privcore.demo import load_scenario
+from privcore.generators import make_generator
 
 SMALL = AuditSettings(targets=2, random_targets=2, shadow_models=8, eval_models=10, n_queries=40, seed=0)
 

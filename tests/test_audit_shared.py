@@ -11,8 +11,8 @@ from scipy.stats import binom
 from privcore.audit import AuditSettings, audit
 from privcore.audit.crossfit import crossfit_scores, record_statistics
 from privcore.audit.features import query_masks
-from privcore.audit.shared import SharedSettings, audit_shared, null_shares
 from privcore.audit.shadow import AuditError
+from privcore.audit.shared import SharedSettings, audit_shared, null_shares
 from privcore.audit.tasks import GeneratorFactory, fit_seed
 from privcore.data.schema import Schema
 from privcore.demo import load_scenario
@@ -311,8 +311,9 @@ def test_the_verdict_cites_the_utility_of_one_output(adult):
     assert 0.0 <= utility["relative"] <= 1.0
     assert "of what a fresh sample of real people keeps" in report.summary["verdict"]
     assert "the relations between columns" in report.summary["verdict"]
-    from privcore.audit.contract import audit_report_schema
     import jsonschema
+
+    from privcore.audit.contract import audit_report_schema
 
     document = json.loads(json.dumps(report.to_dict(), allow_nan=False))
     schema_doc = {"$defs": {"audit_report": audit_report_schema()}, "$ref": "#/$defs/audit_report"}

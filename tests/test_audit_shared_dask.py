@@ -14,8 +14,8 @@ from privcore.audit.shared import SharedSettings, audit_shared  # noqa: E402
 from privcore.audit.tasks import GeneratorFactory  # noqa: E402
 from privcore.cli.main import main  # noqa: E402
 from privcore.data.schema import Schema  # noqa: E402
-from privcore.engine.cluster import connected  # noqa: E402
 from privcore.demo import load_scenario  # noqa: E402
+from privcore.engine.cluster import connected  # noqa: E402
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from jsonschema import validate
+from test_figures import check
 
 from privcore.audit.contract import audit_report_schema
 from privcore.audit.shadow import AuditError
@@ -22,7 +23,6 @@ from privcore.audit.whitebox import THREAT_MODEL, attack_losses, has_loss, loss_
 from privcore.cli.main import main
 from privcore.generators import GeneratorOutputError
 from privcore.report.whitebox_figures import BAR_COLOUR, whitebox_figure
-from test_figures import check
 
 COLUMNS = ["x", "y"]
 

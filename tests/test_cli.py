@@ -180,9 +180,9 @@ def test_famd_components_flag(tmp_path):
 def test_a_bad_parameter_gets_the_sentence_the_metrics_page_shows(item, metric_id, name, value):
     # One declaration, one check: the command line prints exactly what the dashboard's Metrics page shows.
     from dashboard.metric_choice import check_param
-    from privcore.metrics import registry
-    from privcore.demo import load_scenario
     from privcore.data.schema import infer_schema
+    from privcore.demo import load_scenario
+    from privcore.metrics import registry
 
     demo = load_scenario("noisy_copy", n=50)
     schema = infer_schema(demo.real, overrides=demo.types, sensitive=demo.sensitive)

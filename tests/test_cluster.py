@@ -11,8 +11,8 @@ import pytest
 distributed = pytest.importorskip("distributed")
 
 from privcore import Schema, evaluate  # noqa: E402
-from privcore.engine.cluster import ClusterError, check_address, connected  # noqa: E402
 from privcore.demo import load_scenario  # noqa: E402
+from privcore.engine.cluster import ClusterError, check_address, connected  # noqa: E402
 from privcore.engine.neighbors import nearest_two  # noqa: E402
 
 pytestmark = pytest.mark.timeout(300)

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from privcore.engine.encoding import EuclideanSpace, FAMDProjection
 from privcore.data.prepare import MISSING, prepare
 from privcore.data.schema import Schema
+from privcore.engine.encoding import EuclideanSpace, FAMDProjection
 
 
 def _prepared(real, synthetic, types):

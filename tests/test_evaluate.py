@@ -9,11 +9,11 @@ import pandas as pd
 import pytest
 
 from privcore import evaluate
-from privcore.metrics import registry
-from privcore.demo import load_scenario
 from privcore.base.errors import InputError
 from privcore.base.jsonvalues import without_timings
 from privcore.data.schema import Schema
+from privcore.demo import load_scenario
+from privcore.metrics import registry
 
 
 @pytest.fixture(scope="module")

@@ -10,11 +10,11 @@ import plotly.graph_objects as go
 import pytest
 
 from privcore import Schema, evaluate
-from privcore.metrics import registry
-from privcore.report import figures as F
 from privcore.demo import load_scenario
 from privcore.evaluation.outcome import Report
+from privcore.metrics import registry
 from privcore.metrics.results import MetricOutput, MetricResult
+from privcore.report import figures as F
 
 ALLOWED = {c.upper() for c in F.OKABE_ITO.values()}
 #: The only non-palette colour: the zero end of the overlap heatmap's scale (white background).

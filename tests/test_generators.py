@@ -8,9 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from privcore.base.errors import ColumnMismatchError, InputError, TooFewRowsError
+from privcore.data.params import Param, ParamError
 from privcore.demo import ADULT_TYPES, SCENARIOS, generate, load_scenario
 from privcore.demo.generators import DEMO_GENERATORS, GENERATORS, column_resampler, demo_generator
-from privcore.base.errors import ColumnMismatchError, InputError, TooFewRowsError
 from privcore.generators import (
     LADDER,
     DPMarginals,
@@ -33,7 +34,6 @@ from privcore.generators import (
     list_generators,
     make_generator,
 )
-from privcore.data.params import Param, ParamError
 
 TYPES = {"age": "numerical", "income": "numerical", "job": "categorical", "city": "categorical",
          "smoker": "binary"}

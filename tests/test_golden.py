@@ -23,9 +23,7 @@ import copy
 from pathlib import Path
 
 import numpy as np
-
 import pytest
-
 from golden.compare import differences
 from golden.snapshot import read, snapshot
 

@@ -14,13 +14,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from privcore import Schema, evaluate
-from privcore.engine import gpu
-from privcore.engine import candidates, operands
-from privcore.cli.main import main
-from privcore.demo import load_scenario
-from privcore.engine.encoding import EuclideanSpace
 from privcore.base.errors import InputError
 from privcore.base.jsonvalues import without_timings
+from privcore.cli.main import main
+from privcore.demo import load_scenario
+from privcore.engine import candidates, gpu, operands
+from privcore.engine.encoding import EuclideanSpace
 from privcore.engine.neighbors import all_within, count_within, nearest_k, nearest_two
 
 CHUNK_SIZES = [1, 7, 64, 1000, 2**22]

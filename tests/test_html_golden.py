@@ -28,7 +28,6 @@ from __future__ import annotations
 import copy
 
 import pytest
-
 from golden.compare import differences
 from golden.html_pages import page_snapshot, pages, read
 

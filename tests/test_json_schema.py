@@ -11,8 +11,8 @@ import jsonschema
 import pytest
 
 from privcore import Schema, evaluate
-from privcore.metrics import registry
 from privcore.demo import list_scenarios, load_scenario
+from privcore.metrics import registry
 from privcore.report.json_schema import report_schema
 
 
@@ -83,8 +83,8 @@ def test_a_broken_report_does_not_validate(schema, breakage):
 
 
 def test_every_registered_metric_declares_its_parameters_details_and_explanation():
-    from privcore.metrics.details import Details
     from privcore.data.params import Param
+    from privcore.metrics.details import Details
 
     for info in registry.all_metrics():
         assert isinstance(info.params, tuple) and all(isinstance(p, Param) for p in info.params), info.id

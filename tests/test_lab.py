@@ -14,13 +14,13 @@ import pandas as pd
 import pytest
 
 from privcore import lab
-from privcore.metrics import registry
-from privcore.cli.main import main
-from privcore.demo import load_scenario
 from privcore.base.errors import InputError, TooFewRowsError
-from privcore.report.json_schema import DRAFT, report_schema
-from privcore.lab.statistics import agreement, auc, detection_level, false_alarm_bound, rises, separated, spearman
+from privcore.cli.main import main
 from privcore.data.schema import Schema
+from privcore.demo import load_scenario
+from privcore.lab.statistics import agreement, auc, detection_level, false_alarm_bound, rises, separated, spearman
+from privcore.metrics import registry
+from privcore.report.json_schema import DRAFT, report_schema
 
 REPO = Path(__file__).resolve().parents[1]
 DISTANCE = ("dcr", "cvp", "dcr_test", "mia_distance")

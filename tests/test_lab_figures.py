@@ -9,11 +9,18 @@ import pytest
 from markupsafe import escape
 
 from privcore import lab
-from privcore.demo import load_scenario
-from privcore.report.lab_figures import (AGREEMENT_SCALE, DETECTION_SCALE, NOT_DETECTED_COLOUR, agreement_heatmap,
-                                  detection_heatmap, lab_figures, response_curves)
-from privcore.report.lab_html import lab_html
 from privcore.data.schema import Schema
+from privcore.demo import load_scenario
+from privcore.report.lab_figures import (
+    AGREEMENT_SCALE,
+    DETECTION_SCALE,
+    NOT_DETECTED_COLOUR,
+    agreement_heatmap,
+    detection_heatmap,
+    lab_figures,
+    response_curves,
+)
+from privcore.report.lab_html import lab_html
 
 
 def point(level, risk, spread=0.01, separated=False, baseline=0.0, runs=2):

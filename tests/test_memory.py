@@ -11,9 +11,19 @@ import pandas as pd
 import pytest
 
 from privcore import evaluate
-from privcore.data.memory import (BUDGET_VARIABLE, BYTES_PER_VALUE, WORKING_COPIES, MemoryBudgetError, check_memory,
-                             encoded_columns, estimate_bytes, machine_memory, memory_budget, parse_size)
 from privcore.base.errors import InputError
+from privcore.data.memory import (
+    BUDGET_VARIABLE,
+    BYTES_PER_VALUE,
+    WORKING_COPIES,
+    MemoryBudgetError,
+    check_memory,
+    encoded_columns,
+    estimate_bytes,
+    machine_memory,
+    memory_budget,
+    parse_size,
+)
 from privcore.data.schema import Schema
 
 

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from privcore.data.schema import Schema
 from privcore.engine import candidates
 from privcore.engine.encoding import EuclideanSpace
 from privcore.engine.neighbors import all_within, count_within, nearest_k, nearest_two
-from privcore.data.schema import Schema
 
 CHUNK_SIZES = [1, 7, 64, 10_000, 2**22]
 METHODS = ["matrix", "tree"]

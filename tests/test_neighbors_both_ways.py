@@ -11,17 +11,17 @@ import pytest
 from scipy.spatial.distance import cdist
 
 from privcore import evaluate
-from privcore.metrics import registry
+from privcore.base.jsonvalues import without_timings
+from privcore.data.schema import Schema
+from privcore.demo import load_scenario
 from privcore.engine import candidates as C
 from privcore.engine import neighbors as N
-from privcore.engine import operands as O
 from privcore.engine import neighbors_both_ways as B
+from privcore.engine import operands as O
 from privcore.engine.context import SharedComputation
-from privcore.evaluation.evaluate import planned_passes
-from privcore.demo import load_scenario
-from privcore.base.jsonvalues import without_timings
 from privcore.engine.neighbors_both_ways import RunningTopTwo, nearest_two_both_ways, nearest_two_within
-from privcore.data.schema import Schema
+from privcore.evaluation.evaluate import planned_passes
+from privcore.metrics import registry
 
 
 def plain(query, reference, **kwargs):

@@ -11,13 +11,13 @@ import pandas as pd
 import pytest
 
 from privcore import evaluate
-from privcore.engine import neighbors_distinct as D
-from privcore.demo import load_scenario
 from privcore.base.jsonvalues import without_timings
+from privcore.data.schema import Schema
+from privcore.demo import load_scenario
+from privcore.engine import neighbors_distinct as D
 from privcore.engine.neighbors import nearest_two
 from privcore.engine.neighbors_both_ways import nearest_two_both_ways
 from privcore.engine.neighbors_distinct import distinct_rows, expand, expand_within, pays
-from privcore.data.schema import Schema
 
 
 def repeated(seed, n, distinct, d=6, scale=2):

@@ -12,8 +12,15 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from privcore.generators import (ENV_VARIABLE, GeneratorError, as_generator, get_generator_spec, list_generators,
-                                 make_generator, reference_maker)
+from privcore.generators import (
+    ENV_VARIABLE,
+    GeneratorError,
+    as_generator,
+    get_generator_spec,
+    list_generators,
+    make_generator,
+    reference_maker,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 MODULE = textwrap.dedent('''

@@ -38,11 +38,11 @@ from hypothesis import HealthCheck, event, given, note, settings
 from hypothesis import strategies as st
 
 import privcore
-from privcore.metrics import registry
 from privcore.base.errors import InputError
-from privcore.report.json_schema import report_schema
 from privcore.data.prepare import MISSING
 from privcore.data.schema import MAX_SEED, Schema, infer_schema
+from privcore.metrics import registry
+from privcore.report.json_schema import report_schema
 
 CLASSIFIER_IDS = [m.id for m in registry.all_metrics() if m.uses_classifier]
 FAST_IDS = [m for m in registry.metric_ids() if m not in CLASSIFIER_IDS]

@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 
 from privcore import Schema, evaluate
-from privcore.metrics import registry
-from privcore.evaluation import interpret as R
-from privcore.metrics.names import metric_name, short_name
-from privcore.report import html as H
 from privcore.demo import load_scenario
+from privcore.evaluation import interpret as R
+from privcore.metrics import registry
+from privcore.metrics.names import metric_name, short_name
 from privcore.metrics.results import MetricOutput, MetricResult
+from privcore.report import html as H
 
 QUICK = ["crp", "cvp", "dcr", "auth", "hitr", "zcap", "mia_distance", "singling_out_univariate", "hidr"]
 

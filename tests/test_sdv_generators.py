@@ -14,8 +14,7 @@ import pandas as pd
 import pytest
 
 from privcore.cli.audit import list_generators_text
-from privcore.generators import (GeneratorError, GeneratorSettingError, SDVAdapter, get_generator_spec,
-                                 make_generator)
+from privcore.generators import GeneratorError, GeneratorSettingError, SDVAdapter, get_generator_spec, make_generator
 from privcore.generators.sdv import SDV_SPECS, import_sdv, sdv_metadata
 
 pytest.importorskip("sdv", reason="privcore[sdv] is installed by requirements-dev.txt")

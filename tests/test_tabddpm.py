@@ -17,12 +17,20 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="privcore[tabddpm] (torch) is installed by requirements-dev.txt")
 
-from privcore.generators import (GeneratorError, GeneratorOutputError, GeneratorSettingError, PerRecordLoss,  # noqa: E402
-                                 as_generator, get_generator_spec, make_generator, per_record_loss)
+from privcore.generators import (  # noqa: E402
+    GeneratorError,
+    GeneratorOutputError,
+    GeneratorSettingError,
+    PerRecordLoss,
+    as_generator,
+    get_generator_spec,
+    make_generator,
+    per_record_loss,
+)
 from privcore.generators.diffusion import gaussian  # noqa: E402
-from privcore.generators.tabddpm import TabDDPM  # noqa: E402
 from privcore.generators.diffusion import multinomial as M  # noqa: E402
 from privcore.generators.diffusion.schedule import cosine_betas, linear_betas, make_schedule  # noqa: E402
+from privcore.generators.tabddpm import TabDDPM  # noqa: E402
 
 #: A tiny denoiser: enough to learn a two-column joint in about a second.
 TINY = {"timesteps": 20, "width": 64, "depth": 2, "batch_size": 128}

@@ -7,10 +7,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from privcore import Schema, evaluate
-from privcore.evaluation import evaluate as evaluation
 from privcore.engine.candidates import exact_distances
 from privcore.engine.neighbors import nearest_two
 from privcore.engine.tolerance import TIE_FACTOR, TieTolerance, d_max_bounds
+from privcore.evaluation import evaluate as evaluation
 
 
 def exact_d_max(a, b):

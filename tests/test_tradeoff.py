@@ -9,10 +9,14 @@ import pytest
 
 from privcore import Schema, evaluate
 from privcore.demo import load_scenario
-from privcore.evaluation.tradeoff import (NO_UTILITY, TradeoffPoint, best_tradeoff, tradeoff_points,
-                                          tradeoff_sentence)
-from privcore.report.tradeoff_figures import (PRIVACY_AXIS, UTILITY_AXIS, fidelity_figures, tradeoff_figure,
-                                              worst_columns_figure)
+from privcore.evaluation.tradeoff import NO_UTILITY, TradeoffPoint, best_tradeoff, tradeoff_points, tradeoff_sentence
+from privcore.report.tradeoff_figures import (
+    PRIVACY_AXIS,
+    UTILITY_AXIS,
+    fidelity_figures,
+    tradeoff_figure,
+    worst_columns_figure,
+)
 
 METRICS = ["mia_distance", "dcr", "utility_shapes", "utility_pairs"]
 

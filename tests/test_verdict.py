@@ -7,10 +7,10 @@ import json
 import pytest
 
 from privcore import Schema, evaluate
-from privcore.metrics import registry
 from privcore.demo import load_scenario
-from privcore.report.html import html_report
 from privcore.evaluation.verdict import CAUTION, DO_NOT_RELEASE, RELEASE, VerdictRule, verdict
+from privcore.metrics import registry
+from privcore.report.html import html_report
 
 QUICK_ATTACKS = ["singling_out_univariate", "linkability", "inference", "mia_distance", "mia_calibrated"]
 PROXIES = ["crp", "cvp", "dcr", "nndr", "dcr_test"]

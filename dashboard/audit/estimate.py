@@ -21,9 +21,9 @@ from typing import Any, Callable, Mapping, MutableMapping
 import pandas as pd
 
 from dashboard import compute, jobs
-from privcore.base.formatting import format_duration
 from privcore.audit.timing import AuditEstimate
 from privcore.base.errors import InputError
+from privcore.base.formatting import format_duration
 from privcore.data.schema import Schema
 
 LOGGER = logging.getLogger(__name__)

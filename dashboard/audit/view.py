@@ -25,12 +25,18 @@ from dashboard import compute, jobs
 from dashboard.generator_factory import generator_context
 from dashboard.metric_choice import number_format
 from privcore.audit.shadow import FPR_LEVELS, AuditReport, AuditSettings
-from privcore.evaluation.verdict import audit_severity as severity
 from privcore.base.errors import InputError
-from privcore.generators import (GeneratorContextError, GeneratorError, GeneratorSpec, get_generator_spec,
-                                 list_generators, make_generator)
 from privcore.data.params import Param
 from privcore.data.schema import MAX_SEED, Schema
+from privcore.evaluation.verdict import audit_severity as severity
+from privcore.generators import (
+    GeneratorContextError,
+    GeneratorError,
+    GeneratorSpec,
+    get_generator_spec,
+    list_generators,
+    make_generator,
+)
 
 LOGGER = logging.getLogger(__name__)
 
@@ -283,7 +289,8 @@ def run_audit(real: pd.DataFrame, schema: Schema, name: str, settings: Mapping[s
 
 def explanation_markdown(write: Callable[[str], Any]) -> None:
     """Write the audit's explanation (:data:`privcore.audit.shadow.EXPLANATION`) as the metrics' panels do."""
-    from privcore.audit.shadow import ATTACKER_KNOWS, EXPLANATION as e
+    from privcore.audit.shadow import ATTACKER_KNOWS
+    from privcore.audit.shadow import EXPLANATION as e
 
     write(f"**The attack.** {e.attack}")
     write(f"**What the attacker is assumed to know.** {ATTACKER_KNOWS}")

@@ -17,9 +17,9 @@ from typing import Any, Callable, Mapping, MutableMapping, Sequence
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from privcore.base.formatting import format_duration
 from dashboard.lab.runs import guarded
 from privcore import evaluate
+from privcore.base.formatting import format_duration
 from privcore.data.schema import Schema
 from privcore.lab import evaluations_needed, split_tables
 

@@ -22,23 +22,48 @@ from typing import Any, Iterable, Mapping, MutableMapping, Sequence
 
 import pandas as pd
 
-from privcore.base.formatting import format_duration
 # The page (``V``) and its tests reach the estimate, the runs, the supplied ladder and the lab's progress text
 # here, where they were defined before each part got a module of its own.
-from dashboard.lab.estimate import (TIMINGS, Timing, estimate_text, generated_evaluations,  # noqa: F401
-                                    generated_probe_tables, time_evaluations, timing, timing_key)
-from dashboard.lab.ladder import (LADDER_LOG, LADDER_TABLES, LadderTable, add_ladder_files,  # noqa: F401
-                                  guess_label, ladder_fingerprint, remove_ladder_table, set_ladder_label,
-                                  supplied_probe_tables)
-from dashboard.lab.runs import (MAX_CACHED_LABS, RESULTS, StoredLab, cached, chosen_params, lab_key,  # noqa: F401
-                                run_generated, run_supplied, store, table_hash)
+from dashboard.lab.estimate import (  # noqa: F401
+    TIMINGS,
+    Timing,
+    estimate_text,
+    generated_evaluations,
+    generated_probe_tables,
+    time_evaluations,
+    timing,
+    timing_key,
+)
+from dashboard.lab.ladder import (  # noqa: F401
+    LADDER_LOG,
+    LADDER_TABLES,
+    LadderTable,
+    add_ladder_files,
+    guess_label,
+    ladder_fingerprint,
+    remove_ladder_table,
+    set_ladder_label,
+    supplied_probe_tables,
+)
+from dashboard.lab.runs import (  # noqa: F401
+    MAX_CACHED_LABS,
+    RESULTS,
+    StoredLab,
+    cached,
+    chosen_params,
+    lab_key,
+    run_generated,
+    run_supplied,
+    store,
+    table_hash,
+)
 from dashboard.progress import progress_update  # noqa: F401
 from dashboard.uploads import UPLOAD_TYPES  # noqa: F401 - for the page
 from privcore.base.errors import InputError
+from privcore.base.formatting import format_duration
 from privcore.data.schema import Schema
 from privcore.generators import LADDER, get_generator_spec
-from privcore.lab import (DEFAULT_LEVELS, DEFAULT_METRICS, DEFAULT_SEEDS, LabResult, UnknownLabMetricError,
-                          split_tables)
+from privcore.lab import DEFAULT_LEVELS, DEFAULT_METRICS, DEFAULT_SEEDS, LabResult, UnknownLabMetricError, split_tables
 from privcore.lab.settings import check_label, check_leaks, check_levels, check_metrics, check_seeds, run_seeds
 from privcore.metrics import registry
 from privcore.metrics.names import metric_name

@@ -29,9 +29,8 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from dashboard.session import persistence
+from dashboard.session import persistence, user_limits
 from dashboard.session import store as session_store
-from dashboard.session import user_limits
 
 LOGGER = logging.getLogger(__name__)
 

@@ -43,18 +43,17 @@ from sklearn.ensemble import RandomForestClassifier
 
 from privcore.audit.factory import model_for_fit
 from privcore.audit.one_output import output_checks
-from privcore.engine.encoding import EuclideanSpace
-from privcore.evaluation.verdict import audit_verdict
-from privcore.generators.registry import generator_label as registry_label
 from privcore.base.errors import InputError, TooFewRowsError
 from privcore.base.jsonvalues import jsonable
+from privcore.base.progress import ProgressCallback
 from privcore.base.roc import roc_statistics
 from privcore.base.stats import bootstrap_replicates, epsilon_lower_bound, percentile_interval
 from privcore.data.prepare import prepare
-from privcore.metrics.registry import Explanation
 from privcore.data.schema import NUMERICAL, Schema, infer_schema
-from privcore.base.progress import ProgressCallback
-
+from privcore.engine.encoding import EuclideanSpace
+from privcore.evaluation.verdict import audit_verdict
+from privcore.generators.registry import generator_label as registry_label
+from privcore.metrics.registry import Explanation
 
 #: False-positive rates at which the audit reports the true-positive rate (as JSON keys).
 FPR_LEVELS = {"0": 0.0, "0.01": 0.01, "0.1": 0.1}

@@ -51,18 +51,17 @@ import numpy as np
 import pandas as pd
 
 from privcore.audit.crossfit import crossfit_scores, null_shares, record_statistics
+from privcore.audit.features import SharedFeatures
 from privcore.audit.one_output import output_checks
 from privcore.audit.per_model import cyclic_shuffle, per_model_entry
-from privcore.audit.features import SharedFeatures
-from privcore.metrics.membership import value_text
 from privcore.audit.shadow import AuditError, random_queries
-from privcore.base.progress import ProgressCallback
 from privcore.audit.stronger import StrongerResult, stronger_attack
 from privcore.audit.tasks import FitOutcome, FitSetup, run_fits
 from privcore.audit.whitebox import WhiteBoxResult, wants_whitebox, whitebox_result
 from privcore.audit.why import gather, sentence
 from privcore.base.errors import TooFewRowsError
 from privcore.base.jsonvalues import jsonable
+from privcore.base.progress import ProgressCallback
 from privcore.base.stats import holm_adjust
 from privcore.data.prepare import prepare
 from privcore.data.schema import Schema, infer_schema
@@ -70,6 +69,7 @@ from privcore.engine.cluster import connected
 from privcore.engine.encoding import EuclideanSpace
 from privcore.evaluation.verdict import audit_verdict
 from privcore.generators.registry import generator_label as registry_label
+from privcore.metrics.membership import value_text
 
 #: Records audited when ``records`` is not set (and the table has that many).
 DEFAULT_RECORDS = 1000

@@ -44,22 +44,31 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from privcore.audit.crossfit import NULL_SHUFFLES, crossfit_scores, record_statistics
-from privcore.audit.stronger import stronger_scores
 from privcore.audit.factory import GeneratorFactory, model_for_fit
-from privcore.audit.shadow import (NEIGHBOURS, AuditError, AuditSettings, FeatureExtractor,
-                                   achilles_scores, chance_share_above, fit_model, meta_classifier, random_queries,
-                                   split_sizes)
+from privcore.audit.shadow import (
+    NEIGHBOURS,
+    AuditError,
+    AuditSettings,
+    FeatureExtractor,
+    achilles_scores,
+    chance_share_above,
+    fit_model,
+    meta_classifier,
+    random_queries,
+    split_sizes,
+)
 from privcore.audit.shared import SharedSettings, nearest_other, plan_shared
+from privcore.audit.stronger import stronger_scores
 from privcore.audit.tasks import fit_seed
 from privcore.audit.whitebox import loss_matrix, wants_whitebox, whitebox_result
 from privcore.base.errors import InputError
+from privcore.base.progress import ProgressCallback
 from privcore.data.prepare import prepare
 from privcore.data.schema import Schema, infer_schema
 from privcore.engine.encoding import EuclideanSpace
 from privcore.evaluation.evaluate import evaluate
 from privcore.generators.outside import is_reference
 from privcore.generators.registry import get_generator_spec
-from privcore.base.progress import ProgressCallback
 
 __all__ = ["AuditEstimate", "ModelTiming", "estimate_shared", "estimate_targeted", "PROBE_EPOCHS", "PROBE_STEPS"]
 

@@ -89,8 +89,8 @@ def parse_params(items: Iterable[str]) -> dict[str, dict[str, Any]]:
     >>> parse_params(["cvp.threshold=0.1", 'linkability.aux_cols=[["age"], ["sex"]]'])
     {'cvp': {'threshold': 0.1}, 'linkability': {'aux_cols': [['age'], ['sex']]}}
     """
-    from privcore.metrics import registry
     from privcore.data.params import check_value
+    from privcore.metrics import registry
 
     ids = registry.metric_ids()
     out: dict[str, dict[str, Any]] = {}

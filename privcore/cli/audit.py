@@ -35,8 +35,15 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from privcore.base.errors import InputError
-from privcore.cli.args import (EXIT_OK, add_type_flags, check_output_path, checked_seed, emit_document, print_progress,
-                               schema_from_args)
+from privcore.cli.args import (
+    EXIT_OK,
+    add_type_flags,
+    check_output_path,
+    checked_seed,
+    emit_document,
+    print_progress,
+    schema_from_args,
+)
 
 
 def add_audit_parser(sub) -> None:

@@ -97,8 +97,8 @@ def load_inputs(args):
 
 def run_evaluate(args: argparse.Namespace) -> int:
     """Run ``evaluate``; returns the exit code (bad input raises :class:`InputError`, exit 2 in :func:`main`)."""
-    from privcore.evaluation.evaluate import check_dp_epsilon, evaluate, resolve_metric_ids
     from privcore.data.io import load_table, validate_tables
+    from privcore.evaluation.evaluate import check_dp_epsilon, evaluate, resolve_metric_ids
 
     params = parse_params(args.param)  # bad ids and names fail before any file is read
     checked_seed(args.seed)

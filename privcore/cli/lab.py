@@ -26,8 +26,18 @@ from pathlib import Path
 from typing import Any
 
 from privcore.base.errors import InputError
-from privcore.cli.args import (EXIT_INTERNAL, EXIT_OK, add_type_flags, check_output_path, checked_seed, checked_workers,
-                               emit_document, parse_params, print_progress, schema_from_args)
+from privcore.cli.args import (
+    EXIT_INTERNAL,
+    EXIT_OK,
+    add_type_flags,
+    check_output_path,
+    checked_seed,
+    checked_workers,
+    emit_document,
+    parse_params,
+    print_progress,
+    schema_from_args,
+)
 
 
 def add_lab_parser(sub) -> None:

@@ -23,8 +23,8 @@ from pathlib import Path
 import pandas as pd
 
 from privcore.base.errors import InputError
-from privcore.data.schema import NUMERICAL, Schema
 from privcore.base.formatting import format_bytes
+from privcore.data.schema import NUMERICAL, Schema
 
 BUDGET_VARIABLE = "PRIVCORE_MEMORY_BUDGET"
 #: E itself, the key-column copy, and the working copies of the model-based metrics.

@@ -32,8 +32,8 @@ from types import MappingProxyType
 import numpy as np
 import pandas as pd
 
-from privcore.demo import generators as _generators
 from privcore.base.errors import InputError
+from privcore.demo import generators as _generators
 
 __all__ = [
     "Scenario",

@@ -18,6 +18,8 @@ import numpy as np
 import pandas as pd
 
 from privcore.base.cores import resolve_workers
+from privcore.data.prepare import PreparedData
+from privcore.data.schema import Schema
 from privcore.engine.encoding import EuclideanSpace, FAMDProjection
 from privcore.engine.gpu import check_device
 from privcore.engine.neighbors import DEFAULT_CHUNK_ELEMENTS, Neighbours, PairExtremes, nearest_two
@@ -27,8 +29,6 @@ from privcore.engine.neighbors_distinct import DistinctRows, distinct_rows, expa
 from privcore.engine.neighbors_distinct import expand as expand_distinct
 from privcore.engine.neighbors_distinct import pays as distinct_pays
 from privcore.engine.tolerance import TieTolerance, d_max_bounds
-from privcore.data.prepare import PreparedData
-from privcore.data.schema import Schema
 
 SpaceFactory = Callable[[PreparedData], Any]
 #: The role of the synthetic table and the holdout together (:meth:`SharedComputation.table`).

@@ -12,9 +12,8 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from privcore.base.errors import ExtremeValueError
+from privcore.base.errors import ExtremeValueError, NotApplicable
 from privcore.data.prepare import MISSING
-from privcore.base.errors import NotApplicable
 from privcore.data.schema import BINARY, MAX_MAGNITUDE, NUMERICAL, Schema
 
 #: Largest encoded table (rows × coordinates × 8 bytes) the distance spaces may build: 2 GiB.

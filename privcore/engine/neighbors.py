@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from privcore.base.progress import ProgressCallback
 from privcore.engine import cluster as dask_cluster
 from privcore.engine import gpu, key_groups, tiles
 from privcore.engine.candidates import (
@@ -48,7 +49,6 @@ from privcore.engine.candidates import (
     select_k,
     select_two,
 )
-from privcore.base.progress import ProgressCallback
 from privcore.engine.chunks import (
     CLUSTER_TASKS_PER_WORKER,
     DEFAULT_CHUNK_ELEMENTS,

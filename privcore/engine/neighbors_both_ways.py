@@ -34,6 +34,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from privcore.base.cores import resolve_workers
+from privcore.base.progress import ProgressCallback
 from privcore.engine import cluster as dask_cluster
 from privcore.engine import gpu, tiles
 from privcore.engine.candidates import exact_distances, far_candidates, row_candidates, select_two
@@ -41,7 +42,6 @@ from privcore.engine.chunks import CLUSTER_TASKS_PER_WORKER, DEFAULT_CHUNK_ELEME
 from privcore.engine.kdtree import uses_tree
 from privcore.engine.operands import Operands, candidate_budget, matrix_setup, too_many_candidates
 from privcore.engine.results import Neighbours, PairExtremes
-from privcore.base.progress import ProgressCallback
 
 #: Rows of the table whose distances give every column its first bound on its second-nearest distance.
 SAMPLE_ROWS = 256

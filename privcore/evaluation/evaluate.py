@@ -13,21 +13,20 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from privcore.metrics import registry
-from privcore.engine.cluster import connected
-from privcore.engine.context import MetricContext, SharedComputation, pair_key
 from privcore.base.errors import InputError, TooFewRowsError
-from privcore.engine.gpu import check_device, require_gpu, using_device
-from privcore.engine.neighbors import DEFAULT_CHUNK_ELEMENTS
+from privcore.base.progress import ProgressCallback
 from privcore.data.params import check_params
 from privcore.data.prepare import PreparedData, prepare
+from privcore.data.schema import BINARY, CATEGORICAL, NUMERICAL, Schema, check_seed, infer_schema
+from privcore.engine.cluster import connected
+from privcore.engine.context import MetricContext, SharedComputation, pair_key
+from privcore.engine.gpu import check_device, require_gpu, using_device
+from privcore.engine.neighbors import DEFAULT_CHUNK_ELEMENTS
 from privcore.evaluation.background import background_ids, background_workers, claimable_ids, running_in_background
 from privcore.evaluation.outcome import Report
 from privcore.evaluation.size_match import size_match
+from privcore.metrics import registry
 from privcore.metrics.results import MetricOutput, MetricResult, NotApplicable, SizeMatch, UtilityScore
-from privcore.data.schema import BINARY, CATEGORICAL, NUMERICAL, Schema, check_seed, infer_schema
-from privcore.base.progress import ProgressCallback
-
 
 
 def resolve_metric_ids(metrics: str | Iterable[str], holdout: bool = False) -> list[str]:

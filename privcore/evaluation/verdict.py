@@ -54,9 +54,9 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Mapping
 
-from privcore.metrics.details import MembershipBattery, MembershipScores
 from privcore.evaluation.interpret import UTILITY_BANDS, Assessment, assess
 from privcore.evaluation.utility_line import UtilityLine, audit_utility_sentence, utility_line
+from privcore.metrics.details import MembershipBattery, MembershipScores
 from privcore.metrics.names import BATTERY, short_attack
 
 #: Families whose metrics simulate an attacker and carry an interval: they decide.

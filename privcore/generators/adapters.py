@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privcore.generators.base import BaseGenerator, GeneratorError, check_sample_size, check_table, check_sample
 from privcore.data.schema import check_seed
+from privcore.generators.base import BaseGenerator, GeneratorError, check_sample, check_sample_size, check_table
 
 __all__ = ["SDVAdapter", "as_generator"]
 

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from privcore.engine.neighbors import nearest_two
 from privcore.generators.base import (
     BaseGenerator,
     GeneratorContextError,
@@ -34,7 +35,6 @@ from privcore.generators.base import (
     row_positions,
     share_count,
 )
-from privcore.engine.neighbors import nearest_two
 
 __all__ = [
     "ExactCopy",

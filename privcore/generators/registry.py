@@ -20,7 +20,9 @@ from typing import Any
 
 import pandas as pd
 
+from privcore.data.params import Param, ParamError, check_value
 from privcore.generators.base import Generator, GeneratorSettingError, UnknownGeneratorError
+from privcore.generators.cart import SequentialCART
 from privcore.generators.copies import (
     AttributeLeak,
     ColumnResample,
@@ -31,14 +33,12 @@ from privcore.generators.copies import (
     RareRecords,
     ValueReuse,
 )
-from privcore.generators.cart import SequentialCART
 from privcore.generators.models import DPMarginals, GaussianCopula, IndependentHistograms, RareLeak, level_to_epsilon
-from privcore.generators.privbayes import PrivBayes
 from privcore.generators.outside import registered_specs
+from privcore.generators.privbayes import PrivBayes
 from privcore.generators.sdv import SDV_SPECS
-from privcore.generators.tabddpm import TABDDPM_SPEC
 from privcore.generators.spec import GeneratorSpec
-from privcore.data.params import Param, ParamError, check_value
+from privcore.generators.tabddpm import TABDDPM_SPEC
 
 __all__ = ["GeneratorSpec", "GENERATOR_SPECS", "LADDER", "list_generators", "get_generator_spec", "make_generator",
            "generator_label", "generator_title"]

@@ -31,8 +31,8 @@ import pandas as pd
 from privcore.data.params import Param
 from privcore.data.schema import check_seed
 from privcore.generators.base import BaseGenerator, GeneratorError, GeneratorSettingError, check_table
-from privcore.generators.spec import GeneratorSpec, install_command, module_installed
 from privcore.generators.diffusion.schedule import SCHEDULES
+from privcore.generators.spec import GeneratorSpec, install_command, module_installed
 
 __all__ = ["TabDDPM", "TABDDPM_SPEC", "TABDDPM_EXTRA", "TABDDPM_INSTALL", "DEVICES"]
 
@@ -160,9 +160,9 @@ class TabDDPM(BaseGenerator):
             raise missing_torch(self.name) from error
 
         from privcore.generators.diffusion.denoiser import MLPDenoiser
-        from privcore.generators.tabddpm_encoding import TableEncoding
         from privcore.generators.diffusion.multinomial import Categories
         from privcore.generators.diffusion.schedule import make_schedule
+        from privcore.generators.tabddpm_encoding import TableEncoding
 
         self._device = self._resolve_device(torch)
         if self.base is not None:

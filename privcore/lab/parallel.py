@@ -27,9 +27,9 @@ from typing import Any
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
+from privcore.data.schema import Schema
 from privcore.evaluation.evaluate import evaluate
 from privcore.lab.frontier import TablePoint, table_point
-from privcore.data.schema import Schema
 
 #: Scores of one evaluation: metric id → (risk, baseline).
 Scores = dict[str, tuple[float | None, float | None]]

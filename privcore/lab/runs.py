@@ -12,18 +12,16 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from privcore.metrics import registry
-from privcore.engine.cluster import connected
 from privcore.base.cores import usable_cores
+from privcore.data.io import validate_tables
+from privcore.data.schema import NUMERICAL, Schema, infer_schema
+from privcore.engine.cluster import connected
 from privcore.evaluation.evaluate import validated_params
 from privcore.generators import LADDER, level_to_epsilon, make_generator
-from privcore.data.io import validate_tables
 from privcore.lab.errors import LabError, LabTableTooSmallError, LevelError
 from privcore.lab.frontier import FrontierRun, TablePoint, split_utility
 from privcore.lab.parallel import EvaluationSetup, Outcome, in_daemon_process, run_tasks
 from privcore.lab.result import LabResult, LabRun, json_epsilon
-from privcore.lab.statistics import DEFAULT_MARGIN, analyse, false_alarm_bound
-from privcore.lab.summary import metric_sentence
 from privcore.lab.settings import (
     DEFAULT_LEVELS,
     DEFAULT_METRICS,
@@ -38,7 +36,9 @@ from privcore.lab.settings import (
     check_seeds,
     run_seeds,
 )
-from privcore.data.schema import NUMERICAL, Schema, infer_schema
+from privcore.lab.statistics import DEFAULT_MARGIN, analyse, false_alarm_bound
+from privcore.lab.summary import metric_sentence
+from privcore.metrics import registry
 
 __all__ = ["LabProgress", "run", "run_ladder", "split_tables"]
 

@@ -9,10 +9,10 @@ from typing import Any
 import numpy as np
 
 from privcore.base.errors import InputError
+from privcore.data.schema import MAX_SEED, check_seed
 from privcore.evaluation.evaluate import resolve_metric_ids
 from privcore.generators import LADDER
 from privcore.lab.errors import LabError, LevelError, SeedsError, UnknownLabMetricError, UnknownLeakError
-from privcore.data.schema import MAX_SEED, check_seed
 
 __all__ = ["DEFAULT_LEVELS", "DEFAULT_SEEDS", "DEFAULT_METRICS", "MIN_PART_ROWS", "MAX_SEEDS", "REFERENCE",
            "check_leaks", "check_levels", "check_seeds", "check_metrics", "check_margin", "check_label",

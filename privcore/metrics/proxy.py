@@ -16,11 +16,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from privcore.engine.context import MetricContext
-from privcore.metrics.details import IdenticalShares, ProxyTest
-from privcore.metrics._exact_match import joint_tuple_ids
-from privcore.engine.neighbors import Neighbours
 from privcore.data.params import Param
+from privcore.engine.context import MetricContext
+from privcore.engine.neighbors import Neighbours
+from privcore.metrics._exact_match import joint_tuple_ids
+from privcore.metrics.details import IdenticalShares, ProxyTest
 from privcore.metrics.registry import Explanation, MetricInfo, register
 from privcore.metrics.results import MetricOutput, NotApplicable
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
+from privcore.data.params import Param
 from privcore.metrics import load_all
 from privcore.metrics.details import Details
-from privcore.data.params import Param
 
 if TYPE_CHECKING:  # pragma: no cover
     from privcore.engine.context import MetricContext

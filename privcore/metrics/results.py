@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from privcore.metrics.details import Details
 from privcore.base.errors import NotApplicable  # noqa: F401  (metrics raise it from here)
 from privcore.base.jsonvalues import finite_or_none, jsonable
+from privcore.metrics.details import Details
 
 
 @dataclass

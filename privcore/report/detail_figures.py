@@ -14,11 +14,18 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from privcore.base.palette import ROLE_COLOURS
-from privcore.metrics.details import (AttackRates, ClassifierScores, EpsilonSeries, IdenticalShares, MembershipBattery,
-                                      MembershipScores, ProxyTest)
-from privcore.metrics.reconstruction._base import Reconstruction
 from privcore.base.formatting import format_value, percent
+from privcore.base.palette import ROLE_COLOURS
+from privcore.metrics.details import (
+    AttackRates,
+    ClassifierScores,
+    EpsilonSeries,
+    IdenticalShares,
+    MembershipBattery,
+    MembershipScores,
+    ProxyTest,
+)
+from privcore.metrics.reconstruction._base import Reconstruction
 from privcore.report.figure_base import Figure, apply_layout, finite_values
 from privcore.report.generic_figures import attack_intervals, distance_histogram, epsilon_curve, fold_scores, roc_curves
 from privcore.report.membership_figures import battery_figures

@@ -15,8 +15,15 @@ import plotly.graph_objects as go
 from privcore.base.palette import ROLE_COLOURS
 from privcore.engine.neighbors import nearest_two
 from privcore.metrics.results import NotApplicable
-from privcore.report.figure_base import (MAX_LINKS, MAX_POINTS, Figure, apply_layout, empty_figure, finite_values,
-                                         sample_indices)
+from privcore.report.figure_base import (
+    MAX_LINKS,
+    MAX_POINTS,
+    Figure,
+    apply_layout,
+    empty_figure,
+    finite_values,
+    sample_indices,
+)
 from privcore.report.generic_figures import distance_histogram
 
 __all__ = ["distance_comparison", "normalised_distance_histogram", "famd_map"]

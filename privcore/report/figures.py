@@ -34,10 +34,23 @@ from privcore.report.detail_figures import DETAIL_FIGURES, attack_rates
 from privcore.report.dispatcher import metric_figures, scores_chart
 from privcore.report.distance_figures import distance_comparison, famd_map, normalised_distance_histogram
 from privcore.report.figure_base import BIN_DECIMALS, BINS, MAX_LINKS, MAX_POINTS, Figure
-from privcore.report.generic_figures import (attack_intervals, distance_histogram, epsilon_curve, fold_scores,
-                                             per_record_distribution, roc_curves, scores_overview)
-from privcore.report.record_figures import (flag_counts, flag_overlap, narrowing, narrowing_steps, rare_values,
-                                            rare_values_copied)
+from privcore.report.generic_figures import (
+                                             attack_intervals,
+                                             distance_histogram,
+                                             epsilon_curve,
+                                             fold_scores,
+                                             per_record_distribution,
+                                             roc_curves,
+                                             scores_overview,
+)
+from privcore.report.record_figures import (
+                                             flag_counts,
+                                             flag_overlap,
+                                             narrowing,
+                                             narrowing_steps,
+                                             rare_values,
+                                             rare_values_copied,
+)
 
 __all__ = [
     "OKABE_ITO",

@@ -16,10 +16,18 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from privcore.base.palette import DASHES, OKABE_ITO, PALETTE, ROLE_COLOURS, SYMBOLS
 from privcore.base.formatting import format_value, percent
-from privcore.report.figure_base import (BINS, MAX_POINTS, Figure, apply_layout, bin_shares, empty_figure,
-                                         finite_values, wrap_category_ticks)
+from privcore.base.palette import DASHES, OKABE_ITO, PALETTE, ROLE_COLOURS, SYMBOLS
+from privcore.report.figure_base import (
+    BINS,
+    MAX_POINTS,
+    Figure,
+    apply_layout,
+    bin_shares,
+    empty_figure,
+    finite_values,
+    wrap_category_ticks,
+)
 
 __all__ = ["distance_histogram", "per_record_distribution", "attack_intervals", "roc_curves", "epsilon_curve",
            "fold_scores", "scores_overview"]

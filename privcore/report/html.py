@@ -16,8 +16,18 @@ from typing import Any, Mapping
 
 from markupsafe import Markup
 
-from privcore.evaluation.interpret import (LEVEL_BANDS, LEVELS, THRESHOLD_REASON, Answer, Assessment, assess,
-                                           dataset_shareable, info_of, metric_applies, what_it_loses)
+from privcore.evaluation.interpret import (
+    LEVEL_BANDS,
+    LEVELS,
+    THRESHOLD_REASON,
+    Answer,
+    Assessment,
+    assess,
+    dataset_shareable,
+    info_of,
+    metric_applies,
+    what_it_loses,
+)
 from privcore.evaluation.outcome import combined_json  # noqa: F401  (re-exported: the JSON download)
 from privcore.evaluation.tradeoff import best_tradeoff, tradeoff_points, tradeoff_sentence
 from privcore.evaluation.verdict import KIND_WORDS, VERDICT_STYLE, verdict

@@ -20,10 +20,10 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from privcore.base.palette import DASHES, OKABE_ITO, PALETTE, SYMBOLS
-from privcore.metrics.names import short_name
-from privcore.report.figure_base import Figure, apply_layout, empty_figure
 from privcore.lab.settings import REFERENCE
 from privcore.lab.summary import LEAK_LABELS, format_level, leak_label
+from privcore.metrics.names import short_name
+from privcore.report.figure_base import Figure, apply_layout, empty_figure
 
 __all__ = ["LEAK_LABELS", "DETECTION_SCALE", "AGREEMENT_SCALE", "NOT_DETECTED_COLOUR", "NOT_RUN_COLOUR",
            "leak_label", "response_curves", "detection_heatmap", "agreement_heatmap", "frontier_figure",

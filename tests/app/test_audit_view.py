@@ -11,10 +11,10 @@ import pytest
 
 from dashboard.audit import view as V
 from privcore.audit.shadow import AuditSettings
-from privcore.evaluation.verdict import audit_verdict
-from privcore.demo import load_scenario
-from privcore.generators import get_generator_spec
 from privcore.data.schema import Schema
+from privcore.demo import load_scenario
+from privcore.evaluation.verdict import audit_verdict
+from privcore.generators import get_generator_spec
 
 TINY = AuditSettings(targets=1, random_targets=1, shadow_models=4, eval_models=4)
 

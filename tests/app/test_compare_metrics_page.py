@@ -8,8 +8,8 @@ import jsonschema
 import pytest
 
 from privcore.demo import load_scenario
-from privcore.report.json_schema import DRAFT, report_schema
 from privcore.lab import DEFAULT_METRICS
+from privcore.report.json_schema import DRAFT, report_schema
 
 from .conftest import assert_no_exception, assert_points_to_the_data_page, csv_bytes, open_page, seed_session, texts
 from .test_results_page import seed_demo

@@ -1,7 +1,14 @@
 """Configure page: inferred types, edits through the editor's session state, inline SchemaErrors."""
 
-from .conftest import (CONFIGURE, DATA, assert_no_exception, assert_points_to_the_data_page, open_page, seed_session,
-                       texts)
+from .conftest import (
+    CONFIGURE,
+    DATA,
+    assert_no_exception,
+    assert_points_to_the_data_page,
+    open_page,
+    seed_session,
+    texts,
+)
 
 
 def _edit(at, edits):

@@ -6,11 +6,11 @@ import json
 import pandas as pd
 import pytest
 
-from dashboard import uploads
-from dashboard import reference_table
+from dashboard import reference_table, uploads
 from dashboard.session.state import LoadedTable, Tables, _settings_value, content_hash, run_key
 from privcore.base.jsonvalues import jsonable
 from privcore.data.io import load_table
+
 from .conftest import DATA, assert_no_exception, csv_bytes, open_page, people, texts
 
 

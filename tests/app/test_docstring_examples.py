@@ -8,11 +8,11 @@ import doctest
 import pytest
 
 from dashboard import progress
-from dashboard.session import sign_in
 from dashboard.audit import estimate as audit_estimate
 from dashboard.lab import estimate as lab_estimate
 from dashboard.lab import ladder as lab_ladder
 from dashboard.lab import view as lab_view
+from dashboard.session import sign_in
 
 MODULES = [progress, lab_view, lab_estimate, lab_ladder, audit_estimate, sign_in]
 

@@ -8,8 +8,8 @@ import pytest
 from dashboard.lab import view as V
 from dashboard.learn_lab import Draws, draws_sentence, walkthrough
 from dashboard.session.state import LoadedTable
-from privcore.lab import LabResult
 from privcore.data.schema import Schema
+from privcore.lab import LabResult
 
 
 class Upload:

@@ -2,15 +2,23 @@
 
 import pytest
 
-from dashboard import metric_choice
-from dashboard import reference_table
+from dashboard import metric_choice, reference_table
 from dashboard.session.state import LoadedTable
 from privcore import evaluate
 from privcore.metrics import registry
 from privcore.metrics.details import CopyCounts
 from privcore.metrics.registry import Explanation, MetricInfo
-from .conftest import (CONFIGURE, METRICS, assert_no_exception, assert_points_to_the_data_page, open_page, people,
-                       seed_session, texts)
+
+from .conftest import (
+    CONFIGURE,
+    METRICS,
+    assert_no_exception,
+    assert_points_to_the_data_page,
+    open_page,
+    people,
+    seed_session,
+    texts,
+)
 
 RESULTS = "pages/4_Results.py"
 

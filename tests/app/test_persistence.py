@@ -8,9 +8,10 @@ import time
 
 import pytest
 
-from .conftest import assert_no_exception, open_page, seed_session, texts
 from dashboard.session import persistence
 from dashboard.session.store import IDLE_MINUTES_VARIABLE
+
+from .conftest import assert_no_exception, open_page, seed_session, texts
 
 RESULTS = "pages/4_Results.py"
 METRICS = "pages/3_Metrics.py"

@@ -8,9 +8,9 @@ import pytest
 
 from dashboard.session.state import LoadedTable, Tables
 from privcore import Schema
+from privcore.demo import load_scenario
 from privcore.evaluation import interpret as R
 from privcore.metrics import registry
-from privcore.demo import load_scenario
 
 from .conftest import assert_no_exception, assert_points_to_the_data_page, open_page, people, texts
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from dashboard.session import store as session_store
-from dashboard.session.store import SessionStore, new_id, owner_token
 from dashboard.session.state import persisted_keys
+from dashboard.session.store import SessionStore, new_id, owner_token
 
 
 class State(dict):

@@ -9,8 +9,8 @@ import time
 import pytest
 
 from dashboard.session import store as session_store
-from dashboard.session.store import DEFAULT_IDLE_MINUTES, IDLE_MINUTES_VARIABLE, SessionStore, Sweeper
 from dashboard.session.state import persisted_keys
+from dashboard.session.store import DEFAULT_IDLE_MINUTES, IDLE_MINUTES_VARIABLE, SessionStore, Sweeper
 
 
 class FakeClock:

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import assert_no_exception, open_page, seed_session, texts
-from dashboard.session import persistence
+from dashboard.session import persistence, user_limits
 from dashboard.session import store as session_store
-from dashboard.session import user_limits
 from dashboard.session.store import owner_token
+
+from .conftest import assert_no_exception, open_page, seed_session, texts
 
 RESULTS = "pages/4_Results.py"
 ISSUER = "https://id.example.org/realms/team"

@@ -9,11 +9,10 @@ import pandas as pd
 import pytest
 
 from dashboard import compute, uploads
+from dashboard.session import sign_in, user_limits
 from dashboard.session import store as session_store
-from dashboard.session import sign_in
-from dashboard.session import user_limits
-from dashboard.session.store import SessionStore, new_id, owner_token
 from dashboard.session.state import LoadedTable, Tables, init_state, persisted_keys
+from dashboard.session.store import SessionStore, new_id, owner_token
 from dashboard.session.user_limits import JOBS_VARIABLE, MEMORY_VARIABLE, User, UserLimitReached
 from privcore.base.errors import InputError
 

@@ -20,9 +20,17 @@ import contextlib
 import os
 
 import pytest
-
-from browser_support import (CHROMIUM, CHROMIUM_ARGS, IDLE_TIMEOUT, SCREENSHOTS, NetworkGuard,
-                             StreamlitServer, in_ci, running_server, screenshot)
+from browser_support import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    IDLE_TIMEOUT,
+    SCREENSHOTS,
+    NetworkGuard,
+    StreamlitServer,
+    in_ci,
+    running_server,
+    screenshot,
+)
 
 # ------------------------------------------------------------------------------------------ server
 # Both server fixtures ask for the browser first, so that a missing chromium skips (or, in CI, fails)

@@ -8,9 +8,16 @@ import re
 import time
 
 import pytest
-
-from browser_support import (assert_clean, button, choose_option, go_to, missing_page_xfail, open_app, screenshot,
-                             wait_idle)
+from browser_support import (
+    assert_clean,
+    button,
+    choose_option,
+    go_to,
+    missing_page_xfail,
+    open_app,
+    screenshot,
+    wait_idle,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 

@@ -7,7 +7,6 @@ import re
 import time
 
 import pytest
-
 from browser_support import assert_clean, button, go_to, missing_page_xfail, open_app, screenshot, wait_idle
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]

@@ -11,9 +11,7 @@ from __future__ import annotations
 import re
 
 import pytest
-
-from browser_support import (PAGE_PATHS, assert_clean, missing_page_xfail, open_app, screenshot, wait_idle,
-                             without_query)
+from browser_support import PAGE_PATHS, assert_clean, missing_page_xfail, open_app, screenshot, wait_idle, without_query
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from browser_support import RUN_TIMEOUT, assert_clean, button, go_to, open_app, screenshot, wait_idle
+from test_flows import assert_no_error_alert, choose_option, open_tab
+
 from privcore.demo import load_scenario
 from privcore.metrics import registry
-from test_flows import assert_no_error_alert, choose_option, open_tab
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 

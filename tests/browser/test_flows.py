@@ -12,11 +12,20 @@ import math
 import re
 
 import pytest
+from browser_support import (
+    RUN_TIMEOUT,
+    assert_clean,
+    button,
+    choose_option,
+    go_to,
+    missing_page_xfail,
+    open_app,
+    screenshot,
+    wait_idle,
+)
 
-from browser_support import (RUN_TIMEOUT, assert_clean, button, choose_option, go_to, missing_page_xfail,
-                             open_app, screenshot, wait_idle)
-from privcore.metrics import registry
 from privcore.demo import load_scenario
+from privcore.metrics import registry
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from browser_support import NetworkGuard
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(30)]

@@ -30,10 +30,20 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
-from browser_support import (CHROMIUM, CHROMIUM_ARGS, IDLE_TIMEOUT, ROOT, RUN_TIMEOUT, assert_clean, button, go_to,
-                             open_app, wait_idle)
+from browser_support import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    IDLE_TIMEOUT,
+    ROOT,
+    RUN_TIMEOUT,
+    assert_clean,
+    button,
+    go_to,
+    open_app,
+    wait_idle,
+)
 from sign_in_support import MockProvider, sign_in, signed_in_server
+
 from dashboard.runner import MAX_CACHED_RUNS
 from privcore.demo import SCENARIOS
 

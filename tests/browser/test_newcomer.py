@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 
 import pandas as pd
-
 from browser_support import IDLE_TIMEOUT, OUTSIDE, button, go_to, open_app, screenshot, wait_idle
 
 RUN_TIMEOUT = 300_000

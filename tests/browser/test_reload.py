@@ -7,9 +7,16 @@ from __future__ import annotations
 import re
 
 import pytest
-
-from browser_support import (RUN_TIMEOUT, IDLE_TIMEOUT, assert_clean, button, open_app, screenshot, wait_idle,
-                             without_query)
+from browser_support import (
+    IDLE_TIMEOUT,
+    RUN_TIMEOUT,
+    assert_clean,
+    button,
+    open_app,
+    screenshot,
+    wait_idle,
+    without_query,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from browser_support import IDLE_TIMEOUT, assert_clean, button, screenshot, wait_idle
 from sign_in_support import SIGN_IN, MockProvider, sign_in, sign_out, signed_in_server
 

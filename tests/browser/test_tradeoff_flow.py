@@ -12,9 +12,19 @@ from __future__ import annotations
 import re
 
 import pytest
+from browser_support import (
+    IDLE_TIMEOUT,
+    OUTSIDE,
+    RUN_TIMEOUT,
+    assert_clean,
+    button,
+    go_to,
+    missing_page_xfail,
+    open_app,
+    screenshot,
+    wait_idle,
+)
 
-from browser_support import (OUTSIDE, RUN_TIMEOUT, IDLE_TIMEOUT, assert_clean, button, go_to, missing_page_xfail,
-                             open_app, screenshot, wait_idle)
 from privcore.demo import load_scenario
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]

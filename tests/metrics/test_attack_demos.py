@@ -20,9 +20,9 @@ import pytest
 from sklearn.metrics import roc_auc_score
 
 from privcore import evaluate
-from privcore.metrics import registry
-from privcore.demo import load_scenario
 from privcore.data.schema import Schema
+from privcore.demo import load_scenario
+from privcore.metrics import registry
 
 ATTACK_IDS = ["singling_out_univariate", "singling_out_multivariate", "linkability", "inference"]
 N = 1000

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from privcore.metrics.details import AttackRates, Rate
 from privcore.base.errors import ColumnMismatchError, SchemaError
+from privcore.base.stats import success_rate
 from privcore.metrics.attacks import (
     AttackOutcome,
     gower_knn,
@@ -28,7 +28,7 @@ from privcore.metrics.attacks import (
     singling_out_univariate,
 )
 from privcore.metrics.attacks.singling_out import QueryTable, singling_out_probability_integral
-from privcore.base.stats import success_rate
+from privcore.metrics.details import AttackRates, Rate
 
 # --------------------------------------------------------------------------- linkability (published)
 
@@ -558,8 +558,8 @@ def test_registered_metadata():
 @pytest.fixture(scope="module")
 def demo_reports():
     from privcore import evaluate
-    from privcore.demo import load_scenario
     from privcore.data.schema import Schema
+    from privcore.demo import load_scenario
 
     out = {}
     for name in ("exact_copy", "column_resampler", "gaussian_copula"):

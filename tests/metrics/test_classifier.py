@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from privcore import evaluate
-from privcore.metrics import classifier
 from privcore.data.schema import Schema
+from privcore.metrics import classifier
 
 NUM = Schema({"a": "numerical"})
 

@@ -20,9 +20,8 @@ from scipy.spatial.distance import cdist
 
 from privcore import evaluate
 from privcore.base.errors import InputError
-from privcore.metrics.distance import hitr
-from privcore.metrics.distance import attribute_entropy, hit_counts
 from privcore.data.schema import Schema
+from privcore.metrics.distance import attribute_entropy, hit_counts, hitr
 
 IDS = ["cvp", "dvp", "auth", "idscore", "nsnd", "mdcr", "nnaa", "hitr"]
 COPY_IDS = ["cvp", "dvp", "auth", "idscore", "nsnd", "mdcr", "nnaa", "hitr"]

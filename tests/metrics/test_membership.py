@@ -20,8 +20,9 @@ from scipy.stats import cauchy, multivariate_t
 from sklearn.metrics import roc_auc_score, roc_curve
 
 from privcore import evaluate
-from privcore.metrics import registry
+from privcore.data.schema import Schema
 from privcore.demo import load_scenario
+from privcore.metrics import registry
 from privcore.metrics.details import MembershipScores
 from privcore.metrics.membership._base import (
     BANDWIDTH_GRID,
@@ -33,7 +34,6 @@ from privcore.metrics.membership._base import (
     snap_ties,
     t_kde_logpdf,
 )
-from privcore.data.schema import Schema
 
 IDS = ["mia_distance", "mia_calibrated", "mia_domias"]
 FAST = {mid: {"n_boot": 50} for mid in IDS}

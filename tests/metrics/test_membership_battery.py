@@ -20,14 +20,14 @@ from scipy.stats import norm
 from sklearn.metrics import roc_auc_score
 
 from privcore import evaluate
+from privcore.base.stats import clopper_pearson_lower, clopper_pearson_upper, epsilon_lower_bound, holm_adjust
+from privcore.data.schema import Schema
 from privcore.demo import load_scenario
 from privcore.metrics.details import BatteryAttack, MembershipBattery, MembershipScores
 from privcore.metrics.membership import BATTERY, _base
 from privcore.metrics.membership.battery import CLASSIFIER_SETTINGS, dpi_counts, synthetic_probability
 from privcore.metrics.membership.best import best_threshold, honest_splits, tpr_at_fprs
 from privcore.metrics.registry import all_metrics
-from privcore.data.schema import Schema
-from privcore.base.stats import clopper_pearson_lower, clopper_pearson_upper, epsilon_lower_bound, holm_adjust
 
 NEW = ["mia_gen_lra", "mia_classifier", "mia_density_count", "mia_dpi"]
 ALL = [*BATTERY, "mia_best"]

@@ -14,11 +14,11 @@ import pytest
 from sklearn.metrics import roc_auc_score
 
 from privcore import evaluate
+from privcore.data.schema import Schema
 from privcore.demo import load_scenario
 from privcore.metrics.details import MembershipScores
 from privcore.metrics.membership import _base, seeded_halves
 from privcore.metrics.membership._base import stratified_folds
-from privcore.data.schema import Schema
 
 
 def _run(name, n, metrics=("mia_learned",), seed=0, workers=None, params=None):

@@ -17,8 +17,9 @@ from privcore import evaluate
 from privcore.data.schema import Schema
 from privcore.demo import load_scenario
 from privcore.generators import make_generator
-from privcore.metrics.membership import BATTERY, _base, best as membership_best, seeded_halves, \
-    stacked as membership_stacked
+from privcore.metrics.membership import BATTERY, _base, seeded_halves
+from privcore.metrics.membership import best as membership_best
+from privcore.metrics.membership import stacked as membership_stacked
 from privcore.metrics.membership.best import CHOICE_SUPPORT, choose_attack
 from privcore.metrics.membership.stacked import INPUT_ATTACKS, standardised
 

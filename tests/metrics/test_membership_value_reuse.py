@@ -164,7 +164,8 @@ def test_the_attack_catches_reused_unique_values_and_mia_best_picks_it_up(popula
 
 def test_without_the_attack_mia_best_misses_the_leak(population, monkeypatch):
     """The leak is the value-reuse attack's own: with the battery as it was, mia_best reads it near chance."""
-    from privcore.metrics.membership import best as membership_best, stacked as membership_stacked
+    from privcore.metrics.membership import best as membership_best
+    from privcore.metrics.membership import stacked as membership_stacked
 
     real, _, fresh, types = population
     synthetic = make_generator("value_reuse", level=1.0, population=fresh).fit(real, types).sample(N, 0)

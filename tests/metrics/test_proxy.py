@@ -15,9 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from privcore import evaluate
-from privcore.metrics.proxy import nndr_values, percentile_ratio
-from privcore.engine.neighbors import Neighbours
 from privcore.data.schema import Schema
+from privcore.engine.neighbors import Neighbours
+from privcore.metrics.proxy import nndr_values, percentile_ratio
 
 IDS = ["dcr_test", "nndr_test", "ims_test"]
 

@@ -15,8 +15,14 @@ from hypothesis import strategies as st
 from privcore import Schema, evaluate
 from privcore.demo import load_scenario
 from privcore.evaluation.verdict import DO_NOT_RELEASE, verdict
-from privcore.metrics.reconstruction._base import advantage_interval, column_score, hits, secret_columns, \
-    table_score, truth_of
+from privcore.metrics.reconstruction._base import (
+    advantage_interval,
+    column_score,
+    hits,
+    secret_columns,
+    table_score,
+    truth_of,
+)
 from privcore.report.json_schema import report_schema
 
 ALL = "recon_nearest,recon_learned,recon_best"

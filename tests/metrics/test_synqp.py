@@ -16,11 +16,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from privcore import evaluate
-from privcore.metrics import registry
+from privcore.data.schema import Schema
 from privcore.demo import load_scenario
+from privcore.metrics import registry
 from privcore.metrics.details import EpsilonSeries
 from privcore.metrics.synqp import identity_disclosure
-from privcore.data.schema import Schema
 
 TYPES = {"sex": "binary", "city": "categorical", "age": "numerical", "income": "numerical",
          "disease": "categorical"}

@@ -18,8 +18,8 @@ import numpy as np
 import pandas as pd
 
 from privcore.base.errors import ColumnMismatchError, SchemaError, TooFewRowsError
-from privcore.base.stats import AttackResult, Risk, SuccessRate
 from privcore.base.formatting import format_number
+from privcore.base.stats import AttackResult, Risk, SuccessRate
 
 NUMERICAL, CATEGORICAL, BINARY = "numerical", "categorical", "binary"
 COLUMN_TYPES = (NUMERICAL, CATEGORICAL, BINARY)

@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from privcore.base.errors import SchemaError
+from privcore.base.stats import AttackResult
 from privcore.metrics.attacks._common import (
     NUMERICAL,
     AttackOutcome,
@@ -53,7 +54,6 @@ from privcore.metrics.attacks._common import (
     prepare_tables,
     sample_targets,
 )
-from privcore.base.stats import AttackResult
 
 DEFAULT_TOLERANCE = 0.05
 

@@ -48,6 +48,7 @@ import numpy as np
 import pandas as pd
 
 from privcore.base.errors import SchemaError
+from privcore.base.stats import AttackResult
 from privcore.metrics.attacks._common import (
     CHUNK_ELEMENTS,
     AttackOutcome,
@@ -64,7 +65,6 @@ from privcore.metrics.attacks._common import (
     prepare_tables,
     sample_targets,
 )
-from privcore.base.stats import AttackResult
 
 #: Members of each neighbour set (and of the two sets' intersection) kept per target in ``details``
 #: (at least ``k``); the full sizes are always reported.

@@ -19,13 +19,13 @@ from typing import Any
 
 import numpy as np
 
+from privcore.data.params import Param
 from privcore.engine.context import MetricContext
-from privcore.metrics.details import AttackRates, InferenceAttack, LinkabilityAttack, Rate, SinglingOutAttack
 from privcore.metrics.attacks._common import AttackOutcome
 from privcore.metrics.attacks.inference import DEFAULT_TOLERANCE, inference
 from privcore.metrics.attacks.linkability import linkability
 from privcore.metrics.attacks.singling_out import DEFAULT_MAX_ATTEMPTS, singling_out
-from privcore.data.params import Param
+from privcore.metrics.details import AttackRates, InferenceAttack, LinkabilityAttack, Rate, SinglingOutAttack
 from privcore.metrics.registry import Explanation, MetricInfo, register
 from privcore.metrics.results import MetricOutput, NotApplicable
 

@@ -51,6 +51,7 @@ import numpy as np
 import pandas as pd
 
 from privcore.base.errors import SchemaError
+from privcore.base.stats import AttackResult
 from privcore.metrics.attacks._common import (
     AttackOutcome,
     Prepared,
@@ -60,7 +61,6 @@ from privcore.metrics.attacks._common import (
     plain_value,
     prepare_tables,
 )
-from privcore.base.stats import AttackResult
 
 Query = tuple[tuple[int, str, float], ...]  # ((column position, operator, encoded value), ...)
 

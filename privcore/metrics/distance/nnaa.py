@@ -19,6 +19,7 @@ from privcore.metrics.distance._base import DISTANCE_BLIND_SPOT, E_STEP, LAUTRUP
 from privcore.metrics.registry import Explanation, MetricInfo
 from privcore.metrics.results import MetricOutput, NotApplicable
 
+
 def _adversarial_accuracy(d_yz, d_yy, d_zy, d_zz, tolerance: float) -> tuple[float, float]:
     """The two halves of NNAA: share of real rows whose nearest row is real, likewise for synthetic.
 

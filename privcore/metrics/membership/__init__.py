@@ -21,7 +21,7 @@ re-exports what other modules use.
 """
 
 # In the order the attacks registered in before the family became a package.
-from privcore.metrics.membership import distance, domias, battery, reuse, best, learned, stacked  # noqa: F401
+from privcore.metrics.membership import battery, best, distance, domias, learned, reuse, stacked  # noqa: F401
 
 # What other modules use, re-exported.
 from privcore.metrics.membership._base import attack_summary, membership_sets, seeded_halves  # noqa: F401

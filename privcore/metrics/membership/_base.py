@@ -46,7 +46,6 @@ from privcore.metrics.classifier import make_lgbm
 from privcore.metrics.details import MembershipScores
 from privcore.metrics.results import MetricOutput, NotApplicable
 
-
 # ---------------------------------------------------------------------------------------- the ROC summary
 
 

@@ -27,7 +27,9 @@ from typing import Mapping
 import numpy as np
 
 from privcore.base.logsumexp import logsumexp_rows
+from privcore.data.params import Param
 from privcore.engine.context import MetricContext
+from privcore.engine.neighbors import count_within, nearest_k, nearest_two
 from privcore.metrics.classifier import make_lgbm
 from privcore.metrics.details import MembershipScores
 from privcore.metrics.membership._base import (
@@ -51,8 +53,6 @@ from privcore.metrics.membership._base import (
     standardised_factors,
     standardised_synthetic_neighbours,
 )
-from privcore.engine.neighbors import count_within, nearest_k, nearest_two
-from privcore.data.params import Param
 from privcore.metrics.registry import Explanation, MetricInfo, register
 from privcore.metrics.results import MetricOutput, NotApplicable
 

@@ -38,7 +38,6 @@ from privcore.metrics.membership._base import (
 from privcore.metrics.registry import Explanation, MetricInfo, register
 from privcore.metrics.results import MetricOutput
 
-
 # ------------------------------------------------------------------------------------------- DOMIAS
 
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
+from privcore.data.params import Param
 from privcore.engine.context import MetricContext
 from privcore.metrics.details import MembershipScores
 from privcore.metrics.membership._base import (
@@ -50,7 +51,6 @@ from privcore.metrics.membership._base import (
     output_from_scores,
     require_holdout,
 )
-from privcore.data.params import Param
 from privcore.metrics.registry import Explanation, MetricInfo, register
 from privcore.metrics.results import MetricOutput
 

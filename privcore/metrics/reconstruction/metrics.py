@@ -18,9 +18,21 @@ import numpy as np
 from privcore.data.params import Param
 from privcore.data.schema import NUMERICAL
 from privcore.engine.context import MetricContext
-from privcore.metrics.reconstruction._base import CLOSENESS, RARITY_WEIGHTED, ColumnReconstruction, \
-    ExposedRecord, Reconstruction, Truth, advantage_interval, column_score, exposure, hits, secret_columns, \
-    table_score, truth_of
+from privcore.metrics.reconstruction._base import (
+    CLOSENESS,
+    RARITY_WEIGHTED,
+    ColumnReconstruction,
+    ExposedRecord,
+    Reconstruction,
+    Truth,
+    advantage_interval,
+    column_score,
+    exposure,
+    hits,
+    secret_columns,
+    table_score,
+    truth_of,
+)
 from privcore.metrics.reconstruction.attacks import chain_order, learned_guess, nearest_guess
 from privcore.metrics.results import MetricOutput, NotApplicable
 

@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 from privcore.metrics.reconstruction._base import STEVENG9, Reconstruction
-from privcore.metrics.reconstruction.metrics import CONFIDENCE, K, N_BOOT, compute_best, compute_learned, \
-    compute_nearest
+from privcore.metrics.reconstruction.metrics import (
+    CONFIDENCE,
+    N_BOOT,
+    K,
+    compute_best,
+    compute_learned,
+    compute_nearest,
+)
 from privcore.metrics.registry import Explanation, MetricInfo, register
 
 FAMILY = "Reconstruction"

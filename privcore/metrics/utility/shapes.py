@@ -15,8 +15,16 @@ from privcore.engine.context import MetricContext
 from privcore.metrics.details import ColumnShapes
 from privcore.metrics.registry import Explanation, MetricInfo, register
 from privcore.metrics.results import MetricOutput, NotApplicable
-from privcore.metrics.utility._base import SDMETRICS, SYNQP, bin_column, column_kinds, hellinger, ks_complement, \
-    shares, tvd
+from privcore.metrics.utility._base import (
+    SDMETRICS,
+    SYNQP,
+    bin_column,
+    column_kinds,
+    hellinger,
+    ks_complement,
+    shares,
+    tvd,
+)
 
 AVERAGED = "the mean over the columns of 1 − TVD of the binned shares"
 
