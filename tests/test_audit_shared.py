@@ -198,6 +198,11 @@ def test_cli_shared_design_writes_json_and_html(tmp_path):
     assert {"row", "auc", "auc_interval", "tpr_at", "epsilon_lower_bound", "why"} <= set(document["records"][0])
     page = (tmp_path / "out.html").read_text()
     assert "Shared-model membership audit: Exact copy (worst case)</h1>" in page and "<script" not in page
+    # Each attack per trained model: today's, RMIA and the meta-classifier (the CLI runs them by default).
+    section = page[page.index("<h2>Per trained model</h2>"):]
+    section = section[:section.index("</table>")]
+    assert section.count("<tr><td class=why>") == 3 and "Today&#x27;s attack" in section and "RMIA" in section
+    assert document["per_model"]["summary"]["models_scored"] == 8
     bad = subprocess.run([sys.executable, "-m", "privcore", "audit", "--demo", "exact_copy", "--generator",
                           "exact_copy", "--design", "shared", "--models", "3"], capture_output=True, text=True,
                          timeout=120)

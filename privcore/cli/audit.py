@@ -269,7 +269,7 @@ once with {splits['models']} generators, each trained on a random half of them (
 <li>Records with a 95 % interval above 0.5: {_pct(summary.get('share_interval_above_0.5'))} (by chance alone about
 {_pct(summary.get('chance_share_interval_above_0.5'))})</li>
 <li>Largest ε lower bound: {_num(summary.get('max_epsilon_lower_bound'))}</li></ul>
-{_stronger_html(summary, document.get("stronger"))}{_whitebox_html(document.get("whitebox"))}<h2>Exposed records ({len(exposed)})</h2>
+{_stronger_html(summary, document.get("stronger"))}{_per_model_html(document)}{_whitebox_html(document.get("whitebox"))}<h2>Exposed records ({len(exposed)})</h2>
 <table><tr><th>real row</th><th>AUC</th><th>95% interval</th><th>TPR at FPR 10%</th><th>ε lower bound</th>
 <th>nearest real</th><th>nearest synthetic</th><th>why</th></tr>
 {rows}</table>
@@ -295,6 +295,35 @@ def _stronger_html(summary: dict[str, Any], stronger: dict[str, Any] | None) -> 
 attack's, so that no share is compared with chance twice.</p>
 <table><tr><th>attack</th><th>interval above 0.5</th><th>by chance</th><th>AUC above 0.6</th><th>by chance</th>
 <th>mean AUC</th></tr>
+{rows}</table>
+"""
+
+
+def _per_model_html(document: dict[str, Any]) -> str:
+    """Each attack read per trained model: the median and range of its TPR at FPR 0 over the models, beside what
+    chance gives, and its median AUC (empty for a document without the per-model reading)."""
+    stronger = document.get("stronger") or {}
+    white = document.get("whitebox")
+    attacks = [("Today's attack (the verdict's)", document.get("per_model"))]
+    attacks += [((stronger.get("attacks") or {}).get(name, name), (stronger.get("per_model") or {}).get(name))
+                for name in ("rmia", "meta")]
+    attacks.append(("White box: the model's loss", white and {"summary": white["summary"]}))
+    rows = ""
+    for label, entry in attacks:
+        if not entry:
+            continue
+        s = entry["summary"]
+        tpr, chance = s["tpr_at_fpr_0"], (s.get("chance") or {}).get("tpr_at_fpr_0") or {}
+        rows += (f"<tr><td class=why>{html.escape(label)}</td><td>{_pct(tpr['median'])}</td>"
+                 f"<td>{_pct(tpr['min'])} to {_pct(tpr['max'])}</td><td>{_pct(chance.get('median'))}</td>"
+                 f"<td>{_num(s['auc']['median'])}</td></tr>")
+    if not rows:
+        return ""
+    return f"""<h2>Per trained model</h2>
+<p>Each trained model is a target: its members among the audited records against its non-members. TPR at FPR 0 is
+the share of members an attack names without wrongly naming one non-member.</p>
+<table><tr><th>attack</th><th>TPR at FPR 0, median</th><th>range over the models</th><th>by chance</th>
+<th>AUC, median</th></tr>
 {rows}</table>
 """
 
