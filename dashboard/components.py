@@ -158,8 +158,8 @@ def score_card(metric_id: str, result) -> None:
         lines = [f"Risk {_fmt(a.risk)}"]
         if a.baseline is not None:
             lines.append(f"fresh-sample baseline {_fmt(a.baseline)}")
-        elif metric_id in R.REFERENCE_LEVEL:
-            lines.append(f"chance level {R.REFERENCE_LEVEL[metric_id]:g} (no holdout baseline)")
+        elif R.reference_level(metric_id) is not None:
+            lines.append(f"chance level {R.reference_level(metric_id):g} (no holdout baseline)")
         if result.interval is not None:
             lines.append(f"95% interval {_fmt(result.interval[0])} – {_fmt(result.interval[1])}")
         st.caption(" · ".join(lines))

@@ -29,36 +29,35 @@ from typing import Callable, Iterable
 
 from threadpoolctl import threadpool_limits
 
-from privcore.metrics.registry import REVIEW_METRICS
+from privcore.metrics import registry
 
-#: Metrics that may run beside the others: they read only the tables encoded in E (no neighbour pass, no
-#: progress callback), and their results depend on their seed alone. (MIR would qualify too; see above.)
-BACKGROUND_METRICS = ("dmlp",)
-#: Metrics that either thread may run, whichever comes to them first: the main thread at their place in the
-#: list, or the background thread once its own metrics are done. They meet the conditions of
-#: :data:`BACKGROUND_METRICS`, so the result is the same on either. 10,000 Adult rows, all 17, 2-core AMD
-#: EPYC, six interleaved runs: MIR in turn 2.54 s median, behind D-MLP 2.45 s; at 100,000 rows the main
-#: thread comes to MIR long before D-MLP ends and runs it in turn, as before.
-CLAIMABLE_METRICS = ("mir",)
 #: Threads a background metric uses where fewer than the evaluation's. D-MLP's folds train as one stack of
 #: networks (privcore.metrics._mlp.fit_together): most of a step is Python-level array calls, and a second
 #: stack on its own thread would contend for the interpreter with the stack and with the main thread's passes.
 #: Measured at 10,000 Adult rows, all 17 review metrics on 2 cores, five interleaved runs: one stack 3.90 s
 #: median against two stacks 4.49 s.
-BACKGROUND_THREADS = {"dmlp": 1}
-#: Metrics that may run while the background holds BLAS at one thread: their every BLAS call already runs on
-#: one thread (the engine's passes, the FAMD fit), so their results are the same either way. Others, such as
-#: the membership attacks' kernel densities, call BLAS with every core, and BLAS's rounding depends on its
-#: thread count (measured: ``mia_best``'s threshold moved by 3e-17), so a choice that includes them runs
-#: metric after metric as before: the report never depends on the number of workers.
-ONE_THREAD_BLAS_METRICS = frozenset(REVIEW_METRICS)
+BACKGROUND_THREADS = 1
+
+
+def _declared(metric_id: str):
+    try:
+        return registry.get(metric_id)
+    except KeyError:
+        return None
+
+
+def _thread(metric_id: str) -> str:
+    info = _declared(metric_id)
+    return info.thread if info is not None else ""
 
 
 def background_ids(ids: Iterable[str], workers: int, cluster, reuse) -> list[str]:
     """The metrics of ``ids`` to run on the background thread: none on one core, with a Dask cluster (whose
     workers already run the fits) or with passes shared between evaluations (the metric lab runs many
     evaluations side by side), none when nothing else would run beside them, and none when a chosen metric
-    calls BLAS on several threads (:data:`ONE_THREAD_BLAS_METRICS`).
+    calls BLAS on several threads (one whose declaration leaves ``one_thread_blas`` False: BLAS's rounding
+    depends on its thread count, so a choice that includes one runs metric after metric, and the report never
+    depends on the number of workers).
 
     Parameters
     ----------
@@ -85,15 +84,15 @@ def background_ids(ids: Iterable[str], workers: int, cluster, reuse) -> list[str
     []
     """
     ids = list(ids)
-    chosen = [m for m in ids if m in BACKGROUND_METRICS]
+    chosen = [m for m in ids if _thread(m) == "background"]
     if (workers < 2 or cluster is not None or reuse is not None or len(chosen) == len(ids)
-            or not set(ids) <= ONE_THREAD_BLAS_METRICS):
+            or not all((info := _declared(m)) is not None and info.one_thread_blas for m in ids)):
         return []
     return chosen
 
 
 def background_workers(metric_id: str, workers: int) -> int:
-    """Threads ``metric_id`` may use on the background thread (:data:`BACKGROUND_THREADS`).
+    """Threads ``metric_id`` may use on the background thread (at most :data:`BACKGROUND_THREADS`).
 
     Parameters
     ----------
@@ -111,19 +110,19 @@ def background_workers(metric_id: str, workers: int) -> int:
     >>> background_workers("dmlp", 2), background_workers("dmlp", 1)
     (1, 1)
     """
-    return min(workers, BACKGROUND_THREADS.get(metric_id, workers))
+    return min(workers, BACKGROUND_THREADS)
 
 
 def claimable_ids(ids: Iterable[str], in_background: list[str]) -> list[str]:
     """The metrics of ``ids`` that the background thread may take once its own are done: none where nothing
-    runs in the background (:data:`CLAIMABLE_METRICS`).
+    runs in the background (those declared with ``thread="either"``).
 
     Examples
     --------
     >>> claimable_ids(["dcr", "dmlp", "mir"], ["dmlp"]), claimable_ids(["dcr", "mir"], [])
     (['mir'], [])
     """
-    return [m for m in ids if m in CLAIMABLE_METRICS and m not in in_background] if in_background else []
+    return [m for m in ids if _thread(m) == "either" and m not in in_background] if in_background else []
 
 
 @dataclass

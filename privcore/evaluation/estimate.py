@@ -27,11 +27,11 @@ from __future__ import annotations
 from typing import Iterable, Mapping, Sequence
 
 from privcore.metrics import registry
-from privcore.metrics.names import BATTERY
 
-__all__ = ["REFERENCE_ROWS", "METRIC_COST", "estimate_seconds", "describe_estimate"]
+__all__ = ["REFERENCE_ROWS", "estimate_seconds", "describe_estimate"]
 
-#: Rows of real + synthetic + holdout at which :data:`METRIC_COST` was measured.
+#: Rows of real + synthetic + holdout at which every metric's ``cost`` (:class:`~privcore.metrics.registry.MetricInfo`)
+#: was measured.
 REFERENCE_ROWS = 9000
 
 #: Shared work (encodings, the FAMD projection, the neighbour passes) done once for every metric that reads
@@ -40,33 +40,6 @@ SHARED_COST = (1.8, 1.2)
 
 #: Preparing the tables and starting the work, once per synthetic table (seconds).
 FIXED_SECONDS = 1.0
-
-#: Metric id → (seconds at :data:`REFERENCE_ROWS`, exponent of the growth with the size), measured.
-METRIC_COST: dict[str, tuple[float, float]] = {
-    "zcap": (0.01, 1.1), "gcap": (0.1, 1.3), "air": (0.32, 1.2), "crp": (0.02, 0.9), "cvp": (0.24, 1.3),
-    "dvp": (0.01, 1.0), "dmlp": (1.66, 1.3), "auth": (0.09, 1.3), "idscore": (0.36, 1.3), "nsnd": (0.01, 1.0),
-    "nndr": (0.4, 1.0), "dcr": (0.14, 1.0), "mdcr": (0.01, 1.0), "nnaa": (0.36, 1.3), "mir": (1.15, 1.0),
-    "hidr": (0.01, 1.0), "hitr": (0.03, 1.0),
-    "singling_out_univariate": (0.12, 1.0), "singling_out_multivariate": (0.47, 1.2), "linkability": (0.33, 1.1),
-    "inference": (0.14, 1.2), "dcr_test": (0.44, 1.3), "nndr_test": (0.01, 1.0), "ims_test": (0.02, 1.0),
-    "mia_distance": (0.64, 1.0), "mia_calibrated": (0.3, 1.3), "mia_domias": (1.0, 1.3), "mia_gen_lra": (0.95, 1.3),
-    "mia_classifier": (0.38, 1.0), "mia_density_count": (0.18, 1.3), "mia_dpi": (0.44, 1.3),
-    # Issue 43, on the same 2-core host under load: median of 7 runs 0.10 s at 3,000 rows each (its bootstrap
-    # included; 0.016 s without it at 2,000 rows each).
-    "mia_value_reuse": (0.1, 1.0),
-    "mia_learned": (1.19, 1.0), "mia_best": (0.91, 1.0), "sd_idr": (0.05, 1.0), "sd_mia": (0.11, 1.0),
-    # Utility measures, with their fresh-sample reference, on the demo's 3 × 3,000 rows, measured on a
-    # shared, loaded 2-core machine: shapes and pairs 0.05 s each while CRP took 0.09 s there (0.02 s above), so
-    # scaled by that ratio; MLE (40 fits) 3.1 s and the discriminator (10 fits) 1.2 s as measured. MLE since its
-    # logistic regressions run on one BLAS thread each: 0.89-1.02 s against 3.11-3.15 s before, in the same run
-    # (noisy-copy demo, 3 × 3,000 rows, load 4-6), so 3.1 × 0.3.
-    "utility_shapes": (0.02, 1.0), "utility_pairs": (0.02, 1.0), "utility_mle": (0.95, 1.0),
-    "utility_discriminator": (1.2, 1.0),
-    # Reconstruction on the noisy-copy demo, 3 × 3,000 rows, six demographic key columns and eight
-    # secret ones, alone each on a loaded 2-core machine: the nearest records 1.65 s, the learned chain 8.05 s
-    # (LightGBM, 3 × 8 models); the honest best runs both (7.9 s, sharing their reconstructions).
-    "recon_nearest": (1.6, 1.1), "recon_learned": (8.0, 1.0), "recon_best": (9.0, 1.0),
-}
 
 #: A metric without a calibration: a typical cost of its kind.
 FAMILY_COST: dict[str, tuple[float, float]] = {
@@ -77,12 +50,12 @@ DEFAULT_COST = (0.5, 1.2)
 
 
 def _cost(metric_id: str) -> tuple[float, float]:
-    if metric_id in METRIC_COST:
-        return METRIC_COST[metric_id]
     try:
         info = registry.get(metric_id)
     except KeyError:
         return DEFAULT_COST
+    if info.cost is not None:
+        return info.cost
     return FAMILY_COST.get(info.family, (1.5, 1.3) if info.uses_classifier else DEFAULT_COST)
 
 
@@ -119,7 +92,7 @@ def estimate_seconds(metric_ids: Iterable[str], real_rows: int, synthetic_rows: 
     """
     ids = list(dict.fromkeys(metric_ids))
     if "mia_best" in ids:  # it runs the whole battery itself
-        ids += [m for m in BATTERY if m not in ids and m in METRIC_COST]
+        ids += [m for m in registry.battery_ids() if m not in ids]
     sizes = [synthetic_rows] if isinstance(synthetic_rows, int) else list(synthetic_rows)
     total = 0.0
     for rows in sizes:

@@ -35,7 +35,7 @@ __all__ = [
     "LEVEL_BANDS",
     "DEFAULT_THRESHOLD",
     "THRESHOLD_REASON",
-    "REFERENCE_LEVEL",
+    "reference_level",
     "CANNOT_TELL_AT",
     "Assessment",
     "UTILITY_LEVELS",
@@ -120,21 +120,8 @@ CANNOT_TELL_AT = 0.999
 #: Risk above the reference: at most 0.05 → Low, at most 0.2 → Moderate, above → High.
 LEVEL_BANDS = (0.05, 0.2)
 
-#: Risk a perfect generator gets on metrics whose ideal is not 0 (same-size tables, no holdout given).
-REFERENCE_LEVEL: dict[str, float] = {
-    "dmlp": 0.5,  # ROC AUC of a classifier that cannot tell real from synthetic
-    "mir": 0.5,  # recall of a detector that cannot tell them apart
-    "nnaa": 0.5,  # 1 − NNAA; NNAA = 0.5 when real and synthetic are indistinguishable
-    "auth": 0.5,  # a real record's nearest neighbour is as likely synthetic as real
-    "idscore": 0.5,  # the same, in the weighted space
-    "mdcr": 0.5,  # synthetic records as close to real people as real people are to each other
-}
-
 #: Default "shareable" threshold on risk above the reference.
 DEFAULT_THRESHOLD = 0.1
-
-#: Per-metric defaults where the metric's source gives one.
-METRIC_THRESHOLDS: dict[str, float] = {"sd_idr": 0.09, "sd_mia": 0.09}
 
 THRESHOLD_REASON = (
     "By default a table counts as shareable on a metric when its risk is at most 0.1 above the reference: an "
@@ -146,8 +133,28 @@ THRESHOLD_REASON = (
 
 
 def default_threshold(metric_id: str) -> float:
-    """The default shareability threshold of a metric."""
-    return METRIC_THRESHOLDS.get(metric_id, DEFAULT_THRESHOLD)
+    """The default shareability threshold of a metric: its declared ``threshold``, else :data:`DEFAULT_THRESHOLD`.
+
+    Examples
+    --------
+    >>> default_threshold("sd_idr"), default_threshold("crp")
+    (0.09, 0.1)
+    """
+    info = info_of(metric_id)
+    return DEFAULT_THRESHOLD if info is None or info.threshold is None else info.threshold
+
+
+def reference_level(metric_id: str) -> float | None:
+    """The risk a perfect generator gets on ``metric_id`` where it is not 0 (same-size tables, no holdout given):
+    its declared ``reference_level``, or None.
+
+    Examples
+    --------
+    >>> reference_level("dmlp"), reference_level("crp")
+    (0.5, None)
+    """
+    info = info_of(metric_id)
+    return None if info is None else info.reference_level
 
 
 def level_of(adjusted: float | None) -> Level:
@@ -238,7 +245,7 @@ def assess(metric_id: str, result) -> Assessment:
     """Read ``result`` (a :class:`privcore.metrics.results.MetricResult`) against its reference.
 
     The reference is the fresh-sample baseline when one was computed, otherwise the metric's chance level
-    (:data:`REFERENCE_LEVEL`), otherwise 0.
+    (:func:`reference_level`), otherwise 0.
     """
     info = info_of(metric_id)
     name = info.name if info else metric_id
@@ -262,8 +269,8 @@ def assess(metric_id: str, result) -> Assessment:
                  f"fresh-sample baseline at {match.matched_rows:,} rows (the {smaller}'s size)")
     elif result.baseline is not None and math.isfinite(result.baseline):
         reference, label = float(result.baseline), "fresh-sample baseline (holdout in place of the synthetic data)"
-    elif metric_id in REFERENCE_LEVEL:
-        reference, label = REFERENCE_LEVEL[metric_id], "chance level of a perfect generator"
+    elif info is not None and info.reference_level is not None:
+        reference, label = info.reference_level, "chance level of a perfect generator"
     else:
         reference, label = 0.0, "zero (no holdout given, so no fresh-sample baseline)" if (
             info is None or info.baseline) else "zero"
@@ -531,12 +538,6 @@ def _reason(result, row: int) -> str | None:
     return str(reasons[row]) or None
 
 
-EXACT_MATCH = {"crp": "all", "zcap": "key", "gcap": "key", "ims_test": "all"}
-PROJECTION = {"nndr", "dcr", "hidr"}
-DISTANCE = {"cvp", "dvp", "auth", "idscore", "nsnd", "mdcr", "nnaa", "dcr_test", "nndr_test", "mia_distance",
-            "mia_calibrated", "mia_domias", "air"}
-
-
 def metric_applies(report, metric_id: str) -> Answer:
     """Does this metric apply here? Its assumptions checked against the data, as a list of checks."""
     result = report[metric_id]
@@ -558,8 +559,9 @@ def metric_applies(report, metric_id: str) -> Answer:
     else:
         checks.append(Check("ok", f"{n_real:,} real and {n_syn:,} synthetic rows: enough for a stable score."))
     # exact-match metrics on continuous columns
-    if metric_id in EXACT_MATCH and schema is not None:
-        cols = schema.columns if EXACT_MATCH[metric_id] == "all" else schema.key_columns
+    assumption = info.assumption if info else ""
+    if assumption.startswith("exact match") and schema is not None:
+        cols = schema.columns if assumption == "exact match on every column" else schema.key_columns
         continuous = {c: int(data.real[c].nunique()) for c in cols if schema.types.get(c) == "numerical"
                       and data.real[c].nunique() > 20}
         if continuous:
@@ -577,7 +579,7 @@ def metric_applies(report, metric_id: str) -> Answer:
         else:
             checks.append(Check("ok", "Every synthetic row is paired with its real twin."))
     # dimensionality
-    if metric_id in DISTANCE and getattr(report, "shared", None) is not None:
+    if assumption == "distance" and getattr(report, "shared", None) is not None:
         try:
             dim = report.shared.space("E").dim
         except Exception:  # pragma: no cover - a space that cannot be built is reported by the metric itself
@@ -588,7 +590,7 @@ def metric_applies(report, metric_id: str) -> Answer:
                                             "dimensions nearest and farthest distances become alike."))
             else:
                 checks.append(Check("ok", f"The encoded space has {dim} dimensions: distances are informative."))
-    if metric_id in PROJECTION and getattr(report, "shared", None) is not None:
+    if assumption == "projection" and getattr(report, "shared", None) is not None:
         phi = report.shared.space("phi")
         share = float(phi.explained_inertia)
         status = "warn" if share < 0.5 else "ok"

@@ -57,7 +57,8 @@ from typing import Any, Mapping
 from privcore.evaluation.interpret import UTILITY_BANDS, Assessment, assess
 from privcore.evaluation.utility_line import UtilityLine, audit_utility_sentence, utility_line
 from privcore.metrics.details import MembershipBattery, MembershipScores
-from privcore.metrics.names import BATTERY, short_attack
+from privcore.metrics.names import short_attack
+from privcore.metrics.registry import battery_ids
 
 #: Families whose metrics simulate an attacker and carry an interval: they decide.
 DECISIVE_FAMILIES = ("Attack-based", "Membership inference", "Reconstruction")
@@ -339,7 +340,7 @@ def verdict(report, rule: VerdictRule | None = None, dp_epsilon: float | None = 
         dp_epsilon = getattr(report, "dp_epsilon", None)
     evidence: list[Evidence] = []
     not_tested: list[str] = []
-    counted_by_best = set(BATTERY) if _battery_ran(report) else set()
+    counted_by_best = set(battery_ids()) if _battery_ran(report) else set()
     if "recon_best" in report and report["recon_best"].applicable:
         counted_by_best |= set(RECONSTRUCTION_ATTACKS)  # the honest best speaks for the attacks it chose among
     for metric_id, result in report.items():

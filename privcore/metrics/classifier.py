@@ -351,6 +351,11 @@ def compute_mir(ctx: MetricContext) -> MetricOutput:
 register(
     MetricInfo(
         id="dmlp",
+        order=70,
+        cost=(1.66, 1.3),
+        reference_level=0.5,  # ROC AUC of a classifier that cannot tell real from synthetic
+        thread="background",
+        one_thread_blas=True,
         name="Detection MLP (D-MLP)",
         family="Classifier-based",
         summary="How well a small neural network tells real records from synthetic ones (ROC AUC).",
@@ -391,6 +396,11 @@ register(
 register(
     MetricInfo(
         id="mir",
+        order=150,
+        cost=(1.15, 1.0),
+        reference_level=0.5,  # recall of a detector that cannot tell them apart
+        thread="either",
+        one_thread_blas=True,
         name="Membership Inference Risk (MIR)",
         family="Classifier-based",
         summary="Recall of a LightGBM model trained to recognise real records among synthetic ones.",

@@ -60,7 +60,3 @@ def short_attack(attack_id: str) -> str:
     """The attack's short name ("distance", "classifier"…), or its id when unknown."""
     return ATTACK_NAMES.get(attack_id, attack_id)
 
-
-#: The attacks compared, in the order that breaks ties.
-BATTERY = ("mia_distance", "mia_calibrated", "mia_domias", "mia_gen_lra", "mia_classifier", "mia_density_count",
-           "mia_dpi", "mia_value_reuse", "mia_learned", "mia_stacked")

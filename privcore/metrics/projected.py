@@ -225,6 +225,10 @@ def compute_hidr(ctx: MetricContext) -> MetricOutput:
 register(
     MetricInfo(
         id="nndr",
+        order=110,
+        cost=(0.4, 1.0),
+        assumption="projection",
+        one_thread_blas=True,
         size_matched=False,  # a mean over the synthetic rows of distances to the real table: not its size
         name="Nearest Neighbour Distance Ratio (NNDR)",
         family="Distance-based",
@@ -265,6 +269,10 @@ register(
 register(
     MetricInfo(
         id="dcr",
+        order=120,
+        cost=(0.14, 1.0),
+        assumption="projection",
+        one_thread_blas=True,
         size_matched=True,  # a larger table searched scores closer by itself
         name="Distance to Closest Record (DCR)",
         family="Distance-based",
@@ -303,6 +311,10 @@ register(
 register(
     MetricInfo(
         id="hidr",
+        order=160,
+        cost=(0.01, 1.0),
+        assumption="projection",
+        one_thread_blas=True,
         size_matched=True,  # a larger table searched scores closer by itself
         name="Hidden Rate (HidR)",
         family="Distance-based",

@@ -285,6 +285,9 @@ _ATTACKER = (
 register(
     MetricInfo(
         id="dcr_test",
+        order=240,
+        cost=(0.44, 1.3),
+        assumption="distance",
         name="DCR holdout test",
         family="Holdout proxy tests",
         summary="Are synthetic rows closer to the training records than fresh real people are (5th percentile of "
@@ -328,6 +331,9 @@ register(
 register(
     MetricInfo(
         id="nndr_test",
+        order=250,
+        cost=(0.01, 1.0),
+        assumption="distance",
         name="NNDR holdout test",
         family="Holdout proxy tests",
         summary="Are synthetic rows more distinctly attached to one training record than fresh real people are "
@@ -367,6 +373,9 @@ register(
 register(
     MetricInfo(
         id="ims_test",
+        order=260,
+        cost=(0.02, 1.0),
+        assumption="exact match on every column",
         name="IMS holdout test",
         family="Holdout proxy tests",
         summary="Do more synthetic rows exactly equal a training record than fresh real people do?",

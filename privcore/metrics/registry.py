@@ -34,6 +34,18 @@ NEEDS_REASONS: dict[str, str] = {
 SHARED_FIGURES = ("distances", "normalised_distances", "famd_map")
 SPACES = ("E", "phi", "E_idscore")
 
+#: What a metric assumes of the data, checked by "Does this metric apply here?"
+#: (:func:`privcore.evaluation.interpret.metric_applies`): exact matching on every column or on the key columns
+#: (continuous columns make copies rare), distances in the encoded space (which lose meaning in high
+#: dimensions), or distances on the FAMD projection (which keeps only part of the variation).
+ASSUMPTIONS = ("", "exact match on every column", "exact match on the key columns", "distance", "projection")
+
+#: Where a metric may run while an evaluation has a background thread (:mod:`privcore.evaluation.background`):
+#: ``""`` on the main thread in turn; ``"background"`` on the background thread from the start; ``"either"`` on
+#: whichever thread comes to it first. Both need a metric that reads only the tables encoded in E (no neighbour
+#: pass, no progress callback) and whose result depends on its seed alone.
+THREADS = ("", "background", "either")
+
 FAMILIES = (
     "Simulation-based",
     "Distance-based",
@@ -160,6 +172,30 @@ class MetricInfo:
         Pairs of tables of ``passes`` whose d_min/d_max the metric reads only for the tie tolerance, through
         ``ctx.tie_tolerance``, or not at all (DCR): where every chosen metric with a pass between them says so, their passes leave
         the farthest pair out (:mod:`privcore.engine.tolerance`). Results are the same either way.
+    order : int
+        Display order: metrics are listed by it wherever they are listed (the Metrics page, the report, the
+        JSON). Unique; a metric without one sorts last.
+    cost : (float, float) or None
+        Measured cost: seconds for the metric and its fresh-sample baseline at
+        :data:`privcore.evaluation.estimate.REFERENCE_ROWS` rows in all, and the exponent of its growth with the
+        size. The time estimate reads it; say in a comment where it was measured.
+    reference_level : float or None
+        The risk a perfect generator gets where it is not 0 (a classifier at chance scores 0.5): the reference of
+        the risk when no holdout gives a fresh-sample baseline.
+    threshold : float or None
+        The default shareability threshold on risk above the reference where the metric's source gives one
+        (None: :data:`privcore.evaluation.interpret.DEFAULT_THRESHOLD`).
+    assumption : str
+        What the metric assumes of the data, from :data:`ASSUMPTIONS`.
+    thread : str
+        Where it may run beside a background thread, from :data:`THREADS`.
+    one_thread_blas : bool
+        Every BLAS call of the metric already runs on one thread (the engine's passes, the FAMD fit), so it may
+        run while a background thread holds BLAS at one thread: its result is the same either way. BLAS's
+        rounding depends on its thread count, so a metric that calls BLAS on every core must leave this False.
+    scorer : object or None
+        A membership attack's scorer (:class:`privcore.metrics.membership._base.Scorer`): the attacks that have
+        one make the battery that the strongest attack compares, in display order.
     """
 
     id: str
@@ -184,6 +220,14 @@ class MetricInfo:
     passes: tuple[tuple[str, str, str], ...] = ()
     tolerance_only: tuple[tuple[str, str, str], ...] = ()
     size_matched: bool = False
+    order: int = 1_000_000
+    cost: tuple[float, float] | None = None
+    reference_level: float | None = None
+    threshold: float | None = None
+    assumption: str = ""
+    thread: str = ""
+    one_thread_blas: bool = False
+    scorer: Any = None
 
     @property
     def default_params(self) -> dict[str, Any]:
@@ -200,19 +244,9 @@ class MetricInfo:
 
 _REGISTRY: dict[str, MetricInfo] = {}
 
-#: The display order of metric ids (product.md), used wherever metrics are listed.
-METRIC_ORDER = (
-    "zcap gcap air crp cvp dvp dmlp auth idscore nsnd nndr dcr mdcr nnaa mir hidr hitr "
-    "utility_shapes utility_pairs "
-    "singling_out_univariate singling_out_multivariate linkability inference dcr_test nndr_test "
-    "ims_test mia_distance mia_calibrated mia_domias mia_gen_lra mia_classifier mia_density_count mia_dpi "
-    "mia_value_reuse mia_learned mia_stacked mia_best sd_idr sd_mia recon_nearest recon_learned recon_best "
-    "utility_mle utility_discriminator"
-).split()
-# The two cheap utility measures come right after the review metrics: the "quick" preset lists them before the
-# membership attacks it adds with a holdout, in display order.
-
-REVIEW_METRICS = tuple(METRIC_ORDER[:17])
+#: The 17 metrics of the review of privacy metrics (PrivEval's, in ``shared/seeds/``), in display order.
+REVIEW_METRICS = ("zcap", "gcap", "air", "crp", "cvp", "dvp", "dmlp", "auth", "idscore", "nsnd", "nndr", "dcr", "mdcr",
+                  "nnaa", "mir", "hidr", "hitr")
 
 
 def register(info: MetricInfo) -> MetricInfo:
@@ -233,6 +267,13 @@ def register(info: MetricInfo) -> MetricInfo:
         raise ValueError(f"metric {info.id!r} declares figures {sorted(info.figures)} it cannot have")
     if len({p.name for p in info.params}) != len(info.params):
         raise ValueError(f"metric {info.id!r} declares a parameter twice")
+    if info.assumption not in ASSUMPTIONS:
+        raise ValueError(f"metric {info.id!r} has unknown assumption {info.assumption!r}; one of {ASSUMPTIONS}")
+    if info.thread not in THREADS:
+        raise ValueError(f"metric {info.id!r} has unknown thread {info.thread!r}; one of {THREADS}")
+    same_place = [m.id for m in _REGISTRY.values() if m.order == info.order and m.id != info.id]
+    if same_place:
+        raise ValueError(f"metric {info.id!r} has the display order {info.order} of {same_place[0]!r}")
     _REGISTRY[info.id] = info
     return info
 
@@ -251,13 +292,24 @@ def get(metric_id: str) -> MetricInfo:
 def all_metrics() -> list[MetricInfo]:
     """Every registered metric in display order."""
     _load_all()
-    order = {mid: i for i, mid in enumerate(METRIC_ORDER)}
-    return sorted(_REGISTRY.values(), key=lambda m: (order.get(m.id, len(order)), m.id))
+    return sorted(_REGISTRY.values(), key=lambda m: (m.order, m.id))
 
 
 def metric_ids() -> list[str]:
     """Ids of every registered metric in display order."""
     return [m.id for m in all_metrics()]
+
+
+def battery_ids() -> tuple[str, ...]:
+    """The membership attacks that the strongest attack compares: every metric with a scorer, in display order
+    (which also breaks ties between equally strong attacks).
+
+    Examples
+    --------
+    >>> battery_ids()[:3]
+    ('mia_distance', 'mia_calibrated', 'mia_domias')
+    """
+    return tuple(m.id for m in all_metrics() if m.scorer is not None)
 
 
 def reference_metrics() -> list[str]:

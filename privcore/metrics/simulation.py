@@ -339,6 +339,10 @@ _CAP_ATTACKER = (
 register(
     MetricInfo(
         id="zcap",
+        order=10,
+        cost=(0.01, 1.1),
+        assumption="exact match on the key columns",
+        one_thread_blas=True,
         size_matched=True,  # a larger table searched scores closer by itself
         name="Zero Correct Attribution Probability (ZCAP)",
         family="Simulation-based",
@@ -375,6 +379,10 @@ register(
 register(
     MetricInfo(
         id="gcap",
+        order=20,
+        cost=(0.1, 1.3),
+        assumption="exact match on the key columns",
+        one_thread_blas=True,
         size_matched=True,  # a larger table searched scores closer by itself
         name="Generalised Correct Attribution Probability (GCAP)",
         family="Simulation-based",
@@ -411,6 +419,10 @@ register(
 register(
     MetricInfo(
         id="air",
+        order=30,
+        cost=(0.32, 1.2),
+        assumption="distance",
+        one_thread_blas=True,
         size_matched=True,  # a larger table searched scores closer by itself
         name="Attribute Inference Risk (AIR)",
         family="Simulation-based",
@@ -453,6 +465,10 @@ register(
 register(
     MetricInfo(
         id="crp",
+        order=40,
+        cost=(0.02, 0.9),
+        assumption="exact match on every column",
+        one_thread_blas=True,
         size_matched=True,  # a larger table searched scores closer by itself
         name="Common Row Proportion (CRP)",
         family="Simulation-based",

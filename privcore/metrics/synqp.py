@@ -289,6 +289,9 @@ _MATCH = ("A synthetic record matches a real one when all its categorical key va
 register(
     MetricInfo(
         id="sd_idr",
+        order=380,
+        cost=(0.05, 1.0),
+        threshold=0.09,  # SynQP's own
         name="SD-IDR: identity disclosure with a variation budget (SynQP)",
         family="SynQP",
         summary="How many real people can be matched to synthetic records on their quasi-identifiers, allowing "
@@ -329,6 +332,9 @@ register(
 register(
     MetricInfo(
         id="sd_mia",
+        order=390,
+        cost=(0.11, 1.0),
+        threshold=0.09,  # SynQP's own
         name="SD-MIA: identity disclosure beyond a fresh sample (SynQP)",
         family="SynQP",
         summary="How much more often are training records matched by synthetic records than real people who were "

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 from dashboard import membership_view as V
 from privcore import Schema, evaluate
 from privcore.demo import load_scenario
-from privcore.metrics.membership import BATTERY
+from privcore.metrics.registry import battery_ids
 
 
 def _report(name, metrics=("mia_best",), n=400):
@@ -31,7 +31,7 @@ def test_docstring_examples():
 def test_the_table_lists_every_attack_with_low_fpr_rates(copy_report):
     details = V.battery_details(copy_report)
     table = V.membership_table(details)
-    assert len(table) == len(BATTERY) and list(table["strongest"]).count("★ strongest") == 1
+    assert len(table) == len(battery_ids()) and list(table["strongest"]).count("★ strongest") == 1
     assert {"AUC", "95 % interval", "p (Holm)", "TPR at FPR 0.1 %", "TPR at FPR 1 %", "TPR at FPR 10 %"} <= set(table)
     assert set(table["TPR at FPR 0.1 %"]) == {"n/a"}  # 200 non-members cannot show an FPR of 0.1 %
     strongest = table[table["strongest"] != ""].iloc[0]
@@ -61,7 +61,7 @@ def test_the_view_renders_the_table_and_both_figures(copy_report):
     at = AppTest.from_function(page, args=(copy_report,), default_timeout=60).run()
     assert not at.exception
     assert len(at.dataframe) == 2  # every attack, and the choice on each half
-    assert f"strongest of {len(BATTERY)} membership attacks" in at.markdown[1].value
+    assert f"strongest of {len(battery_ids())} membership attacks" in at.markdown[1].value
     assert len(at.get("plotly_chart")) == 2
     empty = AppTest.from_function(page, args=(_report("exact_copy", ("mia_distance",)),), default_timeout=60).run()
     assert not empty.exception and "strongest attack" in empty.caption[0].value

@@ -9,6 +9,7 @@ assertions (exact copy caught with ε ≥ 2, fresh sample at chance with ε ≤ 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -23,13 +24,15 @@ from privcore import evaluate
 from privcore.base.stats import clopper_pearson_lower, clopper_pearson_upper, epsilon_lower_bound, holm_adjust
 from privcore.data.schema import Schema
 from privcore.demo import load_scenario
+from privcore.metrics import registry
 from privcore.metrics.details import BatteryAttack, MembershipBattery, MembershipScores
-from privcore.metrics.membership import BATTERY, _base
+from privcore.metrics.membership import _base
 from privcore.metrics.membership.battery import CLASSIFIER_SETTINGS, dpi_counts, synthetic_probability
 from privcore.metrics.membership.best import best_threshold, honest_splits, tpr_at_fprs
 from privcore.metrics.registry import all_metrics
 
 NEW = ["mia_gen_lra", "mia_classifier", "mia_density_count", "mia_dpi"]
+BATTERY = registry.battery_ids()
 ALL = [*BATTERY, "mia_best"]
 
 
@@ -441,7 +444,6 @@ def test_an_attacks_scorer_is_found_before_any_evaluation_has_loaded_the_registr
     code = (
         "from types import SimpleNamespace\n"
         "import privcore.metrics.membership._base as common\n"
-        "assert 'mia_learned' in common.SCORERS\n"
         "shared = SimpleNamespace(cached=lambda key, compute: key[1])\n"
         "ctx = SimpleNamespace(seed=0, is_baseline=False, shared=shared)\n"
         "print(common.attack_scores(ctx, 'mia_learned', {}))\n"
@@ -457,13 +459,14 @@ def test_mia_best_reuses_the_attacks_scores_instead_of_running_them_again(monkey
     all_metrics()
     calls = {mid: 0 for mid in BATTERY}
     for mid in BATTERY:
-        scorer = _base.SCORERS[mid]
+        info = registry.get(mid)
 
-        def counted(*args, _mid=mid, _score=scorer.score):
+        def counted(*args, _mid=mid, _score=info.scorer.score):
             calls[_mid] += 1
             return _score(*args)
 
-        monkeypatch.setitem(_base.SCORERS, mid, _base.Scorer(counted, scorer.param_names))
+        scorer = _base.Scorer(counted, info.scorer.param_names)
+        monkeypatch.setitem(registry._REGISTRY, mid, dataclasses.replace(info, scorer=scorer))
     d = load_scenario("noisy_copy", n=300)
     schema = Schema(types=dict(d.types))
     report = evaluate(d.real, d.synthetic, schema, metrics=ALL, holdout=d.holdout, strict=True,

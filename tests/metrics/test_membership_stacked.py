@@ -8,6 +8,8 @@ models that never read that half's labels.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -17,11 +19,15 @@ from privcore import evaluate
 from privcore.data.schema import Schema
 from privcore.demo import load_scenario
 from privcore.generators import make_generator
-from privcore.metrics.membership import BATTERY, _base, seeded_halves
+from privcore.metrics import registry
+from privcore.metrics.membership import _base, seeded_halves
 from privcore.metrics.membership import best as membership_best
 from privcore.metrics.membership import stacked as membership_stacked
 from privcore.metrics.membership.best import CHOICE_SUPPORT, choose_attack
-from privcore.metrics.membership.stacked import INPUT_ATTACKS, standardised
+from privcore.metrics.membership.stacked import input_attacks, standardised
+
+BATTERY = registry.battery_ids()
+INPUT_ATTACKS = input_attacks()
 
 N = 1500  # 750 members and 750 non-members: the size at which the learned attack's own tests run
 
@@ -59,13 +65,14 @@ def test_stacked_reads_the_battery_scores_once(monkeypatch):
     # runs each scorer once (the stacked attack reads the cached scores and the learned attack's features).
     calls = []
     for attack_id in INPUT_ATTACKS + ("mia_learned",):
-        scorer = _base.SCORERS[attack_id]
+        info = registry.get(attack_id)
 
-        def counted(*args, _score=scorer.score, _id=attack_id):
+        def counted(*args, _score=info.scorer.score, _id=attack_id):
             calls.append(_id)
             return _score(*args)
 
-        monkeypatch.setitem(_base.SCORERS, attack_id, scorer.__class__(counted, scorer.param_names))
+        scorer = _base.Scorer(counted, info.scorer.param_names)
+        monkeypatch.setitem(registry._REGISTRY, attack_id, dataclasses.replace(info, scorer=scorer))
     searches = []
     original = _base.nearest_k
 

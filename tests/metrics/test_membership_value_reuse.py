@@ -25,9 +25,10 @@ from privcore.data.schema import Schema
 from privcore.demo import ADULT_TYPES, load_adult, sample_positions
 from privcore.evaluation import interpret as R
 from privcore.generators import LADDER, make_generator
-from privcore.metrics.membership import BATTERY, value_reuse
+from privcore.metrics import registry
+from privcore.metrics.membership import value_reuse
 from privcore.metrics.membership.reuse import reasons
-from privcore.metrics.membership.stacked import INPUT_ATTACKS
+from privcore.metrics.membership.stacked import input_attacks
 
 N = 1500
 
@@ -169,9 +170,9 @@ def test_without_the_attack_mia_best_misses_the_leak(population, monkeypatch):
 
     real, _, fresh, types = population
     synthetic = make_generator("value_reuse", level=1.0, population=fresh).fit(real, types).sample(N, 0)
-    without = tuple(a for a in BATTERY if a != "mia_value_reuse")
-    monkeypatch.setattr(membership_best, "BATTERY", without)
-    monkeypatch.setattr(membership_stacked, "INPUT_ATTACKS", tuple(a for a in INPUT_ATTACKS if a != "mia_value_reuse"))
+    without = tuple(a for a in registry.battery_ids() if a != "mia_value_reuse")
+    monkeypatch.setattr(membership_best, "battery_ids", lambda: without)
+    monkeypatch.setattr(membership_stacked, "battery_ids", lambda: without)
     best = _evaluate(population, synthetic, ("mia_best",))["mia_best"]
     assert best.raw < 0.6
 
@@ -184,4 +185,4 @@ def test_a_fresh_sample_sits_at_chance(population):
 
 
 def test_the_attack_feeds_the_stacked_attack():
-    assert "mia_value_reuse" in BATTERY and "mia_value_reuse" in INPUT_ATTACKS
+    assert "mia_value_reuse" in registry.battery_ids() and "mia_value_reuse" in input_attacks()

@@ -232,6 +232,8 @@ _COMMON = dict(
 register(
     MetricInfo(
         id="singling_out_univariate",
+        order=200,
+        cost=(0.12, 1.0),
         name="Singling out (univariate, Anonymeter)",
         summary="Do values that occur once in the synthetic table point at exactly one real training person?",
         attacker_knows="Only the synthetic table. The attacker claims that a value seen once there (or a column's "
@@ -269,6 +271,8 @@ register(
 register(
     MetricInfo(
         id="singling_out_multivariate",
+        order=210,
+        cost=(0.47, 1.2),
         name="Singling out (multivariate, Anonymeter)",
         summary="Do combinations of three attributes that fit exactly one synthetic record fit exactly one real "
         "training person?",
@@ -314,6 +318,8 @@ register(
 register(
     MetricInfo(
         id="linkability",
+        order=220,
+        cost=(0.33, 1.1),
         name="Linkability (Anonymeter)",
         summary="Can the synthetic table link two separate pieces of information about the same real person?",
         attacker_knows="Two tables about the real people that share no identifier, each holding part of the key "
@@ -363,6 +369,8 @@ register(
 register(
     MetricInfo(
         id="inference",
+        order=230,
+        cost=(0.14, 1.2),
         name="Attribute inference (Anonymeter)",
         summary="Can an attacker who knows a person's key attributes guess their sensitive value from the "
         "closest synthetic record?",

@@ -218,6 +218,10 @@ def compute_mdcr(ctx: MetricContext) -> MetricOutput:
 
 CVP = MetricInfo(
     id="cvp",
+    order=50,
+    cost=(0.24, 1.3),
+    assumption="distance",
+    one_thread_blas=True,
     size_matched=True,  # a larger table searched scores closer by itself
     name="Close Value Probability (CVP)",
     family="Distance-based",
@@ -257,6 +261,10 @@ CVP = MetricInfo(
 
 DVP = MetricInfo(
     id="dvp",
+    order=60,
+    cost=(0.01, 1.0),
+    assumption="distance",
+    one_thread_blas=True,
     size_matched=True,  # a larger table searched scores closer by itself
     name="Distant Value Probability (DVP)",
     family="Distance-based",
@@ -295,6 +303,11 @@ DVP = MetricInfo(
 
 AUTH = MetricInfo(
     id="auth",
+    order=80,
+    cost=(0.09, 1.3),
+    reference_level=0.5,  # a real record's nearest neighbour is as likely synthetic as real
+    assumption="distance",
+    one_thread_blas=True,
     size_matched=True,  # a larger table searched scores closer by itself
     name="Authenticity (Auth)",
     family="Distance-based",
@@ -331,6 +344,10 @@ AUTH = MetricInfo(
 
 NSND = MetricInfo(
     id="nsnd",
+    order=100,
+    cost=(0.01, 1.0),
+    assumption="distance",
+    one_thread_blas=True,
     size_matched=True,  # a larger table searched scores closer by itself
     name="Nearest Synthetic Neighbour Distance (NSND)",
     family="Distance-based",
@@ -366,6 +383,11 @@ NSND = MetricInfo(
 
 MDCR = MetricInfo(
     id="mdcr",
+    order=130,
+    cost=(0.01, 1.0),
+    reference_level=0.5,  # synthetic records as close to real people as real people are to each other
+    assumption="distance",
+    one_thread_blas=True,
     size_matched=True,  # a larger table searched scores closer by itself
     name="Median Distance to Closest Record (MDCR)",
     family="Distance-based",

@@ -192,6 +192,9 @@ def compute_hitr(ctx: MetricContext) -> MetricOutput:
 
 HITR = MetricInfo(
     id="hitr",
+    order=170,
+    cost=(0.03, 1.0),
+    one_thread_blas=True,
     size_matched=True,  # a larger table searched scores closer by itself
     name="Hitting Rate (HitR)",
     family="Distance-based",

@@ -128,6 +128,11 @@ def compute_idscore(ctx: MetricContext) -> MetricOutput:
 
 IDSCORE = MetricInfo(
     id="idscore",
+    order=90,
+    cost=(0.36, 1.3),
+    reference_level=0.5,  # the same, in the weighted space
+    assumption="distance",
+    one_thread_blas=True,
     size_matched=True,  # a larger table searched scores closer by itself
     name="Identifiability Score (IdScore)",
     family="Distance-based",

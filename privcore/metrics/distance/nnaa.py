@@ -173,6 +173,11 @@ def compute_nnaa(ctx: MetricContext) -> MetricOutput:
 
 NNAA = MetricInfo(
     id="nnaa",
+    order=140,
+    cost=(0.36, 1.3),
+    reference_level=0.5,  # 1 − NNAA; NNAA = 0.5 when real and synthetic are indistinguishable
+    assumption="distance",
+    one_thread_blas=True,
     size_matched=True,  # a larger table searched scores closer by itself
     name="Nearest Neighbour Adversarial Accuracy (NNAA)",
     family="Distance-based",

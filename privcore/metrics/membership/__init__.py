@@ -26,4 +26,3 @@ from privcore.metrics.membership import battery, best, distance, domias, learned
 # What other modules use, re-exported.
 from privcore.metrics.membership._base import attack_summary, membership_sets, seeded_halves  # noqa: F401
 from privcore.metrics.membership.reuse import value_reuse, value_text  # noqa: F401
-from privcore.metrics.names import BATTERY  # noqa: F401

@@ -41,7 +41,7 @@ from privcore.data.schema import NUMERICAL
 from privcore.engine.cluster import map_on_cluster
 from privcore.engine.context import MetricContext
 from privcore.engine.neighbors import nearest_k, nearest_two
-from privcore.metrics import load_all, registry
+from privcore.metrics import registry
 from privcore.metrics.classifier import make_lgbm
 from privcore.metrics.details import MembershipScores
 from privcore.metrics.results import MetricOutput, NotApplicable
@@ -434,19 +434,13 @@ class Scorer:
     param_names: tuple[str, ...] = ()
 
 
-#: Attack id → its scorer; every membership attack registers one (read by ``mia_best``).
-SCORERS: dict[str, Scorer] = {}
-
-
 def attack_scores(ctx: MetricContext, attack_id: str, params: Mapping, reference_table: Any = None) -> AttackScores:
     """The scores of attack ``attack_id`` on the shared members, non-members and ``R``, once per evaluation.
 
     The attack's own metric and ``mia_best`` both call this; whichever runs first computes, the other
     reads the cached scores (same seed, same settings, same reference), so no attack runs twice.
     """
-    if attack_id not in SCORERS:  # each attack's module registers its scorer on import, which may not have run yet
-        load_all()
-    scorer = SCORERS[attack_id]
+    scorer = registry.get(attack_id).scorer
     table = params.get("reference") if reference_table is None else reference_table
     settings = tuple((name, _hashable(params.get(name))) for name in scorer.param_names)
     key = ("membership scores", attack_id, ctx.seed, ctx.is_baseline, id(table) if table is not None else None,

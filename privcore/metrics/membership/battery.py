@@ -39,7 +39,6 @@ from privcore.metrics.membership._base import (
     MIA_NOTE,
     REFERENCE,
     REFERENCE_MIA,
-    SCORERS,
     AttackScores,
     MembershipSets,
     Reference,
@@ -388,10 +387,6 @@ def dpi_scores(ctx: MetricContext, sets: MembershipSets, reference: Reference, p
     return AttackScores(score_real, score_non, 0.0, details, settings)
 
 
-SCORERS["mia_gen_lra"] = Scorer(gen_lra_scores, ("k",))
-SCORERS["mia_classifier"] = Scorer(classifier_scores)
-SCORERS["mia_density_count"] = Scorer(density_count_scores, ("radius_quantile",))
-SCORERS["mia_dpi"] = Scorer(dpi_scores, ("k",))
 
 
 # -------------------------------------------------------------------------------------- registration
@@ -408,6 +403,9 @@ def _k_param(what: str) -> Param:
 
 register(MetricInfo(
     id="mia_gen_lra",
+    scorer=Scorer(gen_lra_scores, ("k",)),
+    order=300,
+    cost=(0.95, 1.3),
     name="Membership inference: generative likelihood ratio (Gen-LRA)",
     summary="Does adding a person to the population explain the synthetic rows around them better?",
     attacker_knows="The synthetic table, the suspect's record, and a reference sample of other real people from "
@@ -439,6 +437,9 @@ register(MetricInfo(
 
 register(MetricInfo(
     id="mia_classifier",
+    scorer=Scorer(classifier_scores),
+    order=310,
+    cost=(0.38, 1.0),
     name="Membership inference: classifier (synthetic vs reference)",
     summary="Does a model trained to spot synthetic rows take training records for synthetic ones?",
     attacker_knows="The synthetic table, the suspect's record, and a reference sample of other real people from "
@@ -466,6 +467,9 @@ register(MetricInfo(
 
 register(MetricInfo(
     id="mia_density_count",
+    scorer=Scorer(density_count_scores, ("radius_quantile",)),
+    order=320,
+    cost=(0.18, 1.3),
     name="Membership inference: synthetic rows nearby (Monte-Carlo)",
     summary="Are there more synthetic rows near training records than near other people?",
     attacker_knows="The synthetic table, the suspect's record, and a reference sample of other real people from "
@@ -497,6 +501,9 @@ register(MetricInfo(
 
 register(MetricInfo(
     id="mia_dpi",
+    scorer=Scorer(dpi_scores, ("k",)),
+    order=330,
+    cost=(0.44, 1.3),
     name="Membership inference: data plagiarism index (DPI)",
     summary="Are a training record's nearest neighbours synthetic rather than real people?",
     attacker_knows="The synthetic table, the suspect's record, and a reference sample of other real people from "

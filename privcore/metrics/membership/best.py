@@ -1,7 +1,7 @@
 """The strongest membership attack, chosen honestly, and the ε lower bound it implies (metrics.md §3).
 
 No single data-only attack dominates (Ward et al. 2025, Synth-MIA), so ``mia_best`` runs the whole battery
-(:data:`BATTERY`) on the same members ``M``, non-members ``N`` and reference ``R`` and reports the strongest.
+(:func:`privcore.metrics.registry.battery_ids`) on the same members ``M``, non-members ``N`` and reference ``R`` and reports the strongest.
 Choosing the strongest on the records it is then scored on would inflate a fresh sample's score (the
 winner's curse: the maximum of ten AUCs near 0.5 is above 0.5), so:
 
@@ -60,8 +60,7 @@ from privcore.metrics.membership._base import (
     shared_attack_summary,
     snap_ties,
 )
-from privcore.metrics.names import BATTERY
-from privcore.metrics.registry import Explanation, MetricInfo, register
+from privcore.metrics.registry import Explanation, MetricInfo, battery_ids, register
 from privcore.metrics.results import MetricOutput, NotApplicable
 
 #: False-positive rates at which the true-positive rate is reported.
@@ -333,7 +332,8 @@ def compute_mia_best(ctx: MetricContext) -> MetricOutput:
     confidence = float(ctx.params.get("confidence", DEFAULT_PARAMS["confidence"]))
     delta = float(ctx.params.get("delta", 0.0))
     scored, skipped, summaries, real_scores, warnings = {}, {}, {}, {}, list(sets.warnings)
-    for attack_id in BATTERY:
+    battery = battery_ids()
+    for attack_id in battery:
         try:
             scores = attack_scores(ctx, attack_id, battery_settings(ctx, attack_id, ctx.params.get("reference")),
                                    ctx.params.get("reference"))
@@ -357,7 +357,7 @@ def compute_mia_best(ctx: MetricContext) -> MetricOutput:
     tpr_at = {key: (None if any(s.tpr_at[key] is None for s in splits) else
                     float(np.mean([s.tpr_at[key] for s in splits]))) for key in splits[0].tpr_at}
     if skipped:
-        warnings.append(f"{len(skipped)} of the {len(BATTERY)} attacks could not run and are left out: "
+        warnings.append(f"{len(skipped)} of the {len(battery)} attacks could not run and are left out: "
                         + "; ".join(f"{a} ({r})" for a, r in skipped.items()))
     if len(chosen) > 1:
         warnings.append("The two halves chose different attacks (" + " and ".join(s.attack for s in splits)
@@ -411,6 +411,8 @@ def _battery_attacks(scored, summaries) -> dict[str, BatteryAttack]:
 
 register(MetricInfo(
     id="mia_best",
+    order=370,
+    cost=(0.91, 1.0),
     name="Membership inference: strongest attack (held out)",
     summary="The strongest of ten membership attacks, chosen on half the people and measured on the other "
             "half, with the ε of differential privacy it rules out.",

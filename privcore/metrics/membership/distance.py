@@ -36,7 +36,6 @@ from privcore.metrics.membership._base import (
     MIA_NOTE,
     REFERENCE,
     REFERENCE_MIA,
-    SCORERS,
     AttackScores,
     MembershipSets,
     Reference,
@@ -153,8 +152,6 @@ def distance_scores(ctx: MetricContext, sets: MembershipSets, reference: Referen
     return AttackScores(-d_real, -d_hold[sets.nonmembers], tolerance, {"tie_tolerance": tolerance}, {"space": "E"})
 
 
-SCORERS["mia_distance"] = Scorer(distance_scores)
-SCORERS["mia_calibrated"] = Scorer(calibrated_scores)
 
 
 # -------------------------------------------------------------------------------------- registration
@@ -169,6 +166,10 @@ _BLIND_DISTANCE = (
 register(
     MetricInfo(
         id="mia_distance",
+        scorer=Scorer(distance_scores),
+        order=270,
+        cost=(0.64, 1.0),
+        assumption="distance",
         name="Membership inference: distance to closest synthetic record",
         summary="Can an attacker tell training records from other real people by how close they are to the "
         "synthetic data?",
@@ -200,6 +201,10 @@ register(
 register(
     MetricInfo(
         id="mia_calibrated",
+        scorer=Scorer(calibrated_scores),
+        order=280,
+        cost=(0.3, 1.3),
+        assumption="distance",
         name="Membership inference: calibrated distance",
         summary="Like the distance attack, but discounting people who are close to everyone (typical records).",
         attacker_knows="The synthetic table, the suspect's record, and a reference sample of other real people "

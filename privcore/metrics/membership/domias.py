@@ -24,7 +24,6 @@ from privcore.metrics.membership._base import (
     MIA_NOTE,
     REFERENCE,
     REFERENCE_MIA,
-    SCORERS,
     AttackScores,
     MembershipSets,
     Reference,
@@ -119,7 +118,6 @@ def domias_scores(ctx: MetricContext, sets: MembershipSets, reference: Reference
     return AttackScores(score_real, score_non, 0.0, details, settings, tuple(warnings))
 
 
-SCORERS["mia_domias"] = Scorer(domias_scores, ("bandwidth", "kde_max_points"))
 
 
 # ------------------------------------------------------------------------------------- registration
@@ -127,6 +125,10 @@ SCORERS["mia_domias"] = Scorer(domias_scores, ("bandwidth", "kde_max_points"))
 register(
     MetricInfo(
         id="mia_domias",
+        scorer=Scorer(domias_scores, ("bandwidth", "kde_max_points")),
+        order=290,
+        cost=(1.0, 1.3),
+        assumption="distance",
         name="Membership inference: density ratio (DOMIAS)",
         summary="Can an attacker find training records where the synthetic data is denser than the real "
         "population?",

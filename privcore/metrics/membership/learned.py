@@ -40,7 +40,6 @@ from privcore.metrics.membership._base import (
     MIA_NOTE,
     REFERENCE,
     REFERENCE_MIA,
-    SCORERS,
     AttackScores,
     MembershipSets,
     Reference,
@@ -107,11 +106,13 @@ def compute_mia_learned(ctx: MetricContext) -> MetricOutput:
     return output_from_scores(ctx, "mia_learned")
 
 
-SCORERS["mia_learned"] = Scorer(learned_scores, ("k",))
 
 
 register(MetricInfo(
     id="mia_learned",
+    scorer=Scorer(learned_scores, ("k",)),
+    order=350,
+    cost=(1.19, 1.0),
     name="Membership inference: learned attack",
     summary="Can a model that has seen some known members recognise the others?",
     attacker_knows="The synthetic table, the suspect's record, a reference sample of other real people, and for "

@@ -31,7 +31,6 @@ from privcore.metrics.membership._base import (
     MIA_NOTE,
     REFERENCE,
     REFERENCE_MIA,
-    SCORERS,
     AttackScores,
     MembershipSets,
     Reference,
@@ -230,11 +229,15 @@ def compute_mia_value_reuse(ctx: MetricContext) -> MetricOutput:
     return output_from_scores(ctx, "mia_value_reuse")
 
 
-SCORERS["mia_value_reuse"] = Scorer(value_reuse_scores)
 
 
 register(MetricInfo(
     id="mia_value_reuse",
+    scorer=Scorer(value_reuse_scores),
+    order=340,
+    # Measured on a 2-core host under load: median of 7 runs 0.10 s at 3,000 rows each (its
+    # bootstrap included; 0.016 s without it at 2,000 rows each).
+    cost=(0.1, 1.0),
     name="Membership inference: value reuse (rare exact values in the release)",
     summary="Does the synthetic table reuse the rare exact values of training records?",
     attacker_knows="The synthetic table, the suspect's record, and a reference sample of other real people from "

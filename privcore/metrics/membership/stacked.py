@@ -5,7 +5,7 @@ smooth generators, the classifier on tree synthesisers. ``mia_stacked`` lets a m
 stacked generalisation combines predictors (Wolpert 1992). Every record ``x`` (each real row and each
 non-member) is described by
 
-- the scores of the battery's fixed-rule attacks (:data:`INPUT_ATTACKS`), each standardised to mean 0 and
+- the scores of the battery's fixed-rule attacks (:func:`input_attacks`), each standardised to mean 0 and
   standard deviation 1 over the scored records (so that no attack counts more for being on a larger scale),
   read from the evaluation's cache (:func:`privcore.metrics.membership._base.attack_scores`): the same
   scores those attacks report, computed once;
@@ -44,7 +44,6 @@ from privcore.metrics.membership._base import (
     MIA_NOTE,
     REFERENCE,
     REFERENCE_MIA,
-    SCORERS,
     AttackScores,
     MembershipSets,
     Reference,
@@ -58,12 +57,17 @@ from privcore.metrics.membership._base import (
     require_holdout,
     small_lgbm,
 )
-from privcore.metrics.names import BATTERY
-from privcore.metrics.registry import Explanation, MetricInfo, register
+from privcore.metrics.registry import Explanation, MetricInfo, battery_ids, register
 from privcore.metrics.results import MetricOutput, NotApplicable
 
-#: The attacks whose scores are stacked: every attack of the battery that learns nothing from labels.
-INPUT_ATTACKS = tuple(a for a in BATTERY if a not in ("mia_learned", "mia_stacked"))
+#: The attacks of the battery that learn from labels, whose scores are therefore not stacked.
+LEARNING_ATTACKS = ("mia_learned", "mia_stacked")
+
+
+def input_attacks() -> tuple[str, ...]:
+    """The attacks whose scores are stacked: every attack of the battery that learns nothing from labels."""
+    return tuple(a for a in battery_ids() if a not in LEARNING_ATTACKS)
+
 #: Small gradient-boosted trees (4 leaves, half the inputs per tree, 80 % of the rows per tree), each attack
 #: score constrained to raise the prediction (higher = "member" for every attack).
 MODEL_SETTINGS = {"n_estimators": 100, "learning_rate": 0.05, "num_leaves": 4, "feature_fraction": 0.5,
@@ -149,7 +153,7 @@ def stacked_scores(ctx: MetricContext, sets: MembershipSets, reference: Referenc
     """The scores of :func:`compute_mia_stacked` for every real row and each non-member."""
     table = params.get("reference")
     columns, used, skipped = [], [], {}
-    for attack_id in INPUT_ATTACKS:
+    for attack_id in input_attacks():
         try:
             scores = attack_scores(ctx, attack_id, battery_settings(ctx, attack_id, table), table)
         except NotApplicable as exc:
@@ -174,7 +178,7 @@ def stacked_scores(ctx: MetricContext, sets: MembershipSets, reference: Referenc
 def compute_mia_stacked(ctx: MetricContext) -> MetricOutput:
     """Stacked membership inference: a model on the standardised scores of the battery's attacks.
 
-    Every record ``x`` is described by the z-scores of the fixed-rule attacks (:data:`INPUT_ATTACKS`, those
+    Every record ``x`` is described by the z-scores of the fixed-rule attacks (:func:`input_attacks`, those
     that can run) and by its distances to its ``k`` nearest synthetic and reference rows (``k`` default 5, as
     the learned attack); a logistic regression on the z-scores and monotone gradient-boosted trees on every
     input learn members (1) from non-members (0) (:func:`fit_stack`); ``s(x)`` = the mean of their log-odds
@@ -197,11 +201,13 @@ def compute_mia_stacked(ctx: MetricContext) -> MetricOutput:
     return output_from_scores(ctx, "mia_stacked")
 
 
-SCORERS["mia_stacked"] = Scorer(stacked_scores, ("k",))
 
 
 register(MetricInfo(
     id="mia_stacked",
+    order=360,
+    cost=(1.5, 1.3),  # not measured on its own: the typical cost of a membership attack
+    scorer=Scorer(stacked_scores, ("k",)),
     name="Membership inference: stacked attack (every attack combined)",
     summary="Do the attacks together, weighed by a model, tell training records from other people?",
     attacker_knows="The synthetic table, the suspect's record, a reference sample of other real people, every "

@@ -39,7 +39,7 @@ CHAIN_PASSES = (("E_keys", "synthetic", "synthetic"), ("E_keys", "holdout", "hol
 
 
 def _info(metric_id: str, name: str, summary: str, steps: tuple[str, ...], compute, params, note: str,
-          passes: tuple[tuple[str, str, str], ...] = ()) -> MetricInfo:
+          passes: tuple[tuple[str, str, str], ...] = (), **facts) -> MetricInfo:
     return MetricInfo(
         id=metric_id, name=name, family=FAMILY, summary=summary, attacker_knows=_KNOWS,
         needs=frozenset({"holdout"}), per_record_unit="real",
@@ -48,7 +48,7 @@ def _info(metric_id: str, name: str, summary: str, steps: tuple[str, ...], compu
         explanation=Explanation(attack=_KNOWS + " " + _SCORE, steps=steps, high=_HIGH, low=_LOW, blind_spots=_BLIND,
                                 note=note),
         compute=compute, details_type=Reconstruction, params=params, min_rows=2, baseline=False,
-        interval_kind="bootstrap", passes=passes)
+        interval_kind="bootstrap", passes=passes, **facts)
 
 
 _COMPARE = ("Score the guesses on the training members and, in the same way, on the holdout (people the generator "
@@ -64,7 +64,11 @@ register(_info(
      "Guess each other column as the most common value among them (the mean for a number).", _COMPARE, _POPULATION),
     compute_nearest, (K, N_BOOT, CONFIDENCE),
     "Choice: with k = 1 (default) the guess is the single nearest record's, as in Anonymeter's inference attack.",
-    NEAREST_PASSES))
+    NEAREST_PASSES,
+    order=400,
+    # Noisy-copy demo, 3 × 3,000 rows, six demographic key columns and eight secret ones, alone on a loaded
+    # 2-core machine: 1.65 s.
+    cost=(1.6, 1.1)))
 
 register(_info(
     "recon_learned", "Reconstruction by learned predictors",
@@ -75,7 +79,9 @@ register(_info(
      _COMPARE, _POPULATION),
     compute_learned, (N_BOOT, CONFIDENCE),
     "Choice: the chain's order is chosen on the synthetic table alone (how well each column of a synthetic record "
-    "is given by its nearest other synthetic record on the key columns), never on the real people.", CHAIN_PASSES))
+    "is given by its nearest other synthetic record on the key columns), never on the real people.", CHAIN_PASSES,
+    order=410,
+    cost=(8.0, 1.0)))  # as recon_nearest: 8.05 s (LightGBM, 3 × 8 models)
 
 register(_info(
     "recon_best", "Reconstruction: the strongest attack (honest best)",
@@ -87,4 +93,6 @@ register(_info(
      "of two advantages on the same people would overstate it.", _POPULATION),
     compute_best, (K, N_BOOT, CONFIDENCE),
     "Choice: the honest split of mia_best, for reconstruction: half the targets choose, the other half measure.",
-    NEAREST_PASSES + CHAIN_PASSES))
+    NEAREST_PASSES + CHAIN_PASSES,
+    order=420,
+    cost=(9.0, 1.0)))  # as recon_nearest: 7.9 s, running both attacks and sharing their reconstructions

@@ -77,6 +77,10 @@ def compute_shapes(ctx: MetricContext) -> MetricOutput:
 
 register(MetricInfo(
     id="utility_shapes",
+    order=180,
+    # On the demo's 3 × 3,000 rows with its fresh-sample reference, on a shared, loaded 2-core
+    # machine: 0.05 s while CRP took 0.09 s there (0.02 s unloaded), so scaled by that ratio.
+    cost=(0.02, 1.0),
     name="Column shapes (fidelity of each column)",
     family="Utility",
     summary="How closely does each column's distribution in the synthetic table follow the real one?",
