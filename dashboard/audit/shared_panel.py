@@ -1,6 +1,5 @@
-"""The Audit page's results for the shared design (Streamlit): the summary in words, the DCR test beside the
-attack and the stronger attacks (RMIA, the meta-classifier), the figure, the evidence for the most exposed people,
-each attack per trained model (TPR at FPR 0), the white-box attack when it ran (:mod:`dashboard.audit.whitebox_panel`), the per-record table and the JSON download.
+"""The Audit page's results for the shared design (Streamlit): the summary, the attacks side by side, the figure,
+the evidence for the most exposed people, the per-model and white-box readings, the per-record table and the JSON.
 
 The logic (sentences, table, order) is :mod:`dashboard.audit.shared_view`; the figure is
 :func:`privcore.report.audit_figures.shared_audit_figure`.
