@@ -1,17 +1,7 @@
 """The evidence behind a score: one frozen dataclass per kind of evidence.
 
-Every metric declares the kind it returns (``MetricInfo.details_type``) and returns an instance of it as
-``MetricOutput.details``; :func:`privcore.evaluate` checks that it does. Three things are derived from the
-types, never written by hand:
-
-- the JSON of a report's ``details`` (:meth:`Details.to_json`): every field except those marked
-  :func:`records` (values per record, and the attack's record-level traces, which stay in Python for the
-  figures and the record explorer, so that a report never grows with the table);
-- the JSON Schema of each kind (:meth:`Details.json_schema`), part of ``python -m privcore schema``;
-- the figures: :mod:`privcore.report.figures` draws by details type.
-
-Fields read like the keys of the old ``details`` dicts, and a details object can also be read like a
-read-only mapping (``details["auc"]``, ``details.get("ratio")``, ``"passes" in details``) for scripts.
+Every metric declares the kind it returns (``MetricInfo.details_type``); the JSON, the JSON Schema and the
+figures are derived from the types (see :class:`Details`).
 """
 
 from __future__ import annotations
@@ -47,7 +37,23 @@ def records(unit: str = "real", *, default: Any = None) -> Any:
 
 @dataclass(frozen=True)
 class Details:
-    """Base of every kind of evidence; ``kind`` names it in JSON."""
+    """Base of every kind of evidence; ``kind`` names it in JSON.
+
+    Notes
+    -----
+    Every metric declares the kind it returns (``MetricInfo.details_type``) and returns an instance of it as
+    ``MetricOutput.details``; :func:`privcore.evaluate` checks that it does. Three things are derived from the
+    types, never written by hand:
+
+    - the JSON of a report's ``details`` (:meth:`Details.to_json`): every field except those marked
+      :func:`records` (values per record, and the attack's record-level traces, which stay in Python for the
+      figures and the record explorer, so that a report never grows with the table);
+    - the JSON Schema of each kind (:meth:`Details.json_schema`), part of ``python -m privcore schema``;
+    - the figures: :mod:`privcore.report.figures` draws by details type.
+
+    A details object can also be read like a read-only mapping (``details["auc"]``,
+    ``details.get("ratio")``, ``"passes" in details``) for scripts.
+    """
 
     kind: ClassVar[str] = "details"
     #: Whether the figures include the distribution of the metric's per-record risks.

@@ -1,19 +1,4 @@
-"""The value-reuse membership attack: does the release reuse a person's rare exact values?
-
-A generator can leak membership without ever putting a synthetic row near a training record: it may reuse
-the exact values of a nearly unique column (Adult's ``fnlwgt``) while every other value of the row is new.
-Distances hardly move (one column of fourteen), densities neither, so the distance and density attacks of
-the battery read such releases at chance. ``mia_value_reuse`` looks at the values themselves: for each
-column, whether the person's exact value appears in the synthetic table, weighted by how rare that value is
-among real people (the attacker's reference population ``R``, the same as the other attacks use), so a
-nearly unique number weighs most and a common category next to nothing.
-
-:func:`value_reuse` computes the scores of any records against any synthetic table and reference; the
-attack's metric, ``mia_stacked`` (one of its inputs), ``mia_best`` (one of its candidates) and the
-shared-model audit's features (:mod:`privcore.audit.features`) all call it. Per record it also says which
-value weighed most, which :func:`reasons` turns into the record explorer's sentence ("fnlwgt = 234721
-appears 1 time in the release and in 0 % of real people").
-"""
+"""The value-reuse membership attack: does the release reuse a person's rare exact values?"""
 
 from __future__ import annotations
 
@@ -105,6 +90,22 @@ def value_reuse(records: pd.DataFrame, synthetic: pd.DataFrame, reference: pd.Da
     Returns
     -------
     ReusedValues
+
+    Notes
+    -----
+    A generator can leak membership without ever putting a synthetic row near a training record: it may reuse
+    the exact values of a nearly unique column (Adult's ``fnlwgt``) while every other value of the row is new.
+    Distances hardly move (one column of fourteen), densities neither, so the distance and density attacks of
+    the battery read such releases at chance. ``mia_value_reuse`` looks at the values themselves: for each
+    column, whether the person's exact value appears in the synthetic table, weighted by how rare that value is
+    among real people (the attacker's reference population ``R``, the same as the other attacks use), so a
+    nearly unique number weighs most and a common category next to nothing.
+
+    :func:`value_reuse` computes the scores of any records against any synthetic table and reference; the
+    attack's metric, ``mia_stacked`` (one of its inputs), ``mia_best`` (one of its candidates) and the
+    shared-model audit's features (:mod:`privcore.audit.features`) all call it. Per record it also says which
+    value weighed most, which :func:`reasons` turns into the record explorer's sentence ("fnlwgt = 234721
+    appears 1 time in the release and in 0 % of real people").
 
     Examples
     --------
