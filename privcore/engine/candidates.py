@@ -1,11 +1,5 @@
 """Candidate selection and exact refinement, the two steps that keep every chunked pass exact.
 
-A score block is approximate (one matrix product, off by bounded rounding); the functions here pick, per row,
-every reference row that could truly be among the nearest (:func:`row_candidates`, :func:`top_two_candidates`)
-or the farthest (:func:`far_candidates`), recompute those pairs exactly as ``sqrt(Σ (q − r)²)``
-(:func:`exact_distances`) and choose the nearest by (exact distance, index) (:func:`select_two`,
-:func:`select_k`), so identical rows are at distance exactly 0 and the lowest index wins among ties.
-
 The selection functions take the array module ``xp`` (numpy, or CuPy on a GPU); the refinement and the final
 choice run on the host.
 """
@@ -274,6 +268,14 @@ def exact_distances(query, reference, query_rows, reference_rows, chunk_elements
     -------
     numpy.ndarray
         One distance per pair.
+
+    Notes
+    -----
+    A score block is approximate (one matrix product, off by bounded rounding); the functions here pick, per row,
+    every reference row that could truly be among the nearest (:func:`row_candidates`, :func:`top_two_candidates`)
+    or the farthest (:func:`far_candidates`), recompute those pairs exactly as ``sqrt(Σ (q − r)²)``
+    (:func:`exact_distances`) and choose the nearest by (exact distance, index) (:func:`select_two`,
+    :func:`select_k`), so identical rows are at distance exactly 0 and the lowest index wins among ties.
     """
     out = np.empty(len(query_rows))
     batch = max(1, chunk_elements // max(query.shape[1], 1))
