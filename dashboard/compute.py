@@ -116,7 +116,7 @@ def _run_in_worker(job_id: int, environment: dict[str, str], function: Callable,
     try:
         return function(*args, progress=progress, **kwargs)
     finally:
-        # Sent before the result: the server waits for it, so the last progress message is never lost.
+        # Sent ahead of the result: the server waits for it, so the last progress message is never lost.
         _progress_queue.put((job_id, None, None))
         _release_memory()
         for name, value in previous.items():

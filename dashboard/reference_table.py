@@ -45,7 +45,7 @@ def reference_fit_problem(tables: Tables, reference: LoadedTable,
     reference : LoadedTable
         The reference table.
     schema : Schema, optional
-        The column settings, applied before the checks as for the other tables
+        The column settings, applied ahead of the checks as for the other tables
         (:func:`dashboard.table_checks.fit_problems`): a column left out may be empty, and one declared
         categorical may hold numbers in one table and text in the other.
     """

@@ -29,7 +29,7 @@ def _uploader(role: str, label: str, help_text: str, multiple: bool = False, dis
                              key=f"upload_{role}", help=help_text, disabled=disabled)
     files = value if multiple else [value]
     if uploads.process_uploads(state, role, files):
-        st.rerun()  # so the sidebar summary, drawn before the uploaders, shows the new table
+        st.rerun()  # so the sidebar summary, drawn ahead of the uploaders, shows the new table
     for _filename, message in uploads.upload_errors(state, files):
         st.error(message, icon=":material/error:")
 

@@ -116,7 +116,7 @@ def estimate_text(estimate: AuditEstimate, records: int | None = None) -> str:
     workers = f"{estimate.workers} worker" + ("s" if estimate.workers > 1 else "")
     rest = ("the attack on every record and the DCR test" if estimate.design == "shared"
             else "the attack's classifiers and the DCR test")
-    if getattr(estimate, "whitebox", False):  # an estimate kept from before the white-box attack has no such field
+    if getattr(estimate, "whitebox", False):  # an estimate made without the white-box attack has no such field
         rest = "the black-box and white-box attacks on every record and the DCR test"
     return (f"Estimated run time: {format_duration(estimate.seconds)} for {estimate.models:,} generator fits{where}, "
             f"on {workers} (measured: {estimate.model.describe()}; {rest} add {_overhead(estimate.overhead)}).")

@@ -56,7 +56,7 @@ def show_shared_results(report: SharedAuditReport, key: str) -> None:
     if why:
         st.subheader("Why the most exposed people are exposed")
         st.markdown("\n".join(f"- {line}" for line in why))
-    if attacks_per_model(report):  # a report kept from before the per-model reading has none
+    if attacks_per_model(report):  # a report made without the per-model reading has none
         st.subheader("Per trained model")
         C.show_figure(per_model_figure(report), key=f"per-model-figure::{key}")
     show_whitebox_results(report, key)

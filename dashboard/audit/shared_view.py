@@ -166,7 +166,7 @@ def stronger_lines(report: SharedAuditReport) -> list[str]:
     >>> stronger_lines(report)[0]
     'Under the meta-classifier, **80%** of the records have a 95% interval wholly above 0.5 (chance alone: about 3%), against **50%** under the attack above (chance: about 8%).'
     """
-    strong = getattr(report, "stronger", None)  # a report pickled before the stronger attacks has none
+    strong = getattr(report, "stronger", None)  # a report pickled without the stronger attacks has none
     if strong is None:
         return []
     today, meta, rmia = report.summary, strong.summary["meta"], strong.summary["rmia"]
@@ -245,7 +245,7 @@ def exposure_order(report: SharedAuditReport) -> list[int]:
 def records_frame(report: SharedAuditReport) -> pd.DataFrame:
     """One line per audited record, the most exposed first (:func:`exposure_order`); each record's AUC under the
     meta-classifier and, after a white-box attack, under it too (over the models, as today's AUC)."""
-    white = getattr(report, "whitebox", None)  # a report pickled before the white-box attack has none
+    white = getattr(report, "whitebox", None)  # a report pickled without the white-box attack has none
     white_auc = {r["row"]: r["auc"] for r in white.records} if white is not None else None
     strong = getattr(report, "stronger", None)
     meta_auc = {r["row"]: r["meta_auc"] for r in strong.records} if strong is not None else None

@@ -140,7 +140,7 @@ def start_with_preset(state: MutableMapping, name: str, available_leaks: Sequenc
 
 
 def apply_preset(state: MutableMapping, name: str, available_leaks: Sequence[str], seed: int) -> None:
-    """Set the page's widgets to a preset (called as a button's ``on_click``, before the widgets are drawn)."""
+    """Set the page's widgets to a preset (called as a button's ``on_click``, ahead of the widgets being drawn)."""
     state.update(preset_values(name, available_leaks, seed))
 
 

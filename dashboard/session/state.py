@@ -106,8 +106,8 @@ PERSISTED_EXTRA = (
     DEFAULT_CHOICE,
     LEFT_OUT,
 )
-#: The Metrics page's tick boxes, ``metric::<id>`` (restorable: a checkbox value may be set before the
-#: box is drawn). Other widget keys are not restored: their forms are rebuilt from the keys above.
+#: The Metrics page's tick boxes, ``metric::<id>`` (restorable: a checkbox value may be set ahead of the
+#: box being drawn). Other widget keys are not restored: their forms are rebuilt from the keys above.
 _METRIC_BOX = re.compile(r"metric::[a-z0-9_]+")
 
 

@@ -133,7 +133,7 @@ class SessionStore:
     With sign-in on (:mod:`dashboard.session.sign_in`), an entry is also bound to its owner: the user who created
     it, kept as :func:`owner_token` (an HMAC of the provider's issuer and subject under a key made at start-up
     and held in this process's memory only). A restore, touch or forget presented by anyone else, or by
-    nobody, gets nothing, so a copied or guessed link alone no longer opens the data.
+    nobody, gets nothing, so a copied or guessed link alone does not open the data.
     """
 
     def __init__(self, idle_after: float, clock: Callable[[], float] = time.monotonic) -> None:

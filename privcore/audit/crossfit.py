@@ -18,7 +18,7 @@ from privcore.base.stats import epsilon_lower_bound
 VARIANCE_FLOOR = 1e-8
 #: Error rate of the largest ε lower bound over all audited records (Bonferroni over the records).
 FAMILY_ALPHA = 0.05
-#: Out-models needed before the TPR at each FPR level (JSON key) is reported.
+#: Out-models needed for the TPR at each FPR level (JSON key) is reported.
 FPR_MIN_OUT = {"0": 1, "0.01": 100, "0.1": 10}
 #: Shuffles of the training sets among the models behind the measured chance shares (:func:`null_shares`).
 NULL_SHUFFLES = 2
@@ -127,7 +127,7 @@ def fold_scores(features: np.ndarray, membership: np.ndarray, train: np.ndarray,
 
 def _rule(features: np.ndarray, membership: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each record's feature (index) and its direction (+1: larger in in-models, −1: smaller, 0: no rule),
-    from the training models (see the module notes)."""
+    from the training models (see :func:`crossfit_scores`)."""
     inside = membership.astype(float)
     outside = 1.0 - inside
     n_in, n_out = inside.sum(axis=0), outside.sum(axis=0)

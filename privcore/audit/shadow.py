@@ -349,7 +349,7 @@ def audit(
     make: Callable[[pd.DataFrame], Any] | None = None,
     progress: ProgressCallback | None = None,
 ) -> AuditReport:
-    """Shadow-model membership audit of ``generator`` on the real table (see the module docstring).
+    """Shadow-model membership audit of ``generator`` on the real table (see Notes).
 
     Parameters
     ----------

@@ -138,7 +138,7 @@ class SharedAuditReport:
             "warnings": list(self.warnings),
             "seconds": round(self.seconds, 3),
             "timings": {k: round(v, 3) for k, v in self.timings.items()},
-            # getattr: a report pickled before the white-box attack existed has no such attribute.
+            # getattr: a report pickled without the white-box attack has no such attribute.
             "whitebox": None if getattr(self, "whitebox", None) is None else self.whitebox.to_dict(),
             "stronger": None if getattr(self, "stronger", None) is None else self.stronger.to_dict(),
             "per_model": getattr(self, "per_model", None),
@@ -160,7 +160,7 @@ def audit_shared(
     whitebox: bool | None = None,
     stronger: bool = True,
 ) -> SharedAuditReport:
-    """Shared-model membership audit of ``generator`` on every record of a pool (see the module notes).
+    """Shared-model membership audit of ``generator`` on every record of a pool (see Notes).
 
     Parameters
     ----------

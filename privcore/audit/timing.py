@@ -1,4 +1,4 @@
-"""An audit's run time, estimated from fits timed on the user's own table before the audit starts.
+"""An audit's run time, estimated from fits timed on the user's own table ahead of the audit.
 
 ``seconds = per model × models / workers + overhead``. What is measured reads :data:`CLOCK`, so tests can
 run a fake generator on a fake clock.

@@ -69,7 +69,7 @@ def gather(membership: np.ndarray, usable: np.ndarray, nearest: np.ndarray, rare
 
 
 def sentence(evidence: Evidence) -> str:
-    """The evidence in one sentence (see the module notes).
+    """The evidence in one sentence (see Notes).
 
     Notes
     -----

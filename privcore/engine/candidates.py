@@ -145,7 +145,7 @@ def top_two_candidates(block, rows, tolerance, group, xp):
     return group_rows[i], cols[i, j]
 
 
-#: Columns sampled per row to bound its k-th smallest score before the full block is searched: a partition of
+#: Columns sampled per row to bound its k-th smallest score ahead of the full block's search: a partition of
 #: this many columns plus one mask over the block costs about a third of partitioning every row.
 K_SAMPLE_COLUMNS = 1024
 #: ... and at least this many per neighbour wanted, so that few scores fall under the bound.

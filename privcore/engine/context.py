@@ -150,7 +150,7 @@ class SharedComputation:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self.__dict__.setdefault("device", "auto")  # pickled before the GPU backend existed
+        self.__dict__.setdefault("device", "auto")  # pickled without a device attribute
         self.__dict__.setdefault("planned", set())
         self.__dict__.setdefault("tolerance_only", set())
         self.__dict__.setdefault("_extremes_wanted", set())

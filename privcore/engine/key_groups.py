@@ -122,7 +122,7 @@ def smallest_gap_squared(keys: np.ndarray) -> float:
 
 def top_two_in_key_groups(query: np.ndarray, reference: np.ndarray, exclude_self: bool,
                           chunk_elements: int) -> GroupedTopTwo | None:
-    """The nearest two reference rows of every query row that its key group settles (see the module docstring).
+    """The nearest two reference rows of every query row that its key group settles (see Notes).
 
     Parameters
     ----------

@@ -43,8 +43,7 @@ from privcore.engine.operands import (
 from privcore.engine.results import Neighbours, PairExtremes
 from privcore.engine.within_radius import WithinPairs, all_within, count_within
 
-# The names below were defined here before the engine was split by purpose; callers keep importing them
-# from this module.
+# The names below are re-exported: callers import them from this module.
 __all__ = [
     "CLUSTER_TASKS_PER_WORKER",
     "CPU_GROUP",

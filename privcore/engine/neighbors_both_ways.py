@@ -196,7 +196,7 @@ def nearest_two_both_ways(
     as candidates for column *j* only the entries within the rounding bound of the column's current exact
     second-nearest distance, which is never below its final one (it is the second smallest of a subset of the
     distances), so no pair that ends among the final two is missed; a sample of rows gives every column a first
-    bound before the pass. The candidates are refined exactly as in the plain engine and the final two are
+    bound ahead of the pass. The candidates are refined exactly as in the plain engine and the final two are
     chosen by (exact distance, index), whatever order the chunks ran in, so the results are identical to the
     plain engine's (tests compare both on ties, duplicates and uneven chunks).
 

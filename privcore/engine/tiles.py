@@ -113,7 +113,7 @@ def group_minima_t(block_t: np.ndarray, group: int) -> np.ndarray:
 
 
 class RunningRowCandidates:
-    """Each chunk row's top-two candidates, from score tiles added one at a time (see the module docstring).
+    """Each chunk row's top-two candidates, from score tiles added one at a time (see :func:`top_two_candidates_tiled`).
 
     Parameters
     ----------
@@ -269,7 +269,7 @@ def top_two_candidates_tiled(operands, start: int, stop: int, own, max_half_ref:
     max_half_ref : float
         Largest ``|r|²/2``.
     farthest : RunningFarthest, optional
-        Also fed every tile (before the row itself is excluded).
+        Also fed every tile (prior to the row itself being excluded).
 
     Returns
     -------

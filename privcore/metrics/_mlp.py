@@ -188,7 +188,7 @@ def _continue_stack(state: _StackState, features, target, hidden: int, max_iter:
     ``widen``: None, or a callable asked between epochs how many threads the stack may use now (D-MLP beside
     the other metrics gets one, and more once they are done). Where it grants more, the stack's networks are
     dealt to that many stacks, each trained on by a thread of its own: every network's state moves with it,
-    so it trains exactly as before.
+    so it trains exactly as it would on one thread.
     """
     n_train, d = len(state.active[0].train), features.shape[1]
     batch = min(BATCH_SIZE, n_train)

@@ -488,7 +488,7 @@ class HeldOutSplit(Details):
     epsilon_lower_bound: float
     roc_fpr: np.ndarray = records("attack")
     roc_tpr: np.ndarray = records("attack")
-    #: The attack the choice starts from (mia_best's choice rule; None in reports made before the rule).
+    #: The attack the choice starts from (mia_best's choice rule; None in reports made without the rule).
     default_attack: str | None = None
     #: Attack → share of the choice half's bootstrap resamples on which it had the highest AUC (attacks that
     #: never had it are left out): how often a plain contest agrees with the choice.

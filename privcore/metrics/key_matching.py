@@ -182,7 +182,7 @@ def hamming_pool_counts(
     """GCAP's pools: every reference key tuple at minimal Hamming distance from each query tuple.
 
     Matches are counted on integer codes in chunks of ``chunk × |reference|`` small integers (never the full
-    matrix); each chunk turns its pools into counts before the next. Keys with few values ("dense") match
+    matrix); each chunk turns its pools into counts ahead of the next. Keys with few values ("dense") match
     many pairs: two rows with the same values on all of them (the same dense pattern) match every reference
     row alike, so the dense matches are counted once per pair of distinct patterns and copied to the rows
     (queries run grouped by pattern, so a chunk holds few). Keys with many values match few pairs: 1 is

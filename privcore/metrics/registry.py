@@ -209,7 +209,7 @@ METRIC_ORDER = (
     "mia_value_reuse mia_learned mia_stacked mia_best sd_idr sd_mia recon_nearest recon_learned recon_best "
     "utility_mle utility_discriminator"
 ).split()
-# The two cheap utility measures come right after the review metrics: the "quick" preset lists them before the
+# The two cheap utility measures come right after the review metrics: the "quick" preset lists them ahead of the
 # membership attacks it adds with a holdout, in display order.
 
 REVIEW_METRICS = tuple(METRIC_ORDER[:17])

@@ -79,7 +79,7 @@ def inference(
     seed: int | None = 0,
     confidence: float = 0.95,
 ) -> AttackOutcome:
-    """Run the inference attack (see the module docstring for the algorithm).
+    """Run the inference attack (see Notes for the algorithm).
 
     Parameters
     ----------

@@ -40,7 +40,7 @@ def pooled_links(
     max_stored: int = MAX_STORED,
     chunk_elements: int = CHUNK_ELEMENTS,
 ) -> dict[str, np.ndarray]:
-    """Tie-aware linking of every query row through the candidate rows (step 2–3 of the module docstring).
+    """Tie-aware linking of every query row through the candidate rows (steps 2–3 of :func:`linkability`'s algorithm).
 
     Parameters
     ----------
@@ -159,7 +159,7 @@ def linkability(
     seed: int | None = 0,
     confidence: float = 0.95,
 ) -> AttackOutcome:
-    """Run the linkability attack (see the module docstring for the algorithm).
+    """Run the linkability attack (see Notes for the algorithm).
 
     Parameters
     ----------

@@ -243,7 +243,7 @@ def _model(x, w_eff, norm):
 def control_size_correction(
     control: QueryTable, matches: list[np.ndarray], n_real: int, rng: np.random.Generator
 ) -> tuple[float | None, str | None]:
-    """Factor ``f(n_real) / f(n_control)`` for the control successes (see the module docstring).
+    """Factor ``f(n_real) / f(n_control)`` for the control successes (see :func:`singling_out`).
 
     Returns ``(factor, None)`` or ``(None, reason)`` when the model cannot be fitted.
     """
@@ -302,7 +302,7 @@ def singling_out(
     seed: int | None = 0,
     confidence: float = 0.95,
 ) -> AttackOutcome:
-    """Run the singling-out attack (see the module docstring for the algorithm).
+    """Run the singling-out attack (see Notes for the algorithm).
 
     Parameters
     ----------

@@ -13,6 +13,6 @@ from privcore.metrics.distance.idscore import IDSCORE, attribute_entropy  # noqa
 from privcore.metrics.distance.nnaa import NNAA
 from privcore.metrics.registry import register
 
-# One registration order for the whole family, as before the family was split into modules.
+# One registration order for the whole family.
 for _info in (CVP, DVP, AUTH, IDSCORE, NSND, MDCR, NNAA, HITR):
     register(_info)

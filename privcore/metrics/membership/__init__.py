@@ -5,7 +5,7 @@ the training data from other real people, given the synthetic table?
 module imports them in one order and re-exports what other modules use.
 """
 
-# In the order the attacks registered in before the family became a package.
+# The attacks register in this order (the registry's order of the family).
 from privcore.metrics.membership import battery, best, distance, domias, learned, reuse, stacked  # noqa: F401
 
 # What other modules use, re-exported.

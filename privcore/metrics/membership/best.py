@@ -125,7 +125,7 @@ class Choice:
 
 def choose_attack(scores: Mapping[str, tuple[np.ndarray, np.ndarray]], members: np.ndarray, nonmembers: np.ndarray,
                   rng: np.random.Generator, repeats: int = CHOICE_REPEATS) -> Choice:
-    """Step 2 of the module docstring: the attack chosen on one half.
+    """Step 2 of :func:`compute_mia_best`'s Notes: the attack chosen on one half.
 
     The default is the stacked attack (:data:`DEFAULT_ATTACK`, every other attack combined) when it ran,
     else the attack with the highest AUC on the half. Every attack's AUC is counted on ``repeats``
@@ -186,7 +186,7 @@ def choose_attack(scores: Mapping[str, tuple[np.ndarray, np.ndarray]], members: 
 
 def honest_splits(scores: Mapping[str, tuple[np.ndarray, np.ndarray]], seed: int, delta: float,
                   repeats: int = CHOICE_REPEATS) -> tuple[list[HeldOutSplit], list[dict]]:
-    """Steps 1–4 of the module docstring: choose on one half, count on the other, both ways.
+    """Steps 1–4 of :func:`compute_mia_best`'s Notes: choose on one half, count on the other, both ways.
 
     Parameters
     ----------
@@ -277,7 +277,7 @@ def held_out_intervals(held_out: list[dict], n_boot: int, confidence: float, see
 def compute_mia_best(ctx: MetricContext) -> MetricOutput:
     """The strongest of the membership attacks, chosen on one half of the records and reported on the other.
 
-    See the module docstring for the rule. ``risk`` = mean held-out TPR − FPR of the chosen attack at its
+    See Notes for the rule. ``risk`` = mean held-out TPR − FPR of the chosen attack at its
     chosen threshold (clipped to [0, 1]); ``raw`` = mean held-out ROC AUC; ``interval`` = bootstrap
     interval of the risk (held-out halves resampled). per_record (real) = the score of every real row
     under the selected attack. ``details.epsilon_lower_bound``: the smallest ε of an (ε, δ)-DP mechanism

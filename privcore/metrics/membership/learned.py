@@ -56,7 +56,7 @@ def compute_mia_learned(ctx: MetricContext) -> MetricOutput:
     nearest reference rows (``k`` default 5, capped at the tables' sizes; E with numbers standardised, as
     Gen-LRA); a LightGBM model (:data:`MODEL_SETTINGS`) learns from members (label 1) and non-members
     (label 0); ``s(x)`` = its predicted probability of "member". Cross-fitted within the halves of
-    ``mia_best`` (module docstring), so no record is scored by a model that saw its label. per_record
+    ``mia_best`` (:func:`privcore.metrics.membership.best.compute_mia_best`), so no record is scored by a model that saw its label. per_record
     (real) = ``s(y)`` for every real row.
 
     Notes

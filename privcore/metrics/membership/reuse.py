@@ -162,7 +162,7 @@ def reasons(records: pd.DataFrame, reuse: ReusedValues) -> np.ndarray:
     """One sentence per record: the reused value that weighed most in its score.
 
     ``records`` are the scored records :func:`value_reuse` read, or the first rows of them (the real rows
-    before the non-members): sentence ``i`` explains ``reuse``'s record ``i``.
+    ahead of the non-members): sentence ``i`` explains ``reuse``'s record ``i``.
 
     Examples
     --------

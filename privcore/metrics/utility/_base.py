@@ -100,7 +100,7 @@ def _categorical_bins(real: pd.Series, other: pd.Series) -> Binned:
 
 
 def bin_column(real: pd.Series, other: pd.Series, kind: str) -> Binned:
-    """The bins of one column shared by the real table and another one (module docstring).
+    """The bins of one column shared by the real table and another one (see Notes).
 
     Parameters
     ----------

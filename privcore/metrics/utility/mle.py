@@ -132,7 +132,7 @@ def _fit_all(task, seed0: int, rows: int, kept: dict, values: dict, positive: st
         if threads == 1:
             return {job: fit(job) for job in jobs}
         for learner in LEARNERS:
-            _model(learner, task, seed0)  # the learners' modules imported before the threads start
+            _model(learner, task, seed0)  # the learners' modules imported ahead of the threads' start
         from sklearn.metrics import f1_score  # noqa: F401  (imported by _score; likewise)
 
         with ThreadPoolExecutor(max_workers=threads) as pool:
