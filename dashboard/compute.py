@@ -1,22 +1,4 @@
-"""Heavy computations run in worker processes, so that the server stays responsive (under load).
-
-Streamlit runs every session's script in a thread of one Python process. An evaluation holds Python's
-global interpreter lock for much of its time (pandas, scikit-learn and the metrics' own Python), so with
-a few evaluations running in threads a page load of anyone else waits seconds for its turn. Here the
-work goes to a pool of worker processes (one per usable core by default), and the script thread only
-waits, which releases the lock.
-
-- :func:`run_job` submits a picklable function with its arguments and waits, passing progress to a
-  callback; an exception raised in the worker (an ``InputError`` with its message) is raised again here.
-- Progress travels through one queue shared by all workers; a dispatcher thread keeps each job's
-  latest ``(fraction, message)``.
-- Workers use one BLAS/OpenMP thread each: the pool already uses every core, more threads per worker
-  would only compete.
-- ``PRIVCORE_DASHBOARD_WORKERS``: number of workers; ``0`` runs jobs in the calling thread (for tests
-  that patch privcore in-process). Settings the computation reads from the environment
-  (``PRIVCORE_*``) are sent with each job, so a worker started earlier applies the current ones.
-- Nothing is written to disk: arguments and results travel through pipes between processes.
-"""
+"""Heavy computations run in worker processes, so that the server stays responsive (under load)."""
 
 from __future__ import annotations
 
@@ -134,7 +116,7 @@ def _run_in_worker(job_id: int, environment: dict[str, str], function: Callable,
     try:
         return function(*args, progress=progress, **kwargs)
     finally:
-        # Sent before the result: the server waits for it, so the last progress message is never lost.
+        # Sent ahead of the result: the server waits for it, so the last progress message is never lost.
         _progress_queue.put((job_id, None, None))
         _release_memory()
         for name, value in previous.items():
@@ -183,7 +165,27 @@ def _no_page_as_main():
 
 
 class ComputePool:
-    """A process pool with progress reporting (one per server process, see :func:`shared_pool`)."""
+    """A process pool with progress reporting (one per server process, see :func:`shared_pool`).
+
+    Notes
+    -----
+    Streamlit runs every session's script in a thread of one Python process. An evaluation holds Python's
+    global interpreter lock for much of its time (pandas, scikit-learn and the metrics' own Python), so with
+    a few evaluations running in threads a page load of anyone else waits seconds for its turn. Here the
+    work goes to a pool of worker processes (one per usable core by default), and the script thread only
+    waits, which releases the lock.
+
+    - :func:`run_job` submits a picklable function with its arguments and waits, passing progress to a
+      callback; an exception raised in the worker (an ``InputError`` with its message) is raised again here.
+    - Progress travels through one queue shared by all workers; a dispatcher thread keeps each job's
+      latest ``(fraction, message)``.
+    - Workers use one BLAS/OpenMP thread each: the pool already uses every core, more threads per worker
+      would only compete.
+    - ``PRIVCORE_DASHBOARD_WORKERS``: number of workers; ``0`` runs jobs in the calling thread (for tests
+      that patch privcore in-process). Settings the computation reads from the environment
+      (``PRIVCORE_*``) are sent with each job, so a worker started earlier applies the current ones.
+    - Nothing is written to disk: arguments and results travel through pipes between processes.
+    """
 
     def __init__(self, workers: int) -> None:
         context = multiprocessing.get_context("spawn")  # never fork a multi-threaded server

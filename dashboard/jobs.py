@@ -1,9 +1,9 @@
 """The dashboard's heavy computations as plain, picklable functions (run by :mod:`dashboard.compute` in
 worker processes; no Streamlit import, so a worker starts quickly).
 
-The views submit these jobs; the jobs never import a view: what they share (the lab's progress text, the
-audit's generator factory) lives below both, in :mod:`dashboard.progress` and
-:mod:`dashboard.generator_factory`."""
+The jobs never import a view: what they share lives in :mod:`dashboard.progress` and
+:mod:`dashboard.generator_factory`.
+"""
 
 from __future__ import annotations
 

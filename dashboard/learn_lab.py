@@ -1,10 +1,7 @@
 """The Learn page's computations: is a lesson's effect more than chance, which metric catches which leak, and
 (lesson 1) what the distance to the closest record is made of.
 
-One synthetic table is one draw. Lesson 3 compares several draws of the demo's per-column resampler
-with several fresh samples of real people (:func:`resampler_draws`); lesson 5 runs a small, seeded
-metric lab on the demo (:func:`lesson_lab`). Both use :mod:`privcore.lab`, so their detection rule is the
-Compare-metrics page's. No Streamlit here: the page caches the results per session.
+No Streamlit here: the page caches the results per session.
 """
 
 from __future__ import annotations
@@ -63,6 +60,12 @@ def resampler_draws(n: int, draws: int = 4) -> dict[str, Draws]:
     :func:`privcore.lab.run_ladder` with the fresh samples as the reference (label 0) and the resampler's
     draws as label 1, so ``detected`` is the lab's rule: every draw above every fresh sample by more than
     the margin.
+
+    Notes
+    -----
+    One synthetic table is one draw. Lesson 3 compares several draws of the demo's per-column resampler
+    with several fresh samples of real people; lesson 5 runs a small, seeded metric lab on the demo
+    (:func:`lesson_lab`). Both use :mod:`privcore.lab`, so their detection rule is the Compare-metrics page's.
     """
     schema, demo = demo_schema(n)
     adult = load_adult()

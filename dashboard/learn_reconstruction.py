@@ -1,12 +1,6 @@
 """The Learn page's lesson "Reconstruction, or inference from the population?": the same
 reconstruction attack on a noisy copy of the training people and on a fresh sample of real people, with its numbers in
 plain words.
-
-The attacker knows the demo people's demographics and location (the Configure page's preset "Demographics and
-location", :mod:`privcore.data.threat_models`) and fills in every other column from the nearest synthetic record
-(``recon_nearest``). The noisy copy should let it fill in the training people better than other people (a leak); the
-fresh sample should fill in both equally well (what anyone infers from the population is not a leak). Every sentence
-is read off the numbers: if they said otherwise, so would the lesson.
 """
 
 from __future__ import annotations
@@ -58,7 +52,16 @@ def _interval(details: Reconstruction) -> str:
 def lesson_lines(details: Mapping[str, Reconstruction], scenarios: tuple[str, ...] = LESSON_TABLES) -> list[str]:
     """One plain paragraph per table (title → details, in the order of ``scenarios``): how it is made, how well the
     attacker fills in members and non-members, what the advantage's interval says, and the column it fills in best
-    beyond the non-members; every claim read off the numbers."""
+    beyond the non-members; every claim read off the numbers.
+
+    Notes
+    -----
+    The attacker knows the demo people's demographics and location (the Configure page's preset "Demographics and
+    location", :mod:`privcore.data.threat_models`) and fills in every other column from the nearest synthetic record
+    (``recon_nearest``). The noisy copy should let it fill in the training people better than other people (a leak); the
+    fresh sample should fill in both equally well (what anyone infers from the population is not a leak). Every sentence
+    is read off the numbers: if they said otherwise, so would the lesson.
+    """
     lines = []
     for (name, d), scenario in zip(details.items(), scenarios):
         text = (f"**{name}.** {HOW_MADE.get(scenario, '')} The attacker scores {d.members:.3f} on the people the "

@@ -1,10 +1,5 @@
 """The Learn page's lesson "Private because useless": three demo tables as points of the
 Privacy and utility view, with their numbers in plain words.
-
-The column-by-column resampler passes the distance metrics and keeps no relation between columns; a fresh sample of
-real people keeps everything and leaks nothing; the noisy copy keeps everything and leaks. The points and the figure
-come from :mod:`privcore.evaluation.tradeoff` and :mod:`privcore.report.tradeoff_figures`; this module only words
-them.
 """
 
 from __future__ import annotations
@@ -53,7 +48,15 @@ def _distance(report, rule: VerdictRule) -> str:
 
 
 def lesson_points(reports: Mapping[str, object]) -> list[TradeoffPoint]:
-    """The lesson's tables (title → report) as points of the Privacy and utility view."""
+    """The lesson's tables (title → report) as points of the Privacy and utility view.
+
+    Notes
+    -----
+    The column-by-column resampler passes the distance metrics and keeps no relation between columns; a fresh sample of
+    real people keeps everything and leaks nothing; the noisy copy keeps everything and leaks. The points and the figure
+    come from :mod:`privcore.evaluation.tradeoff` and :mod:`privcore.report.tradeoff_figures`; this module only words
+    them.
+    """
     return tradeoff_points(reports)
 
 

@@ -1,19 +1,7 @@
 """The membership view of the Results page: every membership attack side by side, and what the strongest implies.
 
-Shown when ``mia_best`` ran (it carries every attack of the battery, :class:`privcore.metrics.details.MembershipBattery`):
-
-- one plain paragraph: the strongest attack, its AUC measured on records it was not chosen on, and the ε
-  lower bound in one sentence (:func:`privcore.report.membership_figures.epsilon_sentence`);
-- which attack each half chose and how often the choices agreed (:func:`choice_table`, and
-  :func:`privcore.report.membership_figures.choice_sentence` in the paragraph), with the choice rule in words;
-- a table of all attacks: AUC with its 95 % interval, the Holm-adjusted p-value, TPR at FPR 0.1 %, 1 %, 10 %
-  ("n/a" where the non-members are too few to measure that FPR), the strongest marked;
-- the ROC curves of every attack on log-log axes with the chance line, the strongest highlighted, and the
-  AUCs with their intervals.
-
 The page calls :func:`membership_view`; :func:`membership_table` and :func:`membership_summary` are plain
-functions (no Streamlit) for tests and reports. :data:`LEARN_LOW_FPR` is the Learn page's paragraph on why
-low-FPR evidence and ε bounds matter.
+functions (no Streamlit) for tests and reports.
 """
 
 from __future__ import annotations
@@ -184,7 +172,23 @@ def membership_summary(details: MembershipBattery) -> str:
 
 
 def membership_view(report, key: str) -> None:
-    """Render the membership view of one report (the Results page calls it once per synthetic table)."""
+    """Render the membership view of one report (the Results page calls it once per synthetic table).
+
+    Notes
+    -----
+    Shown when ``mia_best`` ran (it carries every attack of the battery, :class:`privcore.metrics.details.MembershipBattery`):
+
+    - one plain paragraph: the strongest attack, its AUC measured on records it was not chosen on, and the ε
+      lower bound in one sentence (:func:`privcore.report.membership_figures.epsilon_sentence`);
+    - which attack each half chose and how often the choices agreed (:func:`choice_table`, and
+      :func:`privcore.report.membership_figures.choice_sentence` in the paragraph), with the choice rule in words;
+    - a table of all attacks: AUC with its 95 % interval, the Holm-adjusted p-value, TPR at FPR 0.1 %, 1 %, 10 %
+      ("n/a" where the non-members are too few to measure that FPR), the strongest marked;
+    - the ROC curves of every attack on log-log axes with the chance line, the strongest highlighted, and the
+      AUCs with their intervals.
+
+    :data:`LEARN_LOW_FPR` is the Learn page's paragraph on why low-FPR evidence and ε bounds matter.
+    """
     details = battery_details(report)
     st.markdown("#### Membership: every attack side by side")
     if details is None:

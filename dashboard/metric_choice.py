@@ -1,23 +1,7 @@
 """Metric choice: which metrics can run on the loaded data, and the parameters the Metrics page offers.
 
-Every function takes the session state as a plain mapping and never imports Streamlit, so the Metrics
-page stays short and this logic can be tested on its own. Parameter values that differ from a metric's
-default are stored in ``metric_params`` (see :mod:`dashboard.session.state`); the ``reference`` parameter is set
-from the Data page by :mod:`dashboard.uploads`.
-
-Session-state keys used here besides the contract of :mod:`dashboard.session.state`:
-
-- ``metric_param_draft`` — Metrics page widget key → the value the user last gave it (valid or not), so
-  that a parameter widget shows the same value after a visit to another page.
-- ``metrics_default`` (:data:`DEFAULT_CHOICE`) — True while the choice is the default one (the quick preset,
-  :func:`privcore.metrics.registry.quick_metrics`): it then follows the data, so that loading a holdout adds
-  the membership attacks. Ticking a box or choosing another preset makes the choice the user's own.
-- ``metrics_left_out`` (:data:`LEFT_OUT`) — the chosen metrics that cannot run on the loaded data: not counted,
-  named with their reason on the Metrics and Results pages, and selected again when the data allows them.
-
-One metric count everywhere: :func:`sync_selection` keeps in ``selected_metrics`` only the metrics that can
-run on the loaded data, and says which of those wanted were left out and why; the Metrics and Results pages
-both show that count and that note.
+No Streamlit import, so the Metrics page stays short and this logic can be tested on its own. The
+``reference`` parameter is set from the Data page by :mod:`dashboard.uploads`.
 """
 
 from __future__ import annotations
@@ -112,6 +96,22 @@ def sync_selection(state: MutableMapping, tables: Tables, schema: Schema,
     (:func:`default_choice`); an empty choice with nothing ticked yet starts as the default. Metrics that
     cannot run on the loaded data are removed from ``selected_metrics`` and reported in ``left_out``, so the
     Metrics page, the Results page and the run count the same metrics.
+
+    Notes
+    -----
+    Session-state keys used here besides the contract of :mod:`dashboard.session.state`:
+
+    - ``metric_param_draft`` — Metrics page widget key → the value the user last gave it (valid or not), so
+      that a parameter widget shows the same value after a visit to another page.
+    - ``metrics_default`` (:data:`DEFAULT_CHOICE`) — True while the choice is the default one (the quick preset,
+      :func:`privcore.metrics.registry.quick_metrics`): it then follows the data, so that loading a holdout adds
+      the membership attacks. Ticking a box or choosing another preset makes the choice the user's own.
+    - ``metrics_left_out`` (:data:`LEFT_OUT`) — the chosen metrics that cannot run on the loaded data: not counted,
+      named with their reason on the Metrics and Results pages, and selected again when the data allows them.
+
+    One metric count everywhere: :func:`sync_selection` keeps in ``selected_metrics`` only the metrics that can
+    run on the loaded data, and says which of those wanted were left out and why; the Metrics and Results pages
+    both show that count and that note.
     """
     reasons = metric_availability(tables, schema) if reasons is None else reasons
     default = bool(state.get(DEFAULT_CHOICE))
@@ -206,6 +206,11 @@ def set_param(state: MutableMapping, metric_id: str, param: Param, value: Any, s
 
     Returns the user-facing problem (nothing is stored then), or None. A value equal to the default
     removes the override, so that a default derived from the key keeps following the key.
+
+    Notes
+    -----
+    Parameter values that differ from a metric's default are stored in ``metric_params`` (see
+    :mod:`dashboard.session.state`).
     """
     clean, problem = check_param(metric_id, param, value, schema)
     if problem is not None:

@@ -50,7 +50,7 @@ def setup_page(title: str, icon: str = PAGE_ICON) -> None:
     st.set_page_config(page_title=f"{title} · Synthetic data privacy", page_icon=icon, layout="wide")
     # With sign-in configured, a visitor who is not signed in gets the sign-in page and nothing else.
     owner = sign_in.gate(st.session_state)
-    persistence.connect(st.session_state, owner)  # before the defaults: a reload restores the user's work
+    persistence.connect(st.session_state, owner)  # ahead of the defaults: a reload restores the user's work
     init_state(st.session_state)
     _page_navigation()
     st.html(NARROW_SCREEN_CSS)

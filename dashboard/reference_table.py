@@ -1,9 +1,5 @@
 """The optional reference table: real records of the same population that were neither used for training nor are
 in the holdout, passed to every metric that declares a ``reference`` parameter while it fits the real table.
-
-Session-state keys: ``reference`` (:class:`~dashboard.session.state.LoadedTable` or None) and the ``reference`` entries of
-``metric_params``; the results cache key counts it by its content hash (:func:`dashboard.session.state.run_key`) and
-reports describe it without printing its rows.
 """
 
 from __future__ import annotations
@@ -49,7 +45,7 @@ def reference_fit_problem(tables: Tables, reference: LoadedTable,
     reference : LoadedTable
         The reference table.
     schema : Schema, optional
-        The column settings, applied before the checks as for the other tables
+        The column settings, applied ahead of the checks as for the other tables
         (:func:`dashboard.table_checks.fit_problems`): a column left out may be empty, and one declared
         categorical may hold numbers in one table and text in the other.
     """
@@ -70,7 +66,14 @@ def reference_fit_problem(tables: Tables, reference: LoadedTable,
 
 
 def set_reference(state: MutableMapping, table: LoadedTable | None) -> None:
-    """Store (or, with None, remove) the reference table and update ``metric_params`` accordingly."""
+    """Store (or, with None, remove) the reference table and update ``metric_params`` accordingly.
+
+    Notes
+    -----
+    Session-state keys: ``reference`` (:class:`~dashboard.session.state.LoadedTable` or None) and the ``reference`` entries of
+    ``metric_params``; the results cache key counts it by its content hash (:func:`dashboard.session.state.run_key`) and
+    reports describe it without printing its rows.
+    """
     state["reference"] = table
     sync_reference(state)
 

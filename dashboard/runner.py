@@ -1,11 +1,4 @@
-"""Run the chosen metrics on every loaded synthetic table, with a progress bar, cached per session.
-
-Results live in ``st.session_state["results"][run_key]`` (see :mod:`dashboard.session.state`): the key is made
-of the tables' content hashes and every setting, so nothing is recomputed while nothing changed, and a
-change anywhere (a table, a column type, a metric, a parameter) gives a new key. Results stay in the
-session's memory only: never written to disk, never shared with another session. Only the most recent
-:data:`MAX_CACHED_RUNS` runs are kept, because a report holds its prepared tables and neighbour caches.
-"""
+"""Run the chosen metrics on every loaded synthetic table, with a progress bar, cached per session."""
 
 from __future__ import annotations
 
@@ -78,7 +71,16 @@ def evaluate_all(state: MutableMapping, progress: ProgressCallback | None = None
 
 
 def store(state: MutableMapping, key: str, reports: dict[str, Report]) -> None:
-    """Keep ``reports`` under ``key`` (dropping the oldest runs beyond :data:`MAX_CACHED_RUNS`)."""
+    """Keep ``reports`` under ``key`` (dropping the oldest runs beyond :data:`MAX_CACHED_RUNS`).
+
+    Notes
+    -----
+    Results live in ``st.session_state["results"][run_key]`` (see :mod:`dashboard.session.state`): the key is made
+    of the tables' content hashes and every setting, so nothing is recomputed while nothing changed, and a
+    change anywhere (a table, a column type, a metric, a parameter) gives a new key. Results stay in the
+    session's memory only: never written to disk, never shared with another session. Only the most recent
+    :data:`MAX_CACHED_RUNS` runs are kept, because a report holds its prepared tables and neighbour caches.
+    """
     results = state["results"]
     results.pop(key, None)
     results[key] = reports

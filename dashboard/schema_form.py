@@ -1,13 +1,6 @@
 """The Configure form: its draft, the column editor, key, sensitive column and pairing, and validation.
 
-Every function takes the session state (or the draft) as a plain mapping and never imports Streamlit, so
-the Configure page stays short and this logic can be tested on its own.
-
-Session-state keys used here besides the contract of :mod:`dashboard.session.state`:
-
-- ``schema_draft`` — the Configure form as the user left it (see :func:`current_draft`); it may be
-  invalid, whereas ``schema`` only ever holds a schema that passed :meth:`privcore.Schema.validate`
-  on the Configure page (or the inferred/demo one set when data is loaded).
+No Streamlit import, so the Configure page stays short and this logic can be tested on its own.
 """
 
 from __future__ import annotations
@@ -75,6 +68,14 @@ def current_draft(state: MutableMapping, tables: Tables, widget_keys: Iterable[s
     widget_keys : iterable of str
         Keys of the Configure widgets; forgotten when a stale draft is replaced, so that they do not
         show choices made for another table.
+
+    Notes
+    -----
+    Session-state keys used here besides the contract of :mod:`dashboard.session.state`:
+
+    - ``schema_draft`` — the Configure form as the user left it (see :func:`current_draft`); it may be
+      invalid, whereas ``schema`` only ever holds a schema that passed :meth:`privcore.Schema.validate`
+      on the Configure page (or the inferred/demo one set when data is loaded).
     """
     draft = state.get("schema_draft")
     if draft is not None and draft.get("real_hash") == tables.real.content_hash:

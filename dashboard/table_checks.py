@@ -65,7 +65,7 @@ def fit_problems(tables: Tables, schema: Schema | None = None) -> list[FitProble
     tables : Tables
         The loaded tables.
     schema : Schema, optional
-        The column settings (the Configure page's): applied before the checks, as the command line applies
+        The column settings (the Configure page's): applied ahead of the checks, as the command line applies
         ``--categorical`` and ``--exclude`` (:func:`privcore.data.table_checks.read_columns`). A column left
         out may be empty, and one declared categorical or binary may hold numbers in one table and text in
         another. Without it every column is checked.

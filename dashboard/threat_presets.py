@@ -1,10 +1,6 @@
 """The Configure page's "what the attacker knows" presets: set the key of the form's draft from a threat model.
 
-The presets and the column recognisers are :mod:`privcore.data.threat_models`; this module only applies one to the
-Configure form's draft (:mod:`dashboard.schema_form`) and its key widget. It never imports Streamlit.
-
-Session-state keys used here: ``cfg_key`` (the key widget), ``schema_draft`` and ``cfg_preset_note`` (the sentence of
-the last preset applied, shown under the buttons until the key is chosen by hand).
+The presets and the column recognisers are :mod:`privcore.data.threat_models`. No Streamlit import.
 """
 
 from __future__ import annotations
@@ -22,7 +18,13 @@ NOTE = "cfg_preset_note"
 
 def apply_preset(state: MutableMapping, model_id: str) -> None:
     """Set the draft's key (and the key widget) from the threat model ``model_id``; keep it when the preset matches
-    no column. The sentence that says what happened goes to ``state[NOTE]`` as ``(found_any, text)``."""
+    no column. The sentence that says what happened goes to ``state[NOTE]`` as ``(found_any, text)``.
+
+    Notes
+    -----
+    Session-state keys used here: ``cfg_key`` (the key widget), ``schema_draft`` and ``cfg_preset_note`` (the sentence of
+    the last preset applied, shown under the buttons until the key is chosen by hand).
+    """
     model = next(m for m in THREAT_MODELS if m.id == model_id)
     draft = state["schema_draft"]
     proposal = preset_key(model, analysed_columns(draft), draft["sensitive"])

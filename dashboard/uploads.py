@@ -1,15 +1,6 @@
 """Uploads and loaded tables: parsing uploaded files, the demo and the reference table.
 
-Every function takes the session state as a plain mapping (``st.session_state`` in the app, a dict in
-tests) and never imports Streamlit, so the Data page stays short and this logic can be tested on its own.
-
-Session-state keys used here besides the contract of :mod:`dashboard.session.state`:
-
-- ``upload_log`` — uploaded file id → outcome, so that a file still sitting in an uploader is parsed
-  once, and a table the user removed is not added back on the next rerun.
-- ``reference`` — the optional reference table (:mod:`dashboard.reference_table`).
-- ``schema_draft`` — the Configure form (see :mod:`dashboard.schema_form`); reset to None here whenever
-  the real table is replaced or removed, so that the form is rebuilt for the new table.
+No Streamlit import, so the Data page stays short and this logic can be tested on its own.
 """
 
 from __future__ import annotations
@@ -148,6 +139,14 @@ def process_uploads(state: MutableMapping, role: str, files: Iterable[Any]) -> b
     named after the file stem. Loading a demo and then uploading a file removes the demo tables
     first, so the two are never mixed silently. A reference table is checked against the real table
     (demo or not) and only stored when it fits: it replaces the previous one.
+
+    Session-state keys used here besides the contract of :mod:`dashboard.session.state`:
+
+    - ``upload_log`` — uploaded file id → outcome, so that a file still sitting in an uploader is parsed
+      once, and a table the user removed is not added back on the next rerun.
+    - ``reference`` — the optional reference table (:mod:`dashboard.reference_table`).
+    - ``schema_draft`` — the Configure form (see :mod:`dashboard.schema_form`); reset to None here whenever
+      the real table is replaced or removed, so that the form is rebuilt for the new table.
     """
     log: dict[str, UploadOutcome] = state.setdefault("upload_log", {})
     changed = False

@@ -1,9 +1,7 @@
 """Data page: upload the real, synthetic, holdout and reference tables, or load a built-in demo scenario.
 
-Uploader values vanish when the user changes page, so every parsed table is copied into
-``st.session_state["tables"]`` (with its content hash) by :mod:`dashboard.uploads`; the optional
-reference table goes to ``st.session_state["reference"]`` and, while it fits the real table, into the
-``reference`` parameter of the membership attacks that use one (``metric_params``).
+Parsed tables are kept in ``st.session_state["tables"]`` by :mod:`dashboard.uploads` (uploader values vanish
+on a page change); the reference table also fills the ``reference`` parameter of the attacks that use one.
 """
 
 import streamlit as st
@@ -31,7 +29,7 @@ def _uploader(role: str, label: str, help_text: str, multiple: bool = False, dis
                              key=f"upload_{role}", help=help_text, disabled=disabled)
     files = value if multiple else [value]
     if uploads.process_uploads(state, role, files):
-        st.rerun()  # so the sidebar summary, drawn before the uploaders, shows the new table
+        st.rerun()  # so the sidebar summary, drawn ahead of the uploaders, shows the new table
     for _filename, message in uploads.upload_errors(state, files):
         st.error(message, icon=":material/error:")
 

@@ -1,8 +1,7 @@
 """Configure page: column types, which columns to analyse, key (or a "what the attacker knows" preset,
 ``dashboard.threat_presets``), sensitive column, pairing, options.
 
-The form's content lives in ``st.session_state["schema_draft"]`` (widget values are forgotten when the
-user leaves the page); every run rebuilds the schema from it, validates it against all loaded tables
+The form lives in ``st.session_state["schema_draft"]``; every run rebuilds the schema from it, validates it
 and stores it in ``st.session_state["schema"]`` only when it is valid.
 """
 

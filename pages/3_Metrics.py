@@ -1,12 +1,8 @@
 """Metrics page: every registered metric by family, whether it can run on the loaded data, presets,
 and the parameters of the selected metrics.
 
-The choice is stored as metric ids in ``st.session_state["selected_metrics"]`` (default: the quick
-preset, which follows the data: with a holdout it includes the membership attacks); the Results page runs
-them, and both pages count the same metrics (:func:`dashboard.metric_choice.sync_selection`). Parameter
-values that differ from a metric's default are stored in ``st.session_state["metric_params"][metric_id]``
-(see :mod:`dashboard.metric_choice`, "metric parameters"); what the user typed, valid or not, is kept in
-``metric_param_draft`` because widget values are forgotten when the user leaves the page.
+The choice is stored in ``st.session_state["selected_metrics"]`` and the changed parameters in
+``metric_params`` (see :mod:`dashboard.metric_choice`).
 """
 
 import streamlit as st

@@ -1,11 +1,7 @@
 """Results page: run the chosen metrics, then explain every score.
 
-Reads the loaded tables, the schema and the chosen metrics from session state; runs privcore behind a
-button (``dashboard.runner``, cached per session); draws score cards, a side-by-side comparison, the privacy
-and utility of every table (``dashboard.tradeoff_view``), the reconstruction attack
-(``dashboard.reconstruction_view``), one metric in detail (figure, explanation, the three
-questions, the worked computation for one person), a per-record explorer with the "metrics disagree" panel, and
-the downloads.
+Runs privcore behind a button (``dashboard.runner``, cached per session); draws score cards, a comparison,
+privacy against utility, the reconstruction attack, one metric in detail, a per-record explorer and the downloads.
 """
 
 import re

@@ -1,11 +1,7 @@
 """Learn page: guided lessons on the built-in demo scenarios.
 
-Each lesson runs a few metrics on a small demo sample (1,000 people), caches the result in this
-session, and shows short text, one figure and a takeaway. Lesson 6 (:mod:`dashboard.learn_tradeoff`) sets privacy
-against utility; lesson 7 (:mod:`dashboard.learn_reconstruction`) tells reconstruction from inference from the
-population. Works without any uploaded data. Lessons 3 and
-5 also use the metric lab (:mod:`dashboard.learn_lab`): several draws against fresh real samples, and a
-small seeded lab on the demo ("which metric would have caught this?").
+Each lesson runs a few metrics on a small demo sample, caches the result in this session and shows short text,
+one figure and a takeaway (lessons 3 and 5 use :mod:`dashboard.learn_lab`). Works without uploaded data.
 """
 
 import streamlit as st

@@ -1,17 +1,7 @@
 """Audit page: a membership audit of a generator on the real table, in one of two designs.
 
-By default every record is attacked at once with shared models (:mod:`privcore.audit.shared`, results shown
-by :mod:`dashboard.audit.shared_panel`); the targeted design (:mod:`privcore.audit.shadow`) remains a choice.
-The user picks a design, a generator (listed by its name in words, PrivBayes first chosen:
-:data:`dashboard.audit.view.DEFAULT_GENERATOR`; one whose extra is missing is listed with its install command) and its
-settings and a budget (shared: models, records, seed, and for a generator with a per-record loss such as
-TabDDPM the white-box attack, :mod:`dashboard.audit.whitebox_view`; targeted: targets, shadow and evaluation models,
-seed), sees the estimated run time (the generator timed on the table, once per choice:
-:mod:`dashboard.audit.estimate`), and runs the audit behind a button with a progress bar in
-the worker pool. Targeted results: the verdict, the DCR proxy beside the attack, each target's AUC (figure and
-table), the record of a chosen target and the JSON download. Logic in :mod:`dashboard.audit.view` and
-:mod:`dashboard.audit.shared_view`; reports are kept in this session
-only, under a key made of the design, the real table's content hash and every setting, so a rerun reuses them.
+Shared design by default (:mod:`privcore.audit.shared`), targeted as a choice (:mod:`privcore.audit.shadow`).
+Logic in :mod:`dashboard.audit.view` and :mod:`dashboard.audit.shared_view`; reports are kept in this session.
 """
 
 import streamlit as st

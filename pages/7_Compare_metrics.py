@@ -1,10 +1,7 @@
 """Compare metrics: the metric lab (:mod:`privcore.lab`) on the real table loaded on the Data page.
 
-The user picks leak types, levels, metrics and seeds (or uploads a ladder of synthetic tables with a
-numeric label each), sees an estimated run time, and runs the lab behind a button with a progress bar;
-then the detection heatmap, the per-metric sentences, the response curves, the agreement heatmap and the
-JSON and HTML downloads. Logic in :mod:`dashboard.lab.view`, figures in :mod:`privcore.report.lab_figures`; labs
-are kept in this session only, under a key made of the tables' content hashes and every setting.
+Leak types, levels, metrics and seeds (or a supplied ladder), a run-time estimate, the run and its figures and
+downloads. Logic in :mod:`dashboard.lab.view`; labs are kept in this session only.
 """
 
 import streamlit as st

@@ -1,14 +1,6 @@
 """What the Results page cites from audits run in this session: the generator's audit beside a table's answer.
 
-A table's verdict speaks about one synthetic table; an audit speaks about the generator that made it, over
-many training sets, and is the stronger evidence about membership ("The DCR Delusion"). So when an audit of
-a generator ran in this session on the same real table, the Results page cites it under each table's
-answer, and says plainly when the audited generator is the one that made the table (known for the demo's
-tables) or that it applies only if it is.
-
-Session-state key used here besides :mod:`dashboard.audit.view`'s ``audit_results``: ``audit_tables``,
-audit key → content hash of the real table it audited (kept and pruned with the results). No Streamlit
-import: :func:`citations` is tested on plain mappings.
+No Streamlit import: :func:`citations` is tested on plain mappings.
 """
 
 from __future__ import annotations
@@ -47,7 +39,13 @@ class Citation:
 
 
 def remember(state: MutableMapping, key: str, real_hash: str) -> None:
-    """Note which real table the audit stored under ``key`` ran on (call after :func:`dashboard.audit.view.store`)."""
+    """Note which real table the audit stored under ``key`` ran on (call after :func:`dashboard.audit.view.store`).
+
+    Notes
+    -----
+    Session-state key used here besides :mod:`dashboard.audit.view`'s ``audit_results``: ``audit_tables``,
+    audit key → content hash of the real table it audited (kept and pruned with the results).
+    """
     results = state.get("audit_results") or {}
     tables = {k: v for k, v in (state.get(AUDIT_TABLES) or {}).items() if k in results}
     tables[key] = real_hash
@@ -75,6 +73,14 @@ def citations(state: Mapping, real_hash: str) -> list[Citation]:
     list of Citation
         One per audit of this real table; ``same_generator`` is true when the audited generator made the
         loaded demo's synthetic table.
+
+    Notes
+    -----
+    A table's verdict speaks about one synthetic table; an audit speaks about the generator that made it, over
+    many training sets, and is the stronger evidence about membership ("The DCR Delusion"). So when an audit of
+    a generator ran in this session on the same real table, the Results page cites it under each table's
+    answer, and says plainly when the audited generator is the one that made the table (known for the demo's
+    tables) or that it applies only if it is.
     """
     tables = state.get(AUDIT_TABLES) or {}
     made_by = demo_generator(state)

@@ -1,13 +1,7 @@
 """The Audit page's run-time estimate: the chosen generator timed on the user's table, once per choice.
 
-The measurement is :mod:`privcore.audit.timing` (trial fits of the generator on training sets of the audit's
-size, the attack's own work timed too), run in the worker pool like the audit (:func:`dashboard.jobs.time_audit`).
-No Streamlit import. Session-state key used here (declared in :data:`dashboard.session.state.DEFAULTS`), in the session's
-memory only:
-
-- ``audit_estimates`` — estimate key (:func:`estimate_key`) → :class:`privcore.audit.timing.AuditEstimate`, or the
-  message of the error the trial fit met (a generator that fails would fail the audit the same way; it is not
-  timed again on every rerun of the page). The most recent :data:`MAX_CACHED_ESTIMATES` only.
+The measurement is :mod:`privcore.audit.timing`, run in the worker pool like the audit
+(:func:`dashboard.jobs.time_audit`). No Streamlit import.
 """
 
 from __future__ import annotations
@@ -69,6 +63,15 @@ def measured(state: MutableMapping, key: str, real: pd.DataFrame, schema: Schema
     tuple
         ``(estimate, None)``, or ``(None, message)``: the generator's own error in one line (the audit would meet
         it too), or a short sentence for an internal error (logged with its traceback) — never a traceback.
+
+    Notes
+    -----
+    Session-state key used here (declared in :data:`dashboard.session.state.DEFAULTS`), in the session's
+    memory only:
+
+    - ``audit_estimates`` — estimate key (:func:`estimate_key`) → :class:`privcore.audit.timing.AuditEstimate`, or the
+      message of the error the trial fit met (a generator that fails would fail the audit the same way; it is not
+      timed again on every rerun of the page). The most recent :data:`MAX_CACHED_ESTIMATES` only.
     """
     estimates = state.setdefault(ESTIMATES, {})
     if key not in estimates:
@@ -113,7 +116,7 @@ def estimate_text(estimate: AuditEstimate, records: int | None = None) -> str:
     workers = f"{estimate.workers} worker" + ("s" if estimate.workers > 1 else "")
     rest = ("the attack on every record and the DCR test" if estimate.design == "shared"
             else "the attack's classifiers and the DCR test")
-    if getattr(estimate, "whitebox", False):  # an estimate kept from before the white-box attack has no such field
+    if getattr(estimate, "whitebox", False):  # an estimate made without the white-box attack has no such field
         rest = "the black-box and white-box attacks on every record and the DCR test"
     return (f"Estimated run time: {format_duration(estimate.seconds)} for {estimate.models:,} generator fits{where}, "
             f"on {workers} (measured: {estimate.model.describe()}; {rest} add {_overhead(estimate.overhead)}).")

@@ -1,6 +1,5 @@
-"""The Audit page's results for the shared design (Streamlit): the summary in words, the DCR test beside the
-attack and the stronger attacks (RMIA, the meta-classifier), the figure, the evidence for the most exposed people,
-each attack per trained model (TPR at FPR 0), the white-box attack when it ran (:mod:`dashboard.audit.whitebox_panel`), the per-record table and the JSON download.
+"""The Audit page's results for the shared design (Streamlit): the summary, the attacks side by side, the figure,
+the evidence for the most exposed people, the per-model and white-box readings, the per-record table and the JSON.
 
 The logic (sentences, table, order) is :mod:`dashboard.audit.shared_view`; the figure is
 :func:`privcore.report.audit_figures.shared_audit_figure`.
@@ -57,7 +56,7 @@ def show_shared_results(report: SharedAuditReport, key: str) -> None:
     if why:
         st.subheader("Why the most exposed people are exposed")
         st.markdown("\n".join(f"- {line}" for line in why))
-    if attacks_per_model(report):  # a report kept from before the per-model reading has none
+    if attacks_per_model(report):  # a report made without the per-model reading has none
         st.subheader("Per trained model")
         C.show_figure(per_model_figure(report), key=f"per-model-figure::{key}")
     show_whitebox_results(report, key)

@@ -1,10 +1,7 @@
 """The Audit page's logic for the shared design: every record at once (:mod:`privcore.audit.shared`).
 
-The targeted design's logic stays in :mod:`dashboard.audit.view`; this module holds what differs: the budget
-(models, records, seed), the cache key, the run through the worker pool and the
-results in words and as a table. Like :mod:`dashboard.audit.view` it never imports Streamlit; the page's
-results section for this design is :mod:`dashboard.audit.shared_panel`. Reports are cached in the same
-session-state entry as the targeted ones (:func:`dashboard.audit.view.store`); the design is part of the key.
+The targeted design's logic is :mod:`dashboard.audit.view`; the page's results section for this design is
+:mod:`dashboard.audit.shared_panel`. No Streamlit import.
 """
 
 from __future__ import annotations
@@ -98,7 +95,13 @@ STRONGER_HELP = ("Two more attacks on the same synthetic outputs, no model acces
 def audit_key(content_hash: str, schema: Schema, name: str, settings: Mapping[str, Any],
               shared_settings: SharedSettings, whitebox: bool = False, stronger: bool = False) -> str:
     """Cache key of one shared audit: the design, the table's content hash, the schema, the generator, every setting
-    and whether the white-box attack runs."""
+    and whether the white-box attack runs.
+
+    Notes
+    -----
+    Reports are cached in the same session-state entry as the targeted ones
+    (:func:`dashboard.audit.view.store`); the design is part of the key.
+    """
     parts = json.dumps(["shared", content_hash, schema.to_dict(), name, dict(settings), asdict(shared_settings)]
                        + (["whitebox"] if whitebox else []) + (["stronger"] if stronger else []),
                        sort_keys=True, default=str)
@@ -163,7 +166,7 @@ def stronger_lines(report: SharedAuditReport) -> list[str]:
     >>> stronger_lines(report)[0]
     'Under the meta-classifier, **80%** of the records have a 95% interval wholly above 0.5 (chance alone: about 3%), against **50%** under the attack above (chance: about 8%).'
     """
-    strong = getattr(report, "stronger", None)  # a report pickled before the stronger attacks has none
+    strong = getattr(report, "stronger", None)  # a report pickled without the stronger attacks has none
     if strong is None:
         return []
     today, meta, rmia = report.summary, strong.summary["meta"], strong.summary["rmia"]
@@ -242,7 +245,7 @@ def exposure_order(report: SharedAuditReport) -> list[int]:
 def records_frame(report: SharedAuditReport) -> pd.DataFrame:
     """One line per audited record, the most exposed first (:func:`exposure_order`); each record's AUC under the
     meta-classifier and, after a white-box attack, under it too (over the models, as today's AUC)."""
-    white = getattr(report, "whitebox", None)  # a report pickled before the white-box attack has none
+    white = getattr(report, "whitebox", None)  # a report pickled without the white-box attack has none
     white_auc = {r["row"]: r["auc"] for r in white.records} if white is not None else None
     strong = getattr(report, "stronger", None)
     meta_auc = {r["row"]: r["meta_auc"] for r in strong.records} if strong is not None else None

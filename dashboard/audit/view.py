@@ -1,13 +1,7 @@
 """The Audit page's logic: generator choice and settings, the budget, the cached run, the result's tables.
 
-Every function takes plain values or the session state as a mapping and never imports Streamlit, so the
-page (``pages/6_Audit.py``) stays short and this logic is tested on its own. The audit itself is
-:func:`privcore.audit.shadow.audit`; its figure is :func:`privcore.report.audit_figures.audit_figure`.
-
-Session-state key used here besides the contract of :mod:`dashboard.session.state`: ``audit_results``, audit key
-(:func:`audit_key`) → :class:`privcore.audit.shadow.AuditReport`, the most recent :data:`MAX_CACHED_AUDITS`
-only; in the session's memory, never written to disk. (The page's widgets keep their values across
-page switches themselves, with ``persist_state="session"``.)
+No Streamlit import, so the page (``pages/6_Audit.py``) stays short and this logic is tested on its own. The
+audit is :func:`privcore.audit.shadow.audit`; its figure :func:`privcore.report.audit_figures.audit_figure`.
 """
 
 from __future__ import annotations
@@ -232,7 +226,15 @@ def cached(state: Mapping, key: str) -> AuditReport | None:
 
 
 def store(state: MutableMapping, key: str, report: AuditReport) -> None:
-    """Keep ``report`` under ``key``, dropping the oldest audits beyond :data:`MAX_CACHED_AUDITS`."""
+    """Keep ``report`` under ``key``, dropping the oldest audits beyond :data:`MAX_CACHED_AUDITS`.
+
+    Notes
+    -----
+    Session-state key used here besides the contract of :mod:`dashboard.session.state`: ``audit_results``, audit key
+    (:func:`audit_key`) → :class:`privcore.audit.shadow.AuditReport`, the most recent :data:`MAX_CACHED_AUDITS`
+    only; in the session's memory, never written to disk. (The page's widgets keep their values across
+    page switches themselves, with ``persist_state="session"``.)
+    """
     results = state.setdefault(RESULTS, {})
     results.pop(key, None)
     results[key] = report

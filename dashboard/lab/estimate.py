@@ -1,9 +1,6 @@
 """The Compare-metrics page's run-time estimate: two evaluations timed on the user's table, once per session.
 
-No Streamlit import; the page reaches these through :mod:`dashboard.lab.view`. Session-state key used here
-(declared in :data:`dashboard.session.state.DEFAULTS`), in the session's memory only:
-
-- ``lab_timings`` — timing key → :class:`Timing` of one evaluation on this table with these metrics.
+No Streamlit import; the page reaches these through :mod:`dashboard.lab.view`.
 """
 
 from __future__ import annotations
@@ -75,7 +72,15 @@ def generated_probe_tables(real: pd.DataFrame, holdout: pd.DataFrame | None, sch
 
 def timing(state: MutableMapping, key: str, measure: Callable[[], Timing]) -> tuple[Timing | None, str | None]:
     """The timing under ``key``, measured once per session; or None and the message of the input error the
-    measurement ran into (the lab would run into it too, e.g. a supplied table whose columns differ)."""
+    measurement ran into (the lab would run into it too, e.g. a supplied table whose columns differ).
+
+    Notes
+    -----
+    Session-state key used here (declared in :data:`dashboard.session.state.DEFAULTS`), in the session's
+    memory only:
+
+    - ``lab_timings`` — timing key → :class:`Timing` of one evaluation on this table with these metrics.
+    """
     timings = state.setdefault(TIMINGS, {})
     if key not in timings:
         measured, error = guarded(measure)

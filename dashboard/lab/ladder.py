@@ -1,12 +1,6 @@
 """The Compare-metrics page's supplied ladder: synthetic tables the user uploads, each with a numeric label.
 
-No Streamlit import; the page reaches these through :mod:`dashboard.lab.view`. Session-state keys used here
-(declared in :data:`dashboard.session.state.DEFAULTS`), in the session's memory only:
-
-- ``lab_ladder`` — the supplied ladder: a list of :class:`LadderTable` (uploads vanish on a page change,
-  so the parsed tables are kept here).
-- ``lab_ladder_log`` — uploaded file id → file name, so a file still in the uploader is parsed once and a
-  table the user removed is not added back on the next rerun.
+No Streamlit import; the page reaches these through :mod:`dashboard.lab.view`.
 """
 
 from __future__ import annotations
@@ -46,6 +40,16 @@ def add_ladder_files(state: MutableMapping, files: Iterable[Any]) -> list[tuple[
     """Parse the uploaded files not seen before into the supplied ladder; ``(file name, message)`` per bad file.
 
     A table's label is guessed from its file name (:func:`guess_label`), else its position in the ladder.
+
+    Notes
+    -----
+    Session-state keys used here (declared in :data:`dashboard.session.state.DEFAULTS`), in the session's
+    memory only:
+
+    - ``lab_ladder`` — the supplied ladder: a list of :class:`LadderTable` (uploads vanish on a page change,
+      so the parsed tables are kept here).
+    - ``lab_ladder_log`` — uploaded file id → file name, so a file still in the uploader is parsed once and a
+      table the user removed is not added back on the next rerun.
     """
     log: dict[str, str] = state.setdefault(LADDER_LOG, {})
     entries: list[LadderTable] = state.setdefault(LADDER_TABLES, [])

@@ -1,11 +1,7 @@
 """The Compare-metrics page's lab runs: in a worker process, with errors in words, cached per session.
 
 No Streamlit import; the page reaches these through :mod:`dashboard.lab.view`. The work itself is a job of
-:mod:`dashboard.jobs` (:func:`privcore.lab.run` or :func:`privcore.lab.run_ladder`), run by
-:mod:`dashboard.compute`. Session-state key used here (declared in :data:`dashboard.session.state.DEFAULTS`), in the
-session's memory only, never written to disk or shared between sessions:
-
-- ``lab_results`` — lab key (:func:`lab_key`) → :class:`StoredLab`, the most recent :data:`MAX_CACHED_LABS`.
+:mod:`dashboard.jobs` run by :mod:`dashboard.compute`.
 """
 
 from __future__ import annotations
@@ -51,7 +47,15 @@ def cached(state: Mapping, key: str | None) -> StoredLab | None:
 
 
 def store(state: MutableMapping, key: str, stored: StoredLab) -> None:
-    """Keep ``stored`` under ``key``, dropping the oldest labs beyond :data:`MAX_CACHED_LABS`."""
+    """Keep ``stored`` under ``key``, dropping the oldest labs beyond :data:`MAX_CACHED_LABS`.
+
+    Notes
+    -----
+    Session-state key used here (declared in :data:`dashboard.session.state.DEFAULTS`), in the session's
+    memory only, never written to disk or shared between sessions:
+
+    - ``lab_results`` — lab key (:func:`lab_key`) → :class:`StoredLab`, the most recent :data:`MAX_CACHED_LABS`.
+    """
     results = state.setdefault(RESULTS, {})
     results.pop(key, None)
     results[key] = stored

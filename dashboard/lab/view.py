@@ -1,16 +1,7 @@
-"""The Compare-metrics page's logic: lab settings and their checks, the run-time estimate, the cached run,
-the supplied ladder's uploads, and the downloads.
+"""The Compare-metrics page's logic: lab settings and their checks, the results' text and the downloads.
 
-Every function takes plain values or the session state as a mapping and never imports Streamlit, so the
-page (``pages/7_Compare_metrics.py``) stays short and this logic is tested on its own. The lab itself is
-:func:`privcore.lab.run` (a generated leak ladder) or :func:`privcore.lab.run_ladder` (synthetic tables the
-user uploads, each with a numeric label); its figures are :mod:`privcore.report.lab_figures`, its HTML page
-:func:`privcore.report.lab_html.lab_html`.
-
-This module holds the widgets' values, the settings' checks and the results' text and downloads; the page
-reaches the rest through it too, each part in its own module with the session-state keys it uses:
-:mod:`dashboard.lab.estimate` (the run-time estimate), :mod:`dashboard.lab.runs` (the runs in a worker
-process and their cache) and :mod:`dashboard.lab.ladder` (the supplied ladder's uploads).
+No Streamlit import, so the page (``pages/7_Compare_metrics.py``) stays short. The run-time estimate, the runs
+and the supplied ladder are :mod:`dashboard.lab.estimate`, :mod:`dashboard.lab.runs` and :mod:`dashboard.lab.ladder`.
 """
 
 from __future__ import annotations
@@ -149,7 +140,7 @@ def start_with_preset(state: MutableMapping, name: str, available_leaks: Sequenc
 
 
 def apply_preset(state: MutableMapping, name: str, available_leaks: Sequence[str], seed: int) -> None:
-    """Set the page's widgets to a preset (called as a button's ``on_click``, before the widgets are drawn)."""
+    """Set the page's widgets to a preset (called as a button's ``on_click``, ahead of the widgets being drawn)."""
     state.update(preset_values(name, available_leaks, seed))
 
 

@@ -1,25 +1,6 @@
 """Work survives a reload: connects every page run to the server-memory :mod:`dashboard.session.store`.
 
-How a browser finds its work again
-----------------------------------
-- Each browser session gets an unguessable id (:func:`dashboard.session.store.new_id`). The id travels
-  in the URL's query string (``?session=ID``; every page link keeps it), so a reload finds it, and in a
-  cookie (``privcore_session``, ``SameSite=Strict``, this site only), so a page URL typed into the same
-  browser finds it too.
-- The first run of a new Streamlit session that presents a live id copies the user's work (the keys of
-  :func:`dashboard.session.state.persisted_keys`: tables, schema, chosen metrics, parameters, results, audit
-  results) into its own ``st.session_state``, by reference, and becomes the session the id points to.
-- The id is a key to the data: whoever has the link has the data until it expires. The sidebar says so.
-- With sign-in on (:mod:`dashboard.session.sign_in`), the entry is also bound to the signed-in user who created it
-  (an in-memory owner token, never the identity itself): another user, or nobody, presenting the id gets
-  no data and a notice that the session belongs to someone else; signing out deletes the user's data.
-
-When the data goes
-------------------
-After :func:`idle_minutes` without a page run (default 30; ``PRIVCORE_SESSION_IDLE_MINUTES`` or
-``session_idle_minutes`` in ``.streamlit/secrets.toml``), or at once with the sidebar's "Forget my data
-now" button. Both delete the work from every session that holds the id, an open tab included. Nothing
-is written to disk.
+Nothing is written to disk.
 """
 
 from __future__ import annotations
@@ -44,7 +25,15 @@ _COOKIE_SET_KEY = "_privcore_cookie_set"
 
 
 def idle_minutes() -> float:
-    """The configured idle time in minutes (environment variable first, then secrets, then 30)."""
+    """The configured idle time in minutes (environment variable first, then secrets, then 30).
+
+    Notes
+    -----
+    The data goes after this idle time without a page run (default 30; ``PRIVCORE_SESSION_IDLE_MINUTES`` or
+    ``session_idle_minutes`` in ``.streamlit/secrets.toml``), or at once with the sidebar's "Forget my data
+    now" button. Both delete the work from every session that holds the id, an open tab included. Nothing
+    is written to disk.
+    """
     return session_store.idle_seconds(_configured_minutes()) / 60.0
 
 
@@ -81,6 +70,22 @@ def connect(state, owner: str | None = None) -> None:
 
     Sets a one-run notice in ``state[NOTICE_KEY]``: ``"restored"``, ``"expired"``, ``"foreign"`` (the link
     opens someone else's session) or None.
+
+    Notes
+    -----
+    How a browser finds its work again:
+
+    - Each browser session gets an unguessable id (:func:`dashboard.session.store.new_id`). The id travels
+      in the URL's query string (``?session=ID``; every page link keeps it), so a reload finds it, and in a
+      cookie (``privcore_session``, ``SameSite=Strict``, this site only), so a page URL typed into the same
+      browser finds it too.
+    - The first run of a new Streamlit session that presents a live id copies the user's work (the keys of
+      :func:`dashboard.session.state.persisted_keys`: tables, schema, chosen metrics, parameters, results, audit
+      results) into its own ``st.session_state``, by reference, and becomes the session the id points to.
+    - The id is a key to the data: whoever has the link has the data until it expires. The sidebar says so.
+    - With sign-in on (:mod:`dashboard.session.sign_in`), the entry is also bound to the signed-in user who created it
+      (an in-memory owner token, never the identity itself): another user, or nobody, presenting the id gets
+      no data and a notice that the session belongs to someone else; signing out deletes the user's data.
     """
     live = _live_state()
     if live is None:  # bare Python (no Streamlit runtime): nothing to persist

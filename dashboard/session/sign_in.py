@@ -1,24 +1,7 @@
 """Optional sign-in for a team server, with Streamlit's own OpenID Connect support.
 
-Off by default: without an ``[auth]`` section in the server's secrets (``.streamlit/secrets.toml``, or a file
-named by ``--secrets.files``), every page works as on one's own laptop, with no sign-in. With one, every page
-first asks the visitor to sign in with the configured provider (``st.login``; Authlib underneath), and
-
-- each session's data is bound to the user who created it (:func:`dashboard.session.store.owner_token` of the
-  provider's issuer and subject, kept in this process's memory only): a link opened by someone else, or by
-  nobody, says that the session belongs to someone else and shows no data;
-- "Sign out" deletes the user's data from the server (every session of theirs), then signs out (``st.logout``);
-- the per-user limits of :mod:`dashboard.session.user_limits` apply.
-
-Settings (all in the secrets file; the provider's own in ``[auth]`` as Streamlit documents them):
-
-``[auth]``: ``redirect_uri`` (this server's address + ``/oauth2callback``), ``cookie_secret``, and either
-``client_id``, ``client_secret``, ``server_metadata_url`` directly, or one ``[auth.NAME]`` table with them.
-``sign_in_provider`` (top level) names the table to use when there are several. ``user_jobs`` and
-``user_memory`` (top level) set the per-user limits.
-
-A configuration that cannot work (a missing key, a redirect URI that is not ``…/oauth2callback``) stops every
-page with a message naming the setting, never a traceback; nothing is served without sign-in then.
+Off by default: without an ``[auth]`` section in the server's secrets every page works as on one's own
+laptop, with no sign-in.
 """
 
 from __future__ import annotations
@@ -70,6 +53,18 @@ def read_configuration(secrets: Mapping | None) -> Configuration:
     Configuration
         ``enabled`` False without an ``[auth]`` section; else the provider to sign in with (``"default"`` for
         keys directly in ``[auth]``), or ``problem``, a sentence naming the missing or wrong setting.
+
+    Notes
+    -----
+    Settings (all in the secrets file; the provider's own in ``[auth]`` as Streamlit documents them):
+
+    ``[auth]``: ``redirect_uri`` (this server's address + ``/oauth2callback``), ``cookie_secret``, and either
+    ``client_id``, ``client_secret``, ``server_metadata_url`` directly, or one ``[auth.NAME]`` table with them.
+    ``sign_in_provider`` (top level) names the table to use when there are several. ``user_jobs`` and
+    ``user_memory`` (top level) set the per-user limits.
+
+    A configuration that cannot work (a missing key, a redirect URI that is not ``…/oauth2callback``) stops every
+    page with a message naming the setting, never a traceback; nothing is served without sign-in then.
 
     Examples
     --------
@@ -193,6 +188,18 @@ def gate(state) -> str | None:
     str or None
         The signed-in user's owner token (sessions are bound to it), or None when sign-in is off. Also sets
         the per-user limits for this run (:func:`dashboard.session.user_limits.set_current_user`).
+
+    Notes
+    -----
+    Off by default: without an ``[auth]`` section in the server's secrets (``.streamlit/secrets.toml``, or a file
+    named by ``--secrets.files``), every page works as on one's own laptop, with no sign-in. With one, every page
+    first asks the visitor to sign in with the configured provider (``st.login``; Authlib underneath), and
+
+    - each session's data is bound to the user who created it (:func:`dashboard.session.store.owner_token` of the
+      provider's issuer and subject, kept in this process's memory only): a link opened by someone else, or by
+      nobody, says that the session belongs to someone else and shows no data;
+    - "Sign out" deletes the user's data from the server (every session of theirs), then signs out (``st.logout``);
+    - the per-user limits of :mod:`dashboard.session.user_limits` apply.
     """
     config = configuration()
     if not config.enabled:

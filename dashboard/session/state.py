@@ -3,20 +3,6 @@
 Uploader values vanish when the user changes page, so parsed tables are copied here together with a
 content hash; results are cached per session under a key made of those hashes and the settings, and are
 never written to disk or shared between sessions.
-
-Keys in ``st.session_state`` (all created by :func:`init_state`):
-
-- ``tables`` — :class:`Tables`: the real table, the named synthetic tables, the optional holdout.
-- ``schema`` — :class:`privcore.Schema` or None until the Configure page (or the demo) sets one.
-- ``selected_metrics`` — list of metric ids chosen on the Metrics page (only those that can run on the
-  loaded data: :func:`dashboard.metric_choice.sync_selection`).
-- ``metrics_default`` (:data:`DEFAULT_CHOICE`, optional) — True while that choice is the default one and
-  follows the data (the quick preset, with the membership attacks once a holdout is loaded).
-- ``metrics_left_out`` (:data:`LEFT_OUT`, optional) — chosen metrics that cannot run on the loaded data.
-- ``metric_params`` — metric id → parameter overrides.
-- ``results`` — run key (:func:`run_key`) → {synthetic name → privcore Report}.
-- ``last_run_key`` — the run key of the results shown on the Results page.
-- ``demo`` — name of the loaded demo scenario, or None.
 """
 
 from __future__ import annotations
@@ -120,8 +106,8 @@ PERSISTED_EXTRA = (
     DEFAULT_CHOICE,
     LEFT_OUT,
 )
-#: The Metrics page's tick boxes, ``metric::<id>`` (restorable: a checkbox value may be set before the
-#: box is drawn). Other widget keys are not restored: their forms are rebuilt from the keys above.
+#: The Metrics page's tick boxes, ``metric::<id>`` (restorable: a checkbox value may be set ahead of the
+#: box being drawn). Other widget keys are not restored: their forms are rebuilt from the keys above.
 _METRIC_BOX = re.compile(r"metric::[a-z0-9_]+")
 
 
@@ -136,7 +122,24 @@ def persisted_keys(state) -> list[str]:
 
 
 def init_state(session_state) -> None:
-    """Create every key of the contract that is not there yet (call first on every page)."""
+    """Create every key of the contract that is not there yet (call first on every page).
+
+    Notes
+    -----
+    Keys in ``st.session_state`` (all created by :func:`init_state`):
+
+    - ``tables`` — :class:`Tables`: the real table, the named synthetic tables, the optional holdout.
+    - ``schema`` — :class:`privcore.Schema` or None until the Configure page (or the demo) sets one.
+    - ``selected_metrics`` — list of metric ids chosen on the Metrics page (only those that can run on the
+      loaded data: :func:`dashboard.metric_choice.sync_selection`).
+    - ``metrics_default`` (:data:`DEFAULT_CHOICE`, optional) — True while that choice is the default one and
+      follows the data (the quick preset, with the membership attacks once a holdout is loaded).
+    - ``metrics_left_out`` (:data:`LEFT_OUT`, optional) — chosen metrics that cannot run on the loaded data.
+    - ``metric_params`` — metric id → parameter overrides.
+    - ``results`` — run key (:func:`run_key`) → {synthetic name → privcore Report}.
+    - ``last_run_key`` — the run key of the results shown on the Results page.
+    - ``demo`` — name of the loaded demo scenario, or None.
+    """
     for key, make in DEFAULTS.items():
         if key not in session_state:
             session_state[key] = make()

@@ -1,23 +1,7 @@
 """Server-memory store that lets a browser session's work survive a reload.
 
-A reload, or a page URL typed into the address bar, opens a new Streamlit session with an empty
-``st.session_state``. This store keeps, per browser session, a reference to the state the session
-works in, under an unguessable id that the browser carries in the URL's query string
-(``?session=ID``) and in a cookie. A new session that presents a live id gets the work back.
-
-Nothing here touches the disk: entries live in this process's memory only. An entry expires after
-an idle time (:func:`idle_seconds`, default 30 minutes) and is deleted, together with the data it
-points to, by whichever comes first of a sweep (every page run, and a background sweeper thread) and
-the user's "Forget my data now" button. An id is 32 random bytes from :mod:`secrets` (256 bits);
-without it no other session can reach the entry.
-
-With sign-in on (:mod:`dashboard.session.sign_in`), an entry is also bound to its owner: the user who created
-it, kept as :func:`owner_token` (an HMAC of the provider's issuer and subject under a key made at start-up
-and held in this process's memory only). A restore, touch or forget presented by anyone else, or by
-nobody, gets nothing, so a copied or guessed link alone no longer opens the data.
-
-This module has no Streamlit import so that the expiry and isolation rules are testable in plain
-Python; :mod:`dashboard.session.persistence` connects it to the pages.
+No Streamlit import, so that the expiry and isolation rules are testable in plain Python;
+:mod:`dashboard.session.persistence` connects it to the pages.
 """
 
 from __future__ import annotations
@@ -132,6 +116,24 @@ class SessionStore:
         Seconds without use after which an entry expires.
     clock : callable, optional
         Monotonic clock in seconds (tests pass a fake one).
+
+    Notes
+    -----
+    A reload, or a page URL typed into the address bar, opens a new Streamlit session with an empty
+    ``st.session_state``. This store keeps, per browser session, a reference to the state the session
+    works in, under an unguessable id that the browser carries in the URL's query string
+    (``?session=ID``) and in a cookie. A new session that presents a live id gets the work back.
+
+    Nothing here touches the disk: entries live in this process's memory only. An entry expires after
+    an idle time (:func:`idle_seconds`, default 30 minutes) and is deleted, together with the data it
+    points to, by whichever comes first of a sweep (every page run, and a background sweeper thread) and
+    the user's "Forget my data now" button. An id is 32 random bytes from :mod:`secrets` (256 bits);
+    without it no other session can reach the entry.
+
+    With sign-in on (:mod:`dashboard.session.sign_in`), an entry is also bound to its owner: the user who created
+    it, kept as :func:`owner_token` (an HMAC of the provider's issuer and subject under a key made at start-up
+    and held in this process's memory only). A restore, touch or forget presented by anyone else, or by
+    nobody, gets nothing, so a copied or guessed link alone does not open the data.
     """
 
     def __init__(self, idle_after: float, clock: Callable[[], float] = time.monotonic) -> None:

@@ -1,23 +1,6 @@
 """Per-user limits of a shared server with sign-in: running computations and memory held.
 
-With sign-in on (:mod:`dashboard.session.sign_in`), several people share one server's worker pool and memory. So
-that one of them cannot take it all, each signed-in user may have at most
-
-- :func:`max_jobs` computations running at once (evaluations, lab runs, audits, timing estimates), over
-  all of their tabs: ``PRIVCORE_USER_JOBS`` or ``user_jobs`` in ``.streamlit/secrets.toml``, default 2;
-- :func:`max_memory` bytes of tables held in the server's memory over all of their sessions:
-  ``PRIVCORE_USER_MEMORY`` or ``user_memory`` (a size such as ``"2GB"``), default a quarter of the
-  machine's memory.
-
-A request beyond a limit is refused with :class:`UserLimitReached` (an :class:`InputError`, so that the
-pages show its message as they show other input problems) before anything is started or stored, so
-nothing of the user's, and nothing of anyone else's, is lost. Without sign-in there are no users to tell
-apart and no limit applies (the server's memory budget, :mod:`privcore.data.memory`, and the upload cap
-still do).
-
-The page run says who is asking with :func:`set_current_user` (a thread-local: Streamlit runs each
-session's script in its own thread, and :func:`dashboard.compute.run_job` is called from that thread).
-This module has no Streamlit import, so that the limits are testable in plain Python.
+No Streamlit import, so that the limits are testable in plain Python.
 """
 
 from __future__ import annotations
@@ -112,7 +95,13 @@ _CURRENT = threading.local()
 
 
 def set_current_user(user: User | None) -> None:
-    """Say who the page run in this thread is for (None: sign-in is off, no per-user limits)."""
+    """Say who the page run in this thread is for (None: sign-in is off, no per-user limits).
+
+    Notes
+    -----
+    The page run says who is asking (a thread-local: Streamlit runs each session's script in its own thread,
+    and :func:`dashboard.compute.run_job` is called from that thread).
+    """
     _CURRENT.user = user
 
 
@@ -145,6 +134,23 @@ def job_slot(user: User | None = None) -> Iterator[None]:
     ------
     UserLimitReached
         When the user already has ``user.jobs`` computations running; nothing is started.
+
+    Notes
+    -----
+    With sign-in on (:mod:`dashboard.session.sign_in`), several people share one server's worker pool and memory. So
+    that one of them cannot take it all, each signed-in user may have at most
+
+    - :func:`max_jobs` computations running at once (evaluations, lab runs, audits, timing estimates), over
+      all of their tabs: ``PRIVCORE_USER_JOBS`` or ``user_jobs`` in ``.streamlit/secrets.toml``, default 2;
+    - :func:`max_memory` bytes of tables held in the server's memory over all of their sessions:
+      ``PRIVCORE_USER_MEMORY`` or ``user_memory`` (a size such as ``"2GB"``), default a quarter of the
+      machine's memory.
+
+    A request beyond a limit is refused with :class:`UserLimitReached` (an :class:`InputError`, so that the
+    pages show its message as they show other input problems) before anything is started or stored, so
+    nothing of the user's, and nothing of anyone else's, is lost. Without sign-in there are no users to tell
+    apart and no limit applies (the server's memory budget, :mod:`privcore.data.memory`, and the upload cap
+    still do).
     """
     user = user if user is not None else current_user()
     if user is None:

@@ -1,7 +1,7 @@
 """Auditing a generator: shadow-model membership inference against the generator itself.
 
-``privcore.audit.audit`` and its settings and result types stay importable from here, as before the
-layered layout (:mod:`privcore.audit.shadow`). The shared-model design, every record of a pool audited
+``privcore.audit.audit`` and its settings and result types are importable from here
+(:mod:`privcore.audit.shadow`). The shared-model design, every record of a pool audited
 with one set of models, is :func:`audit_shared` (:mod:`privcore.audit.shared`)."""
 
 from privcore.audit.shadow import (

@@ -1,9 +1,6 @@
 """The JSON contract of ``python -m privcore audit --json``: a JSON Schema for each design.
 
-``$defs/audit_report`` of ``python -m privcore schema`` is :func:`audit_report_schema`. The record and
-target entries are derived from the result dataclasses' fields (:class:`privcore.audit.shared.RecordResult`,
-:class:`privcore.audit.shadow.TargetResult`) and the settings from the settings dataclasses, so a field
-added there without a description here fails the contract test rather than going undocumented.
+``$defs/audit_report`` of ``python -m privcore schema`` is :func:`audit_report_schema`.
 """
 
 from __future__ import annotations
@@ -206,6 +203,13 @@ def audit_report_schema() -> dict[str, Any]:
     ------
     KeyError
         A result dataclass has a field this contract does not describe.
+
+    Notes
+    -----
+    The record and target entries are derived from the result dataclasses' fields
+    (:class:`privcore.audit.shared.RecordResult`, :class:`privcore.audit.shadow.TargetResult`) and the settings from the
+    settings dataclasses, so a field added there without a description here fails the contract test rather than going
+    undocumented.
     """
     share = {"type": ["number", "null"], "minimum": 0, "maximum": 1}
     shared = _common("shared", "records", _entry(RECORD_FIELDS, RecordResult), SharedSettings, {

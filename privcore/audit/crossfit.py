@@ -1,29 +1,6 @@
 """The shared-model audit's attack, cross-fitted over the models, and what it achieves for each record.
 
-Attack (:func:`crossfit_scores`). The K models are split into folds (model ``k`` in fold ``k mod folds``).
-For each fold, a per-record rule is learnt on the *other* folds' models and scores this fold's models, so
-no model is ever scored by a rule that saw it. The rule is LiRA-like (Carlini et al. 2022, "Membership
-inference attacks from first principles"): a likelihood ratio of one scalar feature per record, the
-in-models' distribution of it against the out-models'. Two choices make it hold up with a few dozen models:
-
-- **One feature per record**, the one that separates in from out best on the training folds: the largest
-  |AUC − ½| there, ties (several features that separate perfectly, say) broken by the largest |t| of the
-  difference of means (pooled variance). Summed over all features, the many uninformative and correlated
-  query shares drown one telling feature (a rare value, an exact copy) in noise; ranking first, not |t|
-  alone, because a feature nearly constant on one side has a huge |t| with little separation.
-- **Empirical distributions, not Gaussians**: with y the feature turned so that larger means "in", the
-  score is P_out(Y < y) − P_in(Y > y) over the training folds' models (ties count ½), in [−1, 1]. Distances
-  and shares are skewed and often constant on one side, where a Gaussian's midpoint lands anywhere; and the
-  score means the same in every fold, so the folds' scores can be ranked together for one AUC.
-
-A score above 0 says "trained with this record": the value is more typical of in-models than of out-models.
-
-Per record (:func:`record_statistics`): the AUC over its in and out models with a 95 % percentile-bootstrap
-interval (in and out models resampled apart, as the targeted audit does), the TPR at FPR 0, 1 % and 10 %
-(1 % only with at least 100 out-models: fewer cannot measure it), a one-sided Mann–Whitney p-value, and
-the ε lower bound of :func:`privcore.base.stats.epsilon_lower_bound` from the counts at the rule's own
-threshold. Caveat: the folds' counts are summed, and each fold's rule was learnt on the others' models,
-so the counts are not strictly independent; the bound is as rigorous as a cross-validated estimate is.
+LiRA-like rule (Carlini et al. 2022, "Membership inference attacks from first principles").
 """
 
 from __future__ import annotations
@@ -41,7 +18,7 @@ from privcore.base.stats import epsilon_lower_bound
 VARIANCE_FLOOR = 1e-8
 #: Error rate of the largest ε lower bound over all audited records (Bonferroni over the records).
 FAMILY_ALPHA = 0.05
-#: Out-models needed before the TPR at each FPR level (JSON key) is reported.
+#: Out-models needed for the TPR at each FPR level (JSON key) is reported.
 FPR_MIN_OUT = {"0": 1, "0.01": 100, "0.1": 10}
 #: Shuffles of the training sets among the models behind the measured chance shares (:func:`null_shares`).
 NULL_SHUFFLES = 2
@@ -66,6 +43,26 @@ def crossfit_scores(features: np.ndarray, membership: np.ndarray, usable: np.nda
     numpy.ndarray
         Shape (models, records): P_out(Y < y) − P_in(Y > y) for each record's feature (0 for a record without
         a rule), NaN for failed models.
+
+    Notes
+    -----
+    Attack (:func:`crossfit_scores`). The K models are split into folds (model ``k`` in fold ``k mod folds``).
+    For each fold, a per-record rule is learnt on the *other* folds' models and scores this fold's models, so
+    no model is ever scored by a rule that saw it. The rule is LiRA-like (Carlini et al. 2022, "Membership
+    inference attacks from first principles"): a likelihood ratio of one scalar feature per record, the
+    in-models' distribution of it against the out-models'. Two choices make it hold up with a few dozen models:
+
+    - **One feature per record**, the one that separates in from out best on the training folds: the largest
+      |AUC − ½| there, ties (several features that separate perfectly, say) broken by the largest |t| of the
+      difference of means (pooled variance). Summed over all features, the many uninformative and correlated
+      query shares drown one telling feature (a rare value, an exact copy) in noise; ranking first, not |t|
+      alone, because a feature nearly constant on one side has a huge |t| with little separation.
+    - **Empirical distributions, not Gaussians**: with y the feature turned so that larger means "in", the
+      score is P_out(Y < y) − P_in(Y > y) over the training folds' models (ties count ½), in [−1, 1]. Distances
+      and shares are skewed and often constant on one side, where a Gaussian's midpoint lands anywhere; and the
+      score means the same in every fold, so the folds' scores can be ranked together for one AUC.
+
+    A score above 0 says "trained with this record": the value is more typical of in-models than of out-models.
 
     Examples
     --------
@@ -130,7 +127,7 @@ def fold_scores(features: np.ndarray, membership: np.ndarray, train: np.ndarray,
 
 def _rule(features: np.ndarray, membership: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each record's feature (index) and its direction (+1: larger in in-models, −1: smaller, 0: no rule),
-    from the training models (see the module notes)."""
+    from the training models (see :func:`crossfit_scores`)."""
     inside = membership.astype(float)
     outside = 1.0 - inside
     n_in, n_out = inside.sum(axis=0), outside.sum(axis=0)
@@ -170,6 +167,15 @@ def record_statistics(scores: np.ndarray, membership: np.ndarray, usable: np.nda
         Records audited together: ``epsilon_lower_bound_familywise`` holds at confidence 1 − 0.05/records
         (Bonferroni), so that the largest of them over all records still holds at 95 % (metrics.md, third
         round); ``epsilon_lower_bound`` is the record's own bound at 95 %.
+
+    Notes
+    -----
+    Per record (:func:`record_statistics`): the AUC over its in and out models with a 95 % percentile-bootstrap
+    interval (in and out models resampled apart, as the targeted audit does), the TPR at FPR 0, 1 % and 10 %
+    (1 % only with at least 100 out-models: fewer cannot measure it), a one-sided Mann–Whitney p-value, and
+    the ε lower bound of :func:`privcore.base.stats.epsilon_lower_bound` from the counts at the rule's own
+    threshold. Caveat: the folds' counts are summed, and each fold's rule was learnt on the others' models,
+    so the counts are not strictly independent; the bound is as rigorous as a cross-validated estimate is.
 
     Examples
     --------

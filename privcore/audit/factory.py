@@ -1,12 +1,4 @@
-"""How an audit builds one generator per model: by name and settings, picklable, with the fit's own seed.
-
-An audit compares outputs of models trained with and without a record. A generator whose randomness is a
-setting (``privbayes``'s ``seed``: its noise and structure choices) would, built with one fixed seed, repeat
-the same noise in every model; the difference between the two worlds would then show through exactly and
-the audit would measure a de-randomised generator, not the one released (a DP guarantee holds over the
-generator's own randomness). So every model gets the seed of its fit (:func:`model_for_fit`), whatever
-seed the settings named.
-"""
+"""How an audit builds one generator per model: by name and settings, picklable, with the fit's own seed."""
 
 from __future__ import annotations
 
@@ -59,7 +51,17 @@ class GeneratorFactory:
 
 def model_for_fit(make: Callable[..., Any], population: pd.DataFrame | None, seed: int) -> Any:
     """One model's unfitted generator: a :class:`GeneratorFactory` gets the fit's ``seed``; any other
-    ``make(population)`` is called as it is (its randomness is its own affair)."""
+    ``make(population)`` is called as it is (its randomness is its own affair).
+
+    Notes
+    -----
+    An audit compares outputs of models trained with and without a record. A generator whose randomness is a
+    setting (``privbayes``'s ``seed``: its noise and structure choices) would, built with one fixed seed, repeat
+    the same noise in every model; the difference between the two worlds would then show through exactly and
+    the audit would measure a de-randomised generator, not the one released (a DP guarantee holds over the
+    generator's own randomness). So every model gets the seed of its fit (:func:`model_for_fit`), whatever
+    seed the settings named.
+    """
     if isinstance(make, GeneratorFactory):
         return make(population, seed=seed)
     return make(population)

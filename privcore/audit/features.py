@@ -1,27 +1,4 @@
-"""What one synthetic output says about every audited record at once (the shared-model audit's features).
-
-The targeted audit (:mod:`privcore.audit.shadow`) describes one output for one target; the shared design
-trains every model on a random half of a pool and asks each output about *every* pool record. The features
-are those of the targeted audit, computed for all records in one pass, plus one kind the rare records need:
-
-- **query shares**: for random subsets of the columns (shared by all records, drawn from the seed), the
-  share of synthetic rows that match the record on all of them (categories equal, numbers within 5 % of
-  the column's range, :data:`~privcore.audit.shadow.NUMERICAL_TOLERANCE`);
-- **distances**: the record's distances in E to its :data:`~privcore.audit.shadow.NEIGHBOURS` nearest
-  synthetic rows;
-- **rare values**: for every column, when the record's own value is rare in the pool (at most ``rare_count``
-  records or ``rare_share`` of the pool), the share of synthetic rows holding it exactly (0 for a value that
-  is not rare, so the feature says nothing for that record): a category, or a number as stored, so that an
-  output that reuses a training record's unique number shows whose it is;
-- **value reuse**: the score of the value-reuse attack
-  (:func:`privcore.metrics.membership.value_reuse`): the record's exact values that the output
-  holds, each weighted by its rarity in the pool, so that many reused values of one record add up (a reused
-  nearly unique number, Adult's ``fnlwgt``, weighs most; the 5 % tolerance of the queries misses it).
-
-Matches are found with bit masks: for each (record, synthetic row) pair one bit per column says "differs",
-and a query matches where the pattern and the query's mask share no bit. That keeps one output's features
-at a few tens of milliseconds for 1,000 records and 500 synthetic rows.
-"""
+"""What one synthetic output says about every audited record at once (the shared-model audit's features)."""
 
 from __future__ import annotations
 
@@ -42,6 +19,12 @@ EXACT = 1e-12
 def query_masks(queries: np.ndarray) -> np.ndarray:
     """Column subsets (rows of a 0/1 matrix, as :func:`privcore.audit.shadow.random_queries` draws them)
     as bit masks of shape (queries, words), 64 columns per word.
+
+    Notes
+    -----
+    Matches are found with bit masks: for each (record, synthetic row) pair one bit per column says "differs",
+    and a query matches where the pattern and the query's mask share no bit. That keeps one output's features
+    at a few tens of milliseconds for 1,000 records and 500 synthetic rows.
 
     Examples
     --------
@@ -73,6 +56,26 @@ class SharedFeatures:
         Column subsets, shape (queries, columns).
     rare_share, rare_count : float, int
         A value is rare when at most ``max(rare_count, rare_share · len(pool))`` pool records hold it.
+
+    Notes
+    -----
+    The targeted audit (:mod:`privcore.audit.shadow`) describes one output for one target; the shared design
+    trains every model on a random half of a pool and asks each output about *every* pool record. The features
+    are those of the targeted audit, computed for all records in one pass, plus one kind the rare records need:
+
+    - **query shares**: for random subsets of the columns (shared by all records, drawn from the seed), the
+      share of synthetic rows that match the record on all of them (categories equal, numbers within 5 % of
+      the column's range, :data:`~privcore.audit.shadow.NUMERICAL_TOLERANCE`);
+    - **distances**: the record's distances in E to its :data:`~privcore.audit.shadow.NEIGHBOURS` nearest
+      synthetic rows;
+    - **rare values**: for every column, when the record's own value is rare in the pool (at most ``rare_count``
+      records or ``rare_share`` of the pool), the share of synthetic rows holding it exactly (0 for a value that
+      is not rare, so the feature says nothing for that record): a category, or a number as stored, so that an
+      output that reuses a training record's unique number shows whose it is;
+    - **value reuse**: the score of the value-reuse attack
+      (:func:`privcore.metrics.membership.value_reuse`): the record's exact values that the output
+      holds, each weighted by its rarity in the pool, so that many reused values of one record add up (a reused
+      nearly unique number, Adult's ``fnlwgt``, weighs most; the 5 % tolerance of the queries misses it).
     """
 
     def __init__(self, data: pd.DataFrame, pool: pd.DataFrame, schema: Schema, space: EuclideanSpace,

@@ -1,15 +1,7 @@
 """Shadow models by fine-tuning: one base model trained once on population rows, each audit model fine-tuned from it.
 
-An audit trains many models of the generator on random halves of a pool of records. For a neural generator each
-from-scratch fit costs the full training run; fine-tuning a base model that already knows the population (trained
-on rows outside the audited pool, so it has seen none of the audited records) reaches a model of its training set in
-a fraction of the steps. The CITADEL/UQAM entry of the MIDST challenge (SaTML 2025) trained its shadow models so.
-
-What changes for the audit: every model shares the base's starting point and table encoding, so the models differ
-by their training sets and their fine-tuning seeds only. Whether the per-record results agree with from-scratch
-models is measured, not assumed (``bench/bench_finetune_shadows.py``).
-
-For TabDDPM (:class:`privcore.generators.tabddpm.TabDDPM`, its ``base`` parameter).
+For TabDDPM (:class:`privcore.generators.tabddpm.TabDDPM`, its ``base`` parameter); as the CITADEL/UQAM entry
+of the MIDST challenge (SaTML 2025) trained its shadow models.
 """
 
 from __future__ import annotations
@@ -66,6 +58,17 @@ def fine_tuned_factory(population: pd.DataFrame, types: Mapping[str, str], *, ba
         TabDDPM settings of the base (as :class:`privcore.generators.tabddpm.TabDDPM` takes them).
     fine_tune : mapping
         Settings of each fine-tuning, e.g. ``{"steps": 300, "lr": 1e-3}``.
+
+    Notes
+    -----
+    An audit trains many models of the generator on random halves of a pool of records. For a neural generator each
+    from-scratch fit costs the full training run; fine-tuning a base model that already knows the population (trained
+    on rows outside the audited pool, so it has seen none of the audited records) reaches a model of its training set in
+    a fraction of the steps.
+
+    What changes for the audit: every model shares the base's starting point and table encoding, so the models differ
+    by their training sets and their fine-tuning seeds only. Whether the per-record results agree with from-scratch
+    models is measured, not assumed (``bench/bench_finetune_shadows.py``).
     """
     from privcore.generators.tabddpm import TabDDPM
 

@@ -1,24 +1,7 @@
 """A gradient-boosted meta-classifier over the shared audit's black-box features, cross-fitted over the models.
 
-The MIDST challenge's black-box winners (SaTML 2025; the CITADEL/UQAM ensemble) stack distance, density and
-RMIA features under a gradient-boosted classifier. Here the classifier is LightGBM (:data:`BOOSTER`: small,
-one thread, deterministic) and its inputs, for each (model, record) pair, are:
-
-- every feature of :class:`privcore.audit.features.SharedFeatures` (query shares, distances, rare values, value
-  reuse), as it is and calibrated per record against the training models, as the white-box attack calibrates
-  losses (:func:`privcore.audit.whitebox.calibrated`: minus the record's mean over the models trained without it,
-  and over those trained with it, in units of its spread): a global classifier then reads "closer than usual
-  *for this person*", not "close";
-- today's per-record attack (:func:`privcore.audit.crossfit.crossfit_scores`: each record's best feature,
-  LiRA-like), so that the classifier starts from what the audit already knew;
-- the RMIA score (:mod:`privcore.audit.rmia`).
-
-Cross-fitting (:func:`meta_scores`): model ``k`` is in fold ``k mod folds``; a fold's models are scored by a
-classifier trained on the (model, record) pairs of the *other* folds' models only, and every input of a pair is
-made without the fold scored: the calibration means and RMIA's shadows are the training models (a training pair's
-own model left out of its means and of its shadows), today's rule for a training pair is cross-fitted again
-within the training models, and for a scored pair it is the rule learnt on all of them. So neither the model
-attacked nor its training set's labels reach its score.
+As the MIDST challenge's black-box winners (SaTML 2025; the CITADEL/UQAM ensemble) stack distance, density and
+RMIA features under a gradient-boosted classifier; here LightGBM (:data:`BOOSTER`).
 """
 
 from __future__ import annotations
@@ -65,6 +48,19 @@ def meta_inputs(features: np.ndarray, membership: np.ndarray, train: np.ndarray,
     -------
     numpy.ndarray
         Shape (score models × records, 3 × features + 2).
+
+    Notes
+    -----
+    For each (model, record) pair the inputs are:
+
+    - every feature of :class:`privcore.audit.features.SharedFeatures` (query shares, distances, rare values, value
+      reuse), as it is and calibrated per record against the training models, as the white-box attack calibrates
+      losses (:func:`privcore.audit.whitebox.calibrated`: minus the record's mean over the models trained without it,
+      and over those trained with it, in units of its spread): a global classifier then reads "closer than usual
+      *for this person*", not "close";
+    - today's per-record attack (:func:`privcore.audit.crossfit.crossfit_scores`: each record's best feature,
+      LiRA-like), so that the classifier starts from what the audit already knew;
+    - the RMIA score (:mod:`privcore.audit.rmia`).
     """
     same = np.array_equal(train, score)
     if rule is None:
@@ -106,6 +102,15 @@ def meta_scores(features: np.ndarray, membership: np.ndarray, usable: np.ndarray
     numpy.ndarray
         Shape (models, records): the classifier's log-odds that the record trained the model; NaN for failed
         models and for a fold whose training pairs hold one class only.
+
+    Notes
+    -----
+    Cross-fitting (:func:`meta_scores`): model ``k`` is in fold ``k mod folds``; a fold's models are scored by a
+    classifier trained on the (model, record) pairs of the *other* folds' models only, and every input of a pair is
+    made without the fold scored: the calibration means and RMIA's shadows are the training models (a training pair's
+    own model left out of its means and of its shadows), today's rule for a training pair is cross-fitted again
+    within the training models, and for a scored pair it is the rule learnt on all of them. So neither the model
+    attacked nor its training set's labels reach its score.
 
     Examples
     --------

@@ -1,10 +1,6 @@
 """What an audit measures on *one* of the generator's outputs, beside its attack: the DCR holdout test (the distance
 proxy, to show how little it says) and the utility the output keeps (so that the audit's answer weighs privacy
 against usefulness, as the evaluation's verdict does: :mod:`privcore.evaluation.utility_line`).
-
-Both designs (targeted and shared) call :func:`output_checks` with one model's training records, its output and
-records it never saw; neither check is the audit's result, so a failure leaves it out (None) rather than failing
-the audit.
 """
 
 from __future__ import annotations
@@ -57,6 +53,12 @@ def output_checks(training: pd.DataFrame, output: pd.DataFrame, unseen: pd.DataF
         ``dcr_test`` as the audit's JSON gives it; ``utility`` with ``relative`` (the mean share of what a fresh
         sample keeps), per measure its share, what it keeps and loses, and the line in words. None where the check
         could not run.
+
+    Notes
+    -----
+    Both designs (targeted and shared) call :func:`output_checks` with one model's training records, its output and
+    records it never saw; neither check is the audit's result, so a failure leaves it out (None) rather than failing
+    the audit.
     """
     from privcore.evaluation.evaluate import evaluate
 

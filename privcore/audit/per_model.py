@@ -1,12 +1,4 @@
-"""Each attack of the shared audit read per target model: its known members and non-members ranked by the attack.
-
-The shared audit scores every (model, record) pair with a rule that never saw the model (cross-fitted). Read per
-record (over the models), that is the audit's question, "is this person exposed?"; read per model (over the
-records), it is the membership-inference benchmark's question, "how well does the attack tell this model's
-members from its non-members?", which papers such as "The DCR Delusion" (Table 1) and the MIDST challenge
-report as the TPR at FPR 0 per target model. The chance level reruns the attack with the training sets shifted
-among the models (:func:`cyclic_shuffle`: no model keeps its own).
-"""
+"""Each attack of the shared audit read per target model: its known members and non-members ranked by the attack."""
 
 from __future__ import annotations
 
@@ -77,6 +69,15 @@ def model_attacks(scores: np.ndarray, membership: np.ndarray, usable: np.ndarray
     Returns
     -------
     list of ModelAttack
+
+    Notes
+    -----
+    The shared audit scores every (model, record) pair with a rule that never saw the model (cross-fitted). Read per
+    record (over the models), that is the audit's question, "is this person exposed?"; read per model (over the
+    records), it is the membership-inference benchmark's question, "how well does the attack tell this model's
+    members from its non-members?", which papers such as "The DCR Delusion" (Table 1) and the MIDST challenge
+    report as the TPR at FPR 0 per target model. The chance level reruns the attack with the training sets shifted
+    among the models (:func:`cyclic_shuffle`: no model keeps its own).
 
     Examples
     --------

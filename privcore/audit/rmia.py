@@ -1,39 +1,6 @@
 """RMIA on the shared audit's models: each record's closeness to a target output, calibrated on the shadow models
 and compared with population records (Zarifzadeh et al., ICML 2024, "Low-Cost High-Power Membership Inference
 Attacks").
-
-**The signal.** RMIA needs ``p(x | θ)``, how likely model θ makes record x. A black-box auditor has only θ's
-synthetic output S, so the signal is a kernel density of x in S over its :data:`~privcore.audit.shadow.NEIGHBOURS`
-nearest synthetic rows, whose distances ``d_1 ≤ … ≤ d_K`` in the space E the shared audit already holds among its
-features (:class:`privcore.audit.features.SharedFeatures`, ``distance 1..K``)::
-
-    p(x | θ) = (1/K) · Σ_j exp(−d_j / h)
-
-a Laplace kernel (exact copies, ``d = 0``, count 1; far rows nearly 0). The bandwidth ``h`` is the median of the
-nearest-row distance ``d_1`` over every record and every *shadow* model (:func:`bandwidth`), so the target model's
-output does not set it; it is floored at :data:`BANDWIDTH_FLOOR`. Everything is computed in logs
-(:func:`log_signal`), so a record far from every synthetic row keeps a finite, comparable signal.
-
-**The reference.** For target model k and record x, the shadow models are the models of the other folds (model
-``k`` is in fold ``k mod folds``, as in :mod:`privcore.audit.crossfit`); ``Pr(x)`` is RMIA's online
-average over them, half over the shadows trained with x and half over those trained without it (the plain
-mean over the shadows when one side has none)::
-
-    LR_k(x) = p(x | θ_k) / Pr(x),    Pr(x) = ½ mean_{θ' ∋ x} p(x | θ') + ½ mean_{θ' ∌ x} p(x | θ')
-
-A record that every model reproduces well (a common profile) thus has a high ``p`` and a high ``Pr``: only what
-θ_k does *more* for it than models like it counts. The shadows' membership is known (the auditor trained them),
-the target's is never used: neither its labels nor its output enter its reference.
-
-**The pairwise test.** The population records ``z`` are the other records of the audited pool (people from the
-same population; about half of them trained any given model, which the attack is not told). RMIA's score is the
-share of them that x beats on the same target model::
-
-    score_k(x) = Pr_z[ LR_k(x) / LR_k(z) > γ ],   γ = :data:`GAMMA` (ties count ½)
-
-so that what makes one target model reproduce everyone better (a model close to the population, a large
-output) cancels. Its scores are in [0, 1]; :func:`rmia_scores` returns ``score − ½`` so that, as for the
-other attacks of the audit, a score above 0 says "trained with this record".
 """
 
 from __future__ import annotations
@@ -170,6 +137,41 @@ def rmia_scores(distances: np.ndarray, membership: np.ndarray, usable: np.ndarra
     numpy.ndarray
         Shape (models, records): ``score − ½`` in [−½, ½] (above 0: "trained with this record"); NaN for failed
         models.
+
+    Notes
+    -----
+    **The signal.** RMIA needs ``p(x | θ)``, how likely model θ makes record x. A black-box auditor has only θ's
+    synthetic output S, so the signal is a kernel density of x in S over its :data:`~privcore.audit.shadow.NEIGHBOURS`
+    nearest synthetic rows, whose distances ``d_1 ≤ … ≤ d_K`` in the space E the shared audit already holds among its
+    features (:class:`privcore.audit.features.SharedFeatures`, ``distance 1..K``)::
+
+        p(x | θ) = (1/K) · Σ_j exp(−d_j / h)
+
+    a Laplace kernel (exact copies, ``d = 0``, count 1; far rows nearly 0). The bandwidth ``h`` is the median of the
+    nearest-row distance ``d_1`` over every record and every *shadow* model (:func:`bandwidth`), so the target model's
+    output does not set it; it is floored at :data:`BANDWIDTH_FLOOR`. Everything is computed in logs
+    (:func:`log_signal`), so a record far from every synthetic row keeps a finite, comparable signal.
+
+    **The reference.** For target model k and record x, the shadow models are the models of the other folds (model
+    ``k`` is in fold ``k mod folds``, as in :mod:`privcore.audit.crossfit`); ``Pr(x)`` is RMIA's online
+    average over them, half over the shadows trained with x and half over those trained without it (the plain
+    mean over the shadows when one side has none)::
+
+        LR_k(x) = p(x | θ_k) / Pr(x),    Pr(x) = ½ mean_{θ' ∋ x} p(x | θ') + ½ mean_{θ' ∌ x} p(x | θ')
+
+    A record that every model reproduces well (a common profile) thus has a high ``p`` and a high ``Pr``: only what
+    θ_k does *more* for it than models like it counts. The shadows' membership is known (the auditor trained them),
+    the target's is never used: neither its labels nor its output enter its reference.
+
+    **The pairwise test.** The population records ``z`` are the other records of the audited pool (people from the
+    same population; about half of them trained any given model, which the attack is not told). RMIA's score is the
+    share of them that x beats on the same target model::
+
+        score_k(x) = Pr_z[ LR_k(x) / LR_k(z) > γ ],   γ = :data:`GAMMA` (ties count ½)
+
+    so that what makes one target model reproduce everyone better (a model close to the population, a large
+    output) cancels. Its scores are in [0, 1]; :func:`rmia_scores` returns ``score − ½`` so that, as for the
+    other attacks of the audit, a score above 0 says "trained with this record".
 
     Examples
     --------

@@ -1,33 +1,6 @@
 """Shadow-model membership audit of a generator (TAPAS-style, Houssiau et al. 2022; Meeus et al. 2023).
 
-Data-only scores look at one synthetic table. This audit attacks the *generator*: for one real person at
-a time (a target), it trains the generator many times on data with and without that person, learns from
-the outputs what the person's presence changes (a meta-classifier on query features), and measures how
-well that attack tells fresh outputs apart. It is the evidence the "DCR delusion" paper (Yao et al. 2025)
-asks for: it finds leaks that distance proxies pass.
-
-Steps (:func:`audit`):
-
-1. Split the real table, shuffled by the seed, into a target pool (20 %), auxiliary data (40 %) and
-   evaluation data (40 %). Training sets have ``m`` rows (default min(1000, half of each data part)).
-2. Targets: the ``targets`` most vulnerable records of the pool by the Achilles score (mean distance in
-   E to their 5 nearest other records of the real table; Meeus et al.), plus ``random_targets`` others
-   drawn at random.
-3. For each target: ``shadow_models`` generators trained on ``m`` auxiliary rows *with* the target (it
-   replaces one row) and as many *without* it; from each output, features: for ``n_queries`` random
-   subsets of the columns, the share of synthetic rows matching the target on them (categories equal,
-   numbers within 5 % of the column's range), and the target's distances in E to its 5 nearest
-   synthetic rows. A random forest learns in/out from the shadow features.
-4. It is evaluated on ``eval_models`` fresh generators trained on evaluation rows, half with the target
-   (the model-seeded set-up): ROC AUC and TPR at FPR 0, 1 % and 10 %, with bootstrap intervals.
-5. The ε it implies: the threshold with the largest TPR − FPR on the shadow models' out-of-bag scores
-   (no shadow model is scored by trees trained on it), counted on the evaluation models, gives
-   :func:`privcore.base.stats.epsilon_lower_bound`: no generator that is ε-differentially private for that
-   record, with ε below it, could let the attack do this well (95 % confidence per bound). This is the
-   rigorous bound: the generators differ by exactly that record.
-
-A generator that raises on one model is reported, not fatal; generators that need real people outside the
-training data (``fresh_sample``, the leak ladder) draw them from the auxiliary data.
+Steps and defaults: :func:`audit`.
 """
 
 from __future__ import annotations
@@ -376,7 +349,7 @@ def audit(
     make: Callable[[pd.DataFrame], Any] | None = None,
     progress: ProgressCallback | None = None,
 ) -> AuditReport:
-    """Shadow-model membership audit of ``generator`` on the real table (see the module docstring).
+    """Shadow-model membership audit of ``generator`` on the real table (see Notes).
 
     Parameters
     ----------
@@ -409,6 +382,37 @@ def audit(
     ------
     AuditError, TooFewRowsError
         Bad settings, too few rows for the three splits, or a generator that fails on every model.
+
+    Notes
+    -----
+    Data-only scores look at one synthetic table. This audit attacks the *generator*: for one real person at
+    a time (a target), it trains the generator many times on data with and without that person, learns from
+    the outputs what the person's presence changes (a meta-classifier on query features), and measures how
+    well that attack tells fresh outputs apart. It is the evidence the "DCR delusion" paper (Yao et al. 2025)
+    asks for: it finds leaks that distance proxies pass.
+
+    Steps (:func:`audit`):
+
+    1. Split the real table, shuffled by the seed, into a target pool (20 %), auxiliary data (40 %) and
+       evaluation data (40 %). Training sets have ``m`` rows (default min(1000, half of each data part)).
+    2. Targets: the ``targets`` most vulnerable records of the pool by the Achilles score (mean distance in
+       E to their 5 nearest other records of the real table; Meeus et al.), plus ``random_targets`` others
+       drawn at random.
+    3. For each target: ``shadow_models`` generators trained on ``m`` auxiliary rows *with* the target (it
+       replaces one row) and as many *without* it; from each output, features: for ``n_queries`` random
+       subsets of the columns, the share of synthetic rows matching the target on them (categories equal,
+       numbers within 5 % of the column's range), and the target's distances in E to its 5 nearest
+       synthetic rows. A random forest learns in/out from the shadow features.
+    4. It is evaluated on ``eval_models`` fresh generators trained on evaluation rows, half with the target
+       (the model-seeded set-up): ROC AUC and TPR at FPR 0, 1 % and 10 %, with bootstrap intervals.
+    5. The ε it implies: the threshold with the largest TPR − FPR on the shadow models' out-of-bag scores
+       (no shadow model is scored by trees trained on it), counted on the evaluation models, gives
+       :func:`privcore.base.stats.epsilon_lower_bound`: no generator that is ε-differentially private for that
+       record, with ε below it, could let the attack do this well (95 % confidence per bound). This is the
+       rigorous bound: the generators differ by exactly that record.
+
+    A generator that raises on one model is reported, not fatal; generators that need real people outside the
+    training data (``fresh_sample``, the leak ladder) draw them from the auxiliary data.
     """
     started = time.perf_counter()
     settings = (settings or AuditSettings()).check()

@@ -1,43 +1,6 @@
 """Shared-model membership audit: every record of a pool audited at once (LiRA-style design).
 
-The targeted audit (:mod:`privcore.audit.shadow`) trains about a hundred models per target, so it can afford ten
-targets. The "DCR delusion" paper (Yao et al. 2025) shows that the people a distance proxy passes can still be exposed,
-and one cannot know in advance who: the shared design attacks *every* record with one set of models, as Carlini et al.'s
-LiRA does for classifiers (2022, "Membership inference attacks from first principles").
-
-Steps (:func:`audit_shared`):
-
-1. The pool: ``records`` real records (default min(1,000, the table)) drawn by the seed; the other rows are the
-   population that generators needing real people outside the training data draw from (the pool itself when there are
-   too few others).
-2. ``models`` generators, each trained on a random half of the pool: every record joins each training set with
-   probability ½, independently (the membership matrix, drawn from the seed), so that a model with and a model without a
-   record differ by that record being added (the neighbouring tables of DP). Model ``k`` samples as many rows as it was
-   trained on, with a seed fixed by ``k`` (:func:`privcore.audit.tasks.fit_seed`), so the result is the same whatever
-   ran the fits (``workers`` processes or a Dask ``cluster``).
-3. From each output, for each record: query shares, distances to the nearest synthetic rows, and the share of rows
-   holding each of its rare values (categories, and numbers as stored), and its value-reuse score (:mod:`privcore.audit.features`).
-4. A per-record attack cross-fitted over the models (:mod:`privcore.audit.crossfit`): no model is scored by a rule that
-   saw it. Per record: AUC with a bootstrap interval, TPR at low FPR, ε lower bound, and a sentence of evidence when it
-   is exposed (:mod:`privcore.audit.why`). The same scores read per target model (``per_model``,
-   :mod:`privcore.audit.per_model`): each model's members against its non-members, its AUC and TPR at FPR 0.
-5. Beside it, two stronger black-box attacks on the same features (:mod:`privcore.audit.stronger`): RMIA and a
-   gradient-boosted meta-classifier, each with its own measured chance level (``stronger``); the summary and the
-   verdict stay today's attack's (why: :mod:`privcore.audit.stronger`).
-6. When the generator offers a per-record loss (``tabddpm``, or ``per_record_loss`` on one's own), the white-box
-   attack of :mod:`privcore.audit.whitebox` on every model's losses, reported per target model (``whitebox``).
-
-What chance alone gives is measured, not assumed: the models' training sets are shuffled among the models (each output
-then belongs to another model's training set, so membership carries no information) and the whole attack is rerun
-(:func:`null_shares`). Cross-fitting makes the folds' statistics depend on each other (a fold's labels trained the other
-folds' rules), so under the null a record's AUC spreads wider than a random ranking's: on pure noise with 128 models,
-7-9 % of records land above AUC 0.6 and above an interval of 0.5, not the 2.2 % and 2.5 % a random ranking gives. The
-chance shares of the summary are these measured ones.
-
-Many records are tested at once, so some intervals clear 0.5 by chance: ``share_clearly_exposed`` counts the records
-with an AUC above 0.8 and an interval above 0.5 (as the targeted audit does) that also stay significant after Holm's
-correction over all the records (a one-sided Mann–Whitney test each), while ``share_interval_above_0.5`` is the raw
-share of intervals above 0.5.
+Design after Carlini et al.'s LiRA (2022); steps: :func:`audit_shared`.
 """
 
 from __future__ import annotations
@@ -175,7 +138,7 @@ class SharedAuditReport:
             "warnings": list(self.warnings),
             "seconds": round(self.seconds, 3),
             "timings": {k: round(v, 3) for k, v in self.timings.items()},
-            # getattr: a report pickled before the white-box attack existed has no such attribute.
+            # getattr: a report pickled without the white-box attack has no such attribute.
             "whitebox": None if getattr(self, "whitebox", None) is None else self.whitebox.to_dict(),
             "stronger": None if getattr(self, "stronger", None) is None else self.stronger.to_dict(),
             "per_model": getattr(self, "per_model", None),
@@ -197,7 +160,7 @@ def audit_shared(
     whitebox: bool | None = None,
     stronger: bool = True,
 ) -> SharedAuditReport:
-    """Shared-model membership audit of ``generator`` on every record of a pool (see the module notes).
+    """Shared-model membership audit of ``generator`` on every record of a pool (see Notes).
 
     Parameters
     ----------
@@ -241,6 +204,47 @@ def audit_shared(
     AuditError, TooFewRowsError, ClusterError
         Bad settings, too few rows, a generator that fails on every model, a white-box audit asked of a
         generator without a loss, or a cluster that cannot be used.
+
+    Notes
+    -----
+    The targeted audit (:mod:`privcore.audit.shadow`) trains about a hundred models per target, so it can afford ten
+    targets. The "DCR delusion" paper (Yao et al. 2025) shows that the people a distance proxy passes can still be exposed,
+    and one cannot know in advance who: the shared design attacks *every* record with one set of models, as Carlini et al.'s
+    LiRA does for classifiers (2022, "Membership inference attacks from first principles").
+
+    Steps (:func:`audit_shared`):
+
+    1. The pool: ``records`` real records (default min(1,000, the table)) drawn by the seed; the other rows are the
+       population that generators needing real people outside the training data draw from (the pool itself when there are
+       too few others).
+    2. ``models`` generators, each trained on a random half of the pool: every record joins each training set with
+       probability ½, independently (the membership matrix, drawn from the seed), so that a model with and a model without a
+       record differ by that record being added (the neighbouring tables of DP). Model ``k`` samples as many rows as it was
+       trained on, with a seed fixed by ``k`` (:func:`privcore.audit.tasks.fit_seed`), so the result is the same whatever
+       ran the fits (``workers`` processes or a Dask ``cluster``).
+    3. From each output, for each record: query shares, distances to the nearest synthetic rows, and the share of rows
+       holding each of its rare values (categories, and numbers as stored), and its value-reuse score (:mod:`privcore.audit.features`).
+    4. A per-record attack cross-fitted over the models (:mod:`privcore.audit.crossfit`): no model is scored by a rule that
+       saw it. Per record: AUC with a bootstrap interval, TPR at low FPR, ε lower bound, and a sentence of evidence when it
+       is exposed (:mod:`privcore.audit.why`). The same scores read per target model (``per_model``,
+       :mod:`privcore.audit.per_model`): each model's members against its non-members, its AUC and TPR at FPR 0.
+    5. Beside it, two stronger black-box attacks on the same features (:mod:`privcore.audit.stronger`): RMIA and a
+       gradient-boosted meta-classifier, each with its own measured chance level (``stronger``); the summary and the
+       verdict stay today's attack's (why: :mod:`privcore.audit.stronger`).
+    6. When the generator offers a per-record loss (``tabddpm``, or ``per_record_loss`` on one's own), the white-box
+       attack of :mod:`privcore.audit.whitebox` on every model's losses, reported per target model (``whitebox``).
+
+    What chance alone gives is measured, not assumed: the models' training sets are shuffled among the models (each output
+    then belongs to another model's training set, so membership carries no information) and the whole attack is rerun
+    (:func:`null_shares`). Cross-fitting makes the folds' statistics depend on each other (a fold's labels trained the other
+    folds' rules), so under the null a record's AUC spreads wider than a random ranking's: on pure noise with 128 models,
+    7-9 % of records land above AUC 0.6 and above an interval of 0.5, not the 2.2 % and 2.5 % a random ranking gives. The
+    chance shares of the summary are these measured ones.
+
+    Many records are tested at once, so some intervals clear 0.5 by chance: ``share_clearly_exposed`` counts the records
+    with an AUC above 0.8 and an interval above 0.5 (as the targeted audit does) that also stay significant after Holm's
+    correction over all the records (a one-sided Mann–Whitney test each), while ``share_interval_above_0.5`` is the raw
+    share of intervals above 0.5.
     """
     started = time.perf_counter()
     settings = (settings or SharedSettings()).check()

@@ -1,30 +1,5 @@
 """The shared audit's stronger black-box attacks, reported beside today's: RMIA and a gradient-boosted
 meta-classifier.
-
-Today's attack (:mod:`privcore.audit.crossfit`) picks one feature per record. Two attacks join it, on the same
-features of the same models, under the same threat model (the synthetic outputs only):
-
-- ``rmia``: each record's closeness to a target output calibrated on the shadow models and compared with the
-  other pool records (:mod:`privcore.audit.rmia`);
-- ``meta``: LightGBM over every feature, calibrated per record, plus today's score and RMIA's
-  (:mod:`privcore.audit.meta`).
-
-Both are cross-fitted over the models as today's is (model ``k`` in fold ``k mod folds``; no model's score is made
-with its own membership), and both get the same statistics per record (:func:`privcore.audit.crossfit.record_statistics`:
-AUC over the models with a bootstrap interval) and the same measured chance level: the training sets shuffled among
-the models with the same shuffles as :func:`privcore.audit.crossfit.null_shares`, and each attack rerun whole.
-
-**Which attack the summary and the verdict use.** Today's, unchanged; the stronger attacks stand beside it
-(``stronger`` in the JSON) with their own shares and chance shares, and the pages show the three side by side.
-Taking, for the verdict, whichever attack exposes more records *after* seeing all three would be a maximum over
-attacks whose chance level was measured for each alone: the chance share of the maximum is larger than any of
-theirs, so the comparison with chance would be counted twice in the attacker's favour. Choosing on held-out
-models instead costs half the models of every attack. Keeping the verdict's attack fixed keeps the verdict's
-calibration (:mod:`privcore.evaluation.verdict`, and the ε lower bounds of each record, measured at today's
-rule's own threshold) exactly as it was validated, while the reader sees at once when the stronger attack
-finds more, each share next to its own chance. And it does not always find more: in ``bench/bench_audit_rmia.py``
-the meta-classifier exposes 84 % of 1,000 records against today's 52 % on ``privbayes`` (64 models), but on small
-CTGAN audits (100 records, 8 or 16 models) a lower raw share than today's rule, whose chance share is then high.
 """
 
 from __future__ import annotations
@@ -146,6 +121,33 @@ def stronger_attack(features: np.ndarray, membership: np.ndarray, usable: np.nda
     StrongerResult
         ``records``: per record, each attack's AUC and interval; ``summary``: per attack, :func:`attack_shares`
         with ``chance_share_above_0.6`` and ``chance_share_interval_above_0.5`` beside them.
+
+    Notes
+    -----
+    Today's attack (:mod:`privcore.audit.crossfit`) picks one feature per record. Two attacks join it, on the same
+    features of the same models, under the same threat model (the synthetic outputs only):
+
+    - ``rmia``: each record's closeness to a target output calibrated on the shadow models and compared with the
+      other pool records (:mod:`privcore.audit.rmia`);
+    - ``meta``: LightGBM over every feature, calibrated per record, plus today's score and RMIA's
+      (:mod:`privcore.audit.meta`).
+
+    Both are cross-fitted over the models as today's is (model ``k`` in fold ``k mod folds``; no model's score is made
+    with its own membership), and both get the same statistics per record (:func:`privcore.audit.crossfit.record_statistics`:
+    AUC over the models with a bootstrap interval) and the same measured chance level: the training sets shuffled among
+    the models with the same shuffles as :func:`privcore.audit.crossfit.null_shares`, and each attack rerun whole.
+
+    **Which attack the summary and the verdict use.** Today's; the stronger attacks stand beside it
+    (``stronger`` in the JSON) with their own shares and chance shares, and the pages show the three side by side.
+    Taking, for the verdict, whichever attack exposes more records *after* seeing all three would be a maximum over
+    attacks whose chance level was measured for each alone: the chance share of the maximum is larger than any of
+    theirs, so the comparison with chance would be counted twice in the attacker's favour. Choosing on held-out
+    models instead costs half the models of every attack. Keeping the verdict's attack fixed keeps the verdict's
+    calibration (:mod:`privcore.evaluation.verdict`, and the ε lower bounds of each record, measured at today's
+    rule's own threshold) exactly as it was validated, while the reader sees at once when the stronger attack
+    finds more, each share next to its own chance. And it does not always find more: in ``bench/bench_audit_rmia.py``
+    the meta-classifier exposes 84 % of 1,000 records against today's 52 % on ``privbayes`` (64 models), but on small
+    CTGAN audits (100 records, 8 or 16 models) a lower raw share than today's rule, whose chance share is then high.
     """
     scores = _all_scores(features, membership, usable, folds, distances, seed, rule)
     stats = {name: _statistics(s, membership, usable, seed, rows) for name, s in scores.items()}

@@ -1,18 +1,4 @@
-"""The shared-model audit's generator fits as independent tasks, in this process or in a pool of processes.
-
-Each task is one model: fit the generator on the pool records its row of the membership matrix selects,
-draw one output with a seed fixed by the model's index, and return that output's features about every
-pool record (:class:`privcore.audit.features.SharedFeatures`) and, in a white-box audit, the fitted model's
-loss on every pool record (:func:`privcore.audit.whitebox.loss_matrix`; the model itself is not sent back).
-Nothing in a task depends on where it ran or on the tasks before it, so the audit's result is the same for
-any number of workers: every task runs with one BLAS thread, in a worker as in this process, and the
-features are computed by the same code.
-
-Processes are spawned (as :mod:`privcore.lab.parallel` does) and set up once with what every task shares
-(:class:`FitSetup`); the generator must then be picklable, for instance a :class:`GeneratorFactory`
-rather than a local function. On a Dask cluster (a ``distributed.Client``, see :mod:`privcore.engine.cluster`)
-the setup is scattered to every worker once and each fit is one task, the same function as in a process.
-"""
+"""The shared-model audit's generator fits as independent tasks, in this process or in a pool of processes."""
 
 from __future__ import annotations
 
@@ -156,6 +142,21 @@ def run_fits(setup: FitSetup, indices: Sequence[int], *, workers: int,
 
     Inside a daemonic process (the dashboard's worker pool), which may not start children, it runs here
     (unless a client is given: the cluster's workers are not this process's children).
+
+    Notes
+    -----
+    Each task is one model: fit the generator on the pool records its row of the membership matrix selects,
+    draw one output with a seed fixed by the model's index, and return that output's features about every
+    pool record (:class:`privcore.audit.features.SharedFeatures`) and, in a white-box audit, the fitted model's
+    loss on every pool record (:func:`privcore.audit.whitebox.loss_matrix`; the model itself is not sent back).
+    Nothing in a task depends on where it ran or on the tasks before it, so the audit's result is the same for
+    any number of workers: every task runs with one BLAS thread, in a worker as in this process, and the
+    features are computed by the same code.
+
+    Processes are spawned (as :mod:`privcore.lab.parallel` does) and set up once with what every task shares
+    (:class:`FitSetup`); the generator must then be picklable, for instance a :class:`GeneratorFactory`
+    rather than a local function. On a Dask cluster (a ``distributed.Client``, see :mod:`privcore.engine.cluster`)
+    the setup is scattered to every worker once and each fit is one task, the same function as in a process.
     """
     if client is not None:
         _run_on_cluster(setup, indices, client, on_done)

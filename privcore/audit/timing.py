@@ -1,31 +1,4 @@
-"""An audit's run time, estimated from fits timed on the user's own table before the audit starts.
-
-A constant per model misjudges every generator but one: a histogram fits in milliseconds, a Bayesian network
-in a second, CTGAN in a minute. So the estimate times the chosen generator, with its settings, on the user's
-table, on a training set of the size each audit model trains on (:func:`estimate_shared`: about half of the
-audited records, the very first training set of the audit's plan; :func:`estimate_targeted`: the ``m`` rows of
-:func:`privcore.audit.shadow.split_sizes`), sampling an output of the same size and computing its features,
-as one audit model does. A first fit also pays for imports and caches, so a quick generator is fitted
-:data:`QUICK_FITS` times and the mean of the fits after the first counts (a slow one, over
-:data:`REPEAT_BELOW_SECONDS`, once).
-
-Generators trained in rounds (a setting named ``epochs``: SDV's CTGAN and TVAE; or ``steps``, the training
-batches of TabDDPM) would make the page wait as long as one model takes. They are timed at two probe values
-of that setting instead (:data:`ROUND_PROBES`; the fewer twice, for the same reason) and the time is
-extrapolated linearly: intercept (preparing the data, sampling) plus slope times the rounds asked for. The
-result says so (:attr:`ModelTiming.extrapolated`). A white-box audit (:mod:`privcore.audit.whitebox`) also
-times each trial model's loss on every audited record, and its attack.
-
-Besides the fits, an audit has work of its own, measured here too rather than taken from constants:
-
-- shared design: the plan (prepared table, encoded space, features' set-up), the cross-fitted attack and
-  every record's statistics, once on the real membership and :data:`~privcore.audit.crossfit.NULL_SHUFFLES`
-  more times on shuffled ones (timed on random features of the audit's shape for a subset of the records,
-  then scaled, since both grow linearly with the records), the stronger attacks of :mod:`privcore.audit.stronger`
-  (timed and scaled the same way), and the DCR test (one more fit and its test);
-- targeted design: the split and the vulnerability scores (timed on a subset of at most
-  :data:`ACHILLES_ROWS` rows and scaled by the square of the rows), one meta-classifier per target (timed once
-  on random features of its shape), the chance level and the DCR test.
+"""An audit's run time, estimated from fits timed on the user's own table ahead of the audit.
 
 ``seconds = per model × models / workers + overhead``. What is measured reads :data:`CLOCK`, so tests can
 run a fake generator on a fake clock.
@@ -231,6 +204,24 @@ def time_model(trial: Callable[[Any, int], tuple[float, float]], make: Any, trai
     ------
     AuditError
         The generator failed on a trial fit: the error the audit would meet, in one line.
+
+    Notes
+    -----
+    A constant per model misjudges every generator but one: a histogram fits in milliseconds, a Bayesian network
+    in a second, CTGAN in a minute. So the estimate times the chosen generator, with its settings, on the user's
+    table, on a training set of the size each audit model trains on (:func:`estimate_shared`: about half of the
+    audited records, the very first training set of the audit's plan; :func:`estimate_targeted`: the ``m`` rows of
+    :func:`privcore.audit.shadow.split_sizes`), sampling an output of the same size and computing its features,
+    as one audit model does. A first fit also pays for imports and caches, so a quick generator is fitted
+    :data:`QUICK_FITS` times and the mean of the fits after the first counts (a slow one, over
+    :data:`REPEAT_BELOW_SECONDS`, once).
+
+    Generators trained in rounds (a setting named ``epochs``: SDV's CTGAN and TVAE; or ``steps``, the training
+    batches of TabDDPM) would make the page wait as long as one model takes. They are timed at two probe values
+    of that setting instead (:data:`ROUND_PROBES`; the fewer twice, for the same reason) and the time is
+    extrapolated linearly: intercept (preparing the data, sampling) plus slope times the rounds asked for. The
+    result says so (:attr:`ModelTiming.extrapolated`). A white-box audit (:mod:`privcore.audit.whitebox`) also
+    times each trial model's loss on every audited record, and its attack.
     """
     asked = _rounds_asked(make)
     setting, epochs = asked if asked is not None else (EPOCHS_SETTING, None)
@@ -344,6 +335,19 @@ def estimate_shared(real: pd.DataFrame, schema: Schema | None, make: Callable[..
     AuditError, TooFewRowsError
         Bad settings, too few rows, a white-box attack asked of a generator without a loss, or a generator that
         fails on its trial fit (its error, in one line).
+
+    Notes
+    -----
+    Besides the fits, an audit has work of its own, measured here too rather than taken from constants:
+
+    - shared design: the plan (prepared table, encoded space, features' set-up), the cross-fitted attack and
+      every record's statistics, once on the real membership and :data:`~privcore.audit.crossfit.NULL_SHUFFLES`
+      more times on shuffled ones (timed on random features of the audit's shape for a subset of the records,
+      then scaled, since both grow linearly with the records), the stronger attacks of :mod:`privcore.audit.stronger`
+      (timed and scaled the same way), and the DCR test (one more fit and its test);
+    - targeted design: the split and the vulnerability scores (timed on a subset of at most
+      :data:`ACHILLES_ROWS` rows and scaled by the square of the rows), one meta-classifier per target (timed once
+      on random features of its shape), the chance level and the DCR test.
     """
     settings = (settings or SharedSettings()).check()
     plan, plan_seconds = _timed(lambda: plan_shared(real, schema, settings, make=make))

@@ -1,34 +1,6 @@
 """The white-box membership attack of the shared audit: each record's loss under each trained model.
 
-Threat model (:data:`THREAT_MODEL`): the attacker holds the trained model, not only its synthetic output, and
-can compute each record's loss under it; this is the setting of the MIDST challenge's white-box track (SaTML
-2025), where the winning attack ("Tartan Federer", CMU) reads each record's denoising loss at a few chosen
-timesteps with fixed noise and learns from shadow models which losses mark members. It applies to a generator
-that offers a per-record loss (:class:`privcore.generators.base.PerRecordLoss`: ``tabddpm``, or a generator of
-your own with a ``per_record_loss`` method).
-
-Steps:
-
-1. Every model of the shared audit, once fitted, scores every pool record (:func:`loss_matrix`): one column
-   per timestep of the generator's :meth:`default_loss_timesteps` when it has them (one call per timestep, so
-   that any generator's answer is checked as one finite number per record), else the single loss it returns.
-   The noise seed is the audit's, the same for every model, so a record's losses differ between models
-   through the models alone.
-2. A logistic regression per fold (:func:`attack_losses`), cross-fitted exactly as the black-box attack
-   (:mod:`privcore.audit.crossfit`): model ``k`` is in fold ``k mod folds``, and a fold's models are scored by a
-   classifier trained on the (model, record) pairs of the other folds only, so the model attacked is never in
-   the attack's training data. Its features are the losses (standardised) and each record's losses
-   calibrated against the training models: minus their mean over the models trained without the record, and
-   minus their mean over those trained with it, in units of the record's spread (LiRA's per-record
-   calibration, Carlini et al. 2022: a record that is hard for every model is not a member for its high loss).
-   For a training pair the means leave out the pair's own model, so training and scoring see the same kind of
-   feature.
-3. Per target model (:func:`whitebox_result`): the AUC over its known members and non-members of the pool
-   (with a bootstrap interval over the records) and the TPR at FPR 0, 0.1 % and 1 % (a level is reported
-   only with at least 1/level non-members; FPR 0 always); per record, the AUC over the models.
-
-What chance gives is measured as the black-box attack's is: the training sets shuffled among the models (none
-keeps its own) and the attack rerun once (``chance`` in the summary).
+Threat model: :data:`THREAT_MODEL` (the MIDST challenge's white-box track, SaTML 2025).
 """
 
 from __future__ import annotations
@@ -252,6 +224,38 @@ def whitebox_result(losses: Sequence[np.ndarray | None], membership: np.ndarray,
     Returns
     -------
     WhiteBoxResult
+
+    Notes
+    -----
+    Threat model (:data:`THREAT_MODEL`): the attacker holds the trained model, not only its synthetic output, and
+    can compute each record's loss under it; this is the setting of the MIDST challenge's white-box track (SaTML
+    2025), where the winning attack ("Tartan Federer", CMU) reads each record's denoising loss at a few chosen
+    timesteps with fixed noise and learns from shadow models which losses mark members. It applies to a generator
+    that offers a per-record loss (:class:`privcore.generators.base.PerRecordLoss`: ``tabddpm``, or a generator of
+    your own with a ``per_record_loss`` method).
+
+    Steps:
+
+    1. Every model of the shared audit, once fitted, scores every pool record (:func:`loss_matrix`): one column
+       per timestep of the generator's :meth:`default_loss_timesteps` when it has them (one call per timestep, so
+       that any generator's answer is checked as one finite number per record), else the single loss it returns.
+       The noise seed is the audit's, the same for every model, so a record's losses differ between models
+       through the models alone.
+    2. A logistic regression per fold (:func:`attack_losses`), cross-fitted exactly as the black-box attack
+       (:mod:`privcore.audit.crossfit`): model ``k`` is in fold ``k mod folds``, and a fold's models are scored by a
+       classifier trained on the (model, record) pairs of the other folds only, so the model attacked is never in
+       the attack's training data. Its features are the losses (standardised) and each record's losses
+       calibrated against the training models: minus their mean over the models trained without the record, and
+       minus their mean over those trained with it, in units of the record's spread (LiRA's per-record
+       calibration, Carlini et al. 2022: a record that is hard for every model is not a member for its high loss).
+       For a training pair the means leave out the pair's own model, so training and scoring see the same kind of
+       feature.
+    3. Per target model (:func:`whitebox_result`): the AUC over its known members and non-members of the pool
+       (with a bootstrap interval over the records) and the TPR at FPR 0, 0.1 % and 1 % (a level is reported
+       only with at least 1/level non-members; FPR 0 always); per record, the AUC over the models.
+
+    What chance gives is measured as the black-box attack's is: the training sets shuffled among the models (none
+    keeps its own) and the attack rerun once (``chance`` in the summary).
     """
     usable = np.asarray(usable) & np.array([loss is not None for loss in losses])
     if not usable.any():

@@ -1,17 +1,4 @@
-"""One sentence of evidence for each exposed record of the shared-model audit.
-
-An AUC says *that* a person is exposed; the sentence says *how* an attacker sees it, in the terms of the
-outputs themselves, so that a data owner can check it and act on it (coarsen a column, drop a record):
-
-1. the rare value with the largest gap between the outputs of models trained with the person and the
-   others ("outputs of generators trained with this person contain native-country = Holland-Netherlands in
-   92 % of cases, never otherwise (the only such person among the 1,000 audited records)");
-2. else the distance to the nearest synthetic row ("its nearest synthetic row is at distance 0.00 in
-   outputs of generators trained with it (an exact copy in 100 % of them) vs 0.31 otherwise");
-
-followed by its nearest-record distances: to its nearest other real record and to its nearest synthetic
-row (median over the outputs of models trained with it).
-"""
+"""One sentence of evidence for each exposed record of the shared-model audit."""
 
 from __future__ import annotations
 
@@ -82,7 +69,21 @@ def gather(membership: np.ndarray, usable: np.ndarray, nearest: np.ndarray, rare
 
 
 def sentence(evidence: Evidence) -> str:
-    """The evidence in one sentence (see the module notes).
+    """The evidence in one sentence (see Notes).
+
+    Notes
+    -----
+    An AUC says *that* a person is exposed; the sentence says *how* an attacker sees it, in the terms of the
+    outputs themselves, so that a data owner can check it and act on it (coarsen a column, drop a record):
+
+    1. the rare value with the largest gap between the outputs of models trained with the person and the
+       others ("outputs of generators trained with this person contain native-country = Holland-Netherlands in
+       92 % of cases, never otherwise (the only such person among the 1,000 audited records)");
+    2. else the distance to the nearest synthetic row ("its nearest synthetic row is at distance 0.00 in
+       outputs of generators trained with it (an exact copy in 100 % of them) vs 0.31 otherwise");
+
+    followed by its nearest-record distances: to its nearest other real record and to its nearest synthetic
+    row (median over the outputs of models trained with it).
 
     Examples
     --------

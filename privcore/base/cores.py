@@ -1,10 +1,4 @@
-"""How many cores privcore may use: the one answer every parallel part of the package asks for.
-
-A process may be allowed fewer cores than the machine has: its CPU affinity (``taskset``, a container's
-cpuset), a cgroup CPU quota (Docker's ``--cpus``, Kubernetes limits: ``/sys/fs/cgroup/cpu.max``), and the
-thread variables people set to keep a job small (``OMP_NUM_THREADS`` and its siblings). Running more
-threads than that only adds switching, so :func:`usable_cores` takes the smallest of them.
-"""
+"""How many cores privcore may use: the one answer every parallel part of the package asks for."""
 
 from __future__ import annotations
 
@@ -102,6 +96,13 @@ def usable_cores() -> int:
 
     The smallest of the CPU affinity, the cgroup CPU quota and any thread variable that is set
     (:data:`THREAD_VARIABLES`). ``workers=`` / ``--workers`` override it.
+
+    Notes
+    -----
+    A process may be allowed fewer cores than the machine has: its CPU affinity (``taskset``, a container's
+    cpuset), a cgroup CPU quota (Docker's ``--cpus``, Kubernetes limits: ``/sys/fs/cgroup/cpu.max``), and the
+    thread variables people set to keep a job small (``OMP_NUM_THREADS`` and its siblings). Running more
+    threads than that only adds switching, so :func:`usable_cores` takes the smallest of them.
     """
     bounds = [affinity_cores(), cgroup_quota_cores(), thread_variable_limit()]
     return max(1, min(b for b in bounds if b is not None))

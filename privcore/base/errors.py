@@ -1,11 +1,4 @@
-"""Typed input errors.
-
-Every problem with what a user supplied (a file, a column, a schema choice) is raised as a subclass of
-:class:`InputError`. The message is written for the person who uploaded the data: it names the file and,
-where it applies, the column, and says what to do. The command line prints ``str(error)`` on one line
-and exits with status 2; the dashboard shows it next to the upload it concerns. Nothing else in privcore
-should let a raw pandas or numpy exception reach a user.
-"""
+"""Typed input errors."""
 
 from __future__ import annotations
 
@@ -21,6 +14,14 @@ class InputError(ValueError):
         Name of the file (or table role, e.g. ``"synthetic"``) the problem concerns.
     column : str, optional
         Name of the column the problem concerns.
+
+    Notes
+    -----
+    Every problem with what a user supplied (a file, a column, a schema choice) is raised as a subclass of
+    :class:`InputError`. The message is written for the person who uploaded the data: it names the file and,
+    where it applies, the column, and says what to do. The command line prints ``str(error)`` on one line
+    and exits with status 2; the dashboard shows it next to the upload it concerns. Nothing else in privcore
+    should let a raw pandas or numpy exception reach a user.
     """
 
     def __init__(self, message: str, *, file: str | None = None, column: str | None = None):

@@ -1,12 +1,5 @@
 """``log Σ exp`` along the rows of a finite matrix: SciPy's ``logsumexp(a, axis=1)`` with the same floating-point
 operations, without its generic overhead.
-
-SciPy 1.16's ``logsumexp`` also computes ``exp`` of the whole input once more for its non-finite fallback and
-goes through array-API helpers; on the kernel density estimates of the membership attacks (20,000 × 10,000
-terms per bandwidth) that was most of an attack's time. Here, as there: the largest element of each row is
-taken out of the sum (every element equal to it, counted as ``m``), the others are shifted by it,
-exponentiated and summed along the row, and the result is ``log1p(s / m) + log(m) + max``. Rows with a
-non-finite result, which finite input does not produce, are handed to SciPy, so its edge-case rules still hold.
 """
 
 from __future__ import annotations
@@ -28,6 +21,15 @@ def logsumexp_rows(a: np.ndarray) -> np.ndarray:
     -------
     numpy.ndarray
         Shape (n,).
+
+    Notes
+    -----
+    SciPy 1.16's ``logsumexp`` also computes ``exp`` of the whole input once more for its non-finite fallback and
+    goes through array-API helpers; on the kernel density estimates of the membership attacks (20,000 × 10,000
+    terms per bandwidth) that was most of an attack's time. Here, as there: the largest element of each row is
+    taken out of the sum (every element equal to it, counted as ``m``), the others are shifted by it,
+    exponentiated and summed along the row, and the result is ``log1p(s / m) + log(m) + max``. Rows with a
+    non-finite result, which finite input does not produce, are handed to SciPy, so its edge-case rules still hold.
 
     Examples
     --------

@@ -1,21 +1,7 @@
 """Statistics core shared by every attack-based evaluation.
 
-The functions here turn counts of successful attacks into rates with uncertainty, and rates into
-risks. They follow Anonymeter (Giomi et al. 2023, PoPETs; ``anonymeter.stats.confidence``) exactly,
-so that the published reference values are reproduced to the last digit:
-
-* :func:`success_rate` -- Wilson-score centre and half-width of a Bernoulli success rate;
-* :func:`residual_risk` -- ``(main - control) / (1 - control)`` with first-order error propagation;
-* :func:`clip_risk` -- force a value and its symmetric error into ``[0, 1]``;
-* :class:`AttackResult` -- counts of the main, baseline and control attacks, their rates, the risk
-  and the warnings (for example when the main attack does not beat random guessing);
-* :func:`bootstrap_interval`, :func:`bootstrap_replicates` and :func:`percentile_interval` -- seeded
-  percentile bootstrap for statistics without a closed form (membership-inference AUC, TPR at a fixed
-  FPR, ...);
-* :func:`clopper_pearson_lower`, :func:`clopper_pearson_upper` and :func:`epsilon_lower_bound` -- the
-  differential-privacy ε that a membership test's counts rule out (metrics.md §3).
-
-ROC curves and AUC live beside it in :mod:`privcore.base.roc`.
+Rates follow Anonymeter (Giomi et al. 2023, PoPETs; ``anonymeter.stats.confidence``) exactly, so that the
+published reference values are reproduced to the last digit. ROC curves and AUC live in :mod:`privcore.base.roc`.
 """
 
 from __future__ import annotations

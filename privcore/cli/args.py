@@ -2,8 +2,7 @@
 the column-type and role options, ``--param``, ``--seed``, ``--workers`` and ``--device`` checked before any
 table is read, the report paths, and the progress line.
 
-Heavy modules (pandas through the schema, the metric registry) are imported inside the functions that need
-them, so that ``python -m privcore --help`` starts quickly.
+Heavy modules are imported inside the functions that need them, so that ``--help`` starts quickly.
 """
 
 from __future__ import annotations
@@ -215,7 +214,7 @@ def check_output_path(path: str | None, option: str) -> None:
     """Raise :class:`InputError` unless a report can be written to ``path`` (``None``: nothing to check).
 
     The folder must exist and be writable and the path must not be a folder, so that a typo in
-    ``--json``/``--html`` is reported before the evaluation runs rather than after it.
+    ``--json``/``--html`` is reported ahead of the evaluation rather than after it.
     """
     if not path:
         return

@@ -1,28 +1,6 @@
 """``python -m privcore audit``: the shadow-model membership audit of a generator from the command line.
 
-::
-
-    python -m privcore audit --real R.csv [type flags as in evaluate] --generator NAME|MODULE:ATTR
-        [--generator-param KEY=VALUE ...] [--targets 5] [--random-targets 5] [--shadow-models 50]
-        [--eval-models 20] [--training-rows M] [--seed 0] [--json OUT.json] [--html OUT.html]
-    python -m privcore audit --real R.csv --generator NAME --design shared [--models 64] [--records 1000]
-        [--workers N | --dask ADDRESS] [--whitebox auto|on|off] [--stronger on|off] [--seed 0] [--json OUT.json]
-        [--html OUT.html]
-    python -m privcore audit --list-generators
-
-``--generator MODULE:ATTR`` audits your own generator: ATTR is a class or factory (called once per fit, with
-the ``--generator-param`` settings as keyword arguments) or an object with ``fit`` and ``sample``
-(:mod:`privcore.generators.outside`); MODULE must be importable (on ``PYTHONPATH``).
-
-``--design targeted`` (the default) attacks a few targets with shadow models of their own
-(:mod:`privcore.audit.shadow`); ``--design shared`` attacks every record of a pool with one set of models,
-each trained on a random half of it (:mod:`privcore.audit.shared`); its fits run in this process, on ``--workers``
-processes, or as tasks on a Dask cluster (``--dask tcp://host:8786`` or ``local:N``, as for ``evaluate``).
-Beside its attack it runs RMIA and a gradient-boosted meta-classifier (:mod:`privcore.audit.stronger`;
-``--stronger off`` skips them), reported in the JSON's ``stronger`` and in the HTML's table of attacks.
-
-Exit codes as for ``evaluate``: 0 success, 2 bad input or settings (a reference that cannot be imported or is
-no generator included), 1 internal error.
+Usage and options: :func:`add_audit_parser`. Exit codes as for ``evaluate``.
 """
 
 from __future__ import annotations
@@ -47,7 +25,34 @@ from privcore.cli.args import (
 
 
 def add_audit_parser(sub) -> None:
-    """Register the ``audit`` subcommand."""
+    """Register the ``audit`` subcommand.
+
+    Notes
+    -----
+    Usage::
+
+        python -m privcore audit --real R.csv [type flags as in evaluate] --generator NAME|MODULE:ATTR
+            [--generator-param KEY=VALUE ...] [--targets 5] [--random-targets 5] [--shadow-models 50]
+            [--eval-models 20] [--training-rows M] [--seed 0] [--json OUT.json] [--html OUT.html]
+        python -m privcore audit --real R.csv --generator NAME --design shared [--models 64] [--records 1000]
+            [--workers N | --dask ADDRESS] [--whitebox auto|on|off] [--stronger on|off] [--seed 0] [--json OUT.json]
+            [--html OUT.html]
+        python -m privcore audit --list-generators
+
+    ``--generator MODULE:ATTR`` audits your own generator: ATTR is a class or factory (called once per fit, with
+    the ``--generator-param`` settings as keyword arguments) or an object with ``fit`` and ``sample``
+    (:mod:`privcore.generators.outside`); MODULE must be importable (on ``PYTHONPATH``).
+
+    ``--design targeted`` (the default) attacks a few targets with shadow models of their own
+    (:mod:`privcore.audit.shadow`); ``--design shared`` attacks every record of a pool with one set of models,
+    each trained on a random half of it (:mod:`privcore.audit.shared`); its fits run in this process, on ``--workers``
+    processes, or as tasks on a Dask cluster (``--dask tcp://host:8786`` or ``local:N``, as for ``evaluate``).
+    Beside its attack it runs RMIA and a gradient-boosted meta-classifier (:mod:`privcore.audit.stronger`;
+    ``--stronger off`` skips them), reported in the JSON's ``stronger`` and in the HTML's table of attacks.
+
+    Exit codes as for ``evaluate``: 0 success, 2 bad input or settings (a reference that cannot be imported or is
+    no generator included), 1 internal error.
+    """
     au = sub.add_parser("audit", help="shadow-model membership audit of a generator (per-target AUC)")
     au.add_argument("--real", help="the real table: CSV, Parquet or Excel")
     au.add_argument("--demo", metavar="NAME", help="use the real table of a built-in demo scenario instead")
@@ -128,7 +133,7 @@ def list_generators_text() -> str:
 
 
 def run_audit(args: argparse.Namespace) -> int:
-    """Run ``audit`` (see the module docstring)."""
+    """Run ``audit`` (see :func:`add_audit_parser`)."""
     from privcore.audit.shadow import AuditSettings, audit
     from privcore.audit.shared import SharedSettings, audit_shared
     from privcore.audit.tasks import GeneratorFactory

@@ -1,10 +1,5 @@
 """``python -m privcore evaluate``: score a synthetic table against the real one (product.md "Python API and
 command line").
-
-The ``--seed``, ``--workers``, ``--device``, ``--dask`` and the ``--json``/``--html`` output paths are checked
-before any table is read, and a report that cannot be written is bad input too (exit 2, naming the path).
-``--param ID.NAME=VALUE`` (repeatable) sets a metric parameter; VALUE is read as JSON when it parses
-(``0.1``, ``[["age", "sex"], ["race"]]``) and as plain text otherwise.
 """
 
 from __future__ import annotations
@@ -30,7 +25,15 @@ from privcore.cli.args import (
 
 
 def add_evaluate_parser(sub) -> None:
-    """The ``evaluate`` sub-command's options."""
+    """The ``evaluate`` sub-command's options.
+
+    Notes
+    -----
+    The ``--seed``, ``--workers``, ``--device``, ``--dask`` and the ``--json``/``--html`` output paths are checked
+    before any table is read, and a report that cannot be written is bad input too (exit 2, naming the path).
+    ``--param ID.NAME=VALUE`` (repeatable) sets a metric parameter; VALUE is read as JSON when it parses
+    (``0.1``, ``[["age", "sex"], ["race"]]``) and as plain text otherwise.
+    """
     ev = sub.add_parser("evaluate", help="score a synthetic table against the real one")
     ev.add_argument("--real", help="real (training) table: CSV, Parquet or Excel")
     ev.add_argument("--synthetic", help="synthetic table")

@@ -1,21 +1,6 @@
 """``python -m privcore lab``: which metric notices which leak, on a leak ladder built from the real table.
 
-::
-
-    python -m privcore lab --real R.csv [--holdout H.csv] [type flags as in evaluate]
-        [--leaks partial_copy,noisy_copy,...] [--levels 0,0.25,0.5,0.75,1] [--seeds 3]
-        [--metrics crp,dcr,...] [--param ID.NAME=VALUE ...] [--margin 0.01] [--seed 0]
-        [--json OUT.json] [--html OUT.html] [--workers N] [--dask ADDRESS] [--no-utility]
-    python -m privcore lab --demo NAME [--rows 3000] ...            (a demo's real table and holdout)
-    python -m privcore lab --real R.csv [--holdout H.csv] --ladder 0.1=eps01.csv --ladder 1=eps1.csv ...
-                                                                    (a supplied ladder: LABEL=FILE, repeatable)
-
-Beside the privacy metrics, every table is measured for utility (column shapes and column-pair trends, and any
-utility measure named in --metrics) for the privacy–utility frontier (:mod:`privcore.lab.frontier`); --no-utility
-leaves the cheap two out.
-
-Exit codes as for ``evaluate``: 0 success, 2 bad input or settings (one line on stderr), 1 internal error.
-Settings are checked before any table is read. See :mod:`privcore.lab` for what is computed.
+Usage and options: :func:`add_lab_parser`; what is computed: :mod:`privcore.lab`.
 """
 
 from __future__ import annotations
@@ -43,7 +28,27 @@ from privcore.cli.args import (
 def add_lab_parser(sub) -> None:
     """Register the ``lab`` subcommand; its options are added when it parses or shows its help
     (:class:`~privcore.cli.args.Parser`), because their defaults come from the generators and the lab, which
-    the other sub-commands do not need (they cost about 0.1 s at start-up)."""
+    the other sub-commands do not need (they cost about 0.1 s at start-up).
+
+    Notes
+    -----
+    Usage::
+
+        python -m privcore lab --real R.csv [--holdout H.csv] [type flags as in evaluate]
+            [--leaks partial_copy,noisy_copy,...] [--levels 0,0.25,0.5,0.75,1] [--seeds 3]
+            [--metrics crp,dcr,...] [--param ID.NAME=VALUE ...] [--margin 0.01] [--seed 0]
+            [--json OUT.json] [--html OUT.html] [--workers N] [--dask ADDRESS] [--no-utility]
+        python -m privcore lab --demo NAME [--rows 3000] ...            (a demo's real table and holdout)
+        python -m privcore lab --real R.csv [--holdout H.csv] --ladder 0.1=eps01.csv --ladder 1=eps1.csv ...
+                                                                        (a supplied ladder: LABEL=FILE, repeatable)
+
+    Beside the privacy metrics, every table is measured for utility (column shapes and column-pair trends, and any
+    utility measure named in --metrics) for the privacy–utility frontier (:mod:`privcore.lab.frontier`); --no-utility
+    leaves the cheap two out.
+
+    Exit codes as for ``evaluate``: 0 success, 2 bad input or settings (one line on stderr), 1 internal error.
+    Settings are checked before any table is read. See :mod:`privcore.lab` for what is computed.
+    """
     sub.add_parser("lab", help="which metric notices which leak: metrics on a leak ladder from the real table",
                    add_options=_add_lab_options)
 
@@ -150,7 +155,7 @@ def _load(args: argparse.Namespace):
 
 
 def run_lab(args: argparse.Namespace) -> int:
-    """Run ``lab`` (see the module docstring)."""
+    """Run ``lab`` (see :func:`add_lab_parser`)."""
     from privcore import lab
     from privcore.data.io import load_table
 

@@ -2,9 +2,6 @@
 command line").
 
 Exit codes: 0 success, 2 bad input (one line on stderr naming the file and column), 1 internal error.
-Each sub-command is a module of its own (:mod:`~privcore.cli.evaluate`, :mod:`~privcore.cli.listings`,
-:mod:`~privcore.cli.audit`, :mod:`~privcore.cli.lab`) over the shared helpers of :mod:`~privcore.cli.args`;
-this module only builds the parser and dispatches.
 """
 
 from __future__ import annotations
@@ -32,7 +29,14 @@ COMMANDS = {
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The parser of every sub-command, in the order ``--help`` lists them."""
+    """The parser of every sub-command, in the order ``--help`` lists them.
+
+    Notes
+    -----
+    Each sub-command is a module of its own (:mod:`~privcore.cli.evaluate`, :mod:`~privcore.cli.listings`,
+    :mod:`~privcore.cli.audit`, :mod:`~privcore.cli.lab`) over the shared helpers of :mod:`~privcore.cli.args`;
+    this module only builds the parser and dispatches.
+    """
     parser = Parser(prog="python -m privcore", description="Privacy-risk metrics for synthetic tabular data.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     add_evaluate_parser(sub)

@@ -1,19 +1,7 @@
 """Load user tables and check that they fit together.
 
-This is the first step of the data flow (load → schema → encode → neighbours → metrics →
-report). :func:`load_table` turns a CSV, Parquet or Excel upload into a tidy
-:class:`pandas.DataFrame`; the ``check_*`` functions and :func:`validate_tables` then check the
-real, synthetic and holdout tables against each other. Every problem is raised as a subclass of
-:class:`privcore.base.errors.InputError` whose message names the file (and column) and says what to
-do, so callers can show it as is.
-
-Uploaded data is only ever held in memory: nothing here writes to disk.
-
-This module is the entry point; the work is done by modules by purpose: :mod:`~privcore.data.file_formats`
-(bytes, size limits, gzip, Parquet, Excel), :mod:`~privcore.data.text_tables` (decoding and delimiters of
-text tables), :mod:`~privcore.data.tidying` (header checks, missing tokens, column types),
-:mod:`~privcore.data.table_checks` (tables against each other) and :mod:`~privcore.data.wording` (the
-messages' phrasing). The public names stay importable from here.
+Uploaded data is only ever held in memory: nothing here writes to disk. The work is done by modules by purpose
+(file_formats, text_tables, tidying, table_checks, wording); the public names stay importable from here.
 """
 
 from __future__ import annotations
@@ -112,6 +100,13 @@ def load_table(
     Rows in which every value is missing, and blank-named columns without any value (trailing
     delimiters, formatted but empty Excel cells), carry no data and are dropped. Excel files are
     read from their first sheet, skipping blank rows above the header.
+
+    This is the first step of the data flow (load → schema → encode → neighbours → metrics →
+    report). :func:`load_table` turns a CSV, Parquet or Excel upload into a tidy
+    :class:`pandas.DataFrame`; the ``check_*`` functions and :func:`validate_tables` then check the
+    real, synthetic and holdout tables against each other. Every problem is raised as a subclass of
+    :class:`privcore.base.errors.InputError` whose message names the file (and column) and says what to
+    do, so callers can show it as is.
     """
     filename = source_filename(source) or name  # raw bytes: the given name is the only hint
     name = name or filename or _DEFAULT_NAME

@@ -1,17 +1,4 @@
-"""Refuse, before encoding, tables whose encoded form would not fit the memory budget.
-
-An evaluation holds every table in the vector space E (float64, one coordinate per numerical or binary
-column and one per category of a categorical column), a copy restricted to the key columns, and working
-copies in the metrics that train models. Running out of memory half-way kills the server for every
-user; a clear message first is better.
-
-Estimate
-    ``rows × encoded columns × 8 bytes × WORKING_COPIES``, with rows summed over the real, synthetic and
-    holdout tables and the encoded columns counted from the data (categories of all tables together).
-Budget
-    ``PRIVCORE_MEMORY_BUDGET`` (bytes, or a number with a unit: ``"8GB"``, ``"512 MiB"``), else half of the
-    machine's memory (the smaller of the physical memory and a cgroup limit, as in a container).
-"""
+"""Refuse, before encoding, tables whose encoded form would not fit the memory budget."""
 
 from __future__ import annotations
 
@@ -106,6 +93,20 @@ def check_memory(tables: Mapping[str, pd.DataFrame], schema: Schema, budget: int
     """Raise :class:`MemoryBudgetError` when the estimate exceeds the budget (``budget`` overrides it).
 
     The message gives the estimate, what it is made of, the budget and what to do.
+
+    Notes
+    -----
+    An evaluation holds every table in the vector space E (float64, one coordinate per numerical or binary
+    column and one per category of a categorical column), a copy restricted to the key columns, and working
+    copies in the metrics that train models. Running out of memory half-way kills the server for every
+    user; a clear message first is better.
+
+    Estimate
+        ``rows × encoded columns × 8 bytes × WORKING_COPIES``, with rows summed over the real, synthetic and
+        holdout tables and the encoded columns counted from the data (categories of all tables together).
+    Budget
+        ``PRIVCORE_MEMORY_BUDGET`` (bytes, or a number with a unit: ``"8GB"``, ``"512 MiB"``), else half of the
+        machine's memory (the smaller of the physical memory and a cgroup limit, as in a container).
     """
     if budget is None:
         budget, source = memory_budget()

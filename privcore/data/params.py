@@ -1,19 +1,4 @@
-"""Metric parameters, declared once next to the metric and checked by one function everywhere.
-
-Each metric lists its user-settable parameters as :class:`Param` declarations in its registry entry.
-The declaration is the single source of the parameter's type, default (or the rule that derives it),
-range, help text and label: :func:`privcore.evaluate`, the command line (``--param ID.NAME=VALUE``,
-``python -m privcore metrics``) and the dashboard's Metrics page all read it, and all of them validate
-a value with :func:`check_value`, so a bad value gets the same sentence in every place.
-
-Kinds of parameter (:data:`KINDS`):
-
-- ``int`` / ``float``: a number in ``[minimum, maximum]``;
-- ``numbers``: a list of numbers ≥ ``minimum`` (or a comma-separated text of them), kept sorted and unique;
-- ``columns``: a list of analysed column names;
-- ``column_pair``: two disjoint, non-empty lists of analysed column names;
-- ``table``: a table of real records (a DataFrame), given as a file (``--reference``), never ``--param``.
-"""
+"""Metric parameters, declared once next to the metric and checked by one function everywhere."""
 
 from __future__ import annotations
 
@@ -73,6 +58,14 @@ class Param:
         ``derive(schema) -> value``: the derived default, for display.
     exclude_sensitive : bool
         A column parameter whose columns must not include the sensitive column.
+
+    Notes
+    -----
+    Each metric lists its user-settable parameters as :class:`Param` declarations in its registry entry.
+    The declaration is the single source of the parameter's type, default (or the rule that derives it),
+    range, help text and label: :func:`privcore.evaluate`, the command line (``--param ID.NAME=VALUE``,
+    ``python -m privcore metrics``) and the dashboard's Metrics page all read it, and all of them validate
+    a value with :func:`check_value`, so a bad value gets the same sentence in every place.
     """
 
     name: str
@@ -179,6 +172,16 @@ def check_value(metric_id: str, param: Param, value: Any, schema: "Schema | None
     ParamError
         With one sentence naming the parameter (label and ``id.name``) and what is allowed; the same
         sentence is shown by the command line and the Metrics page.
+
+    Notes
+    -----
+    Kinds of parameter (:data:`KINDS`):
+
+    - ``int`` / ``float``: a number in ``[minimum, maximum]``;
+    - ``numbers``: a list of numbers ≥ ``minimum`` (or a comma-separated text of them), kept sorted and unique;
+    - ``columns``: a list of analysed column names;
+    - ``column_pair``: two disjoint, non-empty lists of analysed column names;
+    - ``table``: a table of real records (a DataFrame), given as a file (``--reference``), never ``--param``.
 
     Examples
     --------

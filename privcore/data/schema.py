@@ -1,10 +1,4 @@
-"""Column types and roles (metrics.md §0), inferred from the data and overridable by the user.
-
-A :class:`Schema` says, for each analysed column, whether it is numerical, categorical or binary, which
-columns are quasi-identifiers (key) and which one is sensitive, how synthetic rows pair with real rows,
-and what to do with missing numerical values. :func:`infer_schema` proposes one; :meth:`Schema.validate`
-checks a (possibly user-edited) schema against the tables with specific, user-facing messages.
-"""
+"""Column types and roles (metrics.md §0), inferred from the data and overridable by the user."""
 
 from __future__ import annotations
 
@@ -137,6 +131,13 @@ class Schema:
         values are not missing values: :meth:`validate` refuses them under either policy.
     seed : int
         Seed for every random step (metrics.md §0): a whole number from 0 to :data:`MAX_SEED`.
+
+    Notes
+    -----
+    A :class:`Schema` says, for each analysed column, whether it is numerical, categorical or binary, which
+    columns are quasi-identifiers (key) and which one is sensitive, how synthetic rows pair with real rows,
+    and what to do with missing numerical values. :func:`infer_schema` proposes one; :meth:`Schema.validate`
+    checks a (possibly user-edited) schema against the tables with specific, user-facing messages.
 
     Examples
     --------

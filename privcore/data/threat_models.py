@@ -1,21 +1,4 @@
-"""Threat-model presets: what the attacker knows, turned into the key (quasi-identifier) columns of a table.
-
-A non-expert rarely knows which columns to call the key. Three presets describe common attackers:
-
-- ``demographics``: the attacker knows a person's demographics (age, sex, race, marital status...);
-- ``demographics_location``: that and where they live (postcode, city, country...);
-- ``all_but_sensitive``: everything in the record except the sensitive column (the strongest attacker, and the
-  default key).
-
-The first two are found by the columns' **names** (:data:`DEMOGRAPHICS` and :data:`LOCATION`): a name is split into
-words (at any character other than a letter or a digit, and where a lower-case letter meets a capital: ``maritalStatus``
-→ ``marital``, ``status``), and a column is recognised when one of its words equals a listed word or starts with a
-listed stem. ``age`` is recognised, ``wage`` and ``page`` are not. The sensitive column is never part of the key. A
-name tells nothing about a column's content, so the key set by a preset is a proposal to check.
-
-Which columns each attack treats as secret follows from the key (:func:`secret_sentence`): the reconstruction attacks
-want every analysed column outside the key; Anonymeter's inference attack wants the sensitive column only.
-"""
+"""Threat-model presets: what the attacker knows, turned into the key (quasi-identifier) columns of a table."""
 
 from __future__ import annotations
 
@@ -127,6 +110,21 @@ def preset_key(model: ThreatModel, columns: Sequence[str], sensitive: str | None
         The key in table order and a sentence for the user: which columns were recognised, which kind matched
         nothing; an empty key when nothing matched (the caller keeps the key it had).
 
+    Notes
+    -----
+    A non-expert rarely knows which columns to call the key. Three presets describe common attackers:
+
+    - ``demographics``: the attacker knows a person's demographics (age, sex, race, marital status...);
+    - ``demographics_location``: that and where they live (postcode, city, country...);
+    - ``all_but_sensitive``: everything in the record except the sensitive column (the strongest attacker, and the
+      default key).
+
+    The first two are found by the columns' **names** (:data:`DEMOGRAPHICS` and :data:`LOCATION`): a name is split into
+    words (at any character other than a letter or a digit, and where a lower-case letter meets a capital: ``maritalStatus``
+    → ``marital``, ``status``), and a column is recognised when one of its words equals a listed word or starts with a
+    listed stem. ``age`` is recognised, ``wage`` and ``page`` are not. The sensitive column is never part of the key. A
+    name tells nothing about a column's content, so the key set by a preset is a proposal to check.
+
     Examples
     --------
     >>> demo = THREAT_MODELS[1]
@@ -164,6 +162,11 @@ def preset_key(model: ThreatModel, columns: Sequence[str], sensitive: str | None
 
 def secret_sentence(columns: Sequence[str], key: Sequence[str], sensitive: str | None) -> str:
     """Which columns each attack treats as secret, given the analysed ``columns``, the ``key`` and ``sensitive``.
+
+    Notes
+    -----
+    Which columns each attack treats as secret follows from the key (:func:`secret_sentence`): the reconstruction attacks
+    want every analysed column outside the key; Anonymeter's inference attack wants the sensitive column only.
 
     Examples
     --------

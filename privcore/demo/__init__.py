@@ -1,23 +1,7 @@
 """Built-in, offline demo data: UCI Adult samples and synthetic tables from simple generators.
 
-The demo is built from the UCI Adult census extract (32,561 people, 14 columns), vendored as package
-data. Becker, B. & Kohavi, R. (1996). Adult. UCI Machine Learning Repository.
-https://doi.org/10.24432/C5XW20. Licence CC BY 4.0.
-
-Samples are drawn by a fixed rule that does not depend on any random number generator: every row
-position ``i`` of the table (0-based) gets the key ``sha256(f"adult-row-{i}")`` (hex digest of the ASCII
-string); rows are sorted by key (ties, which do not occur, by position). For a sample size ``n`` the
-real training sample is the first ``n`` rows of that order, the holdout the next ``n`` and the
-``fresh_sample`` scenario's "synthetic" table the ``n`` after that. The three are disjoint and identical
-on every machine. Synthetic tables come from the generators in :mod:`privcore.demo.generators`
-(instances of the :mod:`privcore.generators` protocol), seeded with ``numpy.random.default_rng(seed)``.
-
-Examples
---------
->>> from privcore.demo import load_scenario
->>> demo = load_scenario("noisy_copy")
->>> demo.real.shape, demo.synthetic.shape, demo.holdout.shape
-((3000, 14), (3000, 14), (3000, 14))
+Data: UCI Adult (Becker, B. & Kohavi, R. (1996), UCI Machine Learning Repository,
+https://doi.org/10.24432/C5XW20), licence CC BY 4.0, vendored as package data.
 """
 
 from __future__ import annotations
@@ -287,6 +271,16 @@ def sample_positions(n: int = DEFAULT_N, *, parts: int = 2) -> list[np.ndarray]:
     privcore.base.errors.InputError
         If ``n`` is not positive or ``parts * n`` exceeds the 32,561 rows (a subclass of
         ``ValueError``).
+
+    Notes
+    -----
+    Samples are drawn by a fixed rule that does not depend on any random number generator: every row
+    position ``i`` of the table (0-based) gets the key ``sha256(f"adult-row-{i}")`` (hex digest of the ASCII
+    string); rows are sorted by key (ties, which do not occur, by position). For a sample size ``n`` the
+    real training sample is the first ``n`` rows of that order, the holdout the next ``n`` and the
+    ``fresh_sample`` scenario's "synthetic" table the ``n`` after that. The three are disjoint and identical
+    on every machine. Synthetic tables come from the generators in :mod:`privcore.demo.generators`
+    (instances of the :mod:`privcore.generators` protocol), seeded with ``numpy.random.default_rng(seed)``.
     """
     total = len(_adult())
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
@@ -372,7 +366,7 @@ def load_scenario(name: str, *, n: int = DEFAULT_N, seed: int = 0) -> DemoData:
         One of :data:`SCENARIOS`.
     n : int, default 3000
         Rows in each of the three tables. Real and holdout are the first ``n`` and next ``n`` rows of
-        the hash order (see the module docstring), so ``2 * n`` (``3 * n`` for ``"fresh_sample"``)
+        the hash order (see :func:`sample_positions`), so ``2 * n`` (``3 * n`` for ``"fresh_sample"``)
         must not exceed 32,561.
     seed : int, default 0
         Seed of the generator (the real and holdout samples do not depend on it).
@@ -387,6 +381,12 @@ def load_scenario(name: str, *, n: int = DEFAULT_N, seed: int = 0) -> DemoData:
     privcore.base.errors.InputError
         Unknown name (the message lists the valid names) or ``n`` out of range (a subclass of
         ``ValueError``).
+
+    Examples
+    --------
+    >>> demo = load_scenario("noisy_copy")
+    >>> demo.real.shape, demo.synthetic.shape, demo.holdout.shape
+    ((3000, 14), (3000, 14), (3000, 14))
     """
     scenario = _check_name(name)
     parts = 3 if name == "fresh_sample" else 2

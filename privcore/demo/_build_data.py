@@ -1,18 +1,6 @@
 """Regenerate the vendored demo data ``privcore/demo/data/adult.csv.gz``.
 
-Not imported at runtime. Run from the repository root::
-
-    python -m privcore.demo._build_data [SOURCE] [DEST]
-
-SOURCE defaults to ``/work/shared/data/adult.csv.gz`` (the UCI Adult extract, 32,561 rows, first
-column a row index); DEST defaults to ``adult.csv.gz`` in the ``data`` folder beside this file.
-
-Cleaning: drop the index column, strip surrounding whitespace from every string value, turn ``'?'``
-(and empty strings) into missing values. Rows with missing values are kept. Row order is unchanged, so
-row position ``i`` in the output is row ``i`` (index value ``i``) of the source.
-
-The output is byte-for-byte deterministic: a CSV with ``\\n`` line endings and empty fields for missing
-values, gzip-compressed at level 9 with no file name and a zero time stamp in the gzip header.
+Not imported at runtime. Run from the repository root: ``python -m privcore.demo._build_data [SOURCE] [DEST]``.
 """
 
 from __future__ import annotations
@@ -41,6 +29,12 @@ def clean(raw: pd.DataFrame) -> pd.DataFrame:
     -------
     pandas.DataFrame
         Cleaned table: no index column, stripped strings, missing values as ``NaN``.
+
+    Notes
+    -----
+    Cleaning: drop the index column, strip surrounding whitespace from every string value, turn ``'?'``
+    (and empty strings) into missing values. Rows with missing values are kept. Row order is unchanged, so
+    row position ``i`` in the output is row ``i`` (index value ``i``) of the source.
     """
     df = raw.copy()
     first = df.columns[0]
@@ -54,7 +48,13 @@ def clean(raw: pd.DataFrame) -> pd.DataFrame:
 
 
 def to_gzip_csv_bytes(df: pd.DataFrame) -> bytes:
-    """Serialise ``df`` as a deterministic gzip-compressed CSV."""
+    """Serialise ``df`` as a deterministic gzip-compressed CSV.
+
+    Notes
+    -----
+    The output is byte-for-byte deterministic: a CSV with ``\\n`` line endings and empty fields for missing
+    values, gzip-compressed at level 9 with no file name and a zero time stamp in the gzip header.
+    """
     text = df.to_csv(index=False, lineterminator="\n")
     buf = io.BytesIO()
     with gzip.GzipFile(filename="", mode="wb", fileobj=buf, compresslevel=9, mtime=0) as gz:
@@ -74,6 +74,13 @@ def build(source: Path = DEFAULT_SOURCE, dest: Path = DEFAULT_DEST) -> pd.DataFr
 
 
 def main(argv: list[str] | None = None) -> None:
+    """Command-line entry point: ``[SOURCE] [DEST]``, read from ``argv`` (default: ``sys.argv``).
+
+    Notes
+    -----
+    SOURCE defaults to ``/work/shared/data/adult.csv.gz`` (the UCI Adult extract, 32,561 rows, first
+    column a row index); DEST defaults to ``adult.csv.gz`` in the ``data`` folder beside this file.
+    """
     args = sys.argv[1:] if argv is None else argv
     source = Path(args[0]) if len(args) > 0 else DEFAULT_SOURCE
     dest = Path(args[1]) if len(args) > 1 else DEFAULT_DEST

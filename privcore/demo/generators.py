@@ -1,28 +1,4 @@
-"""Simple built-in synthetic-data generators for the demo scenarios.
-
-Each scenario's generator is an instance of the generator protocol of :mod:`privcore.generators`
-(``fit(table, types)``, ``sample(n, seed)``), made by :func:`demo_generator`. For backwards
-compatibility every generator is also a function with the signature
-``generator(real, types, n, rng) -> DataFrame``:
-
-real : pandas.DataFrame
-    The real (training) table.
-types : dict
-    Column name -> ``"numerical"``, ``"categorical"`` or ``"binary"``. Binary columns are treated
-    like categorical ones.
-n : int
-    Number of synthetic rows.
-rng : numpy.random.Generator
-    Source of randomness; the output is a deterministic function of the inputs and the generator's
-    state (use ``numpy.random.default_rng(seed)``).
-
-They return a table with the same columns, in the same order and with the same dtypes as ``real``
-(integer columns stay integers; missing categorical values can appear, as in the data) and a fresh
-``RangeIndex``. ``demo_generator(name).fit(real, types).sample(n, seed)`` equals
-``generator(real, types, n, numpy.random.default_rng(seed))`` row for row. They are deliberately simple,
-pure numpy/pandas and fast (20,000 rows well under a second); they are teaching props, not serious
-synthesizers.
-"""
+"""Simple built-in synthetic-data generators for the demo scenarios."""
 
 from __future__ import annotations
 
@@ -59,7 +35,32 @@ DEMO_GENERATORS: Mapping[str, Callable[[], BaseGenerator]] = {
 
 
 def demo_generator(name: str) -> BaseGenerator:
-    """A new, unfitted generator of the demo scenario ``name`` (a key of :data:`DEMO_GENERATORS`)."""
+    """A new, unfitted generator of the demo scenario ``name`` (a key of :data:`DEMO_GENERATORS`).
+
+    Notes
+    -----
+    Each scenario's generator is an instance of the generator protocol of :mod:`privcore.generators`
+    (``fit(table, types)``, ``sample(n, seed)``), made by :func:`demo_generator`. Every generator is also a
+    function with the signature ``generator(real, types, n, rng) -> DataFrame``:
+
+    real : pandas.DataFrame
+        The real (training) table.
+    types : dict
+        Column name -> ``"numerical"``, ``"categorical"`` or ``"binary"``. Binary columns are treated
+        like categorical ones.
+    n : int
+        Number of synthetic rows.
+    rng : numpy.random.Generator
+        Source of randomness; the output is a deterministic function of the inputs and the generator's
+        state (use ``numpy.random.default_rng(seed)``).
+
+    They return a table with the same columns, in the same order and with the same dtypes as ``real``
+    (integer columns stay integers; missing categorical values can appear, as in the data) and a fresh
+    ``RangeIndex``. ``demo_generator(name).fit(real, types).sample(n, seed)`` equals
+    ``generator(real, types, n, numpy.random.default_rng(seed))`` row for row. They are deliberately simple,
+    pure numpy/pandas and fast (20,000 rows well under a second); they are teaching props, not serious
+    synthesizers.
+    """
     return DEMO_GENERATORS[name]()
 
 

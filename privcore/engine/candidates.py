@@ -1,11 +1,5 @@
 """Candidate selection and exact refinement, the two steps that keep every chunked pass exact.
 
-A score block is approximate (one matrix product, off by bounded rounding); the functions here pick, per row,
-every reference row that could truly be among the nearest (:func:`row_candidates`, :func:`top_two_candidates`)
-or the farthest (:func:`far_candidates`), recompute those pairs exactly as ``sqrt(Σ (q − r)²)``
-(:func:`exact_distances`) and choose the nearest by (exact distance, index) (:func:`select_two`,
-:func:`select_k`), so identical rows are at distance exactly 0 and the lowest index wins among ties.
-
 The selection functions take the array module ``xp`` (numpy, or CuPy on a GPU); the refinement and the final
 choice run on the host.
 """
@@ -151,7 +145,7 @@ def top_two_candidates(block, rows, tolerance, group, xp):
     return group_rows[i], cols[i, j]
 
 
-#: Columns sampled per row to bound its k-th smallest score before the full block is searched: a partition of
+#: Columns sampled per row to bound its k-th smallest score ahead of the full block's search: a partition of
 #: this many columns plus one mask over the block costs about a third of partitioning every row.
 K_SAMPLE_COLUMNS = 1024
 #: ... and at least this many per neighbour wanted, so that few scores fall under the bound.
@@ -274,6 +268,14 @@ def exact_distances(query, reference, query_rows, reference_rows, chunk_elements
     -------
     numpy.ndarray
         One distance per pair.
+
+    Notes
+    -----
+    A score block is approximate (one matrix product, off by bounded rounding); the functions here pick, per row,
+    every reference row that could truly be among the nearest (:func:`row_candidates`, :func:`top_two_candidates`)
+    or the farthest (:func:`far_candidates`), recompute those pairs exactly as ``sqrt(Σ (q − r)²)``
+    (:func:`exact_distances`) and choose the nearest by (exact distance, index) (:func:`select_two`,
+    :func:`select_k`), so identical rows are at distance exactly 0 and the lowest index wins among ties.
     """
     out = np.empty(len(query_rows))
     batch = max(1, chunk_elements // max(query.shape[1], 1))

@@ -1,19 +1,7 @@
 """Dask cluster backend: the neighbour passes of an evaluation run on a ``dask.distributed``
 cluster, for tables one machine cannot finish in time.
 
-Optional: ``pip install 'privcore[dask]'``. Three ways to name a cluster, in :func:`privcore.evaluate`
-(``cluster=``) and on the command line (``--dask``):
-
-- ``"tcp://host:8786"``: the scheduler of a running cluster (see ``docker-compose.dask.yml``);
-- ``"local:N"``: a cluster of N worker processes on this machine, started and stopped for the call;
-- a ``distributed.Client`` you made yourself (kept open).
-
-What runs where: the query and the reference table are sent to every worker once (``scatter`` with
-``broadcast``); each task is a few chunks of query rows of the exact matrix path
-(:func:`privcore.engine.neighbors.nearest_two`, and the one-block passes of :mod:`privcore.engine.neighbors_both_ways`),
-and the tasks' results are merged on the caller exactly as on one machine, so the report is identical. Passes
-in few columns (the FAMD projection), which a k-d tree answers in far less time than it takes to send them,
-run on the caller. The tables travel to the cluster: use one you control.
+Optional: ``pip install 'privcore[dask]'``. The tables travel to the cluster: use one you control.
 """
 
 from __future__ import annotations
@@ -67,7 +55,17 @@ def check_address(address: str) -> str:
 
 @contextlib.contextmanager
 def connected(cluster: Any) -> Iterator[Any]:
-    """A ``distributed.Client`` for ``cluster`` (an address, ``local:N`` or a Client, which is kept open)."""
+    """A ``distributed.Client`` for ``cluster`` (an address, ``local:N`` or a Client, which is kept open).
+
+    Notes
+    -----
+    Optional: ``pip install 'privcore[dask]'``. Three ways to name a cluster, in :func:`privcore.evaluate`
+    (``cluster=``) and on the command line (``--dask``):
+
+    - ``"tcp://host:8786"``: the scheduler of a running cluster (see ``docker-compose.dask.yml``);
+    - ``"local:N"``: a cluster of N worker processes on this machine, started and stopped for the call;
+    - a ``distributed.Client`` you made yourself (kept open).
+    """
     if cluster is None:
         yield None
         return
@@ -103,6 +101,15 @@ def run_chunks_on_cluster(client: Any, task: Callable, shared: Sequence[Any], ch
 
     The ``shared`` arrays are sent to every worker once; progress counts finished chunks (``size_of`` of
     a result) as they arrive.
+
+    Notes
+    -----
+    What runs where: the query and the reference table are sent to every worker once (``scatter`` with
+    ``broadcast``); each task is a few chunks of query rows of the exact matrix path
+    (:func:`privcore.engine.neighbors.nearest_two`, and the one-block passes of :mod:`privcore.engine.neighbors_both_ways`),
+    and the tasks' results are merged on the caller exactly as on one machine, so the report is identical. Passes
+    in few columns (the FAMD projection), which a k-d tree answers in far less time than it takes to send them,
+    run on the caller. The tables travel to the cluster: use one you control.
     """
     distributed = _distributed()
     # hash=False: a unique key per call, so that releasing this pass's data never touches another pass that

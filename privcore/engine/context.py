@@ -1,12 +1,4 @@
-"""Per-evaluation shared state: encoded tables and neighbour passes computed once, read by every metric.
-
-:class:`SharedComputation` lives for one :func:`privcore.evaluate` call. It memoises each vector space,
-each encoded table and each neighbour pass, so that two metrics asking for the same neighbours (for
-example CVP, DVP, NSND and MDCR all reading real→synthetic in E) share one pass, and the §5 baseline
-(holdout in place of synthetic) reuses the real→real pass. :class:`MetricContext` is the view one
-metric gets: role names ("real", "synthetic", "holdout") are resolved to tables, and in a baseline
-context "synthetic" means the holdout.
-"""
+"""Per-evaluation shared state: encoded tables and neighbour passes computed once, read by every metric."""
 
 from __future__ import annotations
 
@@ -79,6 +71,15 @@ class SharedComputation:
         Run the neighbour passes on a Dask cluster (:mod:`privcore.engine.cluster`); results are identical.
     device : {"auto", "cpu", "gpu"}
         Where the neighbour passes' matrix products run (:mod:`privcore.engine.gpu`); results are identical.
+
+    Notes
+    -----
+    :class:`SharedComputation` lives for one :func:`privcore.evaluate` call. It memoises each vector space,
+    each encoded table and each neighbour pass, so that two metrics asking for the same neighbours (for
+    example CVP, DVP, NSND and MDCR all reading real→synthetic in E) share one pass, and the §5 baseline
+    (holdout in place of synthetic) reuses the real→real pass. :class:`MetricContext` is the view one
+    metric gets: role names ("real", "synthetic", "holdout") are resolved to tables, and in a baseline
+    context "synthetic" means the holdout.
     """
 
     def __init__(
@@ -149,7 +150,7 @@ class SharedComputation:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self.__dict__.setdefault("device", "auto")  # pickled before the GPU backend existed
+        self.__dict__.setdefault("device", "auto")  # pickled without a device attribute
         self.__dict__.setdefault("planned", set())
         self.__dict__.setdefault("tolerance_only", set())
         self.__dict__.setdefault("_extremes_wanted", set())

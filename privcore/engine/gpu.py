@@ -1,32 +1,7 @@
 """GPU backend of the neighbour engine: the exact matrix path of :mod:`privcore.engine.neighbors` on an
 NVIDIA GPU, with results identical to the CPU path.
 
-Optional: ``pip install 'privcore[gpu]'`` (CuPy for CUDA 12) on a machine with an NVIDIA GPU. Choose the
-device with :func:`privcore.evaluate`'s ``device=`` or the command line's ``--device``:
-
-- ``"cpu"``: never the GPU (the tested default path of CI);
-- ``"gpu"``: every matrix pass on the GPU; refused with an :class:`~privcore.base.errors.InputError` where
-  CuPy or a GPU is missing;
-- ``"auto"`` (the default): the GPU for a pass of at least :data:`GPU_MIN_PAIRS` query × reference pairs
-  when a GPU is usable, the CPU otherwise (below that size, copying the tables and starting CUDA costs
-  more than the pass).
-
-Why CuPy and not PyTorch: CuPy's arrays follow numpy's API, so the chunk kernels of
-:mod:`privcore.engine.neighbors` are written once against an array module ``xp`` and run unchanged with
-``xp = numpy``: the tests of a machine without a GPU (CI) exercise the very code the GPU runs
-(:data:`EMULATE_VARIABLE`). It brings cuBLAS float64 matrix products and is a far smaller dependency
-than PyTorch, which privcore would only use as an array library.
-
-What runs where: the block products ``|r|²/2 − q·r``, the per-row best and second-best scores, the
-candidate masks, the near-farthest pairs of the extremes and the radius masks run on the GPU in float64;
-only candidate (row, column) pairs and per-row vectors come back. The exact distances
-``sqrt(Σ (q − r)²)`` of the candidates, the tie tolerance of metrics.md §0 and the lowest-index rule stay
-the host code of the CPU path, so the neighbours, d_min and d_max are the same numbers on either device.
-(Float32 scores alone lose exact ties; the CPU uses them only to propose candidates for the float64
-refinement, to halve the bytes its passes move. The GPU keeps float64, whose throughput on data-centre GPUs
-such as the H100 matches float32's.) The k-d tree
-path of few-column spaces (Φk) stays on the CPU. A Dask cluster and a GPU are not combined: with a
-cluster, ``"auto"`` means the cluster's CPUs and ``"gpu"`` is refused.
+Optional: ``pip install 'privcore[gpu]'`` (CuPy for CUDA 12); the device is chosen by :func:`resolve_device`.
 """
 
 from __future__ import annotations
@@ -137,6 +112,17 @@ def resolve_device(device: str | None, n_query: int, n_reference: int, dims: int
     InputError
         For an unknown device, or ``"gpu"`` where no GPU is usable.
 
+    Notes
+    -----
+    device with :func:`privcore.evaluate`'s ``device=`` or the command line's ``--device``:
+
+    - ``"cpu"``: never the GPU (the tested default path of CI);
+    - ``"gpu"``: every matrix pass on the GPU; refused with an :class:`~privcore.base.errors.InputError` where
+      CuPy or a GPU is missing;
+    - ``"auto"`` (the default): the GPU for a pass of at least :data:`GPU_MIN_PAIRS` query × reference pairs
+      when a GPU is usable, the CPU otherwise (below that size, copying the tables and starting CUDA costs
+      more than the pass).
+
     Examples
     --------
     >>> resolve_device("cpu", 10**6, 10**6), resolve_device("auto", 100, 100)
@@ -171,7 +157,27 @@ def using_device(device: str) -> Iterator[str]:
 
 
 def array_module(device: str) -> Any:
-    """The array module of ``device``: cupy for ``"gpu"`` (numpy when emulated), numpy for ``"cpu"``."""
+    """The array module of ``device``: cupy for ``"gpu"`` (numpy when emulated), numpy for ``"cpu"``.
+
+    Notes
+    -----
+    Why CuPy and not PyTorch: CuPy's arrays follow numpy's API, so the chunk kernels of
+    :mod:`privcore.engine.neighbors` are written once against an array module ``xp`` and run unchanged with
+    ``xp = numpy``: the tests of a machine without a GPU (CI) exercise the very code the GPU runs
+    (:data:`EMULATE_VARIABLE`). It brings cuBLAS float64 matrix products and is a far smaller dependency
+    than PyTorch, which privcore would only use as an array library.
+
+    What runs where: the block products ``|r|²/2 − q·r``, the per-row best and second-best scores, the
+    candidate masks, the near-farthest pairs of the extremes and the radius masks run on the GPU in float64;
+    only candidate (row, column) pairs and per-row vectors come back. The exact distances
+    ``sqrt(Σ (q − r)²)`` of the candidates, the tie tolerance of metrics.md §0 and the lowest-index rule stay
+    the host code of the CPU path, so the neighbours, d_min and d_max are the same numbers on either device.
+    (Float32 scores alone lose exact ties; the CPU uses them only to propose candidates for the float64
+    refinement, to halve the bytes its passes move. The GPU keeps float64, whose throughput on data-centre GPUs
+    such as the H100 matches float32's.) The k-d tree
+    path of few-column spaces (Φk) stays on the CPU. A Dask cluster and a GPU are not combined: with a
+    cluster, ``"auto"`` means the cluster's CPUs and ``"gpu"`` is refused.
+    """
     if device == "gpu" and not emulated():
         import cupy
 

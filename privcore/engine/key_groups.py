@@ -1,20 +1,4 @@
-"""The nearest two of most rows, found among the rows that share every discrete column with them.
-
-Mixed tables encoded in space E have many columns that take only a few values (one-hot codes, coarse
-numbers): 101 of Adult's 106. Two rows that differ in such a column lie at least that column's smallest gap
-between two of its values apart (1 between one-hot codes). Most rows' two nearest lie far closer, among the
-rows that share every discrete column with them, their *key group*: 10,000 Adult rows against a noisy copy,
-70 % of the rows, in groups of 13 rows on average. For those rows the nearest two come from their group alone
-(0.1 % of the pairs); the other rows take the engine's usual pass (:func:`privcore.engine.neighbors.nearest_two`).
-
-Exactness. Every distance is computed by the engine's own exact refinement
-(:func:`privcore.engine.candidates.exact_distances`) and the nearest two are chosen by (distance, index) as
-there. A row is settled by its group only when its second-nearest distance in the group, squared, is below
-the smallest squared gap of any discrete column by a margin (:data:`MARGIN`) far wider than the rounding of
-either side: every row outside the group differs in some discrete column, so it is strictly farther, cannot
-tie, and cannot be one of the two. The groups and gaps come from the values as stored (−0.0 = 0.0); a table
-with a non-finite value is left to the usual pass.
-"""
+"""The nearest two of most rows, found among the rows that share every discrete column with them."""
 
 from __future__ import annotations
 
@@ -138,7 +122,7 @@ def smallest_gap_squared(keys: np.ndarray) -> float:
 
 def top_two_in_key_groups(query: np.ndarray, reference: np.ndarray, exclude_self: bool,
                           chunk_elements: int) -> GroupedTopTwo | None:
-    """The nearest two reference rows of every query row that its key group settles (see the module docstring).
+    """The nearest two reference rows of every query row that its key group settles (see Notes).
 
     Parameters
     ----------
@@ -154,6 +138,23 @@ def top_two_in_key_groups(query: np.ndarray, reference: np.ndarray, exclude_self
     GroupedTopTwo or None
         None where the groups do not pay: a small pass, no discrete column, a non-finite value, or groups
         holding more than :data:`MAX_PAIR_SHARE` of the pairs.
+
+    Notes
+    -----
+    Mixed tables encoded in space E have many columns that take only a few values (one-hot codes, coarse
+    numbers): 101 of Adult's 106. Two rows that differ in such a column lie at least that column's smallest gap
+    between two of its values apart (1 between one-hot codes). Most rows' two nearest lie far closer, among the
+    rows that share every discrete column with them, their *key group*: 10,000 Adult rows against a noisy copy,
+    70 % of the rows, in groups of 13 rows on average. For those rows the nearest two come from their group alone
+    (0.1 % of the pairs); the other rows take the engine's usual pass (:func:`privcore.engine.neighbors.nearest_two`).
+
+    Exactness. Every distance is computed by the engine's own exact refinement
+    (:func:`privcore.engine.candidates.exact_distances`) and the nearest two are chosen by (distance, index) as
+    there. A row is settled by its group only when its second-nearest distance in the group, squared, is below
+    the smallest squared gap of any discrete column by a margin (:data:`MARGIN`) far wider than the rounding of
+    either side: every row outside the group differs in some discrete column, so it is strictly farther, cannot
+    tie, and cannot be one of the two. The groups and gaps come from the values as stored (−0.0 = 0.0); a table
+    with a non-finite value is left to the usual pass.
     """
     n, m = len(query), len(reference)
     if n * m < MIN_PAIRS:

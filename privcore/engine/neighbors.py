@@ -1,32 +1,6 @@
 """The one exact nearest-neighbour engine every distance metric reads from.
 
-:func:`nearest_two` finds, for every query row, its nearest and second-nearest reference rows by exact
-Euclidean distance, optionally excluding the query row itself *by position* (metrics.md §0), and can
-return the minimum and maximum distance over all query × reference pairs from the same pass. It never
-holds more than one ``chunk`` × |reference| block of distances: peak memory is set by ``chunk_elements``,
-not by n·m.
-
-How it stays exact and fast: a chunk's squared distances come from one matrix product
-(``|q|² + |r|² − 2 q·r``), which is fast but can be off by rounding. The rounding error is bounded, so
-every reference row that could truly be among the two nearest is within that bound of the approximate
-second-nearest value; only those candidates are recomputed exactly as ``sqrt(Σ (q − r)²)``. Identical
-rows therefore get distance exactly 0, and equal distances compare equal. Among rows at exactly the same
-distance, the lowest reference index wins.
-
-Where the matrix path runs (``device``, :mod:`privcore.engine.gpu`): its chunk kernels are written against an
-array module ``xp``, numpy on the CPU and CuPy on a GPU. On the GPU the block products, the per-row
-reductions and the candidate masks run in float64 on the device; the candidates come back to the host and
-are refined by the same exact host code, so both devices return the same numbers. The k-d tree path runs on
-the CPU.
-
-This module chooses the path of each pass and runs the plain row-by-row matrix path; the machinery lives in
-modules below it, which the one-block sweeps (:mod:`privcore.engine.neighbors_both_ways`) share:
-:mod:`~privcore.engine.operands` (score operands, float32 or float64, and the pass's setup),
-:mod:`~privcore.engine.candidates` (candidate selection and exact refinement), :mod:`~privcore.engine.chunks`
-(running chunks on threads or cluster tasks), :mod:`~privcore.engine.kdtree` (the k-d tree path),
-:mod:`~privcore.engine.within_radius` (all rows within a radius) and :mod:`~privcore.engine.results`.
-Before a CPU pass without extremes, :mod:`~privcore.engine.key_groups` settles the rows whose two nearest share
-every coarse discrete column (one-hot codes) with them; only the other rows take the matrix pass.
+The machinery (operands, candidates, chunks, k-d tree, radius, results, key groups) lives in modules below it.
 """
 
 from __future__ import annotations
@@ -69,8 +43,7 @@ from privcore.engine.operands import (
 from privcore.engine.results import Neighbours, PairExtremes
 from privcore.engine.within_radius import WithinPairs, all_within, count_within
 
-# The names below were defined here before the engine was split by purpose; callers keep importing them
-# from this module.
+# The names below are re-exported: callers import them from this module.
 __all__ = [
     "CLUSTER_TASKS_PER_WORKER",
     "CPU_GROUP",
@@ -148,6 +121,36 @@ def nearest_two(
     Neighbours, PairExtremes or None
         ``d_max`` is the largest exact distance over all pairs: the pairs whose approximate distance lies
         within rounding of the largest one are refined exactly (see :data:`FAR_CANDIDATES`).
+
+    Notes
+    -----
+    :func:`nearest_two` finds, for every query row, its nearest and second-nearest reference rows by exact
+    Euclidean distance, optionally excluding the query row itself *by position* (metrics.md §0), and can
+    return the minimum and maximum distance over all query × reference pairs from the same pass. It never
+    holds more than one ``chunk`` × |reference| block of distances: peak memory is set by ``chunk_elements``,
+    not by n·m.
+
+    How it stays exact and fast: a chunk's squared distances come from one matrix product
+    (``|q|² + |r|² − 2 q·r``), which is fast but can be off by rounding. The rounding error is bounded, so
+    every reference row that could truly be among the two nearest is within that bound of the approximate
+    second-nearest value; only those candidates are recomputed exactly as ``sqrt(Σ (q − r)²)``. Identical
+    rows therefore get distance exactly 0, and equal distances compare equal. Among rows at exactly the same
+    distance, the lowest reference index wins.
+
+    Where the matrix path runs (``device``, :mod:`privcore.engine.gpu`): its chunk kernels are written against an
+    array module ``xp``, numpy on the CPU and CuPy on a GPU. On the GPU the block products, the per-row
+    reductions and the candidate masks run in float64 on the device; the candidates come back to the host and
+    are refined by the same exact host code, so both devices return the same numbers. The k-d tree path runs on
+    the CPU.
+
+    This module chooses the path of each pass and runs the plain row-by-row matrix path; the machinery lives in
+    modules below it, which the one-block sweeps (:mod:`privcore.engine.neighbors_both_ways`) share:
+    :mod:`~privcore.engine.operands` (score operands, float32 or float64, and the pass's setup),
+    :mod:`~privcore.engine.candidates` (candidate selection and exact refinement), :mod:`~privcore.engine.chunks`
+    (running chunks on threads or cluster tasks), :mod:`~privcore.engine.kdtree` (the k-d tree path),
+    :mod:`~privcore.engine.within_radius` (all rows within a radius) and :mod:`~privcore.engine.results`.
+    Before a CPU pass without extremes, :mod:`~privcore.engine.key_groups` settles the rows whose two nearest share
+    every coarse discrete column (one-hot codes) with them; only the other rows take the matrix pass.
 
     Examples
     --------

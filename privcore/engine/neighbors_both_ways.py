@@ -1,27 +1,4 @@
-"""Both directions of a neighbour pass from one score block: each pair's distance is computed once.
-
-A block of scores between query rows and reference rows answers two questions: each query row's nearest
-reference rows (along its row) and each reference row's nearest query rows (down its column). The plain
-engine (:func:`privcore.engine.neighbors.nearest_two`) reads only the rows, so
-
-- a pass within one table (real→real, synthetic→synthetic) computes every pair twice, once from each end;
-- two passes in opposite directions between two tables (real→synthetic and synthetic→real, which CVP,
-  DCR, NNDR and NNAA read together) compute every pair twice.
-
-Here each pair is computed once: :func:`nearest_two_within` computes only the pairs ``i < j`` of one table
-(the blocks on and right of the diagonal, half the arithmetic) and :func:`nearest_two_both_ways` both
-directions from one pass. The rows are read as in the plain engine. The columns cannot be settled within
-one chunk of rows, so every column keeps a running exact top two (:class:`RunningTopTwo`): a chunk proposes
-as candidates for column *j* only the entries within the rounding bound of the column's current exact
-second-nearest distance, which is never below its final one (it is the second smallest of a subset of the
-distances), so no pair that ends among the final two is missed; a sample of rows gives every column a first
-bound before the pass. The candidates are refined exactly as in the plain engine and the final two are
-chosen by (exact distance, index), whatever order the chunks ran in, so the results are identical to the
-plain engine's (tests compare both on ties, duplicates and uneven chunks).
-
-They run on the CPU's threads or as tasks on a Dask cluster (each task keeps its own running top two of the
-columns, merged by the caller); on a GPU the plain engine's passes run as before.
-"""
+"""Both directions of a neighbour pass from one score block: each pair's distance is computed once."""
 
 from __future__ import annotations
 
@@ -201,6 +178,30 @@ def nearest_two_both_ways(
     -------
     Neighbours, Neighbours, PairExtremes or None
         query→reference, reference→query, and the extremes (None unless asked for).
+
+    Notes
+    -----
+    A block of scores between query rows and reference rows answers two questions: each query row's nearest
+    reference rows (along its row) and each reference row's nearest query rows (down its column). The plain
+    engine (:func:`privcore.engine.neighbors.nearest_two`) reads only the rows, so
+
+    - a pass within one table (real→real, synthetic→synthetic) computes every pair twice, once from each end;
+    - two passes in opposite directions between two tables (real→synthetic and synthetic→real, which CVP,
+      DCR, NNDR and NNAA read together) compute every pair twice.
+
+    Here each pair is computed once: :func:`nearest_two_within` computes only the pairs ``i < j`` of one table
+    (the blocks on and right of the diagonal, half the arithmetic) and :func:`nearest_two_both_ways` both
+    directions from one pass. The rows are read as in the plain engine. The columns cannot be settled within
+    one chunk of rows, so every column keeps a running exact top two (:class:`RunningTopTwo`): a chunk proposes
+    as candidates for column *j* only the entries within the rounding bound of the column's current exact
+    second-nearest distance, which is never below its final one (it is the second smallest of a subset of the
+    distances), so no pair that ends among the final two is missed; a sample of rows gives every column a first
+    bound ahead of the pass. The candidates are refined exactly as in the plain engine and the final two are
+    chosen by (exact distance, index), whatever order the chunks ran in, so the results are identical to the
+    plain engine's (tests compare both on ties, duplicates and uneven chunks).
+
+    They run on the CPU's threads or as tasks on a Dask cluster (each task keeps its own running top two of the
+    columns, merged by the caller); on a GPU the plain engine's passes run instead.
 
     Examples
     --------

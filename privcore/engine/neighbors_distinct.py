@@ -1,21 +1,4 @@
-"""Neighbour passes over distinct rows: tables with repeated rows are searched once per distinct row.
-
-Tables of coarse attributes repeat rows: 30,000 Adult rows in six columns hold 15,073 distinct ones, and a
-census extract of a few categorical columns far fewer. Every copy of a row has the same neighbours, so the
-engine (:mod:`privcore.engine.neighbors`) runs on the distinct rows only and the results are expanded to every
-row, exactly as the engine would have given them:
-
-- the distinct rows are kept in the order of their first occurrence, so the engine's rule "lowest index
-  first among equal distances" on distinct rows picks the row whose *first copy* has the lowest index;
-- a reference row's copies all lie at the same distance, so a query's second neighbour is either the second
-  copy of its nearest distinct row or the first copy of the second-nearest one, whichever comes first by
-  (distance, index) (:func:`_expand_reference`);
-- within one table, a row's other copies lie at distance 0, nearer than any other row (:func:`_expand_within`).
-
-The same exact refinement computes every distance, on the same coordinates (a distinct row is a copy of its
-first row), so distances, extremes and ties are identical (tests compare with the engine on tables full of
-repeats, ties and −0.0).
-"""
+"""Neighbour passes over distinct rows: tables with repeated rows are searched once per distinct row."""
 
 from __future__ import annotations
 
@@ -44,6 +27,24 @@ class DistinctRows:
         Shape (n,): the table's row positions grouped by distinct row, ascending within each.
     starts : numpy.ndarray
         Shape (k + 1,): distinct row ``p``'s copies are ``rows[starts[p]:starts[p + 1]]``.
+
+    Notes
+    -----
+    Tables of coarse attributes repeat rows: 30,000 Adult rows in six columns hold 15,073 distinct ones, and a
+    census extract of a few categorical columns far fewer. Every copy of a row has the same neighbours, so the
+    engine (:mod:`privcore.engine.neighbors`) runs on the distinct rows only and the results are expanded to every
+    row, exactly as the engine would have given them:
+
+    - the distinct rows are kept in the order of their first occurrence, so the engine's rule "lowest index
+      first among equal distances" on distinct rows picks the row whose *first copy* has the lowest index;
+    - a reference row's copies all lie at the same distance, so a query's second neighbour is either the second
+      copy of its nearest distinct row or the first copy of the second-nearest one, whichever comes first by
+      (distance, index) (:func:`_expand_reference`);
+    - within one table, a row's other copies lie at distance 0, nearer than any other row (:func:`_expand_within`).
+
+    The same exact refinement computes every distance, on the same coordinates (a distinct row is a copy of its
+    first row), so distances, extremes and ties are identical (tests compare with the engine on tables full of
+    repeats, ties and −0.0).
     """
 
     points: np.ndarray

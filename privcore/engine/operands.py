@@ -1,12 +1,4 @@
-"""The operands of a matrix pass and its setup: norms, rounding-error scale, device, chunking.
-
-A chunk's scores ``|r|²/2 − q·r`` come from one matrix product (:meth:`Operands.scores`). On the CPU the product
-runs in float32 where that is safe and pays, with float64 operands as the fallback of a chunk whose float32
-candidates are too many (:func:`too_many_candidates`); on a GPU (:mod:`privcore.engine.gpu`) the tables live on
-the device. Every pass that reads score blocks (:mod:`privcore.engine.neighbors`,
-:mod:`privcore.engine.neighbors_both_ways`, :mod:`privcore.engine.within_radius`) starts from
-:func:`matrix_setup`.
-"""
+"""The operands of a matrix pass and its setup: norms, rounding-error scale, device, chunking."""
 
 from __future__ import annotations
 
@@ -227,6 +219,15 @@ def matrix_setup(query, reference, device, chunk_elements, workers, blocks_per_c
     Returns
     -------
     MatrixSetup
+
+    Notes
+    -----
+    A chunk's scores ``|r|²/2 − q·r`` come from one matrix product (:meth:`Operands.scores`). On the CPU the product
+    runs in float32 where that is safe and pays, with float64 operands as the fallback of a chunk whose float32
+    candidates are too many (:func:`too_many_candidates`); on a GPU (:mod:`privcore.engine.gpu`) the tables live on
+    the device. Every pass that reads score blocks (:mod:`privcore.engine.neighbors`,
+    :mod:`privcore.engine.neighbors_both_ways`, :mod:`privcore.engine.within_radius`) starts from
+    :func:`matrix_setup`.
     """
     n, m = len(query), len(reference)
     half_ref_norm, query_norm, error_scale, max_half_ref = _norms_and_error_scale(query, reference)

@@ -1,26 +1,4 @@
-"""Top-two candidates of a chunk from its score block computed tile by tile (the CPU's float32 and float64 passes).
-
-A chunk of a matrix pass holds at most ``chunk_elements`` scores, so against a large reference it has few rows:
-41 query rows against 100,000 reference rows. A matrix product with so few rows runs at about 40 % of the
-machine's speed (measured on 2 cores: 35 GFLOP/s for 83 × 50,000 against 88 for 1,024 × 1,024 tiles), because
-the library packs the whole reference for every product and uses it for a few rows only. Here a chunk has
-:data:`TILE_ROWS` rows and the reference is taken :data:`TILE_COLUMNS` columns at a time; no tile outlives its
-own step, so memory stays within the same bound.
-
-The candidates are those of :func:`privcore.engine.candidates.top_two_candidates`, found in one sweep:
-the threshold of a row (the second-smallest minimum over its groups of ``group`` columns, plus the rounding
-tolerance) can only fall as tiles are added, so every score at or under the row's final threshold was at or
-under its running threshold when its tile was read. Each tile keeps its scores under the running threshold
-(few: the running threshold soon nears the final one) and the final threshold filters them. The scores come
-from other products than the whole-row block's and may round differently within the same error bound; the
-candidates still include every pair that can be among the two nearest, and since the exact refinement and the
-choice by (exact distance, index) decide, the neighbours and distances are identical.
-
-A tile is held transposed, one reference row per row (:func:`tile_scores`): the reductions that follow each
-product (the minimum of every group of reference rows, each query row's largest score, each reference row's
-smallest) then run along long contiguous rows, about three times faster than the minima of short runs within
-a row (measured: 0.2 against 0.6 ns per score; the product itself takes about 2.6).
-"""
+"""Top-two candidates of a chunk from its score block computed tile by tile (the CPU's float32 and float64 passes)."""
 
 from __future__ import annotations
 
@@ -97,6 +75,13 @@ def tile_scores(operands, start: int, stop: int, first: int, last: int) -> np.nd
     Returns
     -------
     numpy.ndarray
+
+    Notes
+    -----
+    A tile is held transposed, one reference row per row (:func:`tile_scores`): the reductions that follow each
+    product (the minimum of every group of reference rows, each query row's largest score, each reference row's
+    smallest) then run along long contiguous rows, about three times faster than the minima of short runs within
+    a row (measured: 0.2 against 0.6 ns per score; the product itself takes about 2.6).
     """
     block = operands.reference[first:last] @ operands.query[start:stop].T
     if operands.half_ref_norm is not None:
@@ -128,7 +113,7 @@ def group_minima_t(block_t: np.ndarray, group: int) -> np.ndarray:
 
 
 class RunningRowCandidates:
-    """Each chunk row's top-two candidates, from score tiles added one at a time (see the module docstring).
+    """Each chunk row's top-two candidates, from score tiles added one at a time (see :func:`top_two_candidates_tiled`).
 
     Parameters
     ----------
@@ -284,12 +269,30 @@ def top_two_candidates_tiled(operands, start: int, stop: int, own, max_half_ref:
     max_half_ref : float
         Largest ``|r|²/2``.
     farthest : RunningFarthest, optional
-        Also fed every tile (before the row itself is excluded).
+        Also fed every tile (prior to the row itself being excluded).
 
     Returns
     -------
     rows, cols : numpy.ndarray
         Chunk rows and reference rows of the candidates, int64.
+
+    Notes
+    -----
+    A chunk of a matrix pass holds at most ``chunk_elements`` scores, so against a large reference it has few rows:
+    41 query rows against 100,000 reference rows. A matrix product with so few rows runs at about 40 % of the
+    machine's speed (measured on 2 cores: 35 GFLOP/s for 83 × 50,000 against 88 for 1,024 × 1,024 tiles), because
+    the library packs the whole reference for every product and uses it for a few rows only. Here a chunk has
+    :data:`TILE_ROWS` rows and the reference is taken :data:`TILE_COLUMNS` columns at a time; no tile outlives its
+    own step, so memory stays within the same bound.
+
+    The candidates are those of :func:`privcore.engine.candidates.top_two_candidates`, found in one sweep:
+    the threshold of a row (the second-smallest minimum over its groups of ``group`` columns, plus the rounding
+    tolerance) can only fall as tiles are added, so every score at or under the row's final threshold was at or
+    under its running threshold when its tile was read. Each tile keeps its scores under the running threshold
+    (few: the running threshold soon nears the final one) and the final threshold filters them. The scores come
+    from other products than the whole-row block's and may round differently within the same error bound; the
+    candidates still include every pair that can be among the two nearest, and since the exact refinement and the
+    choice by (exact distance, index) decide, the neighbours and distances are identical.
     """
     candidates = RunningRowCandidates(operands, start, stop, max_half_ref)
     m = len(operands.reference)

@@ -1,15 +1,4 @@
-"""The tie tolerance of metrics.md §0 (1e-12 × d_max) decided from bounds on d_max, exactly where it matters.
-
-A metric that reads d_max only for its tie tolerance (IdScore: the synthetic neighbour must be closer than the
-nearest other real row by more than the tolerance) needs the farthest pair only where a comparison falls between
-what the smallest and the largest possible tolerance decide. Finding the farthest pair costs its pass the key
-groups' shortcut (:mod:`privcore.engine.key_groups`, which settle about half the rows of a pass without it),
-while two distances that differ, yet by less than about 1e-12 × d_max, are rare. :class:`TieTolerance`
-therefore decides a comparison with a lower and an upper bound on d_max first, and asks for the exact d_max
-(one pass with extremes) only where the two decisions differ. The comparison must be monotone in the tolerance
-(``x < y − t``, ``x ≤ y + t``, ``x > t``): then every tolerance between the bounds, the exact one included,
-decides as the bounds do wherever they agree, so the result is the one the exact tolerance gives.
-"""
+"""The tie tolerance of metrics.md §0 (1e-12 × d_max) decided from bounds on d_max, exactly where it matters."""
 
 from __future__ import annotations
 
@@ -73,6 +62,18 @@ class TieTolerance:
         Bounds on d_max (equal where d_max is known).
     exact_d_max : callable
         Computes the exact d_max; called at most once, only where the bounds decide a comparison differently.
+
+    Notes
+    -----
+    A metric that reads d_max only for its tie tolerance (IdScore: the synthetic neighbour must be closer than the
+    nearest other real row by more than the tolerance) needs the farthest pair only where a comparison falls between
+    what the smallest and the largest possible tolerance decide. Finding the farthest pair costs its pass the key
+    groups' shortcut (:mod:`privcore.engine.key_groups`, which settle about half the rows of a pass without it),
+    while two distances that differ, yet by less than about 1e-12 × d_max, are rare. :class:`TieTolerance`
+    therefore decides a comparison with a lower and an upper bound on d_max first, and asks for the exact d_max
+    (one pass with extremes) only where the two decisions differ. The comparison must be monotone in the tolerance
+    (``x < y − t``, ``x ≤ y + t``, ``x > t``): then every tolerance between the bounds, the exact one included,
+    decides as the bounds do wherever they agree, so the result is the one the exact tolerance gives.
 
     Examples
     --------

@@ -1,23 +1,4 @@
-"""D-MLP on a thread of its own while the other metrics run.
-
-D-MLP is the longest single task of the review metrics (at 100,000 + 100,000 rows, 80–150 epochs of five
-networks: about as long as the 16 others together on 2 cores). Started on a background thread before the other
-metrics, it trains its five folds as one stack on one thread while the others take the remaining cores, and
-fills their single-threaded stretches (preparing the tables, the FAMD fit, sorting and grouping in GCAP and AIR).
-The evaluation collects its result after every other metric has run: waiting for it at its place in the list
-would leave the cores to the background meanwhile. Once the others are done, D-MLP's stack is dealt to every
-core (``MetricContext.more_threads``). MIR goes to whichever thread is free first (:data:`CLAIMABLE_METRICS`):
-the main thread at its place in the list, unless the background thread, done with D-MLP, has taken it. Always
-behind D-MLP it made the evaluation's last seconds where D-MLP is the longest task (100,000 distinct Adult
-rows, all 17: 155.2 s with MIR behind D-MLP, 149.0 s with MIR in turn); always in turn it did where D-MLP ends
-first (10,000 Adult rows on a 2-core AMD EPYC: the main thread still had NNAA and MIR to run when D-MLP ended).
-
-The results do not change: D-MLP reads only the encoded tables, which are computed before the thread starts,
-and each network depends on its seed and split only, not on the thread it ran on or the networks beside it.
-BLAS is held at one thread for the whole evaluation while the background runs, because its thread limit is
-one setting for the whole process: passes that set and restore it on two threads at once would otherwise
-leave one of them with spinning BLAS threads (every pass and fit already runs its BLAS on one thread).
-"""
+"""D-MLP on a thread of its own while the other metrics run."""
 
 from __future__ import annotations
 
@@ -135,6 +116,26 @@ class Beside:
         The background's own metrics.
     claimed : dict of str to concurrent.futures.Future
         Each claimable metric's result where the background thread takes it.
+
+    Notes
+    -----
+    D-MLP is the longest single task of the review metrics (at 100,000 + 100,000 rows, 80–150 epochs of five
+    networks: about as long as the 16 others together on 2 cores). Started on a background thread ahead of the other
+    metrics, it trains its five folds as one stack on one thread while the others take the remaining cores, and
+    fills their single-threaded stretches (preparing the tables, the FAMD fit, sorting and grouping in GCAP and AIR).
+    The evaluation collects its result after every other metric has run: waiting for it at its place in the list
+    would leave the cores to the background meanwhile. Once the others are done, D-MLP's stack is dealt to every
+    core (``MetricContext.more_threads``). MIR goes to whichever thread is free first (declared with ``thread="either"``):
+    the main thread at its place in the list, unless the background thread, done with D-MLP, has taken it. Always
+    behind D-MLP it made the evaluation's last seconds where D-MLP is the longest task (100,000 distinct Adult
+    rows, all 17: 155.2 s with MIR behind D-MLP, 149.0 s with MIR in turn); always in turn it did where D-MLP ends
+    first (10,000 Adult rows on a 2-core AMD EPYC: the main thread still had NNAA and MIR to run when D-MLP ended).
+
+    The results do not change: D-MLP reads only the encoded tables, which are computed ahead of the thread's start,
+    and each network depends on its seed and split only, not on the thread it ran on or the networks beside it.
+    BLAS is held at one thread for the whole evaluation while the background runs, because its thread limit is
+    one setting for the whole process: passes that set and restore it on two threads at once would otherwise
+    leave one of them with spinning BLAS threads (every pass and fit already runs its BLAS on one thread).
     """
 
     futures: dict[str, Future] = field(default_factory=dict)

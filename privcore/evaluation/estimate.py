@@ -2,24 +2,6 @@
 
 The Metrics page states it next to the chosen metrics, so that a user who keeps the default choice (with a
 holdout: the membership attacks too, :func:`privcore.metrics.registry.quick_metrics`) knows what waits.
-
-The model is a calibration, not a guarantee: each metric's seconds were measured on the noisy-copy demo
-(Adult, 14 columns) with real, synthetic and holdout tables of 3,000 and 12,000 rows each, on two busy CPU
-cores, all the metrics of the quick preset and the membership battery run together:
-
-======================  =====  =====  =====  =====
-rows in each table      1,000  3,000  6,000  12,000
-measured (s)              4.9    9.9   19.8    49.4
-this model (s)            3.8   10.9   23.3    51.6
-======================  =====  =====  =====  =====
-
-The whole membership battery with ``mia_best`` alone took 7.6 s at 3,000 rows (the model says 8.8); the
-other twelve metrics together 4.7 s at 3,000 and 23.9 s at 12,000 rows (7.3 and 33.8).
-
-A metric's time grows as ``seconds × (size / 9,000) ** exponent``, where ``size`` is the rows of the real,
-the synthetic and the holdout table together (9,000 for the demo); the neighbour spaces and passes that
-metrics share are counted once. A metric not calibrated here (a new one) gets its family's typical cost.
-``mia_best`` runs every attack of the battery it compares, so choosing it alone costs the battery.
 """
 
 from __future__ import annotations
@@ -69,7 +51,7 @@ def _reads_neighbours(metric_id: str) -> bool:
 
 def estimate_seconds(metric_ids: Iterable[str], real_rows: int, synthetic_rows: int | Sequence[int],
                      holdout_rows: int | None = None) -> float:
-    """Estimated seconds to evaluate ``metric_ids`` on every synthetic table (see the module's calibration).
+    """Estimated seconds to evaluate ``metric_ids`` on every synthetic table (see Notes for the calibration).
 
     Parameters
     ----------
@@ -81,6 +63,26 @@ def estimate_seconds(metric_ids: Iterable[str], real_rows: int, synthetic_rows: 
         Rows of the synthetic table, or of each synthetic table (each is evaluated in turn).
     holdout_rows : int, optional
         Rows of the holdout (None without one: no fresh-sample baseline and no membership attack).
+
+    Notes
+    -----
+    The model is a calibration, not a guarantee: each metric's seconds were measured on the noisy-copy demo
+    (Adult, 14 columns) with real, synthetic and holdout tables of 3,000 and 12,000 rows each, on two busy CPU
+    cores, all the metrics of the quick preset and the membership battery run together:
+
+    ======================  =====  =====  =====  =====
+    rows in each table      1,000  3,000  6,000  12,000
+    measured (s)              4.9    9.9   19.8    49.4
+    this model (s)            3.8   10.9   23.3    51.6
+    ======================  =====  =====  =====  =====
+
+    The whole membership battery with ``mia_best`` alone took 7.6 s at 3,000 rows (the model says 8.8); the
+    other twelve metrics together 4.7 s at 3,000 and 23.9 s at 12,000 rows (7.3 and 33.8).
+
+    A metric's time grows as ``seconds × (size / 9,000) ** exponent``, where ``size`` is the rows of the real,
+    the synthetic and the holdout table together (9,000 for the demo); the neighbour spaces and passes that
+    metrics share are counted once. A metric not calibrated here (a new one) gets its family's typical cost.
+    ``mia_best`` runs every attack of the battery it compares, so choosing it alone costs the battery.
 
     Examples
     --------

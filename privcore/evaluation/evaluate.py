@@ -314,7 +314,7 @@ def _evaluate_prepared(data, ids, schema, seed, progress, params, famd_component
 
 
 def _encode_for_classifiers(shared: SharedComputation) -> bool:
-    """Encode every table in E before the classifiers start on their own thread (see
+    """Encode every table in E ahead of the classifiers starting on their own thread (see
     :mod:`privcore.evaluation.background`); False where E cannot be built (the metrics then say why)."""
     try:
         shared.space("E")

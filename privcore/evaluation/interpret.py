@@ -1,18 +1,7 @@
 """Reading results for people: risk levels, the three questions, record flags.
 
-A :class:`privcore.Report` holds numbers. This module turns them into what the dashboard and the
-exported report say about them, in one place so that both say the same thing:
-
-* :func:`assess` — a metric's risk next to its reference (the fresh-sample baseline of metrics.md §5
-  when a holdout exists, otherwise the metric's chance level) and a :class:`Level` shown with a word,
-  an icon and a colour from the Okabe–Ito palette (never colour alone);
-* the three questions every metric answers: :func:`person_at_risk` (for one real record),
-  :func:`dataset_shareable` (against a threshold the user can set; :data:`DEFAULT_THRESHOLD` and
-  :data:`THRESHOLD_REASON`) and :func:`metric_applies` (its assumptions checked against the data);
-* :func:`record_flags` and :func:`disagreements` — which metrics flag which real records.
-
-Interpretation only: the downloads that present it are :mod:`privcore.report.html` and
-:func:`privcore.evaluation.outcome.combined_json`. This module imports no Streamlit and no Plotly.
+What the dashboard and the exported report say about a :class:`privcore.Report`'s numbers, in one place so
+that both say the same thing. This module imports no Streamlit and no Plotly.
 """
 
 from __future__ import annotations

@@ -1,10 +1,4 @@
-"""The outcome of one evaluation: a :class:`Report` of every metric's result, and its JSON.
-
-:func:`privcore.evaluation.evaluate.evaluate` collects the :class:`~privcore.metrics.results.MetricResult`
-of each metric here. The JSON contract (``python -m privcore schema``) is headed by the verdict, which is
-why the report type sits in the evaluation layer, beside :mod:`privcore.evaluation.verdict`, and not with
-the per-metric result types below it.
-"""
+"""The outcome of one evaluation: a :class:`Report` of every metric's result, and its JSON."""
 
 from __future__ import annotations
 
@@ -20,7 +14,15 @@ __all__ = ["Report", "combined_json"]
 
 @dataclass
 class Report(Mapping[str, MetricResult]):
-    """All metric results of one evaluation, indexable by metric id."""
+    """All metric results of one evaluation, indexable by metric id.
+
+    Notes
+    -----
+    :func:`privcore.evaluation.evaluate.evaluate` collects the :class:`~privcore.metrics.results.MetricResult`
+    of each metric here. The JSON contract (``python -m privcore schema``) is headed by the verdict, which is
+    why the report type sits in the evaluation layer, beside :mod:`privcore.evaluation.verdict`, and not with
+    the per-metric result types below it.
+    """
 
     results: dict[str, MetricResult]
     rows: dict[str, int | None]

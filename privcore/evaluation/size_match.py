@@ -1,28 +1,4 @@
-"""Compare a synthetic score with its fresh-sample baseline between like-sized tables.
-
-A distance to the closest record shrinks as the table searched grows, and an exact-match or hit count grows
-with it. A synthetic table ten times the size of the holdout therefore looks "closer to real people than a fresh
-sample" whatever it contains: 20,000 real people drawn from the holdout's population score Auth 0.91 against
-the 2,000-row holdout's 0.52, and the same people cut to 2,000 rows score 0.52. For every metric that declares
-``size_matched`` (:class:`privcore.metrics.registry.MetricInfo`) and has a baseline, :func:`size_match`:
-
-1. compares at ``m = min(|Z|, |H|)`` rows: the larger of the synthetic table ``Z`` and the holdout ``H`` is cut to
-   ``m`` rows in :data:`REPEATS` seeded random subsets (without replacement) and its score is their mean; the
-   excess is the synthetic score minus the holdout's at that size;
-2. gives that excess a 95 % interval (simultaneous over ten metrics, never narrower than ±:data:`RESOLUTION`) for
-   a fresh sample of real people: the spread ``s`` of the subsets' scores
-   estimates the spread ``σ`` of a score at ``m`` rows, ``σ² = s² / (1 − m/N)`` (subsets of an ``N``-row table
-   overlap: the finite-population correction), and the excess of a fresh sample differs from 0 by
-   ``σ·sqrt(1 + m/N)`` plus the repeats' own noise ``s/sqrt(R)``. Where the tables are less than two to one
-   (``N < 2m``, equal sizes included) those subsets overlap too much to say anything about ``σ``, so it is
-   measured on ``m``-row subsets of the synthetic table and the holdout pooled (a permutation argument: under
-   "the synthetic table is a fresh sample" the two are one sample of the population). Half-size subsets were
-   tried first and fail: MDCR's median distance on Adult sits in a gap between two clusters of distances at
-   1,000 rows and firmly in one at 500, so its spread at half the size was 0.
-
-The repeats read the neighbour engine through subsample roles (:meth:`privcore.engine.context.SharedComputation.
-subsample`): every metric compared at one size reads the same subsets, and their passes are computed once.
-"""
+"""Compare a synthetic score with its fresh-sample baseline between like-sized tables."""
 
 from __future__ import annotations
 
@@ -80,6 +56,31 @@ def size_match(name: str, rows: dict[str, int | None], risk: float, baseline: fl
     -------
     SizeMatch
 
+    Notes
+    -----
+    A distance to the closest record shrinks as the table searched grows, and an exact-match or hit count grows
+    with it. A synthetic table ten times the size of the holdout therefore looks "closer to real people than a fresh
+    sample" whatever it contains: 20,000 real people drawn from the holdout's population score Auth 0.91 against
+    the 2,000-row holdout's 0.52, and the same people cut to 2,000 rows score 0.52. For every metric that declares
+    ``size_matched`` (:class:`privcore.metrics.registry.MetricInfo`) and has a baseline, :func:`size_match`:
+
+    1. compares at ``m = min(|Z|, |H|)`` rows: the larger of the synthetic table ``Z`` and the holdout ``H`` is cut to
+       ``m`` rows in :data:`REPEATS` seeded random subsets (without replacement) and its score is their mean; the
+       excess is the synthetic score minus the holdout's at that size;
+    2. gives that excess a 95 % interval (simultaneous over ten metrics, never narrower than ±:data:`RESOLUTION`) for
+       a fresh sample of real people: the spread ``s`` of the subsets' scores
+       estimates the spread ``σ`` of a score at ``m`` rows, ``σ² = s² / (1 − m/N)`` (subsets of an ``N``-row table
+       overlap: the finite-population correction), and the excess of a fresh sample differs from 0 by
+       ``σ·sqrt(1 + m/N)`` plus the repeats' own noise ``s/sqrt(R)``. Where the tables are less than two to one
+       (``N < 2m``, equal sizes included) those subsets overlap too much to say anything about ``σ``, so it is
+       measured on ``m``-row subsets of the synthetic table and the holdout pooled (a permutation argument: under
+       "the synthetic table is a fresh sample" the two are one sample of the population). Half-size subsets were
+       tried first and fail: MDCR's median distance on Adult sits in a gap between two clusters of distances at
+       1,000 rows and firmly in one at 500, so its spread at half the size was 0.
+
+    The repeats read the neighbour engine through subsample roles (:meth:`privcore.engine.context.SharedComputation.
+    subsample`): every metric compared at one size reads the same subsets, and their passes are computed once.
+
     Examples
     --------
     A score that is the share of rows of the table searched among ``n`` (it only grows with the table):
@@ -135,7 +136,7 @@ def size_match(name: str, rows: dict[str, int | None], risk: float, baseline: fl
 
 def _half_width(pooled: list[float], pool: int, matched: int, larger: int, spread: float, repeats: int,
                 cut: str | None) -> float:
-    """Half the interval's width from the pooled subsets' spread (see the module notes)."""
+    """Half the interval's width from the pooled subsets' spread (see :func:`size_match`)."""
     sigma = float(np.std(pooled, ddof=1)) / math.sqrt(1.0 - matched / pool)
     own_noise = spread ** 2 / repeats if cut is not None else 0.0
     return max(Z_95 * math.sqrt(sigma ** 2 * (1.0 + matched / larger) + own_noise), RESOLUTION)

@@ -1,18 +1,6 @@
 """Privacy against utility: each synthetic table as one point, and which one is the best trade-off.
 
-A custodian chooses between generators (or privacy budgets) by trading what a table leaks against what it keeps.
-This module reads both off the verdict (:mod:`privcore.evaluation.verdict`) of each evaluation:
-
-- **Privacy evidence** (:attr:`TradeoffPoint.privacy`): the excess of the verdict's strongest decisive evidence
-  over its fresh-sample reference (0 = the attacker does no better than against other real people); the
-  strongest membership attack (``mia_best``) when it ran. Where the evidence has a 95 % interval, its ends are
-  kept too. Without any attack, the first supporting evidence stands in, and the point says so.
-- **Utility** (:attr:`TradeoffPoint.utility`): :attr:`privcore.evaluation.utility_line.UtilityLine.relative`, the
-  mean share of a fresh sample's utility that the table keeps, each measure capped at 1. Without a holdout there
-  is no fresh sample: the mean raw score (:attr:`TradeoffPoint.utility_score`) is all there is.
-
-:func:`best_tradeoff` names the best trade-off: the table that keeps the most utility among those the verdict lets
-go out (any answer but "do not release"), ties broken by the lower privacy evidence. It imports no plotting.
+It imports no plotting.
 """
 
 from __future__ import annotations
@@ -65,6 +53,19 @@ class TradeoffPoint:
         Mean raw score of the utility measures that ran (1 = as useful as the real table); None: none ran.
     keeps_little : bool
         The verdict's flag "private because it keeps little".
+
+    Notes
+    -----
+    A custodian chooses between generators (or privacy budgets) by trading what a table leaks against what it keeps.
+    This module reads both off the verdict (:mod:`privcore.evaluation.verdict`) of each evaluation:
+
+    - **Privacy evidence** (:attr:`TradeoffPoint.privacy`): the excess of the verdict's strongest decisive evidence
+      over its fresh-sample reference (0 = the attacker does no better than against other real people); the
+      strongest membership attack (``mia_best``) when it ran. Where the evidence has a 95 % interval, its ends are
+      kept too. Without any attack, the first supporting evidence stands in, and the point says so.
+    - **Utility** (:attr:`TradeoffPoint.utility`): :attr:`privcore.evaluation.utility_line.UtilityLine.relative`, the
+      mean share of a fresh sample's utility that the table keeps, each measure capped at 1. Without a holdout there
+      is no fresh sample: the mean raw score (:attr:`TradeoffPoint.utility_score`) is all there is.
     """
 
     name: str
@@ -171,6 +172,11 @@ def best_tradeoff(points: Sequence[TradeoffPoint]) -> TradeoffPoint | None:
     Returns
     -------
     TradeoffPoint or None
+
+    Notes
+    -----
+    :func:`best_tradeoff` names the best trade-off: the table that keeps the most utility among those the verdict lets
+    go out (any answer but "do not release"), ties broken by the lower privacy evidence. It imports no plotting.
 
     Examples
     --------

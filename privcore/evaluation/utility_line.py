@@ -1,23 +1,4 @@
-"""The verdict's line on usefulness: what a synthetic table keeps and loses, relative to a fresh sample.
-
-The privacy answer (:mod:`privcore.evaluation.verdict`) says whether a table may leave the building; this line says
-whether it is worth releasing, from the utility measures that ran (metrics.md §6). Each measure is read by its score
-*relative to a fresh sample of real people* (the holdout in place of the synthetic table, at matched size; the model
-trained on the real table for the model utility): 1 = keeps what data about other real people keeps.
-
-- **Keeps**: the measures at or above ``useful_at`` (0.9 by default), in words ("the columns' shapes").
-- **Loses**: the measures below it, each with what it loses most (the pair whose relation changed most, the column
-  whose shape moved most, the prediction that suffers most).
-- **Overall**: the mean of the measures' relative scores, each capped at 1 (a measure that keeps more than a fresh
-  sample, which happens by chance, cannot make up for one that keeps less). The Privacy and utility view plots it.
-- **"Private because it keeps little"**: a table that passes on privacy (any answer but "do not release") while one
-  of its measures keeps less than ``keeps_little_below`` (0.5 by default) of a fresh sample's. The weakest measure
-  decides rather than the mean: a table that keeps every column's shape and no relation between columns is of
-  little use to an analyst of relations, however well the shapes average. Its privacy may come from what it throws
-  away, which a custodian should know before choosing it over a generator that keeps more.
-
-Without a holdout there is no fresh sample to compare with: the line gives the scores and raises no flag.
-"""
+"""The verdict's line on usefulness: what a synthetic table keeps and loses, relative to a fresh sample."""
 
 from __future__ import annotations
 
@@ -135,6 +116,26 @@ def utility_line(report, useful_at: float = 0.9, keeps_little_below: float = 0.5
         A measure below this share raises the "private because it keeps little" flag (with ``passes_privacy``).
     passes_privacy : bool
         Whether the privacy answer lets the table go out (anything but "do not release").
+
+    Notes
+    -----
+    The privacy answer (:mod:`privcore.evaluation.verdict`) says whether a table may leave the building; this line says
+    whether it is worth releasing, from the utility measures that ran (metrics.md §6). Each measure is read by its score
+    *relative to a fresh sample of real people* (the holdout in place of the synthetic table, at matched size; the model
+    trained on the real table for the model utility): 1 = keeps what data about other real people keeps.
+
+    - **Keeps**: the measures at or above ``useful_at`` (0.9 by default), in words ("the columns' shapes").
+    - **Loses**: the measures below it, each with what it loses most (the pair whose relation changed most, the column
+      whose shape moved most, the prediction that suffers most).
+    - **Overall**: the mean of the measures' relative scores, each capped at 1 (a measure that keeps more than a fresh
+      sample, which happens by chance, cannot make up for one that keeps less). The Privacy and utility view plots it.
+    - **"Private because it keeps little"**: a table that passes on privacy (any answer but "do not release") while one
+      of its measures keeps less than ``keeps_little_below`` (0.5 by default) of a fresh sample's. The weakest measure
+      decides rather than the mean: a table that keeps every column's shape and no relation between columns is of
+      little use to an analyst of relations, however well the shapes average. Its privacy may come from what it throws
+      away, which a custodian should know before choosing it over a generator that keeps more.
+
+    Without a holdout there is no fresh sample to compare with: the line gives the scores and raises no flag.
 
     Examples
     --------

@@ -1,51 +1,6 @@
 """One answer for the custodian: "release", "release with caution" or "do not release".
 
-The rule (:class:`VerdictRule`, every threshold adjustable, shown on the Results page and in the reports):
-
-1. Every metric is read against its reference (:func:`privcore.evaluation.interpret.assess`): the fresh-sample
-   baseline when a holdout gave one, else the metric's chance level, else 0. The verdict looks at that
-   *excess*, never at the raw risk, which a fresh sample of real people can score high too.
-2. **Attacks decide.** Attack-based metrics (singling out, linkability, inference) and membership-inference
-   attacks simulate an attacker and come with 95 % intervals. One whose interval lies wholly above
-   ``decisive_at`` (its lower end minus the reference) means **do not release**: the attacker does better
-   with the synthetic data, beyond chance. One whose point estimate is above ``caution_at`` means
-   **release with caution**. A membership attack is read by its AUC, as ``2·(AUC − 0.5)`` (0 = chance,
-   1 = tells every member), with its bootstrap interval: the advantage max(TPR − FPR) that it reports as
-   its risk is biased upwards on small tables (a maximum over thresholds), so a fresh sample would look
-   like a leak.
-3. **Proxies support, never decide, and come in two kinds, weighed apart.** Distance, classifier, exact-match
-   and holdout-proxy metrics cannot prove a leak or its absence (the DCR-delusion paper, ../seeds); they lower
-   "release" to "release with caution", never further.
-
-   - *Similarity* (simulation-, distance- and classifier-based metrics, SynQP's identity disclosure): how close
-     the synthetic records come to the training records, against a fresh sample of real people **of the same
-     size** (:mod:`privcore.evaluation.size_match`: a larger table searched scores closer by itself). It moves
-     the answer only when its excess exceeds ``similarity_at`` *and* lies beyond the interval a fresh sample of
-     that size would reach by chance. A caution from similarity alone says so in its headline, with what would
-     settle it (an audit of the generator; a holdout where there is none).
-   - *Membership* (the holdout proxy tests, SynQP's MIA): members against non-members. An excess above
-     ``supporting_at`` lowers "release" to "release with caution".
-4. **The strongest membership attack speaks for the battery.** When ``mia_best`` ran, it alone stands for
-   the membership attacks it compares (read by its held-out AUC and that AUC's interval, like one attack):
-   the eight attacks separately would count the same evidence eight times, and their largest AUC is
-   inflated by the choice (the winner's curse). Without it, each membership attack counts on its own.
-5. **No attack, no release.** Without an attack or membership-inference result (no holdout, or none
-   chosen), the best answer is "release with caution", because the strongest evidence was not gathered.
-   Whenever no membership attack ran, the verdict's ``next_step`` says in one line what would make the answer
-   decisive: upload a holdout (real records not used to train the generator), or, with one loaded, run the
-   membership attacks.
-
-6. **A declared guarantee.** Where the user states that the generator is ε-differentially private
-   (``evaluate(dp_epsilon=…)``, ``--dp-epsilon``, the Data page), no membership attack can reach an AUC above
-   ``e^ε / (1 + e^ε)`` (:func:`dp_auc_bound`): the answer shows that bound beside what the attacks measured, and
-   an attack whose 95 % interval lies wholly above it (or whose ε lower bound exceeds ε) is a **broken
-   guarantee**: do not release.
-
-The decisive evidence is always listed first, including when it found nothing (the strongest attack at chance,
-with its interval), then the strongest supporting evidence, in plain words; and so is what was not tested.
-
-A generator audit (:mod:`privcore.audit`) gets its verdict here too, from its summary:
-:func:`audit_severity` (one word) and :func:`audit_verdict` (one sentence).
+A generator audit gets its verdict here too: :func:`audit_severity` and :func:`audit_verdict`.
 """
 
 from __future__ import annotations
@@ -334,6 +289,52 @@ def verdict(report, rule: VerdictRule | None = None, dp_epsilon: float | None = 
 
     ``dp_epsilon`` is a declared ε-differential-privacy guarantee of the generator (default: the report's own,
     ``Report.dp_epsilon``, as given to :func:`privcore.evaluate`).
+
+    Notes
+    -----
+    The rule (:class:`VerdictRule`, every threshold adjustable, shown on the Results page and in the reports):
+
+    1. Every metric is read against its reference (:func:`privcore.evaluation.interpret.assess`): the fresh-sample
+       baseline when a holdout gave one, else the metric's chance level, else 0. The verdict looks at that
+       *excess*, never at the raw risk, which a fresh sample of real people can score high too.
+    2. **Attacks decide.** Attack-based metrics (singling out, linkability, inference) and membership-inference
+       attacks simulate an attacker and come with 95 % intervals. One whose interval lies wholly above
+       ``decisive_at`` (its lower end minus the reference) means **do not release**: the attacker does better
+       with the synthetic data, beyond chance. One whose point estimate is above ``caution_at`` means
+       **release with caution**. A membership attack is read by its AUC, as ``2·(AUC − 0.5)`` (0 = chance,
+       1 = tells every member), with its bootstrap interval: the advantage max(TPR − FPR) that it reports as
+       its risk is biased upwards on small tables (a maximum over thresholds), so a fresh sample would look
+       like a leak.
+    3. **Proxies support, never decide, and come in two kinds, weighed apart.** Distance, classifier, exact-match
+       and holdout-proxy metrics cannot prove a leak or its absence (the DCR-delusion paper, ../seeds); they lower
+       "release" to "release with caution", never further.
+
+       - *Similarity* (simulation-, distance- and classifier-based metrics, SynQP's identity disclosure): how close
+         the synthetic records come to the training records, against a fresh sample of real people **of the same
+         size** (:mod:`privcore.evaluation.size_match`: a larger table searched scores closer by itself). It moves
+         the answer only when its excess exceeds ``similarity_at`` *and* lies beyond the interval a fresh sample of
+         that size would reach by chance. A caution from similarity alone says so in its headline, with what would
+         settle it (an audit of the generator; a holdout where there is none).
+       - *Membership* (the holdout proxy tests, SynQP's MIA): members against non-members. An excess above
+         ``supporting_at`` lowers "release" to "release with caution".
+    4. **The strongest membership attack speaks for the battery.** When ``mia_best`` ran, it alone stands for
+       the membership attacks it compares (read by its held-out AUC and that AUC's interval, like one attack):
+       the eight attacks separately would count the same evidence eight times, and their largest AUC is
+       inflated by the choice (the winner's curse). Without it, each membership attack counts on its own.
+    5. **No attack, no release.** Without an attack or membership-inference result (no holdout, or none
+       chosen), the best answer is "release with caution", because the strongest evidence was not gathered.
+       Whenever no membership attack ran, the verdict's ``next_step`` says in one line what would make the answer
+       decisive: upload a holdout (real records not used to train the generator), or, with one loaded, run the
+       membership attacks.
+
+    6. **A declared guarantee.** Where the user states that the generator is ε-differentially private
+       (``evaluate(dp_epsilon=…)``, ``--dp-epsilon``, the Data page), no membership attack can reach an AUC above
+       ``e^ε / (1 + e^ε)`` (:func:`dp_auc_bound`): the answer shows that bound beside what the attacks measured, and
+       an attack whose 95 % interval lies wholly above it (or whose ε lower bound exceeds ε) is a **broken
+       guarantee**: do not release.
+
+    The decisive evidence is always listed first, including when it found nothing (the strongest attack at chance,
+    with its interval), then the strongest supporting evidence, in plain words; and so is what was not tested.
     """
     rule = rule or VerdictRule()
     if dp_epsilon is None:

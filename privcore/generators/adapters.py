@@ -1,23 +1,4 @@
-"""Bring outside synthesizers under the generator protocol (no dependency on any of them).
-
-:class:`SDVAdapter` wraps an SDV-style single-table synthesizer, i.e. any object with ``fit(df)`` and
-``sample(num_rows)``, for example SDV's ``GaussianCopulaSynthesizer`` or ``CTGANSynthesizer``::
-
-    from sdv.metadata import Metadata
-    from sdv.single_table import GaussianCopulaSynthesizer
-    from privcore.generators import SDVAdapter
-
-    metadata = Metadata.detect_from_dataframes({"real": real})
-    generator = SDVAdapter(lambda: GaussianCopulaSynthesizer(metadata))   # a new synthesizer per fit
-    synthetic = generator.fit(real, types).sample(len(real), seed=0)
-
-SDV 2 synthesizers take and return ``{table name: DataFrame}`` (SDV 1 took and returned the DataFrame); the
-adapter speaks both. The built-in ``sdv_gaussian_copula``, ``sdv_ctgan`` and ``sdv_tvae``
-(:mod:`privcore.generators.sdv`) build the metadata from privcore's column types for you.
-
-:func:`as_generator` accepts any of: a protocol object (``fit(table, types)``, ``sample(n, seed)``), an
-object with ``fit(table)`` and ``sample(n, seed)``, or an SDV-style synthesizer.
-"""
+"""Bring outside synthesizers under the generator protocol (no dependency on any of them)."""
 
 from __future__ import annotations
 
@@ -138,6 +119,21 @@ class SDVAdapter(_Wrapper):
     conformed by :func:`~privcore.generators.base.check_sample`: columns in the training order, the training dtypes, a
     ``RangeIndex``; a synthesizer that returns other columns or another number of rows raises
     :class:`GeneratorOutputError`.
+
+    :class:`SDVAdapter` wraps an SDV-style single-table synthesizer, i.e. any object with ``fit(df)`` and
+    ``sample(num_rows)``, for example SDV's ``GaussianCopulaSynthesizer`` or ``CTGANSynthesizer``::
+
+        from sdv.metadata import Metadata
+        from sdv.single_table import GaussianCopulaSynthesizer
+        from privcore.generators import SDVAdapter
+
+        metadata = Metadata.detect_from_dataframes({"real": real})
+        generator = SDVAdapter(lambda: GaussianCopulaSynthesizer(metadata))   # a new synthesizer per fit
+        synthetic = generator.fit(real, types).sample(len(real), seed=0)
+
+    SDV 2 synthesizers take and return ``{table name: DataFrame}`` (SDV 1 took and returned the DataFrame); the
+    adapter speaks both. The built-in ``sdv_gaussian_copula``, ``sdv_ctgan`` and ``sdv_tvae``
+    (:mod:`privcore.generators.sdv`) build the metadata from privcore's column types for you.
     """
 
     def __init__(self, synthesizer: Any, *, name: str = "sdv", reseed: Callable[[int], None] | None = None):
@@ -206,6 +202,11 @@ def as_generator(obj: Any, name: str | None = None):
     ------
     GeneratorError
         ``obj`` lacks ``fit`` or ``sample``.
+
+    Notes
+    -----
+    :func:`as_generator` accepts any of: a protocol object (``fit(table, types)``, ``sample(n, seed)``), an
+    object with ``fit(table)`` and ``sample(n, seed)``, or an SDV-style synthesizer.
     """
     name = name or type(obj).__name__
     if isinstance(obj, (BaseGenerator, _Wrapper)):

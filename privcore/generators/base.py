@@ -1,22 +1,4 @@
-"""The generator protocol, its named errors, the common base class and the helpers every generator shares.
-
-A generator is any object with
-
-- ``fit(table, types) -> self``: learn from a training table; ``types`` maps column name to
-  ``"numerical"``, ``"categorical"`` or ``"binary"`` (see :meth:`BaseGenerator.fit` for the rules);
-- ``sample(n, seed) -> DataFrame``: ``n`` synthetic rows with the training table's columns (same order)
-  and dtypes and a fresh ``RangeIndex``, a deterministic function of the fitted state and ``seed``;
-- optionally, the white-box interface ``per_record_loss(table, *, seed=0, **options) -> ndarray``: the
-  fitted model's loss on each record of ``table`` (one finite float per row, lower = better explained),
-  computed with fixed randomness so that two calls agree (:class:`PerRecordLoss`; :func:`per_record_loss`
-  asks any generator for it and returns None when it does not offer it). ``tabddpm`` provides it: each
-  record's denoising loss at a fixed set of timesteps with fixed noise.
-
-Column types go to ``fit``, not to the constructor: they describe the table, not the generator, and one
-generator object is refitted on many tables (the shadow models of an audit, the seeds of a lab run). The
-constructor holds the generator's settings and its context (a fresh population, key and sensitive
-columns).
-"""
+"""The generator protocol, its named errors, the common base class and the helpers every generator shares."""
 
 from __future__ import annotations
 
@@ -56,6 +38,25 @@ class Generator(Protocol):
     returns ``n`` rows with the training table's columns and dtypes and a fresh ``RangeIndex``, the same
     rows for the same ``seed``. Built-in generators derive from :class:`BaseGenerator`; wrap an SDV-style
     synthesizer with :class:`privcore.generators.SDVAdapter`.
+
+    Notes
+    -----
+    A generator is any object with
+
+    - ``fit(table, types) -> self``: learn from a training table; ``types`` maps column name to
+      ``"numerical"``, ``"categorical"`` or ``"binary"`` (see :meth:`BaseGenerator.fit` for the rules);
+    - ``sample(n, seed) -> DataFrame``: ``n`` synthetic rows with the training table's columns (same order)
+      and dtypes and a fresh ``RangeIndex``, a deterministic function of the fitted state and ``seed``;
+    - optionally, the white-box interface ``per_record_loss(table, *, seed=0, **options) -> ndarray``: the
+      fitted model's loss on each record of ``table`` (one finite float per row, lower = better explained),
+      computed with fixed randomness so that two calls agree (:class:`PerRecordLoss`; :func:`per_record_loss`
+      asks any generator for it and returns None when it does not offer it). ``tabddpm`` provides it: each
+      record's denoising loss at a fixed set of timesteps with fixed noise.
+
+    Column types go to ``fit``, not to the constructor: they describe the table, not the generator, and one
+    generator object is refitted on many tables (the shadow models of an audit, the seeds of a lab run). The
+    constructor holds the generator's settings and its context (a fresh population, key and sensitive
+    columns).
     """
 
     def fit(self, table: pd.DataFrame, types: Mapping[str, str]) -> "Generator": ...

@@ -1,19 +1,4 @@
-"""Sequential CART in the manner of synthpop's default method (Nowok, Raab and Dibben 2016).
-
-The columns are synthesised one after another, in ``column_order`` (default: the table's order). The
-first column is drawn from its training values (with replacement). Each later column has a decision tree
-(a classifier for categorical and binary columns, a regressor for numerical ones, at least ``min_leaf``
-training rows per leaf) fitted on the earlier columns of the training table; a synthetic row whose
-earlier values fall into a leaf takes the column's value from a training row of that leaf drawn at
-random (synthpop's "donor" draw, without its optional smoothing). Values are therefore always training
-values of that column, and with ``min_leaf = 1`` every synthetic row is a training row: the memorising
-end of the method, useful as a real generator that leaks.
-
-Trees see a categorical column as the ordinal code of its category in sorted text order (missing as the
-text ``"None"``/``"nan"``), and a missing number as -10⁹, below every real value; synthpop splits
-categories into groups instead, which gives the trees other splits but the same kind of model. The trees
-are grown in ``fit`` (deterministic: ``random_state=0``), the donors drawn in ``sample`` from its seed.
-"""
+"""Sequential CART in the manner of synthpop's default method (Nowok, Raab and Dibben 2016)."""
 
 from __future__ import annotations
 
@@ -31,7 +16,7 @@ MISSING_NUMBER = -1e9
 
 
 class SequentialCART(BaseGenerator):
-    """synthpop-style sequential CART; see the module notes.
+    """synthpop-style sequential CART; see Notes.
 
     Parameters
     ----------
@@ -46,6 +31,22 @@ class SequentialCART(BaseGenerator):
         The order of synthesis.
     trees : dict
         ``{column: fitted tree}`` for every column after the first.
+
+    Notes
+    -----
+    The columns are synthesised one after another, in ``column_order`` (default: the table's order). The
+    first column is drawn from its training values (with replacement). Each later column has a decision tree
+    (a classifier for categorical and binary columns, a regressor for numerical ones, at least ``min_leaf``
+    training rows per leaf) fitted on the earlier columns of the training table; a synthetic row whose
+    earlier values fall into a leaf takes the column's value from a training row of that leaf drawn at
+    random (synthpop's "donor" draw, without its optional smoothing). Values are therefore always training
+    values of that column, and with ``min_leaf = 1`` every synthetic row is a training row: the memorising
+    end of the method, useful as a real generator that leaks.
+
+    Trees see a categorical column as the ordinal code of its category in sorted text order (missing as the
+    text ``"None"``/``"nan"``), and a missing number as -10⁹, below every real value; synthpop splits
+    categories into groups instead, which gives the trees other splits but the same kind of model. The trees
+    are grown in ``fit`` (deterministic: ``random_state=0``), the donors drawn in ``sample`` from its seed.
     """
 
     name = "cart"

@@ -1,15 +1,4 @@
-"""Generators that copy, blur or mix real rows: the references and the lab's leak ladder.
-
-The ladder generators take one strength knob ``level`` = s ∈ [0, 1]: s = 0 is a fresh real sample (no
-leak), s = 1 the strongest leak. Those that need fresh real rows draw them from a ``population`` table
-given to the constructor (real people not in the training table, e.g. the holdout), with
-:func:`~privcore.generators.base.row_positions`: each population row once, in a seeded order.
-
-Common random numbers: ``partial_copy``, ``rare_records``, ``attribute_leak``, ``value_reuse`` and
-``column_resample`` (below level 1) draw the fresh rows first, so at level 0 each returns exactly
-``FreshSample(population).sample(n, seed)``, and for one seed the leak at a higher level contains the
-leak at a lower one (the same rows copied, plus more). This keeps response curves smooth across levels.
-"""
+"""Generators that copy, blur or mix real rows: the references and the lab's leak ladder."""
 
 from __future__ import annotations
 
@@ -169,7 +158,20 @@ class NoisyCopy(BaseGenerator):
 
 
 class _Ladder(PopulationMixin, BaseGenerator):
-    """A leak-ladder generator: ``level`` in [0, 1] and a population of fresh real rows."""
+    """A leak-ladder generator: ``level`` in [0, 1] and a population of fresh real rows.
+
+    Notes
+    -----
+    The ladder generators take one strength knob ``level`` = s ∈ [0, 1]: s = 0 is a fresh real sample (no
+    leak), s = 1 the strongest leak. Those that need fresh real rows draw them from a ``population`` table
+    given to the constructor (real people not in the training table, e.g. the holdout), with
+    :func:`~privcore.generators.base.row_positions`: each population row once, in a seeded order.
+
+    Common random numbers: ``partial_copy``, ``rare_records``, ``attribute_leak``, ``value_reuse`` and
+    ``column_resample`` (below level 1) draw the fresh rows first, so at level 0 each returns exactly
+    ``FreshSample(population).sample(n, seed)``, and for one seed the leak at a higher level contains the
+    leak at a lower one (the same rows copied, plus more). This keeps response curves smooth across levels.
+    """
 
     def __init__(self, level: float, population: pd.DataFrame | None, *, required: bool = True) -> None:
         super().__init__()

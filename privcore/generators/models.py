@@ -1,45 +1,4 @@
-"""Generators that learn a model and draw new rows from it: copula, histograms, DP marginals.
-
-Differential privacy of :class:`DPMarginals` (the ε-DP independent-marginals synthesizer)
------------------------------------------------------------------------------------------
-Release: one histogram per column, each on a grid fixed *before* the training data is looked at (see
-"grids" below), noised with the Laplace mechanism; the synthetic rows are sampled from the noisy
-histograms (post-processing, free).
-
-Sensitivity. Neighbouring tables differ by adding or removing one record. Each record falls in exactly
-one bin of each column's histogram (values outside a numerical grid are clipped into its end bins; a
-missing value has its own bin where the column's dtype can hold one; a category outside the public
-domain is not counted), so one record changes each of the d histograms by at most 1 in L1 and the
-whole vector of d histograms by at most d. Laplace noise of scale d/ε on every count therefore makes
-the release ε-DP; equivalently each column's histogram gets ε/d (sequential composition).
-:func:`histogram_counts` builds the count vectors; the tests check the sensitivity on neighbouring
-tables and the noise scale empirically.
-
-Grids. The data's own min/max or category list would leak (a record that is the maximum moves the
-range). So every grid comes from public information:
-
-- categorical and binary columns: ``categories[col]`` if given, else the distinct values of the
-  ``population`` table (public data about other people, e.g. the holdout or the auditor's auxiliary
-  data); without either the generator refuses to fit (:class:`GeneratorContextError`);
-- numerical columns: bounds ``bounds[col] = (low, high)`` if given, else the population's min and max,
-  else a DP range: a share ``range_share`` of the column's ε/d is spent on a Laplace-noised histogram
-  on a data-independent grid of signed powers of two (±2^-10 … ±2^62); the range runs from the lowest
-  to the highest bin whose noisy count exceeds ``b·ln(K/0.1)`` (b the noise scale, K the number of
-  bins: with probability ≥ 95 % no empty bin passes), or is the bin with the largest noisy count if
-  none does; the histogram then gets the remaining (1 − ``range_share``)·ε/d. Then ``bins``
-  equal-width bins between the bounds; an integer column whose range holds at most ``bins`` whole
-  numbers gets one bin per number. Whether a column is whole-numbered is read from its dtype (schema,
-  not data).
-
-Noise is drawn in ``sample(n, seed)``, from the seed: each call is one ε-DP release (a fresh noisy
-model), so k calls with different seeds cost k·ε in total; the same seed repeats the same release.
-Drawing it in ``fit`` with a fixed seed would give every shadow model of an audit the same noise, and
-the difference between training with and without a target would show through exactly.
-
-Ladder level → ε (:func:`level_to_epsilon`): ε = 0.1 · 1000^s on a log grid, ε = ∞ (no noise) at s = 1:
-s = 0, 0.25, 0.5, 0.75, 1 give ε = 0.1, 0.56, 3.2, 17.8, ∞. Level 0 is the strongest privacy on the grid,
-not a fresh sample.
-"""
+"""Generators that learn a model and draw new rows from it: copula, histograms, DP marginals."""
 
 from __future__ import annotations
 
@@ -89,6 +48,12 @@ def level_to_epsilon(level: float) -> float:
 
     >>> [round(level_to_epsilon(s), 2) for s in (0, 0.25, 0.5, 0.75, 1)]
     [0.1, 0.56, 3.16, 17.78, inf]
+
+    Notes
+    -----
+    Ladder level → ε (:func:`level_to_epsilon`): ε = 0.1 · 1000^s on a log grid, ε = ∞ (no noise) at s = 1:
+    s = 0, 0.25, 0.5, 0.75, 1 give ε = 0.1, 0.56, 3.2, 17.8, ∞. Level 0 is the strongest privacy on the grid,
+    not a fresh sample.
     """
     s = check_level(level, "dp_marginals")
     return math.inf if s == 1.0 else EPSILON_AT_LEVEL_0 * 10 ** (EPSILON_DECADES * s)
@@ -362,7 +327,7 @@ RANGE_EDGES = np.concatenate([-_MAGNITUDES[::-1], [0.0], _MAGNITUDES])
 
 
 class DPMarginals(PopulationMixin, BaseGenerator):
-    """ε-differentially private independent marginals (Laplace mechanism); see the module notes.
+    """ε-differentially private independent marginals (Laplace mechanism); see Notes.
 
     Parameters
     ----------
@@ -379,6 +344,44 @@ class DPMarginals(PopulationMixin, BaseGenerator):
         population).
     range_share : float, default 0.1
         Share of a numerical column's budget spent on the DP range when it has no public bounds.
+
+    Notes
+    -----
+    **Differential privacy.**
+
+    Release: one histogram per column, each on a grid fixed *before* the training data is looked at (see
+    "grids" below), noised with the Laplace mechanism; the synthetic rows are sampled from the noisy
+    histograms (post-processing, free).
+
+    Sensitivity. Neighbouring tables differ by adding or removing one record. Each record falls in exactly
+    one bin of each column's histogram (values outside a numerical grid are clipped into its end bins; a
+    missing value has its own bin where the column's dtype can hold one; a category outside the public
+    domain is not counted), so one record changes each of the d histograms by at most 1 in L1 and the
+    whole vector of d histograms by at most d. Laplace noise of scale d/ε on every count therefore makes
+    the release ε-DP; equivalently each column's histogram gets ε/d (sequential composition).
+    :func:`histogram_counts` builds the count vectors; the tests check the sensitivity on neighbouring
+    tables and the noise scale empirically.
+
+    Grids. The data's own min/max or category list would leak (a record that is the maximum moves the
+    range). So every grid comes from public information:
+
+    - categorical and binary columns: ``categories[col]`` if given, else the distinct values of the
+      ``population`` table (public data about other people, e.g. the holdout or the auditor's auxiliary
+      data); without either the generator refuses to fit (:class:`GeneratorContextError`);
+    - numerical columns: bounds ``bounds[col] = (low, high)`` if given, else the population's min and max,
+      else a DP range: a share ``range_share`` of the column's ε/d is spent on a Laplace-noised histogram
+      on a data-independent grid of signed powers of two (±2^-10 … ±2^62); the range runs from the lowest
+      to the highest bin whose noisy count exceeds ``b·ln(K/0.1)`` (b the noise scale, K the number of
+      bins: with probability ≥ 95 % no empty bin passes), or is the bin with the largest noisy count if
+      none does; the histogram then gets the remaining (1 − ``range_share``)·ε/d. Then ``bins``
+      equal-width bins between the bounds; an integer column whose range holds at most ``bins`` whole
+      numbers gets one bin per number. Whether a column is whole-numbered is read from its dtype (schema,
+      not data).
+
+    Noise is drawn in ``sample(n, seed)``, from the seed: each call is one ε-DP release (a fresh noisy
+    model), so k calls with different seeds cost k·ε in total; the same seed repeats the same release.
+    Drawing it in ``fit`` with a fixed seed would give every shadow model of an audit the same noise, and
+    the difference between training with and without a target would show through exactly.
     """
 
     name = "dp_marginals"

@@ -1,19 +1,4 @@
-"""Bring your own generator: ``MODULE:ATTR`` references and the server admin's ``PRIVCORE_GENERATORS``.
-
-A reference ``MODULE:ATTR`` names, in an importable module, one of
-
-- a class or a factory (any other callable): called once per fit, with the settings given
-  (``--generator-param KEY=VALUE``) as keyword arguments, and returning a generator;
-- an object with ``fit`` and ``sample``: used as it is, refitted on every training table.
-
-A generator is anything :func:`privcore.generators.as_generator` accepts: ``fit(table[, types])`` and
-``sample(n, seed)``, or an SDV-style ``fit(df)`` / ``sample(num_rows)``; its output is checked and conformed
-to the training table.
-
-``PRIVCORE_GENERATORS="name=module:attr,..."``, set by whoever runs the dashboard server, adds named
-generators to the registry (:func:`privcore.generators.list_generators`), so the Audit page lists them. Only
-code installed on the server is imported; a visitor never names a module.
-"""
+"""Bring your own generator: ``MODULE:ATTR`` references and the server admin's ``PRIVCORE_GENERATORS``."""
 
 from __future__ import annotations
 
@@ -110,6 +95,18 @@ def reference_maker(reference: str, settings: Mapping[str, Any] | None = None, l
     GeneratorError
         See :func:`load_reference`; also an object without ``fit``/``sample``, a class without them, settings
         given to an object, or a factory that fails or returns something without the methods.
+
+    Notes
+    -----
+    A reference ``MODULE:ATTR`` names, in an importable module, one of
+
+    - a class or a factory (any other callable): called once per fit, with the settings given
+      (``--generator-param KEY=VALUE``) as keyword arguments, and returning a generator;
+    - an object with ``fit`` and ``sample``: used as it is, refitted on every training table.
+
+    A generator is anything :func:`privcore.generators.as_generator` accepts: ``fit(table[, types])`` and
+    ``sample(n, seed)``, or an SDV-style ``fit(df)`` / ``sample(num_rows)``; its output is checked and conformed
+    to the training table.
     """
     target, settings, label = load_reference(reference), dict(settings or {}), label or reference
     if inspect.isclass(target) and not _has_methods(target):
@@ -153,6 +150,12 @@ def registered_specs(taken: Mapping[str, Any] = (), environ: Mapping[str, str] |
 
     >>> [(s.name, s.description) for s in registered_specs(environ={ENV_VARIABLE: "mine=pkg.mod:Gen, bad"})]
     [('mine', 'Registered by the server admin: pkg.mod:Gen.')]
+
+    Notes
+    -----
+    ``PRIVCORE_GENERATORS="name=module:attr,..."``, set by whoever runs the dashboard server, adds named
+    generators to the registry (:func:`privcore.generators.list_generators`), so the Audit page lists them. Only
+    code installed on the server is imported; a visitor never names a module.
     """
     text = (os.environ if environ is None else environ).get(ENV_VARIABLE, "")
     specs: dict[str, GeneratorSpec] = {}

@@ -2,62 +2,6 @@
 
 Without ε it is the non-private variant, DataSynthesizer's correlated-attribute mode ("Baynet"; Ping,
 Stoyanovich and Howe 2017).
-
-Model
------
-Every column becomes a discrete attribute. Categorical and binary columns, and numerical columns with at
-most ``bins`` distinct values, keep their values (missing is a value). Other numerical columns get
-``bins`` equal-width bins between the training min and max plus, if any value is missing, a missing bin;
-a sampled bin gives a value drawn uniformly within it (rounded and kept within the training range when
-the column holds whole numbers).
-
-Structure (GreedyBayes, the paper's Algorithm 4). The first attribute is drawn at random from the
-``seed`` setting. While attributes are left, every candidate pair (X, Π) is scored, X an attribute not yet
-placed and Π a set of ``min(k, placed)`` placed attributes, by the mutual information I(X; Π) in bits of
-the training table; the best pair is placed (ties: the first in table order, parent sets in placement
-order). A candidate whose conditional table would exceed :data:`MAX_TABLE_CELLS` cells is skipped, and if
-none fits, parent sets one smaller are tried (down to none, which is always allowed).
-
-Conditionals. P(X | Π) from the counts of (Π, X) in the training table, one row per configuration of the
-parents (the full product of their domains). A configuration with no count (never seen in training, or
-all noise clipped away) falls back to the attribute's marginal from the same table, and to uniform if
-that is empty too. Rows are drawn attribute by attribute in placement order (ancestral sampling), all
-rows at once with numpy.
-
-Differential privacy (``epsilon`` set)
---------------------------------------
-As in the paper, neighbouring tables differ in one record's values and the number of records n is public.
-A share β (``beta``) of ε learns the structure, the rest (ε₂ = (1 − β)·ε) the conditionals.
-
-- Structure: each of the d − 1 choices after the first (free, random) attribute is one exponential
-  mechanism over the candidate pairs with ε₁/(d − 1), ε₁ = β·ε: a pair is chosen with probability
-  ∝ exp(ε₁·I / (2(d − 1)·Δ)), where Δ is the paper's sensitivity of I in bits (its Lemma 4.1):
-  Δ = (1/n)·log₂ n + ((n − 1)/n)·log₂(n/(n − 1)) when X or Π has two values, and
-  Δ = (2/n)·log₂((n + 1)/2) + ((n − 1)/n)·log₂((n + 1)/(n − 1)) otherwise. (Each candidate's score I/Δ
-  has sensitivity at most 1, so one mechanism over candidates of both kinds is ε₁/(d − 1)-DP.) With
-  ``k = 0`` there is no structure to learn and all of ε goes to the conditionals.
-- Conditionals (the paper's Algorithm 1): Laplace noise on the count table of each (Π, X) pair, whose L1
-  sensitivity is 2 (one record moves one count down and one up). The first ``r = min(k, d − 1)``
-  attributes have all earlier ones as parents, so their conditionals are marginals of the joint table of
-  attribute r + 1, and only the d − r tables of attributes r + 1 … d are released, each with noise of scale
-  2(d − r)/ε₂. (If the size limit above shrank an early parent set, every one of the d tables is
-  released, with scale 2d/ε₂.) Negative noisy counts are clipped to 0 and each row renormalised.
-- The domain. The paper assumes a known (public) domain. Given a ``population`` (public rows about other
-  people, e.g. the holdout), an ε-DP fit reads the domain from it and never from the training table:
-  categories (and numerical columns with at most ``bins`` distinct values) are the population's values,
-  plus one hidden cell that counts training values outside them and is never drawn (zeroing a cell of a
-  noisy table is post-processing); other numerical columns get ``bins`` equal-width bins between the
-  population's min and max (training values outside are clipped into the end bins), plus a missing bin
-  when the column's dtype can hold one. Without a population (and always without ε, as in
-  DataSynthesizer) the domain is read from the training table; the guarantee then covers the network and
-  the conditionals given that domain, not the domain itself: a category seen once is revealed to exist,
-  and the shared audit shows it (on 1,000 Adult records at ε = 1, native-country values held by one
-  person appear in every output trained with them and never otherwise, an ε lower bound of 2.4).
-
-The noise, the structure's random choices and the first attribute come from the ``seed`` setting (default
-0) when the generator is fitted, not from ``sample``'s seed: one fit is one ε-DP release, and ``sample``
-only post-processes it. Refitting with the same ``seed`` repeats the same noise, so shadow models of an
-audit differ only by their training tables; give each release its own ``seed`` where that matters.
 """
 
 from __future__ import annotations
@@ -146,7 +90,7 @@ def _check_epsilon(epsilon) -> float | None:
 
 
 class PrivBayes(PopulationMixin, BaseGenerator):
-    """A Bayesian network of at most ``k`` parents per attribute, optionally ε-DP; see the module notes.
+    """A Bayesian network of at most ``k`` parents per attribute, optionally ε-DP; see Notes.
 
     Parameters
     ----------
@@ -161,7 +105,7 @@ class PrivBayes(PopulationMixin, BaseGenerator):
     seed : int, default 0
         Seed of the fit: the first attribute, the structure's random choices and the noise.
     population : DataFrame, optional
-        Public rows (e.g. the holdout) whose values give an ε-DP fit its domain (module notes); unused
+        Public rows (e.g. the holdout) whose values give an ε-DP fit its domain (see Notes); unused
         without ε.
 
     Attributes (after ``fit``)
@@ -177,6 +121,64 @@ class PrivBayes(PopulationMixin, BaseGenerator):
         row index is its parents' codes in mixed radix (first parent most significant).
     counts : dict
         ``{column: array}``: the (noisy, clipped) counts each conditional is normalised from.
+
+    Notes
+    -----
+    **Model.**
+
+    Every column becomes a discrete attribute. Categorical and binary columns, and numerical columns with at
+    most ``bins`` distinct values, keep their values (missing is a value). Other numerical columns get
+    ``bins`` equal-width bins between the training min and max plus, if any value is missing, a missing bin;
+    a sampled bin gives a value drawn uniformly within it (rounded and kept within the training range when
+    the column holds whole numbers).
+
+    Structure (GreedyBayes, the paper's Algorithm 4). The first attribute is drawn at random from the
+    ``seed`` setting. While attributes are left, every candidate pair (X, Π) is scored, X an attribute not yet
+    placed and Π a set of ``min(k, placed)`` placed attributes, by the mutual information I(X; Π) in bits of
+    the training table; the best pair is placed (ties: the first in table order, parent sets in placement
+    order). A candidate whose conditional table would exceed :data:`MAX_TABLE_CELLS` cells is skipped, and if
+    none fits, parent sets one smaller are tried (down to none, which is always allowed).
+
+    Conditionals. P(X | Π) from the counts of (Π, X) in the training table, one row per configuration of the
+    parents (the full product of their domains). A configuration with no count (never seen in training, or
+    all noise clipped away) falls back to the attribute's marginal from the same table, and to uniform if
+    that is empty too. Rows are drawn attribute by attribute in placement order (ancestral sampling), all
+    rows at once with numpy.
+
+    **Differential privacy** (``epsilon`` set).
+
+    As in the paper, neighbouring tables differ in one record's values and the number of records n is public.
+    A share β (``beta``) of ε learns the structure, the rest (ε₂ = (1 − β)·ε) the conditionals.
+
+    - Structure: each of the d − 1 choices after the first (free, random) attribute is one exponential
+      mechanism over the candidate pairs with ε₁/(d − 1), ε₁ = β·ε: a pair is chosen with probability
+      ∝ exp(ε₁·I / (2(d − 1)·Δ)), where Δ is the paper's sensitivity of I in bits (its Lemma 4.1):
+      Δ = (1/n)·log₂ n + ((n − 1)/n)·log₂(n/(n − 1)) when X or Π has two values, and
+      Δ = (2/n)·log₂((n + 1)/2) + ((n − 1)/n)·log₂((n + 1)/(n − 1)) otherwise. (Each candidate's score I/Δ
+      has sensitivity at most 1, so one mechanism over candidates of both kinds is ε₁/(d − 1)-DP.) With
+      ``k = 0`` there is no structure to learn and all of ε goes to the conditionals.
+    - Conditionals (the paper's Algorithm 1): Laplace noise on the count table of each (Π, X) pair, whose L1
+      sensitivity is 2 (one record moves one count down and one up). The first ``r = min(k, d − 1)``
+      attributes have all earlier ones as parents, so their conditionals are marginals of the joint table of
+      attribute r + 1, and only the d − r tables of attributes r + 1 … d are released, each with noise of scale
+      2(d − r)/ε₂. (If the size limit above shrank an early parent set, every one of the d tables is
+      released, with scale 2d/ε₂.) Negative noisy counts are clipped to 0 and each row renormalised.
+    - The domain. The paper assumes a known (public) domain. Given a ``population`` (public rows about other
+      people, e.g. the holdout), an ε-DP fit reads the domain from it and never from the training table:
+      categories (and numerical columns with at most ``bins`` distinct values) are the population's values,
+      plus one hidden cell that counts training values outside them and is never drawn (zeroing a cell of a
+      noisy table is post-processing); other numerical columns get ``bins`` equal-width bins between the
+      population's min and max (training values outside are clipped into the end bins), plus a missing bin
+      when the column's dtype can hold one. Without a population (and always without ε, as in
+      DataSynthesizer) the domain is read from the training table; the guarantee then covers the network and
+      the conditionals given that domain, not the domain itself: a category seen once is revealed to exist,
+      and the shared audit shows it (on 1,000 Adult records at ε = 1, native-country values held by one
+      person appear in every output trained with them and never otherwise, an ε lower bound of 2.4).
+
+    The noise, the structure's random choices and the first attribute come from the ``seed`` setting (default
+    0) when the generator is fitted, not from ``sample``'s seed: one fit is one ε-DP release, and ``sample``
+    only post-processes it. Refitting with the same ``seed`` repeats the same noise, so shadow models of an
+    audit differ only by their training tables; give each release its own ``seed`` where that matters.
     """
 
     name = "privbayes"
@@ -200,7 +202,7 @@ class PrivBayes(PopulationMixin, BaseGenerator):
     # -- fit --------------------------------------------------------------------------------------
     def _fit(self) -> None:
         super()._fit()
-        # an ε-DP fit takes its domain from public rows when it has them (module notes, "The domain")
+        # an ε-DP fit takes its domain from public rows when it has them (see the class Notes, "The domain")
         self._public = self._pop if self.epsilon is not None else None
         rng = np.random.default_rng(self.seed)
         self.attributes, codes = [], []

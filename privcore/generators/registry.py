@@ -1,16 +1,4 @@
-"""The built-in generators by name, with a one-line description and typed settings.
-
-Settings are :class:`privcore.data.params.Param` declarations (the same as metric parameters), checked with
-:func:`privcore.data.params.check_value`, so a bad value gets the same kind of sentence everywhere. Besides
-settings, :func:`make_generator` takes the *context* some generators need: ``population`` (real rows
-not in the training table, e.g. the holdout), ``key`` and ``sensitive`` columns. Context a generator
-does not use is ignored, so a caller (the lab, the audit) can hand the same context to every generator.
-
-Besides the built-ins of this module, the registry lists TabDDPM (:data:`privcore.generators.tabddpm.TABDDPM_SPEC`)
-and SDV's (:data:`privcore.generators.sdv.SDV_SPECS`), both listed even when their extra is missing (see
-:attr:`GeneratorSpec.installed`), and those the server admin registers in
-``PRIVCORE_GENERATORS`` (:func:`privcore.generators.outside.registered_specs`, read on every call).
-"""
+"""The built-in generators by name, with a one-line description and typed settings."""
 
 from __future__ import annotations
 
@@ -161,7 +149,7 @@ def _labelled(spec: GeneratorSpec) -> GeneratorSpec:
 GENERATOR_SPECS: dict[str, GeneratorSpec] = {spec.name: _labelled(spec)
                                              for spec in (*_SPECS, TABDDPM_SPEC, *SDV_SPECS)}
 
-#: The lab's leak types, in the issue's order.
+#: The lab's leak types, in listing order.
 LADDER = ("partial_copy", "noisy_copy", "rare_records", "attribute_leak", "value_reuse", "column_resample",
           "dp_marginals")
 
@@ -269,6 +257,56 @@ def make_generator(name: str, *, population: pd.DataFrame | None = None, key: Se
     GeneratorContextError
         A needed context is missing (e.g. ``partial_copy`` below level 1 without a population).
 
+    Notes
+    -----
+    Settings are :class:`privcore.data.params.Param` declarations (the same as metric parameters), checked with
+    :func:`privcore.data.params.check_value`, so a bad value gets the same kind of sentence everywhere. Besides
+    settings, :func:`make_generator` takes the *context* some generators need: ``population`` (real rows
+    not in the training table, e.g. the holdout), ``key`` and ``sensitive`` columns. Context a generator
+    does not use is ignored, so a caller (the lab, the audit) can hand the same context to every generator.
+
+    Besides the built-ins of this module, the registry lists TabDDPM (:data:`privcore.generators.tabddpm.TABDDPM_SPEC`)
+    and SDV's (:data:`privcore.generators.sdv.SDV_SPECS`), both listed even when their extra is missing (see
+    :attr:`GeneratorSpec.installed`), and those the server admin registers in
+    ``PRIVCORE_GENERATORS`` (:func:`privcore.generators.outside.registered_specs`, read on every call).
+
+    Built-ins:
+
+    ``exact_copy``, ``fresh_sample``, ``independent_histograms``, ``dp_marginals``, ``gaussian_copula``,
+    ``rare_leak``, two real synthesizers, ``privbayes`` (a Bayesian network, ε-DP when ε is set;
+    :mod:`privcore.generators.privbayes`) and ``cart`` (synthpop's sequential CART; :mod:`privcore.generators.cart`),
+    and the leak ladder (:data:`LADDER`): ``partial_copy``, ``noisy_copy``, ``rare_records``,
+    ``attribute_leak``, ``value_reuse`` (a nearly unique column's values reused), ``column_resample`` (negative
+    control) and ``dp_marginals``, each with a ``level``
+    s ∈ [0, 1]: 0 = a fresh real sample, 1 = the strongest leak. Choices:
+
+    - Fresh rows come from a ``population`` table given to the constructor (``make_generator(...,
+      population=holdout)``): real people not in the training table. At level 0, ``partial_copy``,
+      ``rare_records``, ``attribute_leak``, ``value_reuse`` and ``column_resample`` return exactly
+      ``fresh_sample``'s rows for the same seed, and for one seed a higher level extends the leak of a lower
+      one (common random numbers). Two ladder types have no fresh sample at level 0, by their definition:
+      ``noisy_copy`` at 0 is training rows with one σ of noise and every category redrawn, and
+      ``dp_marginals`` at 0 is the ε = 0.1 model.
+    - ``dp_marginals`` level → ε: ``0.1 · 1000**s``, ∞ (no noise) at s = 1 (:func:`level_to_epsilon`). Its grids
+      come from public information only (given bounds/categories or the population; a DP range otherwise),
+      its noise from the sample's seed; see :mod:`privcore.generators.models`.
+    - Key and sensitive columns (``rare_records``, ``attribute_leak``): ``key`` defaults to every column but
+      ``sensitive`` (metrics.md §0); ``attribute_leak`` needs ``sensitive``.
+
+    TabDDPM (:mod:`privcore.generators.tabddpm`, the extra ``pip install 'privcore[tabddpm]'``, i.e. torch):
+    ``tabddpm``, a diffusion model of Gaussian noise for the numbers and multinomial noise for the categories
+    (Kotelnikov et al. 2023); it also offers the optional white-box interface, each record's denoising loss
+    (:func:`per_record_loss`, :class:`PerRecordLoss`).
+
+    SDV (:mod:`privcore.generators.sdv`, the extra ``pip install 'privcore[sdv]'``): ``sdv_gaussian_copula``,
+    ``sdv_ctgan``, ``sdv_tvae``, listed even when SDV is missing (:attr:`GeneratorSpec.installed`); making one
+    then raises a :class:`GeneratorError` naming that command.
+
+    Your own (:mod:`privcore.generators.outside`): any object with ``fit`` and ``sample`` through
+    :func:`as_generator`; ``MODULE:ATTR`` references (``python -m privcore audit --generator MODULE:ATTR``,
+    :func:`reference_maker`); and generators the server admin registers in ``PRIVCORE_GENERATORS``
+    (``name=module:attr,...``), which :func:`list_generators` includes.
+
     Examples
     --------
     >>> make_generator("noisy_copy", level=0.8)
@@ -277,6 +315,12 @@ def make_generator(name: str, *, population: pd.DataFrame | None = None, key: Se
     Traceback (most recent call last):
     ...
     privcore.generators.base.GeneratorSettingError: Leak strength (noisy_copy.level) must be between 0 and 1; got 2.
+    >>> import pandas as pd
+    >>> real = pd.DataFrame({"age": [30, 41, 52, 63], "job": ["a", "b", "a", "c"]})
+    >>> holdout = pd.DataFrame({"age": [35, 47, 58, 70], "job": ["b", "b", "c", "a"]})
+    >>> gen = make_generator("partial_copy", level=0.5, population=holdout)
+    >>> gen.fit(real, {"age": "numerical", "job": "categorical"}).sample(4, seed=0).shape
+    (4, 2)
     """
     spec = get_generator_spec(name)
     declared = {p.name: p for p in spec.params}

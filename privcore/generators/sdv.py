@@ -1,21 +1,5 @@
 """SDV's single-table synthesizers as built-in generators: ``sdv_gaussian_copula``, ``sdv_ctgan``, ``sdv_tvae``.
 
-SDV (and torch, which CTGAN and TVAE train with) is an optional extra, ``pip install 'privcore[sdv]'``:
-nothing here imports it at module level, so listing the generators stays fast and works without it. Making
-one of these generators checks that SDV is found (without importing it); fitting imports it. Either raises
-a :class:`~privcore.generators.base.GeneratorError` naming the install command when it is missing.
-
-What privcore adds to calling SDV directly:
-
-- SDV's metadata is built from privcore's column types (``numerical`` → ``numerical``, ``categorical`` →
-  ``categorical``, ``binary`` → ``boolean`` for a column of booleans, else ``categorical``), not left to
-  SDV's detection, which would take a column of unique numbers for an id and drop it from the model.
-- Seeds: the fit draws from global state seeded by the table's content (one table, one model), the sample
-  from the synthesizer's own random state and the global one seeded by ``seed`` (one seed, one table);
-  see :func:`privcore.generators.adapters.sample_sdv`.
-- Settings are declared :class:`~privcore.data.params.Param`\\ s with SDV's defaults, and CTGAN's batch
-  size is checked against its ``pac`` before any training.
-
 The specs are in :data:`SDV_SPECS`; the registry lists them after the other built-ins.
 """
 
@@ -113,6 +97,24 @@ class SDVSynthesizer(SDVAdapter):
     ------
     GeneratorError
         SDV is not installed (the message names ``pip install 'privcore[sdv]'``).
+
+    Notes
+    -----
+    SDV (and torch, which CTGAN and TVAE train with) is an optional extra, ``pip install 'privcore[sdv]'``:
+    nothing here imports it at module level, so listing the generators stays fast and works without it. Making
+    one of these generators checks that SDV is found (without importing it); fitting imports it. Either raises
+    a :class:`~privcore.generators.base.GeneratorError` naming the install command when it is missing.
+
+    What privcore adds to calling SDV directly:
+
+    - SDV's metadata is built from privcore's column types (``numerical`` → ``numerical``, ``categorical`` →
+      ``categorical``, ``binary`` → ``boolean`` for a column of booleans, else ``categorical``), not left to
+      SDV's detection, which would take a column of unique numbers for an id and drop it from the model.
+    - Seeds: the fit draws from global state seeded by the table's content (one table, one model), the sample
+      from the synthesizer's own random state and the global one seeded by ``seed`` (one seed, one table);
+      see :func:`privcore.generators.adapters.sample_sdv`.
+    - Settings are declared :class:`~privcore.data.params.Param`\\ s with SDV's defaults, and CTGAN's batch
+      size is checked against its ``pac`` before any training.
     """
 
     def __init__(self, synthesizer: str, *, name: str, **settings: Any):

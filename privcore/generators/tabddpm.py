@@ -1,23 +1,4 @@
-"""The ``tabddpm`` generator: TabDDPM (Kotelnikov et al., ICML 2023) under privcore's generator protocol.
-
-One model diffuses a record's numerical columns with Gaussian noise (:mod:`privcore.generators.diffusion.gaussian`) and its categorical
-columns with multinomial noise (:mod:`privcore.generators.diffusion.multinomial`), both on one schedule (:mod:`privcore.generators.diffusion.schedule`); one MLP
-(:mod:`privcore.generators.diffusion.denoiser`) reads the noisy record and the timestep and predicts the Gaussian noise and x_0's
-categorical logits. Training minimises the paper's loss, the Gaussian ε-MSE plus the multinomial variational
-bound (its §3: L = L_simple + Σ_i L_i / C), with AdamW and a learning rate falling linearly to 0 (as the
-TabDDPM code does); sampling is ancestral, from pure noise through every step T−1 … 0.
-
-Departures from the reference code, all small: the categorical part of the network's input is x_t's one-hot
-vector (the code feeds its log, 0 and −69), the same information on a scale an MLP trains on more easily;
-no exponential moving average of the weights (with the few thousand steps that fit a CPU minute it lags the
-model); a table's missing values and constant columns are handled as :mod:`privcore.generators.tabddpm_encoding` says.
-
-torch is an optional extra (``pip install 'privcore[tabddpm]'``), imported only when a model is fitted.
-Every random number comes from a ``torch.Generator`` on the CPU seeded by ``seed`` (fit) or the sample's
-seed, and the initial weights are drawn inside ``torch.random.fork_rng`` with the fit's seed, so the global
-random state is left as it was; on the CPU a seed gives the same model and the same rows (with the same
-number of torch threads). On CUDA the noise is the same, the arithmetic may differ in the last bits.
-"""
+"""The ``tabddpm`` generator: TabDDPM (Kotelnikov et al., ICML 2023) under privcore's generator protocol."""
 
 from __future__ import annotations
 
@@ -70,7 +51,7 @@ def _threads(count: int):
 
 
 class TabDDPM(BaseGenerator):
-    """TabDDPM; see the module notes.
+    """TabDDPM; see Notes.
 
     Parameters
     ----------
@@ -111,6 +92,26 @@ class TabDDPM(BaseGenerator):
         torch is not installed (the message names ``pip install 'privcore[tabddpm]'``).
     GeneratorSettingError
         A setting out of range.
+
+    Notes
+    -----
+    One model diffuses a record's numerical columns with Gaussian noise (:mod:`privcore.generators.diffusion.gaussian`) and its categorical
+    columns with multinomial noise (:mod:`privcore.generators.diffusion.multinomial`), both on one schedule (:mod:`privcore.generators.diffusion.schedule`); one MLP
+    (:mod:`privcore.generators.diffusion.denoiser`) reads the noisy record and the timestep and predicts the Gaussian noise and x_0's
+    categorical logits. Training minimises the paper's loss, the Gaussian ε-MSE plus the multinomial variational
+    bound (its §3: L = L_simple + Σ_i L_i / C), with AdamW and a learning rate falling linearly to 0 (as the
+    TabDDPM code does); sampling is ancestral, from pure noise through every step T−1 … 0.
+
+    Departures from the reference code, all small: the categorical part of the network's input is x_t's one-hot
+    vector (the code feeds its log, 0 and −69), the same information on a scale an MLP trains on more easily;
+    no exponential moving average of the weights (with the few thousand steps that fit a CPU minute it lags the
+    model); a table's missing values and constant columns are handled as :mod:`privcore.generators.tabddpm_encoding` says.
+
+    torch is an optional extra (``pip install 'privcore[tabddpm]'``), imported only when a model is fitted.
+    Every random number comes from a ``torch.Generator`` on the CPU seeded by ``seed`` (fit) or the sample's
+    seed, and the initial weights are drawn inside ``torch.random.fork_rng`` with the fit's seed, so the global
+    random state is left as it was; on the CPU a seed gives the same model and the same rows (with the same
+    number of torch threads). On CUDA the noise is the same, the arithmetic may differ in the last bits.
     """
 
     name = "tabddpm"

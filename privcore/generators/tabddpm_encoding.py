@@ -1,17 +1,4 @@
-"""Tables to TabDDPM's two inputs and back: quantile-normalised numbers and category codes (numpy only).
-
-As in TabDDPM (Kotelnikov et al. 2023, §3), each numerical column goes through scikit-learn's
-``QuantileTransformer(output_distribution="normal")`` (so the Gaussian diffusion starts from roughly standard
-normal marginals) and each categorical or binary column becomes category codes (one-hot in the model).
-Additions for privcore's tables, which TabDDPM's benchmarks did not need:
-
-- a numerical column with missing values gets a companion two-category column "is missing", and its missing
-  values are filled with the column's median before the transform; a sample puts them back where the
-  companion says so;
-- a missing categorical value is a category of its own (as every privcore generator treats it);
-- a column with a single value (or only missing values) is not modelled: a sample repeats it;
-- a numerical column of whole numbers is sampled as whole numbers (rounded after the inverse transform).
-"""
+"""Tables to TabDDPM's two inputs and back: quantile-normalised numbers and category codes (numpy only)."""
 
 from __future__ import annotations
 
@@ -37,6 +24,20 @@ class TableEncoding:
         frequent first) and, for a numerical column's missing-value companion, that column's name (else None).
     num_classes : list of int
         The number of categories of each categorical dimension.
+
+    Notes
+    -----
+    As in TabDDPM (Kotelnikov et al. 2023, §3), each numerical column goes through scikit-learn's
+    ``QuantileTransformer(output_distribution="normal")`` (so the Gaussian diffusion starts from roughly standard
+    normal marginals) and each categorical or binary column becomes category codes (one-hot in the model).
+    Additions for privcore's tables, which TabDDPM's benchmarks did not need:
+
+    - a numerical column with missing values gets a companion two-category column "is missing", and its missing
+      values are filled with the column's median prior to the transform; a sample puts them back where the
+      companion says so;
+    - a missing categorical value is a category of its own (as every privcore generator treats it);
+    - a column with a single value (or only missing values) is not modelled: a sample repeats it;
+    - a numerical column of whole numbers is sampled as whole numbers (rounded after the inverse transform).
     """
 
     def __init__(self, table: pd.DataFrame, types: Mapping[str, str], seed: int = 0) -> None:

@@ -1,20 +1,4 @@
-"""The lab's privacy–utility frontier: what each level of a ladder leaks against what it keeps.
-
-A ladder's levels (a leak's strength, or the ε of one generator in a supplied ladder) trade privacy for utility.
-Beside the privacy metrics it compares, the lab evaluates **the cheap utility measures**
-(:data:`FRONTIER_MEASURES`, column shapes and column-pair trends: no model is trained) on every table, so that
-the frontier costs little, and reads each table as one point of the Results page's Privacy and utility view
-(:func:`privcore.evaluation.tradeoff.tradeoff_point`):
-
-- **privacy**: the excess of the verdict's strongest decisive evidence over its fresh-sample reference
-  (0 = no leak), among the privacy metrics the lab runs; a proxy's when no attack runs;
-- **utility**: the mean share of a fresh sample's utility kept (the lab's holdout is the fresh sample), each
-  measure capped at 1; without a holdout (a supplied ladder given none), the mean raw score.
-
-Utility measures named in the lab's ``metrics`` join the frontier instead of the detection statistics (they have no
-risk to detect a leak with); ``utility=False`` (``--no-utility``) leaves the frontier out.
-The frontier's curve gives per leak and level the mean, lowest and highest of both over the seeds.
-"""
+"""The lab's privacy–utility frontier: what each level of a ladder leaks against what it keeps."""
 
 from __future__ import annotations
 
@@ -38,7 +22,7 @@ FRONTIER_MEASURES: tuple[str, ...] = tuple(registry.QUICK_UTILITY)
 
 @dataclass(frozen=True)
 class TablePoint:
-    """One evaluated table's privacy evidence and utility (see the module docstring)."""
+    """One evaluated table's privacy evidence and utility (see :func:`table_point`)."""
 
     privacy: float | None
     privacy_metric: str | None
@@ -97,7 +81,21 @@ def split_utility(metric_ids: Iterable[str], utility: bool = True) -> tuple[list
 
 
 def table_point(report) -> TablePoint:
-    """The frontier's point of one evaluation (:func:`privcore.evaluation.tradeoff.tradeoff_point`)."""
+    """The frontier's point of one evaluation (:func:`privcore.evaluation.tradeoff.tradeoff_point`).
+
+    Notes
+    -----
+    A ladder's levels (a leak's strength, or the ε of one generator in a supplied ladder) trade privacy for utility.
+    Beside the privacy metrics it compares, the lab evaluates **the cheap utility measures**
+    (:data:`FRONTIER_MEASURES`, column shapes and column-pair trends: no model is trained) on every table, so that
+    the frontier costs little, and reads each table as one point of the Results page's Privacy and utility view
+    (:func:`privcore.evaluation.tradeoff.tradeoff_point`):
+
+    - **privacy**: the excess of the verdict's strongest decisive evidence over its fresh-sample reference
+      (0 = no leak), among the privacy metrics the lab runs; a proxy's when no attack runs;
+    - **utility**: the mean share of a fresh sample's utility kept (the lab's holdout is the fresh sample), each
+      measure capped at 1; without a holdout (a supplied ladder given none), the mean raw score.
+    """
     point = tradeoff_point("", report)
     return TablePoint(point.privacy, point.privacy_metric, point.utility, point.utility_score, point.level)
 
@@ -115,6 +113,12 @@ def frontier_curve(runs: Sequence[FrontierRun]) -> dict[str, list[dict[str, Any]
 
     The utility is relative to a fresh sample when every run of the lab has one, else the raw score
     (``"utility_kind"``: ``"relative"`` or ``"score"``).
+
+    Notes
+    -----
+    Utility measures named in the lab's ``metrics`` join the frontier instead of the detection statistics (they have no
+    risk to detect a leak with); ``utility=False`` (``--no-utility``) leaves the frontier out.
+    The frontier's curve gives per leak and level the mean, lowest and highest of both over the seeds.
     """
     relative = bool(runs) and all(r.utility is not None for r in runs if r.utility_score is not None)
     groups: dict[str, dict[float, list[FrontierRun]]] = {}

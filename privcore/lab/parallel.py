@@ -1,19 +1,4 @@
-"""The lab's evaluations on several cores or on a Dask cluster (the lab runs as tasks).
-
-A lab is many independent evaluations of one training table and holdout against different synthetic
-tables. The synthetic tables are drawn on the caller (drawing is cheap and keeps the seeds where they
-were); each evaluation is one task:
-
-- ``workers > 1``: a pool of that many spawned processes, each set up once with what every evaluation
-  shares (:class:`EvaluationSetup`) and keeping its own ``reuse`` dict, so the passes that do not involve
-  the synthetic table are computed once per process instead of once per lab;
-- ``cluster``: a ``dask.distributed`` cluster (:mod:`privcore.engine.cluster`: an address, ``"local:N"`` or a
-  Client); the setup is sent to every worker once and each worker keeps its own ``reuse`` dict.
-
-Each evaluation uses one thread inside its task (the tasks are the parallelism). Scores do not depend on
-where an evaluation ran or on what it reused, so the lab's result is identical to the sequential run; only
-the count of evaluations that reused passes differs, which the result does not report.
-"""
+"""The lab's evaluations on several cores or on a Dask cluster (the lab runs as tasks)."""
 
 from __future__ import annotations
 
@@ -112,6 +97,22 @@ def run_tasks(setup: EvaluationSetup, tasks: Iterator[Task], *, workers: int, cl
     is called on the calling thread as each finishes (in any order).
 
     At most two tasks per worker are in flight, so only that many synthetic tables are held at once.
+
+    Notes
+    -----
+    A lab is many independent evaluations of one training table and holdout against different synthetic
+    tables. The synthetic tables are drawn on the caller (drawing is cheap and keeps the seeds where they
+    were); each evaluation is one task:
+
+    - ``workers > 1``: a pool of that many spawned processes, each set up once with what every evaluation
+      shares (:class:`EvaluationSetup`) and keeping its own ``reuse`` dict, so the passes that do not involve
+      the synthetic table are computed once per process instead of once per lab;
+    - ``cluster``: a ``dask.distributed`` cluster (:mod:`privcore.engine.cluster`: an address, ``"local:N"`` or a
+      Client); the setup is sent to every worker once and each worker keeps its own ``reuse`` dict.
+
+    Each evaluation uses one thread inside its task (the tasks are the parallelism). Scores do not depend on
+    where an evaluation ran or on what it reused, so the lab's result is identical to the sequential run; only
+    the count of evaluations that reused passes differs, which the result does not report.
     """
     if client is not None:
         _run_on_cluster(setup, tasks, client, on_done)

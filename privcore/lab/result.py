@@ -1,23 +1,4 @@
-"""What a lab returns (:class:`LabResult`), its JSON form and the JSON Schema of that form.
-
-JSON (``LabResult.to_json()``, ``python -m privcore lab --json``)::
-
-    {"runs": [{"leak", "level", "seed", "metric", "risk", "baseline"[, "epsilon"]}, ...],
-     "detection": {metric: {leak: smallest level detected, or null}},
-     "agreement": {metric: {metric: Spearman rho or null}},
-     "summary": {metric: sentence},
-     "curves": {metric: {leak: [{"level", "risk_mean", "risk_sd", ..., "auc", "separated"}, ...]}},
-     "monotonicity": {metric: {leak: Spearman rho of risk vs level, or null}},
-     "not_applicable": {metric: reason},
-     "settings": {...},
-     "frontier": {"measures": [...], "runs": [...], "curve": {leak: [...]}}}
-
-The first four keys are the lab's contract; the others carry the rest of the statistics. A
-``dp_marginals`` run (and curve point) also has ``"epsilon"``: a number, or the string ``"inf"`` at level 1
-(no noise). Runs of the reference (leak ``"fresh_sample"``, level 0) are listed too. ``"frontier"`` (present when
-utility measures ran beside the privacy metrics) is the privacy–utility frontier of :mod:`privcore.lab.frontier`:
-each table's strongest privacy evidence and utility, and per leak and level their mean, lowest and highest.
-"""
+"""What a lab returns (:class:`LabResult`), its JSON form and the JSON Schema of that form."""
 
 from __future__ import annotations
 
@@ -130,6 +111,26 @@ class LabResult:
         Every table as a point of the privacy–utility frontier (:mod:`privcore.lab.frontier`).
     frontier_measures : list of str
         The utility measures behind the frontier (empty: no frontier).
+
+    Notes
+    -----
+    JSON (``LabResult.to_json()``, ``python -m privcore lab --json``)::
+
+        {"runs": [{"leak", "level", "seed", "metric", "risk", "baseline"[, "epsilon"]}, ...],
+         "detection": {metric: {leak: smallest level detected, or null}},
+         "agreement": {metric: {metric: Spearman rho or null}},
+         "summary": {metric: sentence},
+         "curves": {metric: {leak: [{"level", "risk_mean", "risk_sd", ..., "auc", "separated"}, ...]}},
+         "monotonicity": {metric: {leak: Spearman rho of risk vs level, or null}},
+         "not_applicable": {metric: reason},
+         "settings": {...},
+         "frontier": {"measures": [...], "runs": [...], "curve": {leak: [...]}}}
+
+    The first four keys are the lab's contract; the others carry the rest of the statistics. A
+    ``dp_marginals`` run (and curve point) also has ``"epsilon"``: a number, or the string ``"inf"`` at level 1
+    (no noise). Runs of the reference (leak ``"fresh_sample"``, level 0) are listed too. ``"frontier"`` (present when
+    utility measures ran beside the privacy metrics) is the privacy–utility frontier of :mod:`privcore.lab.frontier`:
+    each table's strongest privacy evidence and utility, and per leak and level their mean, lowest and highest.
     """
 
     runs: list[LabRun]
@@ -153,7 +154,7 @@ class LabResult:
                             columns=["leak", "level", "seed", "metric", "risk", "baseline", "excess", "epsilon"])
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON document (see the module docstring), with plain Python values only."""
+        """The JSON document (see :class:`LabResult`), with plain Python values only."""
         return {
             "runs": [r.to_dict() for r in self.runs],
             "detection": self.detection,

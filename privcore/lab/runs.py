@@ -267,6 +267,37 @@ def run(
     InputError
         Unusable tables, schema or metric parameters, as for :func:`privcore.evaluate` (checked before any
         table is generated); ``attribute_leak`` without a sensitive column is a :class:`LabError`.
+
+    Notes
+    -----
+    How the tables are made:
+
+    - **Three disjoint real tables** (:func:`~privcore.lab.runs.split_tables`): the *training* table the
+      generators learn from (the metrics' real table), the metrics' *holdout*, and a *population* of fresh
+      real rows that the ladder's unleaked rows come from. Without a holdout the real table is split 1/2,
+      1/6, 1/3 (seeded); a given holdout is split 1/3 holdout, 2/3 population. The population is kept apart
+      from the holdout because a synthetic table made of holdout rows would sit at distance 0 from the
+      holdout and distort every holdout-based attack; it is twice the holdout so that each seed's fresh
+      sample is a different subset of it. Every synthetic table has as many rows as the holdout, so its
+      risks compare with the holdout's.
+    - **Seeds**: seed i (``seed + i``) draws the i-th synthetic table of every leak type and level and seeds
+      its evaluation; for one seed the leak types share their fresh rows (common random numbers).
+    - **Reference = fresh samples**: per seed, the ``fresh_sample`` generator's table (population rows only)
+      is evaluated too and listed as runs of leak ``"fresh_sample"`` at level 0. For ``partial_copy``,
+      ``rare_records``, ``attribute_leak``, ``value_reuse`` and ``column_resample`` it *is* the level-0 table
+      (evaluated once).
+      ``noisy_copy`` at level 0 is training rows with one σ of noise and every category redrawn, and
+      ``dp_marginals`` at level 0 is the ε = 0.1 model (ε = 0.1·1000^s, ∞ at s = 1): neither is a fresh
+      sample, so every leak type is compared with the fresh-sample runs, not with its own level 0, and
+      these two may be detected already at level 0 (the sentence then says "already at level 0").
+    - **Baselines**: a run's ``baseline`` is :func:`privcore.evaluate`'s fresh-sample baseline (the holdout
+      in place of the synthetic table) for metrics that declare one; the attacks that use the holdout
+      themselves (singling out, inference, the holdout tests, membership inference) have none there, and
+      the lab gives them the risk of the same seed's fresh-sample table instead.
+      ``settings["baseline_source"]`` says which. Excess risk = risk − baseline.
+    - **Shared passes**: one ``reuse`` dict serves every :func:`privcore.evaluate` call (the training table
+      and holdout never change), so real→real and holdout passes are computed once for the whole lab; a
+      table equal to one already evaluated with the same seed is not evaluated again.
     """
     started = time.perf_counter()
     leaks, grid, n_seeds, ids = check_leaks(leaks), check_levels(levels), check_seeds(seeds), check_metrics(metrics)

@@ -2,30 +2,6 @@
 
 Everything here works on the list of :class:`~privcore.lab.result.LabRun` records (one per leak type ×
 level × seed × metric) and one *reference* group per leak type: the runs a level is compared with.
-
-Detection rule
---------------
-Level k of a leak type is **separated** for a metric when every seed's risk at k exceeds the largest
-risk of the reference runs by more than ``margin`` (default :data:`DEFAULT_MARGIN` = 0.01 on the
-[0, 1] risk scale): ``min(risk at k) > max(reference risks) + margin``. With s seeds at k and s
-reference runs of exchangeable values this is the exact one-sided Mann–Whitney test with U = 0: a level
-without any effect passes with probability at most ``1 / C(2s, s)`` (:func:`false_alarm_bound`; 0.05 for
-3 seeds, 0.17 for 2, 0.5 for 1); the margin keeps ties and differences too small to matter from passing.
-
-The **detection level** of a metric for a leak type is the smallest level k of the grid such that k and
-every higher level of the grid are separated ("notices it from k on"), or ``None`` when the highest level
-is not separated. Requiring every higher level keeps a chance pass at one low level from counting, so the
-chance of a false detection is no larger than that of the highest level alone.
-
-A leak that is not detected but whose highest level :func:`rises` (mean above the reference mean by more
-than the margin, AUC ≥ 0.8) is said in the summary to raise the metric "but not beyond seed noise".
-
-The **AUC** at level k is the Mann–Whitney probability that a risk at k exceeds a reference risk (ties
-count ½): 0.5 = indistinguishable, 1 = every value at k above every reference value. **Monotonicity** is
-Spearman's ρ between level and risk over all runs of the leak type (levels × seeds). **Agreement** is
-Spearman's ρ between two metrics' risks over every run of the lab (all leak types, levels and seeds, the
-reference runs not counted twice) where both ran. ρ is ``None`` when fewer than three pairs exist or
-one side is constant.
 """
 
 from __future__ import annotations
@@ -107,6 +83,20 @@ def detection_level(levels: Sequence[float], passed: Sequence[bool]) -> float | 
     1
     >>> detection_level([0, 0.5, 1], [False, True, False]) is None
     True
+
+    Notes
+    -----
+    Level k of a leak type is **separated** for a metric when every seed's risk at k exceeds the largest
+    risk of the reference runs by more than ``margin`` (default :data:`DEFAULT_MARGIN` = 0.01 on the
+    [0, 1] risk scale): ``min(risk at k) > max(reference risks) + margin``. With s seeds at k and s
+    reference runs of exchangeable values this is the exact one-sided Mann–Whitney test with U = 0: a level
+    without any effect passes with probability at most ``1 / C(2s, s)`` (:func:`false_alarm_bound`; 0.05 for
+    3 seeds, 0.17 for 2, 0.5 for 1); the margin keeps ties and differences too small to matter from passing.
+
+    The **detection level** of a metric for a leak type is the smallest level k of the grid such that k and
+    every higher level of the grid are separated ("notices it from k on"), or ``None`` when the highest level
+    is not separated. Requiring every higher level keeps a chance pass at one low level from counting, so the
+    chance of a false detection is no larger than that of the highest level alone.
     """
     found = None
     for level, ok in zip(reversed(list(levels)), reversed(list(passed))):
@@ -125,6 +115,11 @@ def rises(values: Sequence[float], reference: Sequence[float], margin: float = D
 
     >>> rises([0.3, 0.5, 0.6], [0.1, 0.2, 0.35]), rises([0.3, 0.5, 0.6], [0.1, 0.2, 0.25])
     (True, False)
+
+    Notes
+    -----
+    A leak that is not detected but whose highest level :func:`rises` (mean above the reference mean by more
+    than the margin, AUC ≥ 0.8) is said in the summary to raise the metric "but not beyond seed noise".
     """
     a = auc(values, reference)
     return bool(a is not None and a >= RISING_AUC and np.mean(values) > np.mean(reference) + margin
@@ -149,7 +144,7 @@ def analyse(
     margin: float = DEFAULT_MARGIN,
     epsilon: Callable[[str, float], Any] | None = None,
 ) -> dict[str, Any]:
-    """Curves, detection levels, monotonicity and agreement (see the module docstring for the rules).
+    """Curves, detection levels, monotonicity and agreement (the rules: :func:`detection_level`, :func:`rises` and Notes).
 
     Parameters
     ----------
@@ -173,6 +168,15 @@ def analyse(
         None), ``monotonicity`` (metric → leak → ρ or None), ``rising`` (metric → the leak types that
         :func:`rises` at their highest level without being detected) and ``agreement`` (metric → metric →
         ρ or None).
+
+    Notes
+    -----
+    The **AUC** at level k is the Mann–Whitney probability that a risk at k exceeds a reference risk (ties
+    count ½): 0.5 = indistinguishable, 1 = every value at k above every reference value. **Monotonicity** is
+    Spearman's ρ between level and risk over all runs of the leak type (levels × seeds). **Agreement** is
+    Spearman's ρ between two metrics' risks over every run of the lab (all leak types, levels and seeds, the
+    reference runs not counted twice) where both ran. ρ is ``None`` when fewer than three pairs exist or
+    one side is constant.
     """
     runs = list(runs)
     by_cell: dict[tuple[str, str, float], list[LabRun]] = defaultdict(list)

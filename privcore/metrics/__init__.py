@@ -2,8 +2,7 @@
 :mod:`~privcore.metrics.registry`, the :mod:`~privcore.metrics.results` and :mod:`~privcore.metrics.details`
 types and their :mod:`~privcore.metrics.names`.
 
-:func:`load_all` imports every family, which registers its metrics; the registry calls it on first use, so
-importing the registry (or a result type) stays cheap.
+:func:`load_all` imports every family, which registers its metrics; the registry calls it on first use.
 """
 
 import importlib

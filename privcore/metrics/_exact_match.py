@@ -1,10 +1,5 @@
 """Exact-match keys: integer codes for "equal on these columns", shared by every metric that compares
 records value by value (CRP, ZCAP, GCAP, AIR's entropy weights, HitR's groups, the IMS test, SynQP).
-
-Each value is replaced by an integer code over the union of the tables, so equal values get equal codes
-in every table, and each row's tuple of codes becomes one dense integer id. Values are compared exactly as
-prepared (numbers as float64, categories as strings; -0.0 equals 0.0, and a missing value is a value of
-its own).
 """
 
 from __future__ import annotations
@@ -19,6 +14,13 @@ def value_codes(tables: Sequence[pd.DataFrame], columns: Sequence[str]) -> list[
     """Integer code of every value, column by column, over the union of ``tables`` (equal ⇔ same code).
 
     Returns one (len(table), len(columns)) int64 array per table.
+
+    Notes
+    -----
+    Each value is replaced by an integer code over the union of the tables, so equal values get equal codes
+    in every table, and each row's tuple of codes becomes one dense integer id. Values are compared exactly as
+    prepared (numbers as float64, categories as strings; -0.0 equals 0.0, and a missing value is a value of
+    its own).
     """
     sizes = [len(df) for df in tables]
     out = np.empty((sum(sizes), len(columns)), dtype=np.int64)

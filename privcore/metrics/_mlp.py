@@ -1,24 +1,6 @@
 """D-MLP's network: scikit-learn's ``MLPClassifier`` training, step for step, without its overhead.
 
-D-MLP is defined (metrics.md §2.2.3) as ``MLPClassifier(hidden_layer_sizes=(100,), early_stopping=True,
-max_iter=300, random_state=seed)`` on two classes. At 10,000 + 10,000 rows it fitted 5 × 20–40 epochs
-of 72 batches of 200 rows, and most of each batch went to generic bookkeeping rather than arithmetic.
-:class:`DetectionMLP` performs the same computation for exactly that configuration (one ReLU hidden
-layer, logistic output, Adam, L2 penalty 1e-4, batches of 200, a stratified 10 % early-stopping split,
-stop after 10 epochs without a validation-accuracy gain of 1e-4, best weights restored):
-
-- the same random draws in the same order (weights, the validation split, each epoch's shuffle);
-- the same floating-point operations on every parameter (tests/metrics/test_mlp.py checks that its
-  probabilities and epoch counts equal scikit-learn's, in float64 and float32);
-- minus work that cannot change the weights: the training loss (only reported by scikit-learn, never
-  used for early stopping when ``early_stopping=True``), input validation, and the mask-indexing form of
-  the ReLU derivative (a multiplication by the 0/1 mask here, which leaves every non-zero value as is).
-
-Per batch that is about 1.6× less time in float64; D-MLP also trains in float32 (see
-:func:`privcore.metrics.classifier.compute_dmlp`). Its five folds train together (:func:`fit_together`):
-each array operation serves every fold's network at once, each product still one BLAS call per network,
-so every network is bit for bit the one trained alone (at 10,000 + 10,000 Adult rows on one thread
-2.51 → 2.24 s for the five folds).
+Same draws and floating-point operations as scikit-learn for D-MLP's configuration (metrics.md §2.2.3).
 """
 
 from __future__ import annotations
@@ -58,6 +40,28 @@ class DetectionMLP:
     ----------
     n_iter_ : int
         Epochs run.
+
+    Notes
+    -----
+    D-MLP is defined (metrics.md §2.2.3) as ``MLPClassifier(hidden_layer_sizes=(100,), early_stopping=True,
+    max_iter=300, random_state=seed)`` on two classes. At 10,000 + 10,000 rows it fitted 5 × 20–40 epochs
+    of 72 batches of 200 rows, and most of each batch went to generic bookkeeping rather than arithmetic.
+    :class:`DetectionMLP` performs the same computation for exactly that configuration (one ReLU hidden
+    layer, logistic output, Adam, L2 penalty 1e-4, batches of 200, a stratified 10 % early-stopping split,
+    stop after 10 epochs without a validation-accuracy gain of 1e-4, best weights restored):
+
+    - the same random draws in the same order (weights, the validation split, each epoch's shuffle);
+    - the same floating-point operations on every parameter (tests/metrics/test_mlp.py checks that its
+      probabilities and epoch counts equal scikit-learn's, in float64 and float32);
+    - minus work that cannot change the weights: the training loss (only reported by scikit-learn, never
+      used for early stopping when ``early_stopping=True``), input validation, and the mask-indexing form of
+      the ReLU derivative (a multiplication by the 0/1 mask here, which leaves every non-zero value as is).
+
+    Per batch that is about 1.6× less time in float64; D-MLP also trains in float32 (see
+    :func:`privcore.metrics.classifier.compute_dmlp`). Its five folds train together (:func:`fit_together`):
+    each array operation serves every fold's network at once, each product still one BLAS call per network,
+    so every network is bit for bit the one trained alone (at 10,000 + 10,000 Adult rows on one thread
+    2.51 → 2.24 s for the five folds).
     """
 
     def __init__(self, hidden: int = 100, max_iter: int = 300, random_state: int = 0):
@@ -184,7 +188,7 @@ def _continue_stack(state: _StackState, features, target, hidden: int, max_iter:
     ``widen``: None, or a callable asked between epochs how many threads the stack may use now (D-MLP beside
     the other metrics gets one, and more once they are done). Where it grants more, the stack's networks are
     dealt to that many stacks, each trained on by a thread of its own: every network's state moves with it,
-    so it trains exactly as before.
+    so it trains exactly as it would on one thread.
     """
     n_train, d = len(state.active[0].train), features.shape[1]
     batch = min(BATCH_SIZE, n_train)

@@ -62,7 +62,7 @@ def _labelled_features(ctx: MetricContext) -> tuple[np.ndarray, np.ndarray, np.n
     [real; synthetic]. Real rows come first, each table sorted by its feature values. Folds, splits and
     SGD batches are drawn by position, so without this the metric would change when the same real table
     is uploaded in another row order (only HidR may depend on row order); identical rows
-    are interchangeable, so the result no longer depends on the input order at all. Computed once per
+    are interchangeable, so the result does not depend on the input order at all. Computed once per
     evaluation and table pair: D-MLP and MIR read the same arrays (do not modify them).
     """
     if ctx.space("E").dim == 0:  # a model needs at least one feature (sklearn and LightGBM refuse none)

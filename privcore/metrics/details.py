@@ -1,17 +1,7 @@
 """The evidence behind a score: one frozen dataclass per kind of evidence.
 
-Every metric declares the kind it returns (``MetricInfo.details_type``) and returns an instance of it as
-``MetricOutput.details``; :func:`privcore.evaluate` checks that it does. Three things are derived from the
-types, never written by hand:
-
-- the JSON of a report's ``details`` (:meth:`Details.to_json`): every field except those marked
-  :func:`records` (values per record, and the attack's record-level traces, which stay in Python for the
-  figures and the record explorer, so that a report never grows with the table);
-- the JSON Schema of each kind (:meth:`Details.json_schema`), part of ``python -m privcore schema``;
-- the figures: :mod:`privcore.report.figures` draws by details type.
-
-Fields read like the keys of the old ``details`` dicts, and a details object can also be read like a
-read-only mapping (``details["auc"]``, ``details.get("ratio")``, ``"passes" in details``) for scripts.
+Every metric declares the kind it returns (``MetricInfo.details_type``); the JSON, the JSON Schema and the
+figures are derived from the types (see :class:`Details`).
 """
 
 from __future__ import annotations
@@ -47,7 +37,23 @@ def records(unit: str = "real", *, default: Any = None) -> Any:
 
 @dataclass(frozen=True)
 class Details:
-    """Base of every kind of evidence; ``kind`` names it in JSON."""
+    """Base of every kind of evidence; ``kind`` names it in JSON.
+
+    Notes
+    -----
+    Every metric declares the kind it returns (``MetricInfo.details_type``) and returns an instance of it as
+    ``MetricOutput.details``; :func:`privcore.evaluate` checks that it does. Three things are derived from the
+    types, never written by hand:
+
+    - the JSON of a report's ``details`` (:meth:`Details.to_json`): every field except those marked
+      :func:`records` (values per record, and the attack's record-level traces, which stay in Python for the
+      figures and the record explorer, so that a report never grows with the table);
+    - the JSON Schema of each kind (:meth:`Details.json_schema`), part of ``python -m privcore schema``;
+    - the figures: :mod:`privcore.report.figures` draws by details type.
+
+    A details object can also be read like a read-only mapping (``details["auc"]``,
+    ``details.get("ratio")``, ``"passes" in details``) for scripts.
+    """
 
     kind: ClassVar[str] = "details"
     #: Whether the figures include the distribution of the metric's per-record risks.
@@ -482,7 +488,7 @@ class HeldOutSplit(Details):
     epsilon_lower_bound: float
     roc_fpr: np.ndarray = records("attack")
     roc_tpr: np.ndarray = records("attack")
-    #: The attack the choice starts from (mia_best's choice rule; None in reports made before the rule).
+    #: The attack the choice starts from (mia_best's choice rule; None in reports made without the rule).
     default_attack: str | None = None
     #: Attack → share of the choice half's bootstrap resamples on which it had the highest AUC (attacks that
     #: never had it are left out): how often a plain contest agrees with the choice.

@@ -1,11 +1,4 @@
-"""Counting the guesses of the simulation metrics (ZCAP, GCAP, AIR) without a |Y| × |Z| matrix.
-
-Every value is replaced by an integer code over the union of the real and the synthetic table, so "equal on
-the keys" is "equal codes". The number of correct guesses in a pool is a count of synthetic rows whose
-(key group, sensitive rank) falls in a range, answered by binary search in one sorted array
-(:class:`GroupRankCounter`). GCAP's Hamming pass (:func:`hamming_pool_counts`) works on chunks of distinct
-real key tuples; AIR's pools of tied nearest rows are counted by :func:`pooled_counts`.
-"""
+"""Counting the guesses of the simulation metrics (ZCAP, GCAP, AIR) without a |Y| × |Z| matrix."""
 
 from __future__ import annotations
 
@@ -100,6 +93,14 @@ class GroupRankCounter:
     group, rank : ndarray
         Per synthetic row: its group (key tuple or key point) and its sensitive rank.
     n_groups, n_ranks : int
+
+    Notes
+    -----
+    Every value is replaced by an integer code over the union of the real and the synthetic table, so "equal on
+    the keys" is "equal codes". The number of correct guesses in a pool is a count of synthetic rows whose
+    (key group, sensitive rank) falls in a range, answered by binary search in one sorted array
+    (:class:`GroupRankCounter`). GCAP's Hamming pass (:func:`hamming_pool_counts`) works on chunks of distinct
+    real key tuples; AIR's pools of tied nearest rows are counted by :func:`pooled_counts`.
     """
 
     def __init__(self, group: np.ndarray, rank: np.ndarray, n_groups: int, n_ranks: int):
@@ -181,7 +182,7 @@ def hamming_pool_counts(
     """GCAP's pools: every reference key tuple at minimal Hamming distance from each query tuple.
 
     Matches are counted on integer codes in chunks of ``chunk × |reference|`` small integers (never the full
-    matrix); each chunk turns its pools into counts before the next. Keys with few values ("dense") match
+    matrix); each chunk turns its pools into counts ahead of the next. Keys with few values ("dense") match
     many pairs: two rows with the same values on all of them (the same dense pattern) match every reference
     row alike, so the dense matches are counted once per pair of distinct patterns and copied to the rows
     (queries run grouped by pattern, so a chunk holds few). Keys with many values match few pairs: 1 is

@@ -1,9 +1,6 @@
 """Distance metrics in the FAMD projection Φk (metrics.md §0, §2; review §2.2.7, §2.2.8, §2.2.12).
 
-NNDR, DCR and HidR compare records after mapping them to the first ``k`` FAMD components fitted on the
-real table (space ``"phi"``, :class:`privcore.engine.encoding.FAMDProjection`). Every nearest-neighbour query
-goes through the shared engine (``ctx.neighbours``): DCR and HidR share the real→synthetic pass, NNDR
-reads synthetic→real, and the §5 baseline reuses everything that does not involve the synthetic table.
+Records are compared in the first ``k`` FAMD components fitted on the real table (space ``"phi"``).
 """
 
 from __future__ import annotations
@@ -40,7 +37,15 @@ PROJECTION_BLIND_SPOT = (
 
 
 def _phi_space(ctx: MetricContext):
-    """The fitted Φk space, or NotApplicable when no column varies in the real table."""
+    """The fitted Φk space, or NotApplicable when no column varies in the real table.
+
+    Notes
+    -----
+    NNDR, DCR and HidR compare records after mapping them to the first ``k`` FAMD components fitted on the
+    real table (space ``"phi"``, :class:`privcore.engine.encoding.FAMDProjection`). Every nearest-neighbour query
+    goes through the shared engine (``ctx.neighbours``): DCR and HidR share the real→synthetic pass, NNDR
+    reads synthetic→real, and the §5 baseline reuses everything that does not involve the synthetic table.
+    """
     space = ctx.space(PHI)
     if space.components.shape[0] == 0 or len(space.dropped_constant) == len(ctx.schema.columns):
         raise NotApplicable(

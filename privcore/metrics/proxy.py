@@ -1,14 +1,6 @@
 """Holdout proxy tests (metrics.md §3; "The DCR Delusion" §3.1): DCR test, NNDR test, IMS test.
 
-Each test compares how close the synthetic table ``Z`` is to the real training table ``Y`` with how
-close a holdout ``H`` of real people who were *not* in the training data is to ``Y``. ``Z`` "passes"
-when it is no closer than ``H``. These tests are what many products report, and they are weak: the
-DCR-Delusion paper shows data sets that pass all three while membership-inference attacks succeed,
-so every explanation here carries that warning.
-
-Distances are Euclidean in the shared space E (metrics.md §0) and come from the shared neighbour
-passes ``synthetic→real``, ``holdout→real`` and ``synthetic→holdout``, so other metrics reuse them.
-Percentiles use numpy's default linear interpolation between order statistics.
+These tests are what many products report, and they are weak (see :func:`compute_dcr_test`).
 """
 
 from __future__ import annotations
@@ -132,6 +124,18 @@ def _distance_test(ctx: MetricContext, syn_values, hold_values, name: str) -> tu
 
     Returns the :class:`~privcore.metrics.details.ProxyTest` fields (a test may add its own), the ratio, the
     holdout's percentile and the warnings.
+
+    Notes
+    -----
+    Each test compares how close the synthetic table ``Z`` is to the real training table ``Y`` with how
+    close a holdout ``H`` of real people who were *not* in the training data is to ``Y``. ``Z`` "passes"
+    when it is no closer than ``H``. These tests are what many products report, and they are weak: the
+    DCR-Delusion paper shows data sets that pass all three while membership-inference attacks succeed,
+    so every explanation here carries that warning.
+
+    Distances are Euclidean in the shared space E (metrics.md §0) and come from the shared neighbour
+    passes ``synthetic→real``, ``holdout→real`` and ``synthetic→holdout``, so other metrics reuse them.
+    Percentiles use numpy's default linear interpolation between order statistics.
     """
     q = float(ctx.params.get("percentile", 5.0))  # checked against its Param by check_value
     p_syn, p_hold, ratio = percentile_ratio(syn_values, hold_values, q)

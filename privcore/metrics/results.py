@@ -1,9 +1,7 @@
 """Result types shared by every metric and by the report.
 
-A metric's ``compute`` function returns a :class:`MetricOutput` (the numbers only) or raises
-:class:`NotApplicable` with a one-line reason. :func:`privcore.evaluate` wraps it into a
-:class:`MetricResult` (adds identity, timing, the fresh-sample baseline of metrics.md §5) and collects
-all results in a :class:`privcore.evaluation.outcome.Report`.
+A metric's ``compute`` returns a :class:`MetricOutput` or raises :class:`NotApplicable`;
+:func:`privcore.evaluate` wraps it into a :class:`MetricResult`.
 """
 
 from __future__ import annotations

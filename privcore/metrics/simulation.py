@@ -1,19 +1,4 @@
-"""Simulation-based metrics (metrics.md §1; review §2.1): ZCAP, GCAP, AIR, CRP.
-
-Each simulates an attacker who knows a real person's key attributes (quasi-identifiers) and reads the
-synthetic table: the guesses ``G_y`` are the synthetic rows that match ``y`` on the keys (exactly for
-ZCAP, at minimal Hamming distance for GCAP, at minimal Euclidean distance in key space for AIR), and a
-guess is correct when its sensitive value is ``y``'s. CRP looks for whole-row copies.
-
-How the counting stays fast (:mod:`~privcore.metrics.key_matching`): every value is replaced by an integer
-code over the union of the real and the synthetic table, so "equal on the keys" is "equal codes". Real rows with the same key tuple share
-their guesses, so each distinct key tuple is matched once; synthetic rows with the same key tuple are
-counted together. The number of correct guesses in a pool is a count of synthetic rows whose
-(key group, sensitive rank) falls in a range, answered by binary search in one sorted array. No
-|Y| × |Z| matrix is ever held: GCAP's Hamming pass works on chunks of real key tuples, and AIR reads the
-shared nearest-two pass in key space and runs the chunked :func:`privcore.engine.neighbors.all_within` pass
-only for the real points whose two nearest synthetic rows tie.
-"""
+"""Simulation-based metrics (metrics.md §1; review §2.1): ZCAP, GCAP, AIR, CRP."""
 
 from __future__ import annotations
 
@@ -55,6 +40,22 @@ def compute_zcap(ctx: MetricContext) -> MetricOutput:
 
     ``details``: per real row ``pool_size`` (|G_y|) and ``correct`` (guesses with the true value);
     ``matched_share`` and ``real_rows_matched`` (rows with |G_y| > 0).
+
+    Notes
+    -----
+    Each simulates an attacker who knows a real person's key attributes (quasi-identifiers) and reads the
+    synthetic table: the guesses ``G_y`` are the synthetic rows that match ``y`` on the keys (exactly for
+    ZCAP, at minimal Hamming distance for GCAP, at minimal Euclidean distance in key space for AIR), and a
+    guess is correct when its sensitive value is ``y``'s. CRP looks for whole-row copies.
+
+    How the counting stays fast (:mod:`~privcore.metrics.key_matching`): every value is replaced by an integer
+    code over the union of the real and the synthetic table, so "equal on the keys" is "equal codes". Real rows with the same key tuple share
+    their guesses, so each distinct key tuple is matched once; synthetic rows with the same key tuple are
+    counted together. The number of correct guesses in a pool is a count of synthetic rows whose
+    (key group, sensitive rank) falls in a range, answered by binary search in one sorted array. No
+    |Y| × |Z| matrix is ever held: GCAP's Hamming pass works on chunks of real key tuples, and AIR reads the
+    shared nearest-two pass in key space and runs the chunked :func:`privcore.engine.neighbors.all_within` pass
+    only for the real points whose two nearest synthetic rows tie.
 
     Examples
     --------

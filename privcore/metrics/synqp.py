@@ -1,19 +1,6 @@
 """SynQP identity-disclosure metrics (metrics.md §3; Hu et al. 2026): SD-IDR(ε) and SD-MIA(ε).
 
-A real record ``y`` and a synthetic record ``z`` *match* when their categorical and binary key values are
-equal and the summed absolute difference of their numerical key values is at most ε (ε = 0: exact
-match), in the numerical keys' own units. With ``f_Z(z)`` the number of synthetic rows with exactly
-``z``'s key values and ``f_Y(y)`` likewise in the real table,
-
-    IDR(Y, Z; ε) = max( Σ_{z matching some y} 1/f_Z(z) / |Y| ,  Σ_{y matching some z} 1/f_Y(y) / |Z| ).
-
-Because every row of a key tuple matches or fails together, each sum is the number of *distinct* key
-tuples on that side that match something. The matching therefore runs on distinct tuples only, grouped
-by their categorical key values; within a group, numerical keys are compared in chunks, sorted on the
-first numerical key so that only rows within ε of each other on it are compared. No |Y| × |Z| matrix is
-ever built.
-
-SD-IDR(ε) = IDR(Y, Z; ε); SD-MIA(ε) = IDR(Y, Z; ε) − IDR(H, Z; ε).
+SD-IDR(ε) = IDR(Y, Z; ε); SD-MIA(ε) = IDR(Y, Z; ε) − IDR(H, Z; ε) (see :func:`identity_disclosure`).
 """
 
 from __future__ import annotations
@@ -154,6 +141,21 @@ def identity_disclosure(real: pd.DataFrame, synthetic: pd.DataFrame, categorical
     Returns
     -------
     DisclosureCurve
+
+    Notes
+    -----
+    A real record ``y`` and a synthetic record ``z`` *match* when their categorical and binary key values are
+    equal and the summed absolute difference of their numerical key values is at most ε (ε = 0: exact
+    match), in the numerical keys' own units. With ``f_Z(z)`` the number of synthetic rows with exactly
+    ``z``'s key values and ``f_Y(y)`` likewise in the real table,
+
+        IDR(Y, Z; ε) = max( Σ_{z matching some y} 1/f_Z(z) / |Y| ,  Σ_{y matching some z} 1/f_Y(y) / |Z| ).
+
+    Because every row of a key tuple matches or fails together, each sum is the number of *distinct* key
+    tuples on that side that match something. The matching therefore runs on distinct tuples only, grouped
+    by their categorical key values; within a group, numerical keys are compared in chunks, sorted on the
+    first numerical key so that only rows within ε of each other on it are compared. No |Y| × |Z| matrix is
+    ever built.
 
     Examples
     --------

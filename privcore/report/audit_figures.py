@@ -2,9 +2,7 @@
 and for the shared design (:mod:`privcore.audit.shared`) each record's AUC against its distance to the nearest
 other real record (the "DCR delusion" picture).
 
-Same conventions as :mod:`privcore.report.figures`: a :class:`~privcore.report.figure_base.Figure` with a one-sentence
-caption and an alt text, Okabe–Ito colours only, and the two kinds of target told apart by marker
-symbol as well as colour. This module imports no Streamlit.
+Conventions of :mod:`privcore.report.figure_base`; the two kinds of target differ by marker as well as colour.
 """
 
 from __future__ import annotations

@@ -1,10 +1,5 @@
 """The figures of each kind of evidence a metric reports (its ``details`` type): attack rates, ROC curves,
 per-ε curves, per-fold scores, holdout tests, identical shares, the membership battery and reconstruction.
-
-:data:`DETAIL_FIGURES` maps each type of :mod:`privcore.metrics.details` to the function that draws it;
-:func:`privcore.report.dispatcher.metric_figures` starts with these figures. The membership battery's own
-figures live in :mod:`privcore.report.membership_figures`. Conventions of :mod:`privcore.report.figure_base`.
-This module imports no Streamlit.
 """
 
 from __future__ import annotations
@@ -187,6 +182,13 @@ def figures_of_details(report, result, name: str) -> list[Figure]:
     -------
     list of Figure
         Empty when no type of the details' MRO has figures.
+
+    Notes
+    -----
+    :data:`DETAIL_FIGURES` maps each type of :mod:`privcore.metrics.details` to the function that draws it;
+    :func:`privcore.report.dispatcher.metric_figures` starts with these figures. The membership battery's own
+    figures live in :mod:`privcore.report.membership_figures`. Conventions of :mod:`privcore.report.figure_base`.
+    This module imports no Streamlit.
     """
     for kind in type(result.details).__mro__:
         if kind in DETAIL_FIGURES:

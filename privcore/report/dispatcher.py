@@ -1,10 +1,4 @@
-"""Which figures explain one metric's score (:func:`metric_figures`), and the chart of all scores (:func:`scores_chart`).
-
-Chosen by declaration, never by guessing: the figures of the metric's details type
-(:data:`privcore.report.detail_figures.DETAIL_FIGURES`), then those the metric declares in the registry
-(``MetricInfo.figures``) from the report's shared neighbour passes, the distribution of its per-record risks
-and the FAMD map. Conventions of :mod:`privcore.report.figure_base`. This module imports no Streamlit.
-"""
+"""Which figures explain one metric's score (:func:`metric_figures`), and the chart of all scores (:func:`scores_chart`)."""
 
 from __future__ import annotations
 
@@ -32,6 +26,13 @@ def metric_figures(report, metric_id: str) -> list[Figure]:
     distances in its ``space``, the normalised distance, computed on first use when the metric itself
     did not need them), the distribution of its per-record risks (unless its details type shows them
     itself), and the FAMD map last.
+
+    Notes
+    -----
+    Chosen by declaration, never by guessing: the figures of the metric's details type
+    (:data:`privcore.report.detail_figures.DETAIL_FIGURES`), then those the metric declares in the registry
+    (``MetricInfo.figures``) from the report's shared neighbour passes, the distribution of its per-record risks
+    and the FAMD map. Conventions of :mod:`privcore.report.figure_base`. This module imports no Streamlit.
     """
     result = report[metric_id]
     declared = registry.get(metric_id).figures if metric_id in registry.metric_ids() else ()

@@ -1,12 +1,4 @@
-"""What every figure module of :mod:`privcore.report` builds on: the :class:`Figure` and its shared helpers.
-
-A :class:`Figure` is a Plotly figure with a one-sentence caption for a non-expert and an alt text for
-screen readers. The helpers give every figure the same look (:func:`apply_layout`: Okabe–Ito colours, system
-sans-serif font, legend on top), the same empty state (:func:`empty_figure`), the same number formats and the
-same binning (:func:`bin_shares`, identical on every CPU). The figure modules (generic builders, distances,
-details, membership, lab, audit) all import from here and never from each other's private names.
-This module imports no Streamlit.
-"""
+"""What every figure module of :mod:`privcore.report` builds on: the :class:`Figure` and its shared helpers."""
 
 from __future__ import annotations
 
@@ -44,6 +36,15 @@ class Figure:
         Text alternative for screen readers: the figure's content in words, with its key numbers.
     title : str
         Short title (also used as a tab label).
+
+    Notes
+    -----
+    A :class:`Figure` is a Plotly figure with a one-sentence caption for a non-expert and an alt text for
+    screen readers. The helpers give every figure the same look (:func:`apply_layout`: Okabe–Ito colours, system
+    sans-serif font, legend on top), the same empty state (:func:`empty_figure`), the same number formats and the
+    same binning (:func:`bin_shares`, identical on every CPU). The figure modules (generic builders, distances,
+    details, membership, lab, audit) all import from here and never from each other's private names.
+    This module imports no Streamlit.
     """
 
     fig: go.Figure

@@ -1,29 +1,7 @@
 """Plotly figures that show *why* a metric scored what it did, for the dashboard and the HTML report.
 
-Every builder returns a :class:`Figure`: the Plotly figure, a one-sentence caption a non-expert can read
-and an alt text for screen readers. Colours come only from the Okabe–Ito palette (distinguishable with
-the common colour-vision deficiencies), and no group is told apart by colour alone: lines also differ in
-dash pattern, points in marker symbol. Large tables are sampled for plotting (at most
-:data:`MAX_POINTS` points and :data:`MAX_LINKS` neighbour links); histograms are binned here, so a figure
-carries a few hundred numbers, not the data.
-
-:func:`metric_figures` picks the explanatory figures of one metric from a :class:`privcore.Report`;
-everything it draws comes from the same computation as the score (the report's shared neighbour caches,
-the metric's ``per_record`` values and ``details``). For a metric whose ``details`` it does not know it
-falls back to the distribution of its per-record risks.
-
-This module is the figures' one public face (``from privcore.report import figures as F``); the code lives
-in modules by family, each importing only the ones below it:
-
-- :mod:`privcore.report.figure_base`: :class:`Figure` and the shared layout, formats and binning;
-- :mod:`privcore.report.generic_figures`: builders from plain arrays (histograms, intervals, ROC...);
-- :mod:`privcore.report.record_figures`: which real people are exposed (narrowing, rare values, flags);
-- :mod:`privcore.report.distance_figures`: figures from the report's shared neighbour passes;
-- :mod:`privcore.report.membership_figures`: the membership attack battery;
-- :mod:`privcore.report.detail_figures`: the figures of each ``details`` type;
-- :mod:`privcore.report.dispatcher`: :func:`metric_figures` and :func:`scores_chart`.
-
-This module imports no Streamlit.
+The figures' one public face (``from privcore.report import figures as F``); the code lives in modules by family
+(figure_base, generic, record, distance, membership, detail figures and the dispatcher). No Streamlit import.
 """
 
 from __future__ import annotations

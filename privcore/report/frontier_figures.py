@@ -1,10 +1,4 @@
-"""The lab's privacy–utility frontier figure: utility against privacy evidence across the levels of a ladder.
-
-Reads the ``"frontier"`` entry of the lab's JSON document (:mod:`privcore.lab.frontier`), so the Compare-metrics
-page, the lab's HTML page and the command line draw the same picture. Conventions of
-:mod:`privcore.report.figure_base`: one line per leak type (or the supplied ladder) told apart by colour, dash and
-marker; every point labelled with its level; the ideal corner marked. This module imports no Streamlit.
-"""
+"""The lab's privacy–utility frontier figure: utility against privacy evidence across the levels of a ladder."""
 
 from __future__ import annotations
 
@@ -51,6 +45,13 @@ def frontier_figure(document: Mapping[str, Any]) -> Figure:
     -------
     Figure
         An empty figure that says why when the lab ran no utility measure.
+
+    Notes
+    -----
+    Reads the ``"frontier"`` entry of the lab's JSON document (:mod:`privcore.lab.frontier`), so the Compare-metrics
+    page, the lab's HTML page and the command line draw the same picture. Conventions of
+    :mod:`privcore.report.figure_base`: one line per leak type (or the supplied ladder) told apart by colour, dash and
+    marker; every point labelled with its level; the ideal corner marked. This module imports no Streamlit.
     """
     frontier = document.get("frontier")
     if not frontier or not any(p["utility_mean"] is not None and p["privacy_mean"] is not None

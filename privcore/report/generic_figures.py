@@ -1,11 +1,7 @@
 """Generic figure builders: plain arrays and numbers in, an accessible :class:`~privcore.report.figure_base.Figure` out.
 
-Distance and score histograms, per-record risk distributions, attack success rates with intervals, ROC
-curves, per-ε curves, per-fold scores and the overview of every metric's risk. They know nothing of a
-:class:`privcore.Report`: the modules that read reports (:mod:`privcore.report.distance_figures`,
-:mod:`privcore.report.detail_figures`, :mod:`privcore.report.membership_figures`) call them with the numbers.
-Colours come only from the Okabe–Ito palette and no group is told apart by colour alone (lines also differ
-in dash pattern, points in marker symbol). This module imports no Streamlit.
+They know nothing of a :class:`privcore.Report`: the modules that read reports call them with the numbers.
+This module imports no Streamlit.
 """
 
 from __future__ import annotations

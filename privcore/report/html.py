@@ -1,10 +1,6 @@
 """The HTML download of one or more evaluations: one self-contained file.
 
-Inline CSS, plotly.js embedded inline (never fetched from a CDN), no remote fonts. What it says comes from
-:mod:`privcore.evaluation.interpret` and :mod:`privcore.evaluation.verdict`, so the dashboard and the file
-say the same thing; its figures are :mod:`privcore.report.figures`. The page is the template
-``templates/report.html.j2`` (with ``report_parts.html.j2`` and ``report.css``); this module gathers what
-it shows, in the order it shows it. This module imports no Streamlit.
+Inline CSS, plotly.js embedded inline, no remote fonts; the page is the template ``templates/report.html.j2``.
 """
 
 from __future__ import annotations
@@ -171,6 +167,14 @@ def html_report(
     -------
     str
         The HTML page.
+
+    Notes
+    -----
+    Inline CSS, plotly.js embedded inline (never fetched from a CDN), no remote fonts. What it says comes from
+    :mod:`privcore.evaluation.interpret` and :mod:`privcore.evaluation.verdict`, so the dashboard and the file
+    say the same thing; its figures are :mod:`privcore.report.figures`. The page is the template
+    ``templates/report.html.j2`` (with ``report_parts.html.j2`` and ``report.css``); this module gathers what
+    it shows, in the order it shows it. This module imports no Streamlit.
     """
     write_figure = FigureWriter()
     verdicts = [(name, verdict(rep, rule)) for name, rep in reports.items()]

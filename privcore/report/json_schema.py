@@ -1,13 +1,4 @@
-"""The JSON contract of a report, as a JSON Schema derived from the declarations.
-
-``python -m privcore schema`` prints :func:`report_schema`. Nothing in it is written by hand per metric:
-each metric's entry lists its declared parameters (:mod:`privcore.data.params`) and refers to the schema of
-its declared details type (:mod:`privcore.metrics.details`), so the schema changes when, and only when, a
-declaration does. The dashboard's JSON download, several reports under ``"tables"``, is described by
-``$defs/dashboard_download``, the metric lab's report (``python -m privcore lab --json``) by
-``$defs/lab_report``, the membership audit's (``python -m privcore audit --json``, both designs) by
-``$defs/audit_report``.
-"""
+"""The JSON contract of a report, as a JSON Schema derived from the declarations."""
 
 from __future__ import annotations
 
@@ -178,7 +169,18 @@ def _risk_metric_schema(info: registry.MetricInfo) -> dict[str, Any]:
 
 
 def report_schema() -> dict[str, Any]:
-    """JSON Schema of ``Report.to_json()`` (and of ``python -m privcore evaluate --json``)."""
+    """JSON Schema of ``Report.to_json()`` (and of ``python -m privcore evaluate --json``).
+
+    Notes
+    -----
+    ``python -m privcore schema`` prints :func:`report_schema`. Nothing in it is written by hand per metric:
+    each metric's entry lists its declared parameters (:mod:`privcore.data.params`) and refers to the schema of
+    its declared details type (:mod:`privcore.metrics.details`), so the schema changes when, and only when, a
+    declaration does. The dashboard's JSON download, several reports under ``"tables"``, is described by
+    ``$defs/dashboard_download``, the metric lab's report (``python -m privcore lab --json``) by
+    ``$defs/lab_report``, the membership audit's (``python -m privcore audit --json``, both designs) by
+    ``$defs/audit_report``.
+    """
     metrics = {info.id: _metric_schema(info) for info in registry.all_metrics()}
     from privcore.metrics.reconstruction import RECONSTRUCTION_DETAILS
 

@@ -1,13 +1,4 @@
-"""The figures of the metric lab (:mod:`privcore.lab`): response curves, detection and agreement heatmaps.
-
-Every builder reads the lab's JSON document (:meth:`privcore.lab.LabResult.to_dict`, or the file written
-by ``python -m privcore lab --json``), so the Compare-metrics page, the exported HTML page and the command
-line draw the same pictures from the same numbers. Conventions of :mod:`privcore.report.figures`: each builder
-returns a :class:`~privcore.report.figure_base.Figure` with a one-sentence caption for a non-expert and an alt text
-that carries the figure's key numbers; colours come from the Okabe–Ito palette or from scales built on it;
-nothing is told apart by colour alone (lines differ in dash and marker, every heatmap cell carries its
-value as text). This module imports no Streamlit.
-"""
+"""The figures of the metric lab (:mod:`privcore.lab`): response curves, detection and agreement heatmaps."""
 
 from __future__ import annotations
 
@@ -309,7 +300,18 @@ def _agreement_alt(metrics: Sequence[str], rho: np.ndarray) -> str:
 
 def lab_figures(document: Mapping[str, Any]) -> list[Figure]:
     """The lab's figures in reading order: detection heatmap, response curves (risk, then excess), agreement, and
-    the privacy–utility frontier when the lab ran utility measures."""
+    the privacy–utility frontier when the lab ran utility measures.
+
+    Notes
+    -----
+    Every builder reads the lab's JSON document (:meth:`privcore.lab.LabResult.to_dict`, or the file written
+    by ``python -m privcore lab --json``), so the Compare-metrics page, the exported HTML page and the command
+    line draw the same pictures from the same numbers. Conventions of :mod:`privcore.report.figures`: each builder
+    returns a :class:`~privcore.report.figure_base.Figure` with a one-sentence caption for a non-expert and an alt text
+    that carries the figure's key numbers; colours come from the Okabe–Ito palette or from scales built on it;
+    nothing is told apart by colour alone (lines differ in dash and marker, every heatmap cell carries its
+    value as text). This module imports no Streamlit.
+    """
     figures = [detection_heatmap(document), response_curves(document, value="risk"),
                response_curves(document, value="excess"), agreement_heatmap(document)]
     if document.get("frontier"):

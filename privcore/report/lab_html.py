@@ -1,11 +1,4 @@
-"""The metric lab's self-contained HTML page, shared by ``python -m privcore lab --html`` and the Compare-metrics page.
-
-The page is built from the lab's JSON document (:meth:`privcore.lab.LabResult.to_dict`): settings, the
-detection table, the figures of :mod:`privcore.report.lab_figures` (each with its caption and text description),
-the summary sentences, the monotonicity table and the metrics that did not run. Like
-:func:`privcore.report.html.html_report` it is one file: inline CSS, plotly.js embedded inline once, no remote
-fonts, nothing fetched. The page is the template ``templates/lab.html.j2`` (with ``lab.css``).
-"""
+"""The metric lab's self-contained HTML page, shared by ``python -m privcore lab --html`` and the Compare-metrics page."""
 
 from __future__ import annotations
 
@@ -39,6 +32,14 @@ def lab_html(document: Mapping[str, Any], *, include_figures: bool = True, title
     -------
     str
         The HTML page.
+
+    Notes
+    -----
+    The page is built from the lab's JSON document (:meth:`privcore.lab.LabResult.to_dict`): settings, the
+    detection table, the figures of :mod:`privcore.report.lab_figures` (each with its caption and text description),
+    the summary sentences, the monotonicity table and the metrics that did not run. Like
+    :func:`privcore.report.html.html_report` it is one file: inline CSS, plotly.js embedded inline once, no remote
+    fonts, nothing fetched. The page is the template ``templates/lab.html.j2`` (with ``lab.css``).
     """
     settings = document["settings"]
     leaks = list(settings["leaks"])

@@ -1,11 +1,4 @@
-"""Figures of the membership attack battery (``mia_best``, :class:`privcore.metrics.details.MembershipBattery`).
-
-Same conventions as :mod:`privcore.report.figure_base`: a :class:`~privcore.report.figure_base.Figure` with a
-one-sentence caption and an alt text, Okabe–Ito colours only, lines told apart by dash pattern as well as colour. The ROC curves
-are drawn on log-log axes (Carlini et al. 2022): what matters for privacy is how many members an attack
-catches while it almost never accuses a non-member, the bottom-left corner that linear axes squeeze into
-a few pixels. This module imports no Streamlit.
-"""
+"""Figures of the membership attack battery (``mia_best``, :class:`privcore.metrics.details.MembershipBattery`)."""
 
 from __future__ import annotations
 
@@ -28,6 +21,14 @@ def battery_roc_curves(details: MembershipBattery, *, name: str = "Strongest mem
 
     Points with a false- or true-positive rate of 0 cannot be drawn on log axes and are left out; the
     axes start at one non-member (the smallest FPR the sample can show).
+
+    Notes
+    -----
+    Same conventions as :mod:`privcore.report.figure_base`: a :class:`~privcore.report.figure_base.Figure` with a
+    one-sentence caption and an alt text, Okabe–Ito colours only, lines told apart by dash pattern as well as colour. The ROC curves
+    are drawn on log-log axes (Carlini et al. 2022): what matters for privacy is how many members an attack
+    catches while it almost never accuses a non-member, the bottom-left corner that linear axes squeeze into
+    a few pixels. This module imports no Streamlit.
     """
     title = f"{name}: ROC curves of every attack (log-log)"
     if not details.attacks:

@@ -1,22 +1,6 @@
 """The figure of a reconstruction attack (:class:`privcore.metrics.reconstruction._base.Reconstruction`): how well
 each secret column is filled in for the training members, for non-members and from the population, and the
 members' advantage with its interval.
-
-:func:`column_advantage_figure` draws one row per secret column in two panels that share the rows:
-
-- left, the scores (1 = every value right): members (the training people), non-members (the holdout) and the
-  population reference (the same attack on the members with the holdout released instead of the synthetic table:
-  what data about other real people alone lets anyone infer);
-- right, the advantage members − non-members with its bootstrap interval, the 0 line marked: a row whose interval
-  lies right of 0 is a column the synthetic table leaks about the people it was trained on.
-
-:func:`tables_figure` draws the same two panels with one row per synthetic table (the whole record's scores), for
-the Learn page's lesson on reconstruction and inference from the population.
-
-:func:`reconstruction_figures` is :func:`column_advantage_figure`'s entry in
-:data:`privcore.report.detail_figures.DETAIL_FIGURES`, so the score card, the metric detail and the HTML report draw
-it. Conventions of :mod:`privcore.report.figure_base` (Okabe–Ito colours, every group told apart by marker symbol
-as well). This module imports no Streamlit.
 """
 
 from __future__ import annotations
@@ -115,6 +99,21 @@ def column_advantage_figure(details: Reconstruction, *, name: str = "Reconstruct
     Figure
         Two panels sharing one row per secret column (largest advantage first); an empty figure when the attack
         scored no column.
+
+    Notes
+    -----
+    :func:`column_advantage_figure` draws one row per secret column in two panels that share the rows:
+
+    - left, the scores (1 = every value right): members (the training people), non-members (the holdout) and the
+      population reference (the same attack on the members with the holdout released instead of the synthetic table:
+      what data about other real people alone lets anyone infer);
+    - right, the advantage members − non-members with its bootstrap interval, the 0 line marked: a row whose interval
+      lies right of 0 is a column the synthetic table leaks about the people it was trained on.
+
+    :func:`reconstruction_figures` is :func:`column_advantage_figure`'s entry in
+    :data:`privcore.report.detail_figures.DETAIL_FIGURES`, so the score card, the metric detail and the HTML report draw
+    it. Conventions of :mod:`privcore.report.figure_base` (Okabe–Ito colours, every group told apart by marker symbol
+    as well). This module imports no Streamlit.
     """
     title = f"{name}: which columns the attacker fills in"
     columns = ordered_columns(details)
@@ -146,6 +145,11 @@ def tables_figure(details: Mapping[str, Reconstruction], *,
     Returns
     -------
     Figure
+
+    Notes
+    -----
+    :func:`tables_figure` draws the same two panels with one row per synthetic table (the whole record's scores), for
+    the Learn page's lesson on reconstruction and inference from the population.
     """
     if not details:
         return empty_figure(title, "No reconstruction attack ran.")

@@ -1,12 +1,5 @@
 """The reconstruction attack in words and as a table, for the Results page's Reconstruction view and the Learn page.
 
-- :func:`reconstruction_result`: which reconstruction metric speaks for a report (the honest best when it ran);
-- :func:`reconstruction_summary`: what the attacker knew, how well it filled in members' and non-members' records,
-  and what the advantage's interval says, every claim read off the numbers;
-- :func:`exposed_table`: the most exposed members, each reconstructed column with its true and reconstructed value
-  side by side, rarest true value first;
-- :data:`NO_RECONSTRUCTION`: what to do when no reconstruction metric ran.
-
 This module imports neither Streamlit nor plotting.
 """
 

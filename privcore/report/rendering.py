@@ -1,12 +1,4 @@
-"""The Jinja2 environment that renders the HTML downloads from the templates shipped in ``privcore/report/templates``.
-
-Autoescaping is on: every value a template prints is HTML-escaped unless it is :class:`markupsafe.Markup`
-(an embedded Plotly figure, a rendered part), so a table or column name such as ``<b>`` shows as text and
-cannot inject markup. Undefined names raise instead of printing nothing, so a template that asks for
-something the code does not give fails in the tests. The templates are package data, read with
-:class:`jinja2.PackageLoader` (importlib), so they are found in an installed wheel too.
-This module imports no Streamlit and no Plotly.
-"""
+"""The Jinja2 environment that renders the HTML downloads from the templates shipped in ``privcore/report/templates``."""
 
 from __future__ import annotations
 
@@ -62,5 +54,14 @@ def render(template: str, **context: Any) -> str:
     -------
     str
         The rendered text.
+
+    Notes
+    -----
+    Autoescaping is on: every value a template prints is HTML-escaped unless it is :class:`markupsafe.Markup`
+    (an embedded Plotly figure, a rendered part), so a table or column name such as ``<b>`` shows as text and
+    cannot inject markup. Undefined names raise instead of printing nothing, so a template that asks for
+    something the code does not give fails in the tests. The templates are package data, read with
+    :class:`jinja2.PackageLoader` (importlib), so they are found in an installed wheel too.
+    This module imports no Streamlit and no Plotly.
     """
     return ENVIRONMENT.get_template(template).render(**context)

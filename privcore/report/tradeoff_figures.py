@@ -1,13 +1,5 @@
 """The figures of the Privacy and utility view: the trade-off scatter and the fidelity of one table.
 
-- :func:`tradeoff_figure`: every synthetic table as one point, the strongest privacy evidence across
-  (:mod:`privcore.evaluation.tradeoff`) against the utility kept relative to a fresh sample, coloured and shaped by
-  the verdict (word in the legend and the hover, never colour alone), with the ideal corner marked;
-- :func:`worst_columns_figure`: the real, synthetic and fresh-sample distributions of the columns whose shape moved
-  most, on the bins the column-shapes measure uses (:mod:`privcore.metrics.utility._base`);
-- :func:`fidelity_figures`: those and the association-difference heatmap of
-  :func:`privcore.report.utility_figures.pair_trends_figure`.
-
 Conventions of :mod:`privcore.report.figure_base`. This module imports no Streamlit.
 """
 
@@ -187,7 +179,18 @@ def worst_columns_figure(report, name: str, columns: int = WORST_COLUMNS) -> Fig
 
 def fidelity_figures(report, name: str) -> list[Figure]:
     """The per-column and per-pair fidelity of one synthetic table: the worst columns' distributions and the
-    association-difference heatmap, those of the two whose measures ran (empty when neither did)."""
+    association-difference heatmap, those of the two whose measures ran (empty when neither did).
+
+    Notes
+    -----
+    - :func:`tradeoff_figure`: every synthetic table as one point, the strongest privacy evidence across
+      (:mod:`privcore.evaluation.tradeoff`) against the utility kept relative to a fresh sample, coloured and shaped by
+      the verdict (word in the legend and the hover, never colour alone), with the ideal corner marked;
+    - :func:`worst_columns_figure`: the real, synthetic and fresh-sample distributions of the columns whose shape moved
+      most, on the bins the column-shapes measure uses (:mod:`privcore.metrics.utility._base`);
+    - :func:`fidelity_figures`: those and the association-difference heatmap of
+      :func:`privcore.report.utility_figures.pair_trends_figure`.
+    """
     figures = []
     columns = worst_columns_figure(report, name)
     if columns is not None:

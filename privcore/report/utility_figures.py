@@ -1,9 +1,8 @@
 """The figures of the utility measures (metrics.md §6): column shapes, the pair-difference heatmap, train on
 synthetic / test on real with intervals, and the discriminator's folds.
 
-Each draws the synthetic table's evidence and, where the §5 baseline ran, the fresh sample's beside it (the holdout in
-place of the synthetic table), in the roles' Okabe–Ito colours, with a pattern as well as a colour where two series
-share a chart. Conventions of :mod:`privcore.report.figure_base`. This module imports no Streamlit.
+Each draws the synthetic table's evidence and, where the §5 baseline ran, the fresh sample's beside it.
+Conventions of :mod:`privcore.report.figure_base`. This module imports no Streamlit.
 """
 
 from __future__ import annotations

@@ -1,17 +1,4 @@
-"""Multinomial diffusion of the categorical columns (Hoogeboom et al. 2021) in log space, as TabDDPM uses it.
-
-Layout: the categorical columns of a batch are one tensor of log-probabilities of shape ``(records, F, K)``
-for F columns, K being the most categories of any column; a column with fewer categories has padding slots,
-held at :data:`PAD` (a large negative finite number, so that padded slots have probability 0 and no
-``-inf − -inf`` ever makes a NaN, in the loss or its gradient). A true zero of a one-hot vector is
-log(1e−30), as in the TabDDPM code.
-
-Forward process (Hoogeboom et al. 2021, §4; TabDDPM §3): q(x_t | x_{t−1}) = Cat(α_t x_{t−1} + (1 − α_t)/K)
-and q(x_t | x_0) = Cat(ᾱ_t x_0 + (1 − ᾱ_t)/K). Posterior (their §4):
-q(x_{t−1} | x_t, x_0) ∝ [α_t x_t + (1 − α_t)/K] ⊙ [ᾱ_{t−1} x_0 + (1 − ᾱ_{t−1})/K]. The model predicts x_0's
-logits; p(x_{t−1} | x_t) is that posterior at the predicted x̂_0 (their §4). Random numbers come in as
-arguments (uniforms for the Gumbel-max draws), never drawn here.
-"""
+"""Multinomial diffusion of the categorical columns (Hoogeboom et al. 2021) in log space, as TabDDPM uses it."""
 
 from __future__ import annotations
 
@@ -44,6 +31,14 @@ class Categories:
         ``(F, K)`` bool: True for a real category slot, False for padding.
     log_k : torch.Tensor
         log K_f, shape ``(F, 1)`` (broadcasts over a column's slots).
+
+    Notes
+    -----
+    Layout: the categorical columns of a batch are one tensor of log-probabilities of shape ``(records, F, K)``
+    for F columns, K being the most categories of any column; a column with fewer categories has padding slots,
+    held at :data:`PAD` (a large negative finite number, so that padded slots have probability 0 and no
+    ``-inf − -inf`` ever makes a NaN, in the loss or its gradient). A true zero of a one-hot vector is
+    log(1e−30), as in the TabDDPM code.
     """
 
     num_classes: torch.Tensor
@@ -94,7 +89,16 @@ def q_pred_one_timestep(log_xt: torch.Tensor, t: torch.Tensor, s: SimpleNamespac
 
 def q_posterior(log_x0: torch.Tensor, log_xt: torch.Tensor, t: torch.Tensor, s: SimpleNamespace,
                 cats: Categories) -> torch.Tensor:
-    """log q(x_{t−1} | x_t, x_0), Hoogeboom et al. (2021) §4; at t = 0 the "previous" state is x_0 itself."""
+    """log q(x_{t−1} | x_t, x_0), Hoogeboom et al. (2021) §4; at t = 0 the "previous" state is x_0 itself.
+
+    Notes
+    -----
+    Forward process (Hoogeboom et al. 2021, §4; TabDDPM §3): q(x_t | x_{t−1}) = Cat(α_t x_{t−1} + (1 − α_t)/K)
+    and q(x_t | x_0) = Cat(ᾱ_t x_0 + (1 − ᾱ_t)/K). Posterior (their §4):
+    q(x_{t−1} | x_t, x_0) ∝ [α_t x_t + (1 − α_t)/K] ⊙ [ᾱ_{t−1} x_0 + (1 − ᾱ_{t−1})/K]. The model predicts x_0's
+    logits; p(x_{t−1} | x_t) is that posterior at the predicted x̂_0 (their §4). Random numbers come in as
+    arguments (uniforms for the Gumbel-max draws), never drawn here.
+    """
     previous = q_pred(log_x0, (t - 1).clamp(min=0), s, cats)
     at_zero = (t == 0).reshape(-1, *([1] * (log_x0.dim() - 1)))
     previous = torch.where(at_zero, log_x0, previous)

@@ -1,10 +1,4 @@
-"""The noise schedule shared by TabDDPM's Gaussian and multinomial diffusions (numpy only, no torch).
-
-Timesteps are indexed ``t = 0 … T−1`` as in the TabDDPM code (Kotelnikov et al. 2023, after Ho et al. 2020
-and Nichol & Dhariwal 2021): ``betas[t]`` is the variance added by step ``t`` and ``alphas_cumprod[t]`` is
-ᾱ after step ``t`` (ᾱ_{t+1} in the papers' one-based notation). Everything is computed in float64 here and
-cast to the model's float32 once, by :meth:`Schedule.to_torch`.
-"""
+"""The noise schedule shared by TabDDPM's Gaussian and multinomial diffusions (numpy only, no torch)."""
 
 from __future__ import annotations
 
@@ -65,6 +59,13 @@ class Schedule:
     model_log_variance :
         The reverse process's fixed variance ("fixed large" of Ho et al.: σ²_t = β_t, with β̃_1 at t = 0),
         the choice of the TabDDPM code.
+
+    Notes
+    -----
+    Timesteps are indexed ``t = 0 … T−1`` as in the TabDDPM code (Kotelnikov et al. 2023, after Ho et al. 2020
+    and Nichol & Dhariwal 2021): ``betas[t]`` is the variance added by step ``t`` and ``alphas_cumprod[t]`` is
+    ᾱ after step ``t`` (ᾱ_{t+1} in the papers' one-based notation). Everything is computed in float64 here and
+    cast to the model's float32 once, by :meth:`Schedule.to_torch`.
     """
 
     betas: np.ndarray

@@ -1,9 +1,6 @@
 """Anonymeter-style attacks (Giomi et al. 2023, PoPETs): singling out, linkability and inference.
 
-Each attack is a pure function of pandas DataFrames,
-``attack(real, synthetic, control=None, *, column_types, ..., n_attacks, seed, confidence)``, returning an
-:class:`AttackOutcome` with the main, baseline and control attacks' successes and Wilson rates, the
-residual risk with its interval, warnings and the details the dashboard plots. Registration in the
+Each attack is a pure function of pandas DataFrames returning an :class:`AttackOutcome`; registration in the
 metric registry lives in :mod:`privcore.metrics.attacks.register`.
 """
 

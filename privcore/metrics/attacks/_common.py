@@ -1,11 +1,5 @@
 """Shared machinery of the Anonymeter-style attacks: input preparation, the outcome type and an exact,
 chunked k-nearest-neighbour search in a Gower-type space.
-
-Missing values (metrics.md §0, which this module follows instead of Anonymeter's ad-hoc handling):
-categorical and binary columns keep a missing value as a category of its own (two missing values are
-equal); a row with a missing numerical value in a column the attack uses is dropped (``missing="drop"``,
-the default, counts reported in ``details["missing"]`` and a warning), or the value is replaced by the
-real table's median (``missing="median"``; ``"impute"`` is accepted as a synonym).
 """
 
 from __future__ import annotations
@@ -273,6 +267,14 @@ def prepare_tables(
         Columns the attack uses (all must have a type and exist in every table).
     missing : {"drop", "median", "impute"}
         Policy for missing numerical values.
+
+    Notes
+    -----
+    Missing values (metrics.md §0, which this module follows instead of Anonymeter's ad-hoc handling):
+    categorical and binary columns keep a missing value as a category of its own (two missing values are
+    equal); a row with a missing numerical value in a column the attack uses is dropped (``missing="drop"``,
+    the default, counts reported in ``details["missing"]`` and a warning), or the value is replaced by the
+    real table's median (``missing="median"``; ``"impute"`` is accepted as a synonym).
     """
     column_types = check_column_types(column_types)
     if missing not in ("drop", "median", "impute"):

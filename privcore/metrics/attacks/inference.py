@@ -1,34 +1,4 @@
-"""Attribute-inference attack (Anonymeter; Giomi et al. 2023, PoPETs).
-
-The attacker knows some attributes of a target (the auxiliary columns) and wants its secret attribute.
-They look up the synthetic record closest to the target on the auxiliary columns and guess that
-record's secret. The main attack targets real training records, the control attack holdout records,
-and the baseline attacker guesses the secret of a random synthetic record.
-
-Algorithm (following ``anonymeter.evaluators.inference_evaluator``):
-
-1. Draw ``n_attacks`` distinct target rows of the real table (seeded; all if the table is smaller).
-2. For each target, its nearest synthetic record on the auxiliary columns in the Gower-type distance
-   of :func:`~privcore.metrics.attacks._common.gower_knn`; the guess is that record's secret.
-3. A guess is correct when it equals the secret (categorical/binary; two missing values are equal), or,
-   for a numerical secret, when ``|guess − secret| ≤ tolerance·|secret|`` (tolerance 0.05).
-4. Control: the same with targets from the holdout. Baseline: a fresh draw of targets from the real
-   table, each paired with the secret of a distinct random synthetic record.
-
-**Choice** (metrics.md §3): Anonymeter divides by the guess, ``|guess − secret| / (guess + 1e-12) ≤ 0.05``,
-which makes every negative guess "correct" and depends on what the attacker says rather than on the
-truth; here the tolerance is relative to the true secret. Other deviations from Anonymeter: seeded
-throughout, ties between equally distant synthetic records broken at random (seeded), ``n_attacks``
-capped at the table size with a warning, missing numerical values follow metrics.md §0.
-
-**Choice: ties are not pooled here** (unlike linkability, where pooling is what lets an exact copy link
-its records). With every key column known, ties are rare: on the Adult demo's exact copy (n = 1000 and
-3000, 500 targets) 1.6–4.6 % of targets have more than one synthetic record at the smallest distance
-(at most 5), the expected success with a random pick among them is 0.997 / 0.992, and a majority vote
-of the tied records' secrets would give 0.998 / 0.994 (control and the other demo scenarios change by
-at most 0.004). Such a vote would change almost nothing, so the single nearest record (Anonymeter's
-attack) is kept.
-"""
+"""Attribute-inference attack (Anonymeter; Giomi et al. 2023, PoPETs)."""
 
 from __future__ import annotations
 
@@ -109,7 +79,7 @@ def inference(
     seed: int | None = 0,
     confidence: float = 0.95,
 ) -> AttackOutcome:
-    """Run the inference attack (see the module docstring for the algorithm).
+    """Run the inference attack (see Notes for the algorithm).
 
     Parameters
     ----------
@@ -136,6 +106,37 @@ def inference(
         ``details["main"]`` / ``details["control"]``: target index labels, true secrets, guesses, the
         synthetic record each guess came from (index label), its distance and whether the guess was
         correct; ``details["baseline"]`` the same for the random guesses (without neighbours).
+
+    Notes
+    -----
+    The attacker knows some attributes of a target (the auxiliary columns) and wants its secret attribute.
+    They look up the synthetic record closest to the target on the auxiliary columns and guess that
+    record's secret. The main attack targets real training records, the control attack holdout records,
+    and the baseline attacker guesses the secret of a random synthetic record.
+
+    Algorithm (following ``anonymeter.evaluators.inference_evaluator``):
+
+    1. Draw ``n_attacks`` distinct target rows of the real table (seeded; all if the table is smaller).
+    2. For each target, its nearest synthetic record on the auxiliary columns in the Gower-type distance
+       of :func:`~privcore.metrics.attacks._common.gower_knn`; the guess is that record's secret.
+    3. A guess is correct when it equals the secret (categorical/binary; two missing values are equal), or,
+       for a numerical secret, when ``|guess − secret| ≤ tolerance·|secret|`` (tolerance 0.05).
+    4. Control: the same with targets from the holdout. Baseline: a fresh draw of targets from the real
+       table, each paired with the secret of a distinct random synthetic record.
+
+    **Choice** (metrics.md §3): Anonymeter divides by the guess, ``|guess − secret| / (guess + 1e-12) ≤ 0.05``,
+    which makes every negative guess "correct" and depends on what the attacker says rather than on the
+    truth; here the tolerance is relative to the true secret. Other deviations from Anonymeter: seeded
+    throughout, ties between equally distant synthetic records broken at random (seeded), ``n_attacks``
+    capped at the table size with a warning, missing numerical values follow metrics.md §0.
+
+    **Choice: ties are not pooled here** (unlike linkability, where pooling is what lets an exact copy link
+    its records). With every key column known, ties are rare: on the Adult demo's exact copy (n = 1000 and
+    3000, 500 targets) 1.6–4.6 % of targets have more than one synthetic record at the smallest distance
+    (at most 5), the expected success with a random pick among them is 0.997 / 0.992, and a majority vote
+    of the tied records' secrets would give 0.998 / 0.994 (control and the other demo scenarios change by
+    at most 0.004). Such a vote would change almost nothing, so the single nearest record (Anonymeter's
+    attack) is kept.
 
     Examples
     --------

@@ -1,43 +1,4 @@
-"""Linkability attack (Anonymeter; Giomi et al. 2023, PoPETs).
-
-The attacker holds two tables about the same people that share no identifier: one with the columns of
-``aux_cols[0]``, the other with those of ``aux_cols[1]``. They use the synthetic table as a bridge: for a
-target, find the synthetic records closest to its first part and those closest to its second part; if
-the two groups share a record, the attacker links the two parts. The main attack targets real training
-records, the control attack holdout records, and the baseline attacker picks the two groups of
-synthetic records at random.
-
-Algorithm (following ``anonymeter.evaluators.linkability_evaluator``, except for ties, see below):
-
-1. Draw ``n_attacks`` distinct target rows of the real table (seeded; all rows if the table is smaller).
-2. For each auxiliary column set, the target's neighbour set is its ``n_neighbors`` (``k``) nearest
-   synthetic records on those columns **together with every synthetic record tied with the k-th**
-   (distance ≤ the k-th smallest distance + 1e-12 × the number of columns of the set), in the
-   Gower-type distance of :func:`~privcore.metrics.attacks._common.gower_knn` (numerical differences
-   divided by the column's range over targets and synthetic rows, categorical mismatch = 1).
-3. A target is linked when its two neighbour sets intersect.
-4. Control: the same with targets drawn from the holdout. Baseline: for each of the main attack's
-   targets, two independent random sets of synthetic rows of the same sizes as that target's two
-   neighbour sets (exactly ``k`` each when nothing ties); they intersect with the hypergeometric
-   probability ``1 − C(n − a, b) / C(n, b)``, which is what is drawn (seeded).
-
-**Choice: ties are pooled.** With a few coarse columns per half (the Adult demo gives each half six or
-seven), many synthetic records share a target's half exactly. Anonymeter keeps ``k`` of them, in the
-order ``numpy.argsort`` happens to produce, independently for the two halves, so even an exact copy of
-the training table links only the targets whose halves are both unique (0.39–0.55 on the Adult
-demo). An attacker holding both halves would instead look for a synthetic record that is among the
-nearest on both: that is what pooling the ties does, and it is applied identically to the main,
-control and baseline attacks, so the residual risk stays a fair comparison (holdout records also link
-more often when halves are coarse). The intersection is tested without listing the sets: for each
-block of targets the distances to every synthetic row are computed for both halves, thresholded, and
-combined (memory about 50 bytes × ``chunk_elements``); ``details`` keeps at most ``max(k, MAX_STORED)``
-members of each set and of the intersection per target, nearest first (equally distant records in a
-seeded random order), with the full sizes.
-
-Other deviations from Anonymeter: seeded throughout (Anonymeter's target and baseline draws are not),
-``n_attacks`` larger than a table is capped with a warning instead of raising, and missing numerical
-values follow metrics.md §0.
-"""
+"""Linkability attack (Anonymeter; Giomi et al. 2023, PoPETs)."""
 
 from __future__ import annotations
 
@@ -79,7 +40,7 @@ def pooled_links(
     max_stored: int = MAX_STORED,
     chunk_elements: int = CHUNK_ELEMENTS,
 ) -> dict[str, np.ndarray]:
-    """Tie-aware linking of every query row through the candidate rows (step 2–3 of the module docstring).
+    """Tie-aware linking of every query row through the candidate rows (steps 2–3 of :func:`linkability`'s algorithm).
 
     Parameters
     ----------
@@ -198,7 +159,7 @@ def linkability(
     seed: int | None = 0,
     confidence: float = 0.95,
 ) -> AttackOutcome:
-    """Run the linkability attack (see the module docstring for the algorithm).
+    """Run the linkability attack (see Notes for the algorithm).
 
     Parameters
     ----------
@@ -228,6 +189,46 @@ def linkability(
         size of their intersection (``n_common``), whether it was linked, and ``links`` (target label →
         up to ``max(k, MAX_STORED)`` linking synthetic labels, closest on both halves first);
         ``details["baseline"]``: the number of random links and the mean sizes of the random sets.
+
+    Notes
+    -----
+    The attacker holds two tables about the same people that share no identifier: one with the columns of
+    ``aux_cols[0]``, the other with those of ``aux_cols[1]``. They use the synthetic table as a bridge: for a
+    target, find the synthetic records closest to its first part and those closest to its second part; if
+    the two groups share a record, the attacker links the two parts. The main attack targets real training
+    records, the control attack holdout records, and the baseline attacker picks the two groups of
+    synthetic records at random.
+
+    Algorithm (following ``anonymeter.evaluators.linkability_evaluator``, except for ties, see below):
+
+    1. Draw ``n_attacks`` distinct target rows of the real table (seeded; all rows if the table is smaller).
+    2. For each auxiliary column set, the target's neighbour set is its ``n_neighbors`` (``k``) nearest
+       synthetic records on those columns **together with every synthetic record tied with the k-th**
+       (distance ≤ the k-th smallest distance + 1e-12 × the number of columns of the set), in the
+       Gower-type distance of :func:`~privcore.metrics.attacks._common.gower_knn` (numerical differences
+       divided by the column's range over targets and synthetic rows, categorical mismatch = 1).
+    3. A target is linked when its two neighbour sets intersect.
+    4. Control: the same with targets drawn from the holdout. Baseline: for each of the main attack's
+       targets, two independent random sets of synthetic rows of the same sizes as that target's two
+       neighbour sets (exactly ``k`` each when nothing ties); they intersect with the hypergeometric
+       probability ``1 − C(n − a, b) / C(n, b)``, which is what is drawn (seeded).
+
+    **Choice: ties are pooled.** With a few coarse columns per half (the Adult demo gives each half six or
+    seven), many synthetic records share a target's half exactly. Anonymeter keeps ``k`` of them, in the
+    order ``numpy.argsort`` happens to produce, independently for the two halves, so even an exact copy of
+    the training table links only the targets whose halves are both unique (0.39–0.55 on the Adult
+    demo). An attacker holding both halves would instead look for a synthetic record that is among the
+    nearest on both: that is what pooling the ties does, and it is applied identically to the main,
+    control and baseline attacks, so the residual risk stays a fair comparison (holdout records also link
+    more often when halves are coarse). The intersection is tested without listing the sets: for each
+    block of targets the distances to every synthetic row are computed for both halves, thresholded, and
+    combined (memory about 50 bytes × ``chunk_elements``); ``details`` keeps at most ``max(k, MAX_STORED)``
+    members of each set and of the intersection per target, nearest first (equally distant records in a
+    seeded random order), with the full sizes.
+
+    Other deviations from Anonymeter: seeded throughout (Anonymeter's target and baseline draws are not),
+    ``n_attacks`` larger than a table is capped with a warning instead of raising, and missing numerical
+    values follow metrics.md §0.
 
     Examples
     --------

@@ -1,16 +1,7 @@
 """Register the Anonymeter-style attacks (metrics.md §3) in the metric registry.
 
-``singling_out_univariate``, ``singling_out_multivariate``, ``linkability`` and ``inference`` wrap the pure
-functions of this package. For each, ``risk`` is the residual risk ``(main − control)/(1 − control)``
-clipped to [0, 1] with the holdout as control, or without a holdout the main attack's Wilson rate;
-``raw`` is the main attack's success rate (Wilson centre at 95 %); ``interval`` is the 95 % interval
-of ``risk``. ``details`` is a :class:`~privcore.metrics.details.SinglingOutAttack`,
-:class:`~privcore.metrics.details.LinkabilityAttack` or :class:`~privcore.metrics.details.InferenceAttack`: ``main``,
-``baseline``, ``control`` and ``residual`` as :class:`~privcore.metrics.details.Rate` (what the dashboard's interval
-plot reads) and the attack's own details (queries, links, guesses; its per-attack records ``main``,
-``control``, ``baseline`` as ``attack_main``, ``attack_control``, ``attack_baseline``). ``per_record`` is
-indexed by real record: 1 if the attack succeeded on that record, 0 if it failed, NaN if the record was not
-attacked (singling out marks the records singled out by a successful predicate and 0 elsewhere).
+``risk`` is the residual risk with the holdout as control (else the main attack's Wilson rate); see
+:func:`compute_singling_out_univariate`.
 """
 
 from __future__ import annotations
@@ -141,7 +132,22 @@ def _singling_out(ctx: MetricContext, mode: str) -> MetricOutput:
 
 
 def compute_singling_out_univariate(ctx: MetricContext) -> MetricOutput:
-    """Univariate singling out (metrics.md §3); see :mod:`privcore.metrics.attacks.singling_out`."""
+    """Univariate singling out (metrics.md §3); see :mod:`privcore.metrics.attacks.singling_out`.
+
+    Notes
+    -----
+    ``singling_out_univariate``, ``singling_out_multivariate``, ``linkability`` and ``inference`` wrap the pure
+    functions of this package. For each, ``risk`` is the residual risk ``(main − control)/(1 − control)``
+    clipped to [0, 1] with the holdout as control, or without a holdout the main attack's Wilson rate;
+    ``raw`` is the main attack's success rate (Wilson centre at 95 %); ``interval`` is the 95 % interval
+    of ``risk``. ``details`` is a :class:`~privcore.metrics.details.SinglingOutAttack`,
+    :class:`~privcore.metrics.details.LinkabilityAttack` or :class:`~privcore.metrics.details.InferenceAttack`: ``main``,
+    ``baseline``, ``control`` and ``residual`` as :class:`~privcore.metrics.details.Rate` (what the dashboard's interval
+    plot reads) and the attack's own details (queries, links, guesses; its per-attack records ``main``,
+    ``control``, ``baseline`` as ``attack_main``, ``attack_control``, ``attack_baseline``). ``per_record`` is
+    indexed by real record: 1 if the attack succeeded on that record, 0 if it failed, NaN if the record was not
+    attacked (singling out marks the records singled out by a successful predicate and 0 elsewhere).
+    """
     return _singling_out(ctx, "univariate")
 
 

@@ -1,45 +1,4 @@
-"""Singling-out attack (Anonymeter; Giomi et al. 2023, PoPETs), univariate and multivariate.
-
-The attacker holds only the synthetic table. From it they write predicates ("queries") such as
-``age >= 90 & occupation == 'Armed-Forces'`` that select exactly one synthetic record, and claim that
-the predicate also selects exactly one real person. The main attack counts how many such predicates do
-single out one record of the real training table; the control attack counts the same on the holdout;
-the baseline attacker writes predicates at random (random columns, random values seen in the synthetic
-table, random operators) without checking them on the synthetic data.
-
-Algorithm (following ``anonymeter.evaluators.singling_out_evaluator``):
-
-* Real, synthetic and control tables are de-duplicated first (identical rows count once).
-* **Univariate** predicates, from the synthetic table: for every numerical column ``col <= min`` and
-  ``col >= max``; for every column ``col == v`` for each value ``v`` that occurs in exactly one synthetic
-  row (missing counts as a value). They are shuffled (seeded) and kept, in that order, if they select
-  exactly one synthetic row, until ``n_attacks`` distinct predicates are found.
-* **Multivariate** predicates: repeatedly draw a random synthetic row and ``n_cols`` random columns; a
-  categorical/binary value gives ``col == value``, a numerical one ``col >= value`` if it is above the
-  synthetic median of the column, else ``col <= value``. A predicate is kept if it selects exactly one
-  synthetic row and was not kept before, until ``n_attacks`` are found or ``max_attempts`` rows were tried.
-* **Baseline**: as many random predicates as the main attack has, over ``1`` (univariate) or ``n_cols``
-  (multivariate) random columns; each term takes a value drawn uniformly from the distinct synthetic
-  values of the column and a random operator (``== != > < >= <=`` for numerical, ``== !=`` otherwise).
-* A predicate succeeds on a table if it selects exactly one of its rows.
-* **Control size correction**: when the de-duplicated control and real tables differ in size, the
-  control successes are rescaled by ``f(|real|)/f(|control|)``, where
-  ``f(n) = A·∫₀^w n·v·(1−v)^(n−1) dv`` (Cohen & Nissim 2020) is fitted to the control successes of
-  random sub-samples of the control table (10 sizes from 1000 to |control|, 5 repeats each).
-
-Deviations from Anonymeter, all documented in the outcome's ``params``/``warnings``:
-
-* every random step is seeded (Anonymeter's baseline value draw ignores the seed);
-* missing numerical values follow metrics.md §0 (dropped by default) instead of ``isna()`` predicates;
-* ``max_attempts`` defaults to 200,000 (Anonymeter: 10,000,000) so the dashboard never hangs;
-* the size-corrected control count is clipped to ``[0, n]``; if the correction cannot be fitted (fewer
-  than two distinct sub-sample sizes, or the fit fails) no correction is applied and a warning says so;
-* for a holdout of at most 1,000 distinct rows the sub-sample sizes start at a tenth of it (Anonymeter
-  starts at min(1000, |control|), which leaves one size and nothing to fit);
-* the multivariate generator and the success checks stop counting a predicate's rows at two (only
-  "exactly one" matters), which is exact and much faster than Anonymeter's full counts;
-* if no predicate can be built, the outcome has risk 0 by construction and a warning (Anonymeter fails).
-"""
+"""Singling-out attack (Anonymeter; Giomi et al. 2023, PoPETs), univariate and multivariate."""
 
 from __future__ import annotations
 
@@ -284,7 +243,7 @@ def _model(x, w_eff, norm):
 def control_size_correction(
     control: QueryTable, matches: list[np.ndarray], n_real: int, rng: np.random.Generator
 ) -> tuple[float | None, str | None]:
-    """Factor ``f(n_real) / f(n_control)`` for the control successes (see the module docstring).
+    """Factor ``f(n_real) / f(n_control)`` for the control successes (see :func:`singling_out`).
 
     Returns ``(factor, None)`` or ``(None, reason)`` when the model cannot be fitted.
     """
@@ -343,7 +302,7 @@ def singling_out(
     seed: int | None = 0,
     confidence: float = 0.95,
 ) -> AttackOutcome:
-    """Run the singling-out attack (see the module docstring for the algorithm).
+    """Run the singling-out attack (see Notes for the algorithm).
 
     Parameters
     ----------
@@ -374,6 +333,48 @@ def singling_out(
         index label), ``baseline_queries``, the counts of predicates requested and generated, the
         number of attempts, the control size correction, row counts after de-duplication and missing
         rows dropped.
+
+    Notes
+    -----
+    The attacker holds only the synthetic table. From it they write predicates ("queries") such as
+    ``age >= 90 & occupation == 'Armed-Forces'`` that select exactly one synthetic record, and claim that
+    the predicate also selects exactly one real person. The main attack counts how many such predicates do
+    single out one record of the real training table; the control attack counts the same on the holdout;
+    the baseline attacker writes predicates at random (random columns, random values seen in the synthetic
+    table, random operators) without checking them on the synthetic data.
+
+    Algorithm (following ``anonymeter.evaluators.singling_out_evaluator``):
+
+    * Real, synthetic and control tables are de-duplicated first (identical rows count once).
+    * **Univariate** predicates, from the synthetic table: for every numerical column ``col <= min`` and
+      ``col >= max``; for every column ``col == v`` for each value ``v`` that occurs in exactly one synthetic
+      row (missing counts as a value). They are shuffled (seeded) and kept, in that order, if they select
+      exactly one synthetic row, until ``n_attacks`` distinct predicates are found.
+    * **Multivariate** predicates: repeatedly draw a random synthetic row and ``n_cols`` random columns; a
+      categorical/binary value gives ``col == value``, a numerical one ``col >= value`` if it is above the
+      synthetic median of the column, else ``col <= value``. A predicate is kept if it selects exactly one
+      synthetic row and was not kept before, until ``n_attacks`` are found or ``max_attempts`` rows were tried.
+    * **Baseline**: as many random predicates as the main attack has, over ``1`` (univariate) or ``n_cols``
+      (multivariate) random columns; each term takes a value drawn uniformly from the distinct synthetic
+      values of the column and a random operator (``== != > < >= <=`` for numerical, ``== !=`` otherwise).
+    * A predicate succeeds on a table if it selects exactly one of its rows.
+    * **Control size correction**: when the de-duplicated control and real tables differ in size, the
+      control successes are rescaled by ``f(|real|)/f(|control|)``, where
+      ``f(n) = A·∫₀^w n·v·(1−v)^(n−1) dv`` (Cohen & Nissim 2020) is fitted to the control successes of
+      random sub-samples of the control table (10 sizes from 1000 to |control|, 5 repeats each).
+
+    Deviations from Anonymeter, all documented in the outcome's ``params``/``warnings``:
+
+    * every random step is seeded (Anonymeter's baseline value draw ignores the seed);
+    * missing numerical values follow metrics.md §0 (dropped by default) instead of ``isna()`` predicates;
+    * ``max_attempts`` defaults to 200,000 (Anonymeter: 10,000,000) so the dashboard never hangs;
+    * the size-corrected control count is clipped to ``[0, n]``; if the correction cannot be fitted (fewer
+      than two distinct sub-sample sizes, or the fit fails) no correction is applied and a warning says so;
+    * for a holdout of at most 1,000 distinct rows the sub-sample sizes start at a tenth of it (Anonymeter
+      starts at min(1000, |control|), which leaves one size and nothing to fit);
+    * the multivariate generator and the success checks stop counting a predicate's rows at two (only
+      "exactly one" matters), which is exact and much faster than Anonymeter's full counts;
+    * if no predicate can be built, the outcome has risk 0 by construction and a warning (Anonymeter fails).
 
     Examples
     --------

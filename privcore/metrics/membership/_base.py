@@ -2,24 +2,6 @@
 summary of one attack, the parameters and registry texts, the evaluation-wide cache of attack scores and the
 metric output built from them, and the machinery that more than one attack reads (kernel densities, Gen-LRA's
 standardised space, the halves of ``mia_best`` and cross-fitting within them).
-
-The concrete modules of :mod:`privcore.metrics.membership` import this module and never each other
-(scikit-learn's ``neighbors/_base.py`` rule, an import-linter contract in pyproject.toml): what two attacks
-share lives here.
-
-**Roles.** *Members* are the real training rows (``Y``, or an equal-size seeded sample of it) and
-*non-members* are holdout rows (``H``, or half of it when the other half serves as the attacker's reference set
-``R``). Sampling, all from ``numpy.random.default_rng(seed)`` in this order: (1) when ``R`` comes from the
-holdout, ``rng.permutation(|H|)``: the first ``|H| // 2`` positions are non-members, the rest ``R``; (2) when
-the member and non-member pools differ in size, the larger pool is cut to the smaller size with
-``rng.choice(pool, size, replace=False)`` (positions then sorted).
-
-**Scores and their summary.** Each attack gives every record a score (higher = "member");
-:func:`attack_scores` computes one attack's scores once per evaluation (the attack's own metric and
-``mia_best`` read the same ones), and :func:`attack_output` turns members' and non-members' scores into the
-metric's result with :func:`attack_summary`: ROC AUC, TPR at FPR 1 % and 10 %, the membership advantage
-``max(TPR − FPR)``, seeded percentile-bootstrap intervals of each (members and non-members resampled
-separately, from ``numpy.random.default_rng(seed)``) and the ROC curve, all from :mod:`privcore.base.stats`.
 """
 
 from __future__ import annotations
@@ -328,6 +310,15 @@ def membership_roles(ctx: MetricContext, table: Any = None) -> tuple[MembershipS
 
     ``table`` is the user's reference table (default: the ``reference`` parameter of ``ctx``); without
     one, ``H`` is split in two seeded halves (:func:`membership_sets`).
+
+    Notes
+    -----
+    **Roles.** *Members* are the real training rows (``Y``, or an equal-size seeded sample of it) and
+    *non-members* are holdout rows (``H``, or half of it when the other half serves as the attacker's reference set
+    ``R``). Sampling, all from ``numpy.random.default_rng(seed)`` in this order: (1) when ``R`` comes from the
+    holdout, ``rng.permutation(|H|)``: the first ``|H| // 2`` positions are non-members, the rest ``R``; (2) when
+    the member and non-member pools differ in size, the larger pool is cut to the smaller size with
+    ``rng.choice(pool, size, replace=False)`` (positions then sorted).
     """
     table = ctx.params.get("reference") if table is None else table
 
@@ -439,6 +430,15 @@ def attack_scores(ctx: MetricContext, attack_id: str, params: Mapping, reference
 
     The attack's own metric and ``mia_best`` both call this; whichever runs first computes, the other
     reads the cached scores (same seed, same settings, same reference), so no attack runs twice.
+
+    Notes
+    -----
+    **Scores and their summary.** Each attack gives every record a score (higher = "member");
+    :func:`attack_scores` computes one attack's scores once per evaluation (the attack's own metric and
+    ``mia_best`` read the same ones), and :func:`attack_output` turns members' and non-members' scores into the
+    metric's result with :func:`attack_summary`: ROC AUC, TPR at FPR 1 % and 10 %, the membership advantage
+    ``max(TPR − FPR)``, seeded percentile-bootstrap intervals of each (members and non-members resampled
+    separately, from ``numpy.random.default_rng(seed)``) and the ROC curve, all from :mod:`privcore.base.stats`.
     """
     scorer = registry.get(attack_id).scorer
     table = params.get("reference") if reference_table is None else reference_table

@@ -1,23 +1,6 @@
 """Four more membership attacks for the battery of metrics.md §3 ("Membership attack battery").
 
-They play the same game as the attacks of :mod:`privcore.metrics.membership.distance` and
-:mod:`privcore.metrics.membership.domias` on the same members ``M`` (training rows), non-members ``N`` (holdout
-rows) and reference ``R`` (the user's reference table or the other seeded half of the holdout), and each gives
-every record ``x`` a score, higher = "member":
-
-- ``mia_gen_lra``  (Gen-LRA, Ward et al. 2025): how much adding ``x`` to ``R`` raises the likelihood of the
-  ``k`` synthetic rows nearest to ``x`` under a Gaussian kernel density, in E with numbers standardised;
-- ``mia_classifier``: the probability of "synthetic" from a LightGBM random forest trained to tell ``Z``
-  from ``R`` in E;
-- ``mia_density_count`` (Monte-Carlo attack, Hilprecht et al. 2019): the number of synthetic rows within
-  radius ``r`` of ``x`` in E;
-- ``mia_dpi`` (data plagiarism index, Ward et al. 2024): ``(k_Z + 1)/(k_R + 1)`` among the ``k`` nearest
-  rows of ``x`` in ``Z ∪ R`` (equal sizes).
-
-Each score is computed once per evaluation (:func:`privcore.metrics.membership._base.attack_scores`), so that
-``mia_best`` compares the same scores the individual metrics report. Random steps use
-``numpy.random.default_rng([seed, tag])`` with a tag per attack: Gen-LRA's bandwidth split 11, DPI's
-equal-size sampling 13; the classifier's bagging takes ``seed`` itself.
+Each gives every record ``x`` a score, higher = "member" (see the ``compute_mia_*`` functions).
 """
 
 from __future__ import annotations
@@ -158,7 +141,29 @@ def compute_mia_gen_lra(ctx: MetricContext) -> MetricOutput:
 
 
 def gen_lra_scores(ctx: MetricContext, sets: MembershipSets, reference: Reference, params: Mapping) -> AttackScores:
-    """The scores of :func:`compute_mia_gen_lra` for every real row and each non-member."""
+    """The scores of :func:`compute_mia_gen_lra` for every real row and each non-member.
+
+    Notes
+    -----
+    They play the same game as the attacks of :mod:`privcore.metrics.membership.distance` and
+    :mod:`privcore.metrics.membership.domias` on the same members ``M`` (training rows), non-members ``N`` (holdout
+    rows) and reference ``R`` (the user's reference table or the other seeded half of the holdout), and each gives
+    every record ``x`` a score, higher = "member":
+
+    - ``mia_gen_lra``  (Gen-LRA, Ward et al. 2025): how much adding ``x`` to ``R`` raises the likelihood of the
+      ``k`` synthetic rows nearest to ``x`` under a Gaussian kernel density, in E with numbers standardised;
+    - ``mia_classifier``: the probability of "synthetic" from a LightGBM random forest trained to tell ``Z``
+      from ``R`` in E;
+    - ``mia_density_count`` (Monte-Carlo attack, Hilprecht et al. 2019): the number of synthetic rows within
+      radius ``r`` of ``x`` in E;
+    - ``mia_dpi`` (data plagiarism index, Ward et al. 2024): ``(k_Z + 1)/(k_R + 1)`` among the ``k`` nearest
+      rows of ``x`` in ``Z ∪ R`` (equal sizes).
+
+    Each score is computed once per evaluation (:func:`privcore.metrics.membership._base.attack_scores`), so that
+    ``mia_best`` compares the same scores the individual metrics report. Random steps use
+    ``numpy.random.default_rng([seed, tag])`` with a tag per attack: Gen-LRA's bandwidth split 11, DPI's
+    equal-size sampling 13; the classifier's bagging takes ``seed`` itself.
+    """
     factors = standardised_factors(ctx)
     synthetic = ctx.encoded("E", "synthetic") * factors
     fitted = reference.encoded(ctx, "E") * factors

@@ -1,35 +1,4 @@
-"""The strongest membership attack, chosen honestly, and the ε lower bound it implies (metrics.md §3).
-
-No single data-only attack dominates (Ward et al. 2025, Synth-MIA), so ``mia_best`` runs the whole battery
-(:func:`privcore.metrics.registry.battery_ids`) on the same members ``M``, non-members ``N`` and reference ``R`` and reports the strongest.
-Choosing the strongest on the records it is then scored on would inflate a fresh sample's score (the
-winner's curse: the maximum of ten AUCs near 0.5 is above 0.5), so:
-
-1. ``M`` and ``N`` are each split into seeded halves A and B (``numpy.random.default_rng([seed, 7])``:
-   one permutation of ``M``, then one of ``N``; the first ``|M| // 2`` positions are A).
-2. On A, an attack is chosen by a rule that does not reward luck (:func:`choose_attack`): the stacked
-   attack (every other attack combined, :mod:`privcore.metrics.membership.stacked`) is kept unless another
-   attack's AUC is above its AUC on at least 95 % of 200 paired bootstrap resamples of A
-   (``numpy.random.default_rng([seed, 29])``, one stream for both directions); without the stacked
-   attack, the attack with the highest AUC on A is the one to beat. Then its threshold ``t`` at the
-   largest TPR − FPR on A (ties: the highest threshold); a record is flagged a member when its score is
-   ≥ ``t``. (Choosing the attack with the highest AUC on A instead would lose up to 0.10 AUC on B: on halves
-   of 100–150 members an attack can lead by luck.)
-3. On B, the chosen attack's AUC, its TPR − FPR at ``t`` and its TPR at FPR 0.1 %, 1 %, 10 % are counted,
-   and the ε lower bound of :func:`privcore.base.stats.epsilon_lower_bound` from the counts at ``t``.
-4. A and B swap roles. ``raw`` = the mean of the two held-out AUCs; ``risk`` = the mean held-out
-   TPR − FPR at the chosen thresholds, clipped to [0, 1]; ``epsilon_lower_bound`` = the larger of the two.
-
-The learned and stacked attacks are cross-fitted within A and within B, so the scores read on A come from
-models trained on A's labels only: no record of B is counted under a choice or a model that saw its label.
-``details`` states the rule (``choice_rule``) and, per half, the attack chosen, the default, how often each
-attack led on the resamples (``choice_votes``) and beat the default (``wins_over_default``);
-``choices_agree`` says whether both halves chose the same attack. ``details`` also lists every attack's AUC
-on all of ``M`` and ``N`` with its bootstrap interval and a one-sided Mann–Whitney p-value for AUC > 0.5,
-Holm-adjusted over the attacks that ran. The attacks'
-scores are the ones their own metrics report in the same evaluation, read from the evaluation's cache
-(:func:`privcore.metrics.membership._base.attack_scores`), with the settings those metrics run with.
-"""
+"""The strongest membership attack, chosen honestly, and the ε lower bound it implies (metrics.md §3)."""
 
 from __future__ import annotations
 
@@ -155,7 +124,7 @@ class Choice:
 
 def choose_attack(scores: Mapping[str, tuple[np.ndarray, np.ndarray]], members: np.ndarray, nonmembers: np.ndarray,
                   rng: np.random.Generator, repeats: int = CHOICE_REPEATS) -> Choice:
-    """Step 2 of the module docstring: the attack chosen on one half.
+    """Step 2 of :func:`compute_mia_best`'s Notes: the attack chosen on one half.
 
     The default is the stacked attack (:data:`DEFAULT_ATTACK`, every other attack combined) when it ran,
     else the attack with the highest AUC on the half. Every attack's AUC is counted on ``repeats``
@@ -216,7 +185,7 @@ def choose_attack(scores: Mapping[str, tuple[np.ndarray, np.ndarray]], members: 
 
 def honest_splits(scores: Mapping[str, tuple[np.ndarray, np.ndarray]], seed: int, delta: float,
                   repeats: int = CHOICE_REPEATS) -> tuple[list[HeldOutSplit], list[dict]]:
-    """Steps 1–4 of the module docstring: choose on one half, count on the other, both ways.
+    """Steps 1–4 of :func:`compute_mia_best`'s Notes: choose on one half, count on the other, both ways.
 
     Parameters
     ----------
@@ -307,11 +276,43 @@ def held_out_intervals(held_out: list[dict], n_boot: int, confidence: float, see
 def compute_mia_best(ctx: MetricContext) -> MetricOutput:
     """The strongest of the membership attacks, chosen on one half of the records and reported on the other.
 
-    See the module docstring for the rule. ``risk`` = mean held-out TPR − FPR of the chosen attack at its
+    See Notes for the rule. ``risk`` = mean held-out TPR − FPR of the chosen attack at its
     chosen threshold (clipped to [0, 1]); ``raw`` = mean held-out ROC AUC; ``interval`` = bootstrap
     interval of the risk (held-out halves resampled). per_record (real) = the score of every real row
     under the selected attack. ``details.epsilon_lower_bound``: the smallest ε of an (ε, δ)-DP mechanism
     that could let the attack do as well as counted (one-sided 95 % Clopper–Pearson bounds).
+
+    Notes
+    -----
+    No single data-only attack dominates (Ward et al. 2025, Synth-MIA), so ``mia_best`` runs the whole battery
+    (:func:`privcore.metrics.registry.battery_ids`) on the same members ``M``, non-members ``N`` and reference ``R`` and reports the strongest.
+    Choosing the strongest on the records it is then scored on would inflate a fresh sample's score (the
+    winner's curse: the maximum of ten AUCs near 0.5 is above 0.5), so:
+
+    1. ``M`` and ``N`` are each split into seeded halves A and B (``numpy.random.default_rng([seed, 7])``:
+       one permutation of ``M``, then one of ``N``; the first ``|M| // 2`` positions are A).
+    2. On A, an attack is chosen by a rule that does not reward luck (:func:`choose_attack`): the stacked
+       attack (every other attack combined, :mod:`privcore.metrics.membership.stacked`) is kept unless another
+       attack's AUC is above its AUC on at least 95 % of 200 paired bootstrap resamples of A
+       (``numpy.random.default_rng([seed, 29])``, one stream for both directions); without the stacked
+       attack, the attack with the highest AUC on A is the one to beat. Then its threshold ``t`` at the
+       largest TPR − FPR on A (ties: the highest threshold); a record is flagged a member when its score is
+       ≥ ``t``. (Choosing the attack with the highest AUC on A instead would lose up to 0.10 AUC on B: on halves
+       of 100–150 members an attack can lead by luck.)
+    3. On B, the chosen attack's AUC, its TPR − FPR at ``t`` and its TPR at FPR 0.1 %, 1 %, 10 % are counted,
+       and the ε lower bound of :func:`privcore.base.stats.epsilon_lower_bound` from the counts at ``t``.
+    4. A and B swap roles. ``raw`` = the mean of the two held-out AUCs; ``risk`` = the mean held-out
+       TPR − FPR at the chosen thresholds, clipped to [0, 1]; ``epsilon_lower_bound`` = the larger of the two.
+
+    The learned and stacked attacks are cross-fitted within A and within B, so the scores read on A come from
+    models trained on A's labels only: no record of B is counted under a choice or a model that saw its label.
+    ``details`` states the rule (``choice_rule``) and, per half, the attack chosen, the default, how often each
+    attack led on the resamples (``choice_votes``) and beat the default (``wins_over_default``);
+    ``choices_agree`` says whether both halves chose the same attack. ``details`` also lists every attack's AUC
+    on all of ``M`` and ``N`` with its bootstrap interval and a one-sided Mann–Whitney p-value for AUC > 0.5,
+    Holm-adjusted over the attacks that ran. The attacks'
+    scores are the ones their own metrics report in the same evaluation, read from the evaluation's cache
+    (:func:`privcore.metrics.membership._base.attack_scores`), with the settings those metrics run with.
 
     Examples
     --------

@@ -1,23 +1,6 @@
 """Membership-inference attacks by distance: distance and calibrated distance (metrics.md §3).
 
-The attacker holds a real person's record ``x`` and the synthetic table ``Z`` and must decide whether
-``x`` was in the training data ``Y``. We play the game on records whose answer we know: *members* are the
-real training rows (``Y``, or an equal-size seeded sample of it) and *non-members* are holdout rows
-(``H``, or half of it when the other half serves as the attacker's reference set ``R``). Each attack gives
-every record a score (higher = "member"); how well the score separates the two groups is the risk.
-
-Scores:
-
-(a) ``mia_distance``   ``s(x) = −d(x, Z)``, the distance in E to the closest synthetic row;
-(b) ``mia_calibrated`` ``s(x) = log max(d(x, R), τ) − log max(d(x, Z), τ)``: how many times closer ``x`` is to ``Z``
-    than to real people in general (Chen et al., GAN-Leaks, calibrated attack, calibrated by ratio).
-
-The density-ratio attack DOMIAS is in :mod:`privcore.metrics.membership.domias`.
-
-Reported (:func:`~privcore.metrics.membership._base.attack_summary`): ROC AUC (``raw``), TPR at FPR 1 % and
-10 %, the membership advantage ``max(TPR − FPR)`` (``risk``), seeded percentile-bootstrap 95 % intervals
-(resampling members and non-members separately), and the ROC curve. Who plays member, non-member and reference,
-and from which draws, and the rest of the machinery every membership attack shares:
+The density-ratio attack DOMIAS is in :mod:`privcore.metrics.membership.domias`; the shared machinery in
 :mod:`privcore.metrics.membership._base`.
 """
 
@@ -145,7 +128,28 @@ def calibrated_scores(ctx: MetricContext, sets: MembershipSets, reference: Refer
 
 def distance_scores(ctx: MetricContext, sets: MembershipSets, reference: Reference, params: Mapping) -> AttackScores:
     """The distance attack's scores ``−d_E(x, Z)`` on the battery's members and non-members (read from the
-    shared real→synthetic and holdout→synthetic passes, which ``mia_distance`` reads too)."""
+    shared real→synthetic and holdout→synthetic passes, which ``mia_distance`` reads too).
+
+    Notes
+    -----
+    The attacker holds a real person's record ``x`` and the synthetic table ``Z`` and must decide whether
+    ``x`` was in the training data ``Y``. We play the game on records whose answer we know: *members* are the
+    real training rows (``Y``, or an equal-size seeded sample of it) and *non-members* are holdout rows
+    (``H``, or half of it when the other half serves as the attacker's reference set ``R``). Each attack gives
+    every record a score (higher = "member"); how well the score separates the two groups is the risk.
+
+    Scores:
+
+    (a) ``mia_distance``   ``s(x) = −d(x, Z)``, the distance in E to the closest synthetic row;
+    (b) ``mia_calibrated`` ``s(x) = log max(d(x, R), τ) − log max(d(x, Z), τ)``: how many times closer ``x`` is to ``Z``
+        than to real people in general (Chen et al., GAN-Leaks, calibrated attack, calibrated by ratio).
+
+    Reported (:func:`~privcore.metrics.membership._base.attack_summary`): ROC AUC (``raw``), TPR at FPR 1 % and
+    10 %, the membership advantage ``max(TPR − FPR)`` (``risk``), seeded percentile-bootstrap 95 % intervals
+    (resampling members and non-members separately), and the ROC curve. Who plays member, non-member and reference,
+    and from which draws, and the rest of the machinery every membership attack shares:
+    :mod:`privcore.metrics.membership._base`.
+    """
     d_real = ctx.neighbours("E", "real", "synthetic").d1
     d_hold = ctx.neighbours("E", "holdout", "synthetic").d1
     tolerance = ctx.extremes("E", "real", "synthetic").tie_tolerance

@@ -1,12 +1,4 @@
-"""DOMIAS (van Breugel et al. 2023, metrics.md §3): membership inference by the ratio of two densities.
-
-``mia_domias`` scores ``s(x) = log p_Z(x) − log p_R(x)``, kernel density estimates in E on every synthetic and
-reference row, heavy-tailed (Cauchy) kernels, bandwidths by held-out likelihood (the kernel densities and the
-bandwidth choice are in :mod:`privcore.metrics.membership._base`, which Gen-LRA shares). The optional KDE
-subsample and the bandwidth splits use ``numpy.random.default_rng([seed, 1])``. Members, non-members and the
-reference set ``R``, and the ROC summary reported, are those of every membership attack
-(:mod:`privcore.metrics.membership._base`).
-"""
+"""DOMIAS (van Breugel et al. 2023, metrics.md §3): membership inference by the ratio of two densities."""
 
 from __future__ import annotations
 
@@ -82,7 +74,17 @@ def compute_mia_domias(ctx: MetricContext) -> MetricOutput:
 
 
 def domias_scores(ctx: MetricContext, sets: MembershipSets, reference: Reference, params: Mapping) -> AttackScores:
-    """The scores of :func:`compute_mia_domias` for every real row and each non-member."""
+    """The scores of :func:`compute_mia_domias` for every real row and each non-member.
+
+    Notes
+    -----
+    ``mia_domias`` scores ``s(x) = log p_Z(x) − log p_R(x)``, kernel density estimates in E on every synthetic and
+    reference row, heavy-tailed (Cauchy) kernels, bandwidths by held-out likelihood (the kernel densities and the
+    bandwidth choice are in :mod:`privcore.metrics.membership._base`, which Gen-LRA shares). The optional KDE
+    subsample and the bandwidth splits use ``numpy.random.default_rng([seed, 1])``. Members, non-members and the
+    reference set ``R``, and the ROC summary reported, are those of every membership attack
+    (:mod:`privcore.metrics.membership._base`).
+    """
     encoded_reference = reference.encoded(ctx, "E")
     encoded_real, encoded_syn, encoded_hold = (ctx.encoded("E", r) for r in ("real", "synthetic", "holdout"))
     rng = np.random.default_rng([ctx.seed, 1])

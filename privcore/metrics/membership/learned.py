@@ -1,30 +1,4 @@
-"""The learned membership attack: a model that learns from known members what a leak looks like.
-
-The other attacks of the battery each apply one fixed rule (closest synthetic row, density ratio, count…).
-Which rule works depends on how the generator leaks: a noisy copy moves numbers by a fraction of their
-spread and swaps a few categories, so a member's closest synthetic row sits at a typical, quantised
-distance that no single monotone score ranks first. An auditor who knows, for some people, whether they
-were in the training data can learn the rule instead (the supervised meta-attacks of Stadler, Oprisanu and
-Troncoso 2022 and Houssiau et al. 2022, trained here on labelled real records instead of shadow generators).
-
-``mia_learned`` describes every record ``x`` by the distances to its ``k`` nearest synthetic rows and its
-``k`` nearest reference rows (``k`` = 5 by default, in Gen-LRA's space: E with numbers in units of their
-standard deviation) and trains a gradient-boosted LightGBM model to tell members from non-members.
-Honesty is kept by cross-fitting *inside the halves of* ``mia_best``
-(:func:`privcore.metrics.membership._base.seeded_halves`): each half's records are split into stratified
-seeded folds, and each record is scored by a model trained on the other folds of its own half. So
-
-- no record is scored by a model that saw its label;
-- ``mia_best``, which chooses the attack on half A and reports it on half B, chooses with scores learned
-  from A's labels only, and reports scores learned from B's other records only.
-
-Training rows that play no role (when the training table is larger than the holdout's non-members) get the
-mean prediction of every fold model.
-
-The features and the cross-fitting (:func:`~privcore.metrics.membership._base.learned_features`,
-:func:`~privcore.metrics.membership._base.crossfit_within_halves`) are in :mod:`privcore.metrics.membership._base`:
-the stacked attack reads them too.
-"""
+"""The learned membership attack: a model that learns from known members what a leak looks like."""
 
 from __future__ import annotations
 
@@ -81,7 +55,7 @@ def compute_mia_learned(ctx: MetricContext) -> MetricOutput:
     nearest reference rows (``k`` default 5, capped at the tables' sizes; E with numbers standardised, as
     Gen-LRA); a LightGBM model (:data:`MODEL_SETTINGS`) learns from members (label 1) and non-members
     (label 0); ``s(x)`` = its predicted probability of "member". Cross-fitted within the halves of
-    ``mia_best`` (module docstring), so no record is scored by a model that saw its label. per_record
+    ``mia_best`` (:func:`privcore.metrics.membership.best.compute_mia_best`), so no record is scored by a model that saw its label. per_record
     (real) = ``s(y)`` for every real row.
 
     Notes
@@ -90,6 +64,31 @@ def compute_mia_learned(ctx: MetricContext) -> MetricOutput:
     auditor's position; it is the strongest data-only attack of the battery on the noisy-copy demo (AUC
     0.91 at 3,000 rows, against 0.82–0.84 for the best fixed rule of privcore and of Synth-MIA) and stays
     at 0.5 on a fresh sample.
+
+    The other attacks of the battery each apply one fixed rule (closest synthetic row, density ratio, count…).
+    Which rule works depends on how the generator leaks: a noisy copy moves numbers by a fraction of their
+    spread and swaps a few categories, so a member's closest synthetic row sits at a typical, quantised
+    distance that no single monotone score ranks first. An auditor who knows, for some people, whether they
+    were in the training data can learn the rule instead (the supervised meta-attacks of Stadler, Oprisanu and
+    Troncoso 2022 and Houssiau et al. 2022, trained here on labelled real records instead of shadow generators).
+
+    ``mia_learned`` describes every record ``x`` by the distances to its ``k`` nearest synthetic rows and its
+    ``k`` nearest reference rows (``k`` = 5 by default, in Gen-LRA's space: E with numbers in units of their
+    standard deviation) and trains a gradient-boosted LightGBM model to tell members from non-members.
+    Honesty is kept by cross-fitting *inside the halves of* ``mia_best``
+    (:func:`privcore.metrics.membership._base.seeded_halves`): each half's records are split into stratified
+    seeded folds, and each record is scored by a model trained on the other folds of its own half. So
+
+    - no record is scored by a model that saw its label;
+    - ``mia_best``, which chooses the attack on half A and reports it on half B, chooses with scores learned
+      from A's labels only, and reports scores learned from B's other records only.
+
+    Training rows that play no role (when the training table is larger than the holdout's non-members) get the
+    mean prediction of every fold model.
+
+    The features and the cross-fitting (:func:`~privcore.metrics.membership._base.learned_features`,
+    :func:`~privcore.metrics.membership._base.crossfit_within_halves`) are in :mod:`privcore.metrics.membership._base`:
+    the stacked attack reads them too.
 
     Examples
     --------

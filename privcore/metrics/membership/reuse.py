@@ -1,19 +1,4 @@
-"""The value-reuse membership attack: does the release reuse a person's rare exact values?
-
-A generator can leak membership without ever putting a synthetic row near a training record: it may reuse
-the exact values of a nearly unique column (Adult's ``fnlwgt``) while every other value of the row is new.
-Distances hardly move (one column of fourteen), densities neither, so the distance and density attacks of
-the battery read such releases at chance. ``mia_value_reuse`` looks at the values themselves: for each
-column, whether the person's exact value appears in the synthetic table, weighted by how rare that value is
-among real people (the attacker's reference population ``R``, the same as the other attacks use), so a
-nearly unique number weighs most and a common category next to nothing.
-
-:func:`value_reuse` computes the scores of any records against any synthetic table and reference; the
-attack's metric, ``mia_stacked`` (one of its inputs), ``mia_best`` (one of its candidates) and the
-shared-model audit's features (:mod:`privcore.audit.features`) all call it. Per record it also says which
-value weighed most, which :func:`reasons` turns into the record explorer's sentence ("fnlwgt = 234721
-appears 1 time in the release and in 0 % of real people").
-"""
+"""The value-reuse membership attack: does the release reuse a person's rare exact values?"""
 
 from __future__ import annotations
 
@@ -105,6 +90,22 @@ def value_reuse(records: pd.DataFrame, synthetic: pd.DataFrame, reference: pd.Da
     -------
     ReusedValues
 
+    Notes
+    -----
+    A generator can leak membership without ever putting a synthetic row near a training record: it may reuse
+    the exact values of a nearly unique column (Adult's ``fnlwgt``) while every other value of the row is new.
+    Distances hardly move (one column of fourteen), densities neither, so the distance and density attacks of
+    the battery read such releases at chance. ``mia_value_reuse`` looks at the values themselves: for each
+    column, whether the person's exact value appears in the synthetic table, weighted by how rare that value is
+    among real people (the attacker's reference population ``R``, the same as the other attacks use), so a
+    nearly unique number weighs most and a common category next to nothing.
+
+    :func:`value_reuse` computes the scores of any records against any synthetic table and reference; the
+    attack's metric, ``mia_stacked`` (one of its inputs), ``mia_best`` (one of its candidates) and the
+    shared-model audit's features (:mod:`privcore.audit.features`) all call it. Per record it also says which
+    value weighed most, which :func:`reasons` turns into the record explorer's sentence ("fnlwgt = 234721
+    appears 1 time in the release and in 0 % of real people").
+
     Examples
     --------
     >>> records = pd.DataFrame({"id": [101.0, 102.0], "sex": ["F", "F"]})
@@ -160,7 +161,7 @@ def reasons(records: pd.DataFrame, reuse: ReusedValues) -> np.ndarray:
     """One sentence per record: the reused value that weighed most in its score.
 
     ``records`` are the scored records :func:`value_reuse` read, or the first rows of them (the real rows
-    before the non-members): sentence ``i`` explains ``reuse``'s record ``i``.
+    ahead of the non-members): sentence ``i`` explains ``reuse``'s record ``i``.
 
     Examples
     --------
@@ -242,7 +243,7 @@ register(MetricInfo(
     summary="Does the synthetic table reuse the rare exact values of training records?",
     attacker_knows="The synthetic table, the suspect's record, and a reference sample of other real people from "
                    "the same population (to tell how rare each value is).",
-    reference=f"Issue 43 of privcore (a nearly unique column reused, AUC 0.71 on perturbed Adult copies); the "
+    reference=f"privcore's own attack (a nearly unique column reused, AUC 0.71 on perturbed Adult copies); the "
               f"DCR-Delusion paper (Yao et al. 2025) on unique values that distances miss; {REFERENCE_MIA}.",
     explanation=Explanation(
         attack="A generator may copy a training record's rare exact value, such as a nearly unique sampling "

@@ -1,32 +1,4 @@
-"""The stacked membership attack: one model that combines the scores of every attack of the battery.
-
-No single attack of the battery dominates (Ward et al. 2025): a distance wins on copies, a density ratio on
-smooth generators, the classifier on tree synthesisers. ``mia_stacked`` lets a model weigh them, the way
-stacked generalisation combines predictors (Wolpert 1992). Every record ``x`` (each real row and each
-non-member) is described by
-
-- the scores of the battery's fixed-rule attacks (:func:`input_attacks`), each standardised to mean 0 and
-  standard deviation 1 over the scored records (so that no attack counts more for being on a larger scale),
-  read from the evaluation's cache (:func:`privcore.metrics.membership._base.attack_scores`): the same
-  scores those attacks report, computed once;
-- the learned attack's distances to the ``k`` nearest synthetic and reference rows
-  (:func:`privcore.metrics.membership._base.learned_features`, the same neighbour search).
-
-Two models learn members (1) from non-members (0) and the score is the mean of their log-odds
-(:func:`fit_stack`): a regularised logistic regression on the standardised scores, and small gradient-boosted
-trees on every input in which each attack's score may only raise the prediction. They are cross-fitted within
-the halves of ``mia_best`` (:func:`privcore.metrics.membership._base.crossfit_within_halves`, 10 folds per
-half from ``numpy.random.default_rng([seed, 23])``), so
-
-- no record is scored by a model that saw its label;
-- ``mia_best``, which chooses on half A and reports on half B, chooses with scores learned from A's labels
-  only.
-
-The learned attack's *score* is not an input: it is itself learned from labels of other records of the half,
-including those of the record being scored by the stacked model, so stacking it would let a record's label
-reach its own score through a second model. Its label-free distance features are inputs instead, and every
-fixed-rule attack uses only the synthetic and reference tables.
-"""
+"""The stacked membership attack: one model that combines the scores of every attack of the battery."""
 
 from __future__ import annotations
 
@@ -185,6 +157,35 @@ def compute_mia_stacked(ctx: MetricContext) -> MetricOutput:
     of "member". Cross-fitted within the halves of ``mia_best`` (module
     docstring), so no record is scored by a model that saw its label. per_record (real) = ``s(y)`` for every
     real row.
+
+    Notes
+    -----
+    No single attack of the battery dominates (Ward et al. 2025): a distance wins on copies, a density ratio on
+    smooth generators, the classifier on tree synthesisers. ``mia_stacked`` lets a model weigh them, the way
+    stacked generalisation combines predictors (Wolpert 1992). Every record ``x`` (each real row and each
+    non-member) is described by
+
+    - the scores of the battery's fixed-rule attacks (:func:`input_attacks`), each standardised to mean 0 and
+      standard deviation 1 over the scored records (so that no attack counts more for being on a larger scale),
+      read from the evaluation's cache (:func:`privcore.metrics.membership._base.attack_scores`): the same
+      scores those attacks report, computed once;
+    - the learned attack's distances to the ``k`` nearest synthetic and reference rows
+      (:func:`privcore.metrics.membership._base.learned_features`, the same neighbour search).
+
+    Two models learn members (1) from non-members (0) and the score is the mean of their log-odds
+    (:func:`fit_stack`): a regularised logistic regression on the standardised scores, and small gradient-boosted
+    trees on every input in which each attack's score may only raise the prediction. They are cross-fitted within
+    the halves of ``mia_best`` (:func:`privcore.metrics.membership._base.crossfit_within_halves`, 10 folds per
+    half from ``numpy.random.default_rng([seed, 23])``), so
+
+    - no record is scored by a model that saw its label;
+    - ``mia_best``, which chooses on half A and reports on half B, chooses with scores learned from A's labels
+      only.
+
+    The learned attack's *score* is not an input: it is itself learned from labels of other records of the half,
+    including those of the record being scored by the stacked model, so stacking it would let a record's label
+    reach its own score through a second model. Its label-free distance features are inputs instead, and every
+    fixed-rule attack uses only the synthetic and reference tables.
 
     Examples
     --------

@@ -1,24 +1,7 @@
 """What the reconstruction attacks share: the secret columns, the scores of a reconstruction, the advantage of
 members over non-members with its bootstrap interval, the per-person exposure, and the details kinds.
 
-**Threat model.** The attacker knows a target's key (quasi-identifier) columns and reconstructs every other
-analysed column (the *secret* columns) from the released table. The targets are the training members (the real
-table) and people who were not in the training data (the holdout); the same attack on both tells what the
-generator leaked beyond what anyone could infer about the population.
-
-**Scores** (those of the NIST CRC red-team's winning code, steveng9/Reconstruction ``scoring.py``):
-
-- a categorical (or binary) column: the *rarity-weighted accuracy*, each correct cell weighted by ``N / n_v``
-  where ``n_v`` of the ``N`` targets share its true value ``v``; normalised by the largest possible sum, which is
-  ``N`` times the number of distinct true values, so the score is the mean over the true values of the share of
-  their targets reconstructed right (the macro recall): guessing the common value for everyone scores
-  ``1 / (number of values)``, not the common value's share;
-- a numerical column: ``1 − mean |x̂ − x| / (max − min)``, the range taken on the real table and each error capped
-  at the range (1 = every value exact).
-
-A table's score is the mean over its secret columns. The **advantage** is the members' score minus the
-non-members' under the same attack: 0 in expectation when the generator is as good a guide to the non-members as
-to the members (a fresh sample of real people), positive when it leaked about the training records.
+Scores as the NIST CRC red-team's winning code (steveng9/Reconstruction ``scoring.py``).
 """
 
 from __future__ import annotations
@@ -117,7 +100,29 @@ def column_score(truth: Truth, hit: np.ndarray, rows: np.ndarray | None = None) 
 
 
 def table_score(truths: list[Truth], hit_columns: list[np.ndarray], rows: np.ndarray | None = None) -> float:
-    """The mean over the secret columns of their scores."""
+    """The mean over the secret columns of their scores.
+
+    Notes
+    -----
+    **Threat model.** The attacker knows a target's key (quasi-identifier) columns and reconstructs every other
+    analysed column (the *secret* columns) from the released table. The targets are the training members (the real
+    table) and people who were not in the training data (the holdout); the same attack on both tells what the
+    generator leaked beyond what anyone could infer about the population.
+
+    **Scores** (those of the NIST CRC red-team's winning code, steveng9/Reconstruction ``scoring.py``):
+
+    - a categorical (or binary) column: the *rarity-weighted accuracy*, each correct cell weighted by ``N / n_v``
+      where ``n_v`` of the ``N`` targets share its true value ``v``; normalised by the largest possible sum, which is
+      ``N`` times the number of distinct true values, so the score is the mean over the true values of the share of
+      their targets reconstructed right (the macro recall): guessing the common value for everyone scores
+      ``1 / (number of values)``, not the common value's share;
+    - a numerical column: ``1 − mean |x̂ − x| / (max − min)``, the range taken on the real table and each error capped
+      at the range (1 = every value exact).
+
+    A table's score is the mean over its secret columns. The **advantage** is the members' score minus the
+    non-members' under the same attack: 0 in expectation when the generator is as good a guide to the non-members as
+    to the members (a fresh sample of real people), positive when it leaked about the training records.
+    """
     scores = [column_score(t, h, rows) for t, h in zip(truths, hit_columns)]
     finite = [s for s in scores if np.isfinite(s)]
     return float(np.mean(finite)) if finite else float("nan")

@@ -2,12 +2,6 @@
 column after column. Both take a *released* table (the synthetic table, or the holdout for the population
 reference) and a *target* table (members or non-members), and return a guess for every secret column of every
 target.
-
-Both read the key columns in the evaluation's shared key space (``E_keys``: the same encoding the other key-based
-metrics read) and the nearest records come from the shared engine: its nearest-two pass for ``k`` ≤ 2 (the pass
-AIR reads between the real and the synthetic table), :func:`privcore.engine.neighbors.nearest_k` beyond;
-each reconstruction is computed once per evaluation and shared by the metrics that read it
-(``SharedComputation.cached``).
 """
 
 from __future__ import annotations
@@ -34,7 +28,16 @@ def _table(ctx: MetricContext, role: str) -> pd.DataFrame:
 
 def nearest_guess(ctx: MetricContext, released: str, targets: str, secret: list[str], k: int) -> dict[str, np.ndarray]:
     """Each target's secret columns from its ``k`` nearest released records on the key columns: the most common
-    value among them (ties: the value of the nearest), or their mean for a numerical column."""
+    value among them (ties: the value of the nearest), or their mean for a numerical column.
+
+    Notes
+    -----
+    Both read the key columns in the evaluation's shared key space (``E_keys``: the same encoding the other key-based
+    metrics read) and the nearest records come from the shared engine: its nearest-two pass for ``k`` ≤ 2 (the pass
+    AIR reads between the real and the synthetic table), :func:`privcore.engine.neighbors.nearest_k` beyond;
+    each reconstruction is computed once per evaluation and shared by the metrics that read it
+    (``SharedComputation.cached``).
+    """
 
     def compute() -> dict[str, np.ndarray]:
         source = _table(ctx, released)

@@ -1,15 +1,4 @@
-"""The reconstruction metrics: ``recon_nearest``, ``recon_learned`` and their honest best ``recon_best``.
-
-Each attack is run three times: on the members (the real table) and on the non-members (the holdout) with the
-synthetic table released, and on the members with the holdout released (the population reference: what data about
-other real people lets anyone infer). The risk is the advantage, members' score − non-members' score (at least 0),
-with a bootstrap interval (the risk's interval is the advantage's, clipped to [0, 1] as the risk is; the details
-keep it signed); ``raw`` keeps the signed advantage.
-
-``recon_best`` chooses between the two attacks on one half of the targets (members and non-members halved at
-random) and reports the chosen one on the other half, as ``mia_best`` does: the larger of two advantages measured
-on the same records is biased upwards (the winner's curse).
-"""
+"""The reconstruction metrics: ``recon_nearest``, ``recon_learned`` and their honest best ``recon_best``."""
 
 from __future__ import annotations
 
@@ -162,7 +151,16 @@ def _everyone(ctx: MetricContext) -> tuple[np.ndarray, np.ndarray]:
 
 
 def compute_nearest(ctx: MetricContext) -> MetricOutput:
-    """Reconstruction from the nearest synthetic records on the key columns; risk = the advantage (at least 0)."""
+    """Reconstruction from the nearest synthetic records on the key columns; risk = the advantage (at least 0).
+
+    Notes
+    -----
+    Each attack is run three times: on the members (the real table) and on the non-members (the holdout) with the
+    synthetic table released, and on the members with the holdout released (the population reference: what data about
+    other real people lets anyone infer). The risk is the advantage, members' score − non-members' score (at least 0),
+    with a bootstrap interval (the risk's interval is the advantage's, clipped to [0, 1] as the risk is; the details
+    keep it signed); ``raw`` keeps the signed advantage.
+    """
     secret = _setup(ctx)
     members, nonmembers = _everyone(ctx)
     details, per_record = _details(ctx, _Scored(ctx, "nearest", secret), secret, members, nonmembers, [], None)
@@ -185,7 +183,14 @@ def _halves(n: int, seed: int, salt: int) -> tuple[np.ndarray, np.ndarray]:
 
 def compute_best(ctx: MetricContext) -> MetricOutput:
     """The honest best of the two attacks: chosen by its advantage on one half of the members and non-members,
-    reported on the other half (with its interval there)."""
+    reported on the other half (with its interval there).
+
+    Notes
+    -----
+    ``recon_best`` chooses between the two attacks on one half of the targets (members and non-members halved at
+    random) and reports the chosen one on the other half, as ``mia_best`` does: the larger of two advantages measured
+    on the same records is biased upwards (the winner's curse).
+    """
     secret = _setup(ctx)
     if len(ctx.real) < 4 or len(ctx.holdout) < 4:
         raise NotApplicable("the honest choice needs at least 4 members and 4 non-members (two on each half).")

@@ -1,13 +1,5 @@
 """What the utility measures share (metrics.md §6): the bins, the distances between binned shares, the association
 of two columns, and the declaration texts.
-
-**Bins.** A numerical column is cut at the real table's quantiles into at most :data:`MAX_BINS` bins
-(equal-frequency; quantiles that coincide, as in a column that is mostly 0, are merged, so such a column gets fewer
-bins); each bin is ``(e_{k−1}, e_k]``. A category (binary included) is its own bin. A missing value is a bin of its
-own. A value only the other table has (a category the real table lacks, a number outside the real table's range)
-falls in one bin of its own, where the real table has nothing: it counts against fidelity.
-
-The same bins serve every measure: column shapes (TVD and Hellinger), the pairs' Cramér's V and the figures.
 """
 
 from __future__ import annotations
@@ -108,7 +100,7 @@ def _categorical_bins(real: pd.Series, other: pd.Series) -> Binned:
 
 
 def bin_column(real: pd.Series, other: pd.Series, kind: str) -> Binned:
-    """The bins of one column shared by the real table and another one (module docstring).
+    """The bins of one column shared by the real table and another one (see Notes).
 
     Parameters
     ----------
@@ -116,6 +108,16 @@ def bin_column(real: pd.Series, other: pd.Series, kind: str) -> Binned:
         The column in the real table and in the synthetic table (or the holdout).
     kind : str
         The column's type: ``"numerical"`` is cut at quantiles, anything else is categorical.
+
+    Notes
+    -----
+    **Bins.** A numerical column is cut at the real table's quantiles into at most :data:`MAX_BINS` bins
+    (equal-frequency; quantiles that coincide, as in a column that is mostly 0, are merged, so such a column gets fewer
+    bins); each bin is ``(e_{k−1}, e_k]``. A category (binary included) is its own bin. A missing value is a bin of its
+    own. A value only the other table has (a category the real table lacks, a number outside the real table's range)
+    falls in one bin of its own, where the real table has nothing: it counts against fidelity.
+
+    The same bins serve every measure: column shapes (TVD and Hellinger), the pairs' Cramér's V and the figures.
 
     Examples
     --------

@@ -1,10 +1,4 @@
-"""Discriminator (metrics.md §6): how well a classifier tells real rows from synthetic ones.
-
-LightGBM separates rows of the real table (label 1) from rows of the synthetic table (label 0) on the features of the
-encoded space E (the same encoding as the distance metrics), equal numbers of each (the larger table cut at random),
-5-fold cross-fitted: each row is scored by the model that did not train on it. The AUC is the mean over the folds
-(0.5 = indistinguishable); the utility is ``1 − max(0, 2·AUC − 1)``.
-"""
+"""Discriminator (metrics.md §6): how well a classifier tells real rows from synthetic ones."""
 
 from __future__ import annotations
 
@@ -27,6 +21,13 @@ def discriminate(real: np.ndarray, other: np.ndarray, seed: int, workers: int = 
     Rows are put in a content-defined order first, so the result does not depend on the tables' row order. The
     folds are fitted side by side on up to ``workers`` threads (LightGBM releases the GIL; each fit is seeded and
     uses one thread, so the result does not depend on ``workers``).
+
+    Notes
+    -----
+    LightGBM separates rows of the real table (label 1) from rows of the synthetic table (label 0) on the features of the
+    encoded space E (the same encoding as the distance metrics), equal numbers of each (the larger table cut at random),
+    5-fold cross-fitted: each row is scored by the model that did not train on it. The AUC is the mean over the folds
+    (0.5 = indistinguishable); the utility is ``1 − max(0, 2·AUC − 1)``.
     """
     from sklearn.metrics import roc_auc_score
     from sklearn.model_selection import StratifiedKFold

@@ -1,17 +1,4 @@
-"""Train on synthetic, test on real (SynQP's machine-learning efficacy, metrics.md §6).
-
-For each target (the sensitive column, and any column the user names in ``targets``) and each learner (logistic or
-linear regression on standardised one-hot features, as SynQP; LightGBM as the stronger learner), a model is fitted
-on the synthetic table and scored on the holdout, real people neither the generator nor the model saw; the same
-model fitted on the real table and scored on the same holdout is the reference (train-real-test-holdout). Binary
-target: ROC AUC; multi-class: macro F1; numerical: R². The features are the columns of the encoded space E (numbers
-min–max scaled, categories one-hot), the same encoding the distance metrics use, without the target's own block.
-
-Both models are trained on the same number of rows, the smaller of the real and the synthetic table: each of the
-:data:`SEEDS` draws that many rows with replacement from its table (a bootstrap) and seeds LightGBM, so the spread
-over the seeds gives the intervals. The score of a (target, learner) is the ratio synthetic / real (SynQP), the
-utility the mean ratio capped to [0, 1].
-"""
+"""Train on synthetic, test on real (SynQP's machine-learning efficacy, metrics.md §6)."""
 
 from __future__ import annotations
 
@@ -145,7 +132,7 @@ def _fit_all(task, seed0: int, rows: int, kept: dict, values: dict, positive: st
         if threads == 1:
             return {job: fit(job) for job in jobs}
         for learner in LEARNERS:
-            _model(learner, task, seed0)  # the learners' modules imported before the threads start
+            _model(learner, task, seed0)  # the learners' modules imported ahead of the threads' start
         from sklearn.metrics import f1_score  # noqa: F401  (imported by _score; likewise)
 
         with ThreadPoolExecutor(max_workers=threads) as pool:
@@ -181,7 +168,22 @@ def _fitted(ctx: MetricContext, task: str, rows: int, kept: dict, values: dict, 
 
 
 def model_utility(ctx: MetricContext, targets: list[str]) -> tuple[ModelUtility, list[str]]:
-    """The scores of every target and learner, and warnings for the targets that could not be scored."""
+    """The scores of every target and learner, and warnings for the targets that could not be scored.
+
+    Notes
+    -----
+    For each target (the sensitive column, and any column the user names in ``targets``) and each learner (logistic or
+    linear regression on standardised one-hot features, as SynQP; LightGBM as the stronger learner), a model is fitted
+    on the synthetic table and scored on the holdout, real people neither the generator nor the model saw; the same
+    model fitted on the real table and scored on the same holdout is the reference (train-real-test-holdout). Binary
+    target: ROC AUC; multi-class: macro F1; numerical: R². The features are the columns of the encoded space E (numbers
+    min–max scaled, categories one-hot), the same encoding the distance metrics use, without the target's own block.
+
+    Both models are trained on the same number of rows, the smaller of the real and the synthetic table: each of the
+    :data:`SEEDS` draws that many rows with replacement from its table (a bootstrap) and seeds LightGBM, so the spread
+    over the seeds gives the intervals. The score of a (target, learner) is the ratio synthetic / real (SynQP), the
+    utility the mean ratio capped to [0, 1].
+    """
     space = ctx.space("E")
     encoded = {role: ctx.encoded("E", role) for role in ("real", "synthetic", "holdout")}
     rows = min(len(ctx.real), len(ctx.synthetic))

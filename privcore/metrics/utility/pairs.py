@@ -1,15 +1,4 @@
-"""Column-pair trends (metrics.md §6): whether the synthetic table keeps how columns go together.
-
-Per pair of columns, the association in the real table ``a_Y`` and in the synthetic table ``a_Z``: Pearson's ρ for two
-numerical columns, the bias-corrected Cramér's V of the binned values for any other pair (numerical columns on the
-bins of :mod:`privcore.metrics.utility._base`). The difference ``|a_Y − a_Z|`` is drawn as a heatmap; SDMetrics'
-per-pair similarity (``1 − |Δρ| / 2``, here ``1 − |ΔV|`` for the other pairs) is reported beside it.
-
-**Choice** (the issue wins over the spec's mean similarity): the score is the share of the real table's association
-kept, ``max(0, 1 − Σ |a_Y − a_Z| / Σ |a_Y|)`` over the pairs. The mean similarity stays near 1 on tables whose
-columns are mostly weakly related, even for a table that keeps no association at all (a per-column resampler), so
-it could not tell such a table from a fresh sample; the share kept falls to about 0 for it.
-"""
+"""Column-pair trends (metrics.md §6): whether the synthetic table keeps how columns go together."""
 
 from __future__ import annotations
 
@@ -50,6 +39,18 @@ def association_kept(real_association, difference) -> float | None:
 
 def pair_trends(real, other, kinds: dict[str, str]) -> PairTrends:
     """The pair-trend evidence of ``other`` (a synthetic table or the holdout) against ``real``.
+
+    Notes
+    -----
+    Per pair of columns, the association in the real table ``a_Y`` and in the synthetic table ``a_Z``: Pearson's ρ for two
+    numerical columns, the bias-corrected Cramér's V of the binned values for any other pair (numerical columns on the
+    bins of :mod:`privcore.metrics.utility._base`). The difference ``|a_Y − a_Z|`` is drawn as a heatmap; SDMetrics'
+    per-pair similarity (``1 − |Δρ| / 2``, here ``1 − |ΔV|`` for the other pairs) is reported beside it.
+
+    **Choice** (rather than the spec's mean similarity): the score is the share of the real table's association
+    kept, ``max(0, 1 − Σ |a_Y − a_Z| / Σ |a_Y|)`` over the pairs. The mean similarity stays near 1 on tables whose
+    columns are mostly weakly related, even for a table that keeps no association at all (a per-column resampler), so
+    it could not tell such a table from a fresh sample; the share kept falls to about 0 for it.
 
     Examples
     --------

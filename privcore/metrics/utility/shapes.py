@@ -1,10 +1,4 @@
-"""Column shapes (metrics.md §6): how closely each column's distribution in the synthetic table follows the real one.
-
-Per column, on the shared bins of :mod:`privcore.metrics.utility._base` (numerical columns cut at the real table's
-quantiles into at most 20 bins): the total variation distance ``TVD = ½ Σ |p_i − q_i|`` and SynQP's Hellinger
-distance ``H = sqrt(1 − Σ sqrt(p_i q_i))`` of the binned shares, and for numerical columns SDMetrics' ``1 − KS``
-on the raw values. The score is the mean over the columns of ``1 − TVD``.
-"""
+"""Column shapes (metrics.md §6): how closely each column's distribution in the synthetic table follows the real one."""
 
 from __future__ import annotations
 
@@ -31,6 +25,13 @@ AVERAGED = "the mean over the columns of 1 − TVD of the binned shares"
 
 def column_shapes(real, other, kinds: dict[str, str]) -> ColumnShapes:
     """The column-shape evidence of ``other`` (a synthetic table or the holdout) against ``real``.
+
+    Notes
+    -----
+    Per column, on the shared bins of :mod:`privcore.metrics.utility._base` (numerical columns cut at the real table's
+    quantiles into at most 20 bins): the total variation distance ``TVD = ½ Σ |p_i − q_i|`` and SynQP's Hellinger
+    distance ``H = sqrt(1 − Σ sqrt(p_i q_i))`` of the binned shares, and for numerical columns SDMetrics' ``1 − KS``
+    on the raw values. The score is the mean over the columns of ``1 − TVD``.
 
     Examples
     --------
