@@ -31,7 +31,7 @@ def generator_context(schema: Schema) -> dict[str, Any]:
 
 
 def maker(name: str, settings: Mapping[str, Any], schema: Schema) -> GeneratorFactory:
-    """``make(population)`` for :func:`privcore.audit.shadow.audit`: a fresh built-in generator per model.
+    """``make(population)`` for :func:`privcore.audit.targeted.audit`: a fresh built-in generator per model.
 
     Parameters
     ----------

@@ -1,6 +1,6 @@
 """Audit page: a membership audit of a generator on the real table, in one of two designs.
 
-Shared design by default (:mod:`privcore.audit.shared`), targeted as a choice (:mod:`privcore.audit.shadow`).
+Shared design by default (:mod:`privcore.audit.shared`), targeted as a choice (:mod:`privcore.audit.targeted`).
 Logic in :mod:`dashboard.audit.view` and :mod:`dashboard.audit.shared_view`; reports are kept in this session.
 """
 

@@ -1,4 +1,4 @@
-"""The shadow-model audit of a generator (privcore.audit.shadow; issue 10)."""
+"""The shadow-model audit of a generator (privcore.audit.targeted; issue 10)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from scipy.stats import binom
 from sklearn.metrics import roc_auc_score, roc_curve
 
-from privcore.audit.shadow import (
+from privcore.audit.targeted import (
     FPR_LEVELS,
     AuditError,
     AuditSettings,
@@ -126,7 +126,7 @@ def test_same_seed_same_report(adult):
 
 
 @pytest.mark.parametrize("change, fragment", [
-    ({"shadow_models": 0}, "shadow_models must be a whole number of at least 1"),
+    ({"shadow_models": 0}, r"Shadow models per side \(audit.shadow_models\) must be between 1 and 1000"),
     ({"targets": 0, "random_targets": 0}, "at least one target"),
     ({"eval_models": 2}, "eval_models"),
     ({"seed": -1}, "seed"),

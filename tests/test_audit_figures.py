@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from test_figures import ALLOWED, check
 
-from privcore.audit.shadow import AuditReport, AuditSettings, TargetResult
 from privcore.audit.shared import RecordResult, SharedAuditReport, SharedSettings
+from privcore.audit.targeted import AuditReport, AuditSettings, TargetResult
 from privcore.report.audit_figures import RECORD_STYLES, TARGET_STYLES, audit_figure, shared_audit_figure
 
 
@@ -43,7 +43,7 @@ def test_vulnerable_and_random_targets_differ_in_symbol_and_colour():
 
 
 def test_rows_are_named_as_in_the_loaded_table():
-    # privcore.audit.shadow reports a target's row in the real table as given (rows dropped for a missing number
+    # privcore.audit.targeted reports a target's row in the real table as given (rows dropped for a missing number
     # do not shift it), so the figure names it as it is.
     figure = audit_figure(report([target(20, "vulnerable", 0.8, (0.7, 0.9))]))
     check(figure)

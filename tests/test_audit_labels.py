@@ -8,8 +8,8 @@ import doctest
 
 import pytest
 
-from privcore.audit.shadow import AuditSettings, audit
 from privcore.audit.shared import SharedSettings, audit_shared
+from privcore.audit.targeted import AuditSettings, audit
 from privcore.audit.tasks import GeneratorFactory
 from privcore.cli.audit import audit_html, shared_audit_html
 from privcore.data.schema import Schema

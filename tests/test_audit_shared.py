@@ -8,10 +8,9 @@ import numpy as np
 import pytest
 from scipy.stats import binom
 
-from privcore.audit import AuditSettings, audit
+from privcore.audit import AuditError, AuditSettings, audit
 from privcore.audit.crossfit import crossfit_scores, record_statistics
 from privcore.audit.features import query_masks
-from privcore.audit.shadow import AuditError
 from privcore.audit.shared import SharedSettings, audit_shared, null_shares
 from privcore.audit.tasks import GeneratorFactory, fit_seed
 from privcore.data.schema import Schema
@@ -71,7 +70,7 @@ def test_statistics_by_hand():
 
 def test_bad_settings_are_named(adult):
     real, schema = adult
-    with pytest.raises(AuditError, match="models must be a whole number of at least 8"):
+    with pytest.raises(AuditError, match=r"audit.models\) must be between 8 and 1000; got 6. It takes two models per fold"):
         run(real, schema, "exact_copy", models=6)
     with pytest.raises(AuditError, match="records"):
         run(real, schema, "exact_copy", records=5)
@@ -206,7 +205,7 @@ def test_cli_shared_design_writes_json_and_html(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "privcore", "audit", "--demo", "exact_copy", "--generator",
                           "exact_copy", "--design", "shared", "--models", "3"], capture_output=True, text=True,
                          timeout=120)
-    assert bad.returncode == 2 and "models must be a whole number" in bad.stderr
+    assert bad.returncode == 2 and "Models (audit.models) must be between 8 and 1000; got 3" in bad.stderr
 
 
 def test_each_model_gets_its_fits_seed_for_a_seeded_generator():

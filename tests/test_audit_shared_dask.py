@@ -9,7 +9,7 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
-from privcore.audit.shadow import AuditError  # noqa: E402
+from privcore.audit import AuditError  # noqa: E402
 from privcore.audit.shared import SharedSettings, audit_shared  # noqa: E402
 from privcore.audit.tasks import GeneratorFactory  # noqa: E402
 from privcore.cli.main import main  # noqa: E402

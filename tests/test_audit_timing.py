@@ -9,9 +9,8 @@ import dataclasses
 import pandas as pd
 import pytest
 
-from privcore.audit import timing
+from privcore.audit import AuditError, AuditSettings, timing
 from privcore.audit.factory import GeneratorFactory
-from privcore.audit.shadow import AuditError, AuditSettings
 from privcore.audit.shared import SharedSettings
 from privcore.base.errors import TooFewRowsError
 from privcore.data.params import Param

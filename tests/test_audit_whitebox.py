@@ -16,8 +16,8 @@ import pytest
 from jsonschema import validate
 from test_figures import check
 
+from privcore.audit import AuditError
 from privcore.audit.contract import audit_report_schema
-from privcore.audit.shadow import AuditError
 from privcore.audit.shared import SharedSettings, audit_shared
 from privcore.audit.whitebox import THREAT_MODEL, attack_losses, has_loss, loss_matrix, whitebox_result
 from privcore.cli.main import main

@@ -10,6 +10,7 @@ import dataclasses
 
 import pytest
 
+from privcore.audit import AuditError, AuditSettings, SharedSettings
 from privcore.data.params import Param, ParamError, check_value
 from privcore.generators import list_generators
 from privcore.metrics import registry
@@ -118,6 +119,24 @@ def test_every_setting_takes_its_default_and_refuses_a_value_out_of_its_range(ow
     if param.kind == "int":
         with pytest.raises(ParamError, match="whole number"):
             check_value(owner, param, (param.minimum if param.minimum is not None else 0) + 0.5)
+
+
+def _budgets():
+    for design in (AuditSettings, SharedSettings):
+        for param in design.PARAMS:
+            yield pytest.param(design, param, id=f"{design.__name__}.{param.name}")
+
+
+@pytest.mark.parametrize("design, param", list(_budgets()))
+def test_every_audit_budget_setting_is_checked_against_its_declaration(design, param):
+    # The budget's defaults are its declarations' defaults, and the audit refuses a value outside the declared
+    # range with the declared sentence (the Audit page builds its inputs from the same declarations).
+    assert getattr(design(), param.name) == param.default
+    bad = out_of_range(param)
+    with pytest.raises(AuditError) as refused:
+        design(**{param.name: bad}).check()
+    message = str(refused.value)
+    assert message.startswith(f"{param.label} (audit.{param.name})") and range_words(param) in message, message
 
 
 @pytest.mark.parametrize("spec", GENERATORS, ids=lambda g: g.name)

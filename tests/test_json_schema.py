@@ -169,8 +169,8 @@ def test_every_audit_result_field_is_described():
     from dataclasses import fields
 
     from privcore.audit.contract import RECORD_FIELDS, TARGET_FIELDS
-    from privcore.audit.shadow import TargetResult
     from privcore.audit.shared import RecordResult
+    from privcore.audit.targeted import TargetResult
 
     assert {f.name for f in fields(RecordResult)} == set(RECORD_FIELDS)
     assert {f.name for f in fields(TargetResult)} - {"eval_scores", "eval_labels"} == set(TARGET_FIELDS)

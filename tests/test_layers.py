@@ -1,6 +1,7 @@
 """The layer rules in pyproject.toml hold, and would catch a break: import-linter on the package as it is, and on a
 copy with one upward import planted (the engine importing the report layer) or one metric module of a family
-importing another (the learned membership attack importing mia_best's module instead of their shared _base)."""
+importing another (the learned membership attack importing mia_best's module instead of their shared _base), or one
+audit design importing the other."""
 
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ def copy(tmp_path_factory) -> Path:
 def test_the_layers_hold(copy):
     result = _lint(copy)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "4 kept, 0 broken" in result.stdout
+    assert "5 kept, 0 broken" in result.stdout
 
 
 def test_a_planted_upward_import_breaks_them(copy):
@@ -65,6 +66,33 @@ def test_a_planted_import_between_two_attacks_of_a_family_breaks_them(copy):
         assert "privcore.metrics.membership.best" in result.stdout
     finally:
         learned.write_text(original)
+
+
+@pytest.mark.parametrize("module, planted", [
+    ("shared.py", "from privcore.audit.targeted import AuditSettings  # noqa: F401 (planted: one design importing the other)"),
+    ("_base.py", "import privcore.audit.crossfit  # noqa: F401 (planted: the base reaching up)"),
+])
+def test_a_planted_import_between_the_audit_designs_or_up_from_its_base_breaks_them(copy, module, planted):
+    path = copy / "privcore" / "audit" / module
+    original = path.read_text()
+    try:
+        path.write_text(original + "\n" + planted + "\n")
+        result = _lint(copy)
+        assert result.returncode != 0
+        assert "1 broken" in result.stdout and "the audit's designs" in result.stdout.replace("\n", " ")
+    finally:
+        path.write_text(original)
+
+
+def test_every_audit_module_is_in_its_layers():
+    # A new audit module left out of the layers could import a design unnoticed.
+    import tomllib
+
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    layers = next(c["layers"] for c in contracts if c.get("containers") == ["privcore.audit"])
+    listed = {name.strip() for layer in layers for name in layer.replace("|", ":").split(":")}
+    modules = {p.stem for p in (ROOT / "privcore" / "audit").glob("*.py") if p.stem != "__init__"}
+    assert listed == modules
 
 
 @pytest.mark.parametrize("family", ["membership", "distance"])

@@ -6,6 +6,7 @@ The targeted design's logic is :mod:`dashboard.audit.view`; the page's results s
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import logging
@@ -18,7 +19,7 @@ from dashboard import compute, jobs
 from privcore.audit.shared import DEFAULT_RECORDS, SharedAuditReport, SharedSettings
 from privcore.base.errors import InputError
 from privcore.data.params import Param
-from privcore.data.schema import MAX_SEED, Schema
+from privcore.data.schema import Schema
 
 LOGGER = logging.getLogger(__name__)
 
@@ -27,46 +28,40 @@ DESIGNS: dict[str, str] = {
     "shared": "Every record at once (shared models)",
     "targeted": "A few targets (shadow models per target)",
 }
-#: Fewest records the shared audit attacks (:meth:`privcore.audit.shared.SharedSettings.check`).
-MIN_RECORDS = 20
 #: Exposed people whose evidence the page spells out.
 TOP_WHY = 5
 
-_DEFAULTS = SharedSettings()
-
 
 def budget_params(rows: int) -> tuple[Param, ...]:
-    """The shared design's budget inputs, declared like generator settings (same widgets, same range checks).
+    """The shared design's budget inputs: privcore's own declarations (same widgets, ranges and checks).
 
     Parameters
     ----------
     rows : int
-        Rows of the real table: the records' default is min(1,000, rows). Their widget has no maximum tied to
-        the table (a value kept from a larger table must not break the page); the audit takes at most every row.
+        Rows of the real table: the records' default is min(1,000, rows), at least the fewest the audit takes (on
+        a smaller table the audit itself says, by name, that it is too small). Their widget has no maximum tied
+        to the table (a value kept from a larger table must not break the page); the audit takes at most every row.
 
     Returns
     -------
     tuple of Param
         ``models``, ``records`` and ``seed``.
+
+    Examples
+    --------
+    >>> [(p.name, p.default, p.minimum) for p in budget_params(300)]
+    [('models', 64, 8), ('records', 300, 20), ('seed', 0, 0)]
     """
-    return (
-        Param("models", "int", _DEFAULTS.models, "Models",
-              "Generators trained, each on a random half of the audited records; every record's attack learns "
-              "from all of them.", minimum=2 * _DEFAULTS.folds, maximum=1000),
-        # At least MIN_RECORDS as a default: on a smaller table the audit itself says, by name, that it is too small.
-        Param("records", "int", max(min(DEFAULT_RECORDS, rows), MIN_RECORDS), "Records audited",
-              "Real people drawn at random (by the seed) whose membership is attacked, all at once; more than the "
-              "table has means every row.", minimum=MIN_RECORDS, maximum=None),
-        Param("seed", "int", _DEFAULTS.seed, "Seed", "Fixes the records drawn, the training sets and every model.",
-              minimum=0, maximum=MAX_SEED),
-    )
+    records = SharedSettings.param("records")
+    records = dataclasses.replace(records, default=max(min(DEFAULT_RECORDS, rows), int(records.minimum)))
+    return SharedSettings.param("models"), records, SharedSettings.param("seed")
 
 
 def budget(values: Mapping[str, Any]) -> tuple[SharedSettings | None, str | None]:
     """:class:`~privcore.audit.shared.SharedSettings` from the budget inputs, checked; or None and the named error.
 
     >>> budget({"models": 4, "records": 40, "seed": 0})[1]
-    'The audit setting models must be a whole number of at least 8 (two per fold, folds=4); got 4.'
+    'Models (audit.models) must be between 8 and 1000; got 4. It takes two models per fold (folds=4).'
     """
     try:
         given = {name: values[name] for name in ("models", "records", "seed") if values.get(name) is not None}

@@ -1,7 +1,7 @@
 """The Audit page's logic: generator choice and settings, the budget, the cached run, the result's tables.
 
 No Streamlit import, so the page (``pages/6_Audit.py``) stays short and this logic is tested on its own. The
-audit is :func:`privcore.audit.shadow.audit`; its figure :func:`privcore.report.audit_figures.audit_figure`.
+audit is :func:`privcore.audit.targeted.audit`; its figure :func:`privcore.report.audit_figures.audit_figure`.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ import pandas as pd
 from dashboard import compute, jobs
 from dashboard.generator_factory import generator_context
 from dashboard.metric_choice import number_format
-from privcore.audit.shadow import FPR_LEVELS, AuditReport, AuditSettings
+from privcore.audit import FPR_LEVELS, AuditReport, AuditSettings
 from privcore.base.errors import InputError
 from privcore.data.params import Param
-from privcore.data.schema import MAX_SEED, Schema
+from privcore.data.schema import Schema
 from privcore.evaluation.verdict import audit_severity as severity
 from privcore.generators import (
     GeneratorContextError,
@@ -42,22 +42,9 @@ DEFAULT_GENERATOR = "privbayes"
 #: Audits kept per session.
 MAX_CACHED_AUDITS = 3
 
-_DEFAULTS = AuditSettings()
-#: The budget inputs, declared like generator settings (same widgets, same checks of range).
-BUDGET: tuple[Param, ...] = (
-    Param("targets", "int", _DEFAULTS.targets, "Most vulnerable targets",
-          "Real people with the most unusual records (farthest from their nearest neighbours) to attack.",
-          minimum=0, maximum=100),
-    Param("random_targets", "int", _DEFAULTS.random_targets, "Random targets",
-          "Real people drawn at random, to compare with the most vulnerable ones.", minimum=0, maximum=100),
-    Param("shadow_models", "int", _DEFAULTS.shadow_models, "Shadow models per side",
-          "Generators trained with the target, and as many without, from which the attack learns.",
-          minimum=1, maximum=1000),
-    Param("eval_models", "int", _DEFAULTS.eval_models, "Evaluation models",
-          "Fresh generators, half trained with the target, on which the attack is scored.", minimum=4, maximum=1000),
-    Param("seed", "int", _DEFAULTS.seed, "Seed", "Fixes the splits, the targets drawn at random and every model.",
-          minimum=0, maximum=MAX_SEED),
-)
+#: The budget inputs of the targeted design: privcore's own declarations (the same widgets, ranges and checks).
+BUDGET: tuple[Param, ...] = tuple(AuditSettings.param(name) for name in
+                                  ("targets", "random_targets", "shadow_models", "eval_models", "seed"))
 
 
 # ------------------------------------------------------------------------------------------ widgets
@@ -198,7 +185,7 @@ def generator_problem(name: str, settings: Mapping[str, Any], schema: Schema, re
 
 
 def budget(values: Mapping[str, Any]) -> tuple[AuditSettings | None, str | None]:
-    """:class:`~privcore.audit.shadow.AuditSettings` from the budget inputs, checked; or None and the named error.
+    """:class:`~privcore.audit.targeted.AuditSettings` from the budget inputs, checked; or None and the named error.
 
     >>> budget({"targets": 0, "random_targets": 0, "shadow_models": 4, "eval_models": 4, "seed": 0})[1]
     'The audit needs at least one target: set targets or random_targets above 0.'
@@ -231,7 +218,7 @@ def store(state: MutableMapping, key: str, report: AuditReport) -> None:
     Notes
     -----
     Session-state key used here besides the contract of :mod:`dashboard.session.state`: ``audit_results``, audit key
-    (:func:`audit_key`) → :class:`privcore.audit.shadow.AuditReport`, the most recent :data:`MAX_CACHED_AUDITS`
+    (:func:`audit_key`) → :class:`privcore.audit.targeted.AuditReport`, the most recent :data:`MAX_CACHED_AUDITS`
     only; in the session's memory, never written to disk. (The page's widgets keep their values across
     page switches themselves, with ``persist_state="session"``.)
     """
@@ -290,9 +277,9 @@ def run_audit(real: pd.DataFrame, schema: Schema, name: str, settings: Mapping[s
 
 
 def explanation_markdown(write: Callable[[str], Any]) -> None:
-    """Write the audit's explanation (:data:`privcore.audit.shadow.EXPLANATION`) as the metrics' panels do."""
-    from privcore.audit.shadow import ATTACKER_KNOWS
-    from privcore.audit.shadow import EXPLANATION as e
+    """Write the audit's explanation (:data:`privcore.audit.targeted.EXPLANATION`) as the metrics' panels do."""
+    from privcore.audit.targeted import ATTACKER_KNOWS
+    from privcore.audit.targeted import EXPLANATION as e
 
     write(f"**The attack.** {e.attack}")
     write(f"**What the attacker is assumed to know.** {ATTACKER_KNOWS}")
@@ -399,5 +386,5 @@ def target_label(report: AuditReport, index: int) -> str:
 
 
 def report_json(report: AuditReport) -> str:
-    """The JSON download: :meth:`privcore.audit.shadow.AuditReport.to_dict`, indented."""
+    """The JSON download: :meth:`privcore.audit.targeted.AuditReport.to_dict`, indented."""
     return json.dumps(report.to_dict(), indent=2)

@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any
 
-from privcore.audit.shadow import AuditSettings, TargetResult
 from privcore.audit.shared import RecordResult, SharedSettings
+from privcore.audit.targeted import AuditSettings, TargetResult
 
 _NUMBER_OR_NULL = {"type": ["number", "null"]}
 _AUC = {"type": ["number", "null"], "minimum": 0, "maximum": 1}
@@ -207,7 +207,7 @@ def audit_report_schema() -> dict[str, Any]:
     Notes
     -----
     The record and target entries are derived from the result dataclasses' fields
-    (:class:`privcore.audit.shared.RecordResult`, :class:`privcore.audit.shadow.TargetResult`) and the settings from the
+    (:class:`privcore.audit.shared.RecordResult`, :class:`privcore.audit.targeted.TargetResult`) and the settings from the
     settings dataclasses, so a field added there without a description here fails the contract test rather than going
     undocumented.
     """

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from privcore.audit.shadow import NEIGHBOURS, NUMERICAL_TOLERANCE
+from privcore.audit._base import NEIGHBOURS, NUMERICAL_TOLERANCE
 from privcore.data.schema import NUMERICAL, Schema
 from privcore.engine.encoding import EuclideanSpace
 from privcore.metrics.membership import value_reuse
@@ -17,7 +17,7 @@ EXACT = 1e-12
 
 
 def query_masks(queries: np.ndarray) -> np.ndarray:
-    """Column subsets (rows of a 0/1 matrix, as :func:`privcore.audit.shadow.random_queries` draws them)
+    """Column subsets (rows of a 0/1 matrix, as :func:`privcore.audit._base.random_queries` draws them)
     as bit masks of shape (queries, words), 64 columns per word.
 
     Notes
@@ -59,14 +59,14 @@ class SharedFeatures:
 
     Notes
     -----
-    The targeted audit (:mod:`privcore.audit.shadow`) describes one output for one target; the shared design
+    The targeted audit (:mod:`privcore.audit.targeted`) describes one output for one target; the shared design
     trains every model on a random half of a pool and asks each output about *every* pool record. The features
     are those of the targeted audit, computed for all records in one pass, plus one kind the rare records need:
 
     - **query shares**: for random subsets of the columns (shared by all records, drawn from the seed), the
       share of synthetic rows that match the record on all of them (categories equal, numbers within 5 % of
-      the column's range, :data:`~privcore.audit.shadow.NUMERICAL_TOLERANCE`);
-    - **distances**: the record's distances in E to its :data:`~privcore.audit.shadow.NEIGHBOURS` nearest
+      the column's range, :data:`~privcore.audit._base.NUMERICAL_TOLERANCE`);
+    - **distances**: the record's distances in E to its :data:`~privcore.audit._base.NEIGHBOURS` nearest
       synthetic rows;
     - **rare values**: for every column, when the record's own value is rare in the pool (at most ``rare_count``
       records or ``rare_share`` of the pool), the share of synthetic rows holding it exactly (0 for a value that

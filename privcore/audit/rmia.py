@@ -141,7 +141,7 @@ def rmia_scores(distances: np.ndarray, membership: np.ndarray, usable: np.ndarra
     Notes
     -----
     **The signal.** RMIA needs ``p(x | θ)``, how likely model θ makes record x. A black-box auditor has only θ's
-    synthetic output S, so the signal is a kernel density of x in S over its :data:`~privcore.audit.shadow.NEIGHBOURS`
+    synthetic output S, so the signal is a kernel density of x in S over its :data:`~privcore.audit._base.NEIGHBOURS`
     nearest synthetic rows, whose distances ``d_1 ≤ … ≤ d_K`` in the space E the shared audit already holds among its
     features (:class:`privcore.audit.features.SharedFeatures`, ``distance 1..K``)::
 

@@ -13,11 +13,11 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
+from privcore.audit._base import AuditError, AuditReportFace, Budget, random_queries, seed_param
 from privcore.audit.crossfit import crossfit_scores, null_shares, record_statistics
 from privcore.audit.features import SharedFeatures
 from privcore.audit.one_output import output_checks
 from privcore.audit.per_model import cyclic_shuffle, per_model_entry
-from privcore.audit.shadow import AuditError, random_queries
 from privcore.audit.stronger import StrongerResult, stronger_attack
 from privcore.audit.tasks import FitOutcome, FitSetup, run_fits
 from privcore.audit.whitebox import WhiteBoxResult, wants_whitebox, whitebox_result
@@ -26,6 +26,7 @@ from privcore.base.errors import TooFewRowsError
 from privcore.base.jsonvalues import jsonable
 from privcore.base.progress import ProgressCallback
 from privcore.base.stats import holm_adjust
+from privcore.data.params import Param
 from privcore.data.prepare import prepare
 from privcore.data.schema import Schema, infer_schema
 from privcore.engine.cluster import connected
@@ -40,17 +41,41 @@ DEFAULT_RECORDS = 1000
 MIN_POPULATION = 10
 
 
-@dataclass(frozen=True)
-class SharedSettings:
-    """Budget of a shared-model audit; every field is validated by :meth:`check`."""
+#: The shared design's budget, declared once: the Audit page builds its inputs from these.
+SHARED_BUDGET: tuple[Param, ...] = (
+    Param("models", "int", 64, "Models",
+          "Generators trained, each on a random half of the audited records; every record's attack learns from all "
+          "of them.", minimum=8, maximum=1000),
+    Param("records", "int", None, "Records audited",
+          "Real people drawn at random (by the seed) whose membership is attacked, all at once; more than the table "
+          "has means every row.", minimum=20, rule=f"{DEFAULT_RECORDS:,}, or every row of a smaller table"),
+    Param("folds", "int", 4, "Folds", "Groups of models: each group's records are attacked by a classifier trained "
+          "on the other groups.", minimum=2, maximum=100),
+    Param("n_queries", "int", 32, "Column queries",
+          "Random sets of columns on which a synthetic row is compared with the record.", minimum=1),
+    Param("rare_share", "float", 0.01, "Rare share",
+          "A value is rare when at most this share of the pool (or rare_count records) holds it.",
+          minimum=0.0, maximum=0.5),
+    Param("rare_count", "int", 2, "Rare count", "A value held by at most this many pool records is rare.",
+          minimum=1),
+    seed_param("Fixes the records drawn, the training sets and every model."),
+)
+_DEFAULT = {p.name: p.default for p in SHARED_BUDGET}
 
-    models: int = 64
-    records: int | None = None
-    folds: int = 4
-    n_queries: int = 32
-    rare_share: float = 0.01
-    rare_count: int = 2
-    seed: int = 0
+
+@dataclass(frozen=True)
+class SharedSettings(Budget):
+    """Budget of a shared-model audit, declared in :data:`SHARED_BUDGET` and checked by :meth:`~Budget.check`."""
+
+    PARAMS = SHARED_BUDGET
+
+    models: int = _DEFAULT["models"]
+    records: int | None = _DEFAULT["records"]
+    folds: int = _DEFAULT["folds"]
+    n_queries: int = _DEFAULT["n_queries"]
+    rare_share: float = _DEFAULT["rare_share"]
+    rare_count: int = _DEFAULT["rare_count"]
+    seed: int = _DEFAULT["seed"]
 
     @property
     def folds_or_two(self) -> int:
@@ -58,21 +83,15 @@ class SharedSettings:
         valid = isinstance(self.folds, (int, np.integer)) and not isinstance(self.folds, bool) and self.folds >= 2
         return int(self.folds) if valid else 2
 
-    def check(self) -> "SharedSettings":
-        """Raise :class:`AuditError` naming the first setting out of range."""
-        rules = {"folds": 2, "n_queries": 1, "rare_count": 1, "seed": 0, "models": 2 * self.folds_or_two,
-                 "records": 20}
-        for name, minimum in rules.items():
-            value = getattr(self, name)
-            if name == "records" and value is None:
-                continue
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-                why = f" (two per fold, folds={self.folds})" if name == "models" else ""
-                raise AuditError(f"The audit setting {name} must be a whole number of at least {minimum}{why}; "
-                                 f"got {value!r}.")
-        if not 0 <= self.rare_share < 1:
-            raise AuditError(f"The audit setting rare_share must be in [0, 1); got {self.rare_share!r}.")
-        return self
+    def declared(self, param: Param) -> Param:
+        """Models need two per fold: their minimum follows ``folds``."""
+        if param.name == "models":
+            return dataclasses.replace(param, minimum=2 * self.folds_or_two)
+        return param
+
+    def why(self, name: str) -> str:
+        """The models' minimum is two per fold."""
+        return f" It takes two models per fold (folds={self.folds})." if name == "models" else ""
 
 
 @dataclass
@@ -99,8 +118,11 @@ class RecordResult:
 
 
 @dataclass
-class SharedAuditReport:
+class SharedAuditReport(AuditReportFace):
     """Per-record results, the summary and what the audit ran with."""
+
+    design = "shared"
+    per_person = "records"
 
     generator: str
     settings: SharedSettings
@@ -120,25 +142,10 @@ class SharedAuditReport:
     #: Today's attack read per target model (:mod:`privcore.audit.per_model`): ``models`` and ``summary``.
     per_model: dict[str, Any] | None = None
 
-    @property
-    def title(self) -> str:
-        """How pages and figures name the generator: its label, else its name (a report from before labels)."""
-        return self.label or self.generator
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON contract of ``python -m privcore audit --design shared --json``."""
+    def more_json(self) -> dict[str, Any]:
+        """The attacks beyond today's, each None when not run."""
         return {
-            "design": "shared",
-            "generator": self.generator,
-            "generator_label": self.title,
-            "settings": jsonable(asdict(self.settings)),
-            "splits": dict(self.splits),
-            "records": [r.to_json() for r in self.records],
-            "summary": jsonable(self.summary),
-            "warnings": list(self.warnings),
-            "seconds": round(self.seconds, 3),
-            "timings": {k: round(v, 3) for k, v in self.timings.items()},
-            # getattr: a report pickled without the white-box attack has no such attribute.
+            # getattr: a report pickled without these attributes (an older one) reads None.
             "whitebox": None if getattr(self, "whitebox", None) is None else self.whitebox.to_dict(),
             "stronger": None if getattr(self, "stronger", None) is None else self.stronger.to_dict(),
             "per_model": getattr(self, "per_model", None),
@@ -207,7 +214,7 @@ def audit_shared(
 
     Notes
     -----
-    The targeted audit (:mod:`privcore.audit.shadow`) trains about a hundred models per target, so it can afford ten
+    The targeted audit (:mod:`privcore.audit.targeted`) trains about a hundred models per target, so it can afford ten
     targets. The "DCR delusion" paper (Yao et al. 2025) shows that the people a distance proxy passes can still be exposed,
     and one cannot know in advance who: the shared design attacks *every* record with one set of models, as Carlini et al.'s
     LiRA does for classifiers (2022, "Membership inference attacks from first principles").

@@ -16,22 +16,20 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
+from privcore.audit._base import NEIGHBOURS, AuditError, random_queries
 from privcore.audit.crossfit import NULL_SHUFFLES, crossfit_scores, record_statistics
 from privcore.audit.factory import GeneratorFactory, model_for_fit
-from privcore.audit.shadow import (
-    NEIGHBOURS,
-    AuditError,
+from privcore.audit.shared import SharedSettings, nearest_other, plan_shared
+from privcore.audit.stronger import stronger_scores
+from privcore.audit.targeted import (
     AuditSettings,
     FeatureExtractor,
     achilles_scores,
     chance_share_above,
     fit_model,
     meta_classifier,
-    random_queries,
     split_sizes,
 )
-from privcore.audit.shared import SharedSettings, nearest_other, plan_shared
-from privcore.audit.stronger import stronger_scores
 from privcore.audit.tasks import fit_seed
 from privcore.audit.whitebox import loss_matrix, wants_whitebox, whitebox_result
 from privcore.base.errors import InputError
@@ -211,7 +209,7 @@ def time_model(trial: Callable[[Any, int], tuple[float, float]], make: Any, trai
     in a second, CTGAN in a minute. So the estimate times the chosen generator, with its settings, on the user's
     table, on a training set of the size each audit model trains on (:func:`estimate_shared`: about half of the
     audited records, the very first training set of the audit's plan; :func:`estimate_targeted`: the ``m`` rows of
-    :func:`privcore.audit.shadow.split_sizes`), sampling an output of the same size and computing its features,
+    :func:`privcore.audit.targeted.split_sizes`), sampling an output of the same size and computing its features,
     as one audit model does. A first fit also pays for imports and caches, so a quick generator is fitted
     :data:`QUICK_FITS` times and the mean of the fits after the first counts (a slow one, over
     :data:`REPEAT_BELOW_SECONDS`, once).
@@ -442,7 +440,7 @@ def _whitebox_seconds(settings: SharedSettings, records: int, columns: int, memb
 def estimate_targeted(real: pd.DataFrame, schema: Schema | None, make: Callable[..., Any],
                       settings: AuditSettings | None = None, *, generator_name: str | None = None,
                       progress: ProgressCallback | None = None) -> AuditEstimate:
-    """The run time of :func:`privcore.audit.shadow.audit` with these arguments (it runs in one process).
+    """The run time of :func:`privcore.audit.targeted.audit` with these arguments (it runs in one process).
 
     ``targets × (2 × shadow_models + eval_models)`` fits on training sets of ``m`` rows, one meta-classifier per
     target, and the fixed work (split, vulnerability scores, chance level, DCR test). Parameters, result and

@@ -15,9 +15,9 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+from privcore.audit._base import AuditError
 from privcore.audit.crossfit import model_folds, record_statistics
 from privcore.audit.per_model import FPR_LEVELS, ModelAttack, cyclic_shuffle, model_attacks, models_summary
-from privcore.audit.shadow import AuditError
 from privcore.base.jsonvalues import jsonable
 from privcore.generators.base import per_record_loss
 

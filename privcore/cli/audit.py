@@ -44,7 +44,7 @@ def add_audit_parser(sub) -> None:
     (:mod:`privcore.generators.outside`); MODULE must be importable (on ``PYTHONPATH``).
 
     ``--design targeted`` (the default) attacks a few targets with shadow models of their own
-    (:mod:`privcore.audit.shadow`); ``--design shared`` attacks every record of a pool with one set of models,
+    (:mod:`privcore.audit.targeted`); ``--design shared`` attacks every record of a pool with one set of models,
     each trained on a random half of it (:mod:`privcore.audit.shared`); its fits run in this process, on ``--workers``
     processes, or as tasks on a Dask cluster (``--dask tcp://host:8786`` or ``local:N``, as for ``evaluate``).
     Beside its attack it runs RMIA and a gradient-boosted meta-classifier (:mod:`privcore.audit.stronger`;
@@ -134,8 +134,8 @@ def list_generators_text() -> str:
 
 def run_audit(args: argparse.Namespace) -> int:
     """Run ``audit`` (see :func:`add_audit_parser`)."""
-    from privcore.audit.shadow import AuditSettings, audit
     from privcore.audit.shared import SharedSettings, audit_shared
+    from privcore.audit.targeted import AuditSettings, audit
     from privcore.audit.tasks import GeneratorFactory
     from privcore.generators import generator_title
 

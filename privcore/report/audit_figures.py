@@ -1,4 +1,4 @@
-"""The figures of the generator audit: each target's attack AUC with its interval (:mod:`privcore.audit.shadow`),
+"""The figures of the generator audit: each target's attack AUC with its interval (:mod:`privcore.audit.targeted`),
 and for the shared design (:mod:`privcore.audit.shared`) each record's AUC against its distance to the nearest
 other real record (the "DCR delusion" picture).
 
@@ -36,7 +36,7 @@ def audit_figure(report: Any) -> Figure:
 
     Parameters
     ----------
-    report : privcore.audit.shadow.AuditReport
+    report : privcore.audit.targeted.AuditReport
         The audit; targets without an AUC (too few working models) are left out and named in the alt text.
 
     Returns

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from dashboard.audit import view as V
-from privcore.audit.shadow import AuditSettings
+from privcore.audit.targeted import AuditSettings
 from privcore.data.schema import Schema
 from privcore.demo import load_scenario
 from privcore.evaluation.verdict import audit_verdict
@@ -47,12 +47,14 @@ def test_number_inputs_follow_the_declarations():
     assert "default 1" in V.param_help(params["epsilon"]) and "not set" in V.param_help(params["level"])
 
 
-def test_budget_minimums_match_the_audits_own_check():
+def test_budget_inputs_are_the_audits_own_declarations():
+    # The page declares nothing of its own: its inputs are privcore's declarations, so their bounds cannot drift.
+    assert all(p is AuditSettings.param(p.name) for p in V.BUDGET)
     minimums = {p.name: p.minimum for p in V.BUDGET}
     assert V.budget(minimums | {"targets": 1})[1] is None
     for name, low in minimums.items():
         settings, problem = V.budget(minimums | {"targets": 1, name: low - 1})
-        assert settings is None and name in problem
+        assert settings is None and f"(audit.{name})" in problem
 
 
 def test_generators_that_cannot_work_here_are_explained(demo):
@@ -159,7 +161,7 @@ def test_verdict_levels_follow_the_audits_rule():
 
 
 def test_the_audit_explains_itself_like_every_metric():
-    from privcore.audit.shadow import ATTACKER_KNOWS, EXPLANATION
+    from privcore.audit.targeted import ATTACKER_KNOWS, EXPLANATION
 
     written = []
     V.explanation_markdown(written.append)

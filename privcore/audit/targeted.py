@@ -14,6 +14,18 @@ import numpy as np
 import pandas as pd
 from sklearn.ensemble import RandomForestClassifier
 
+from privcore.audit._base import (
+    BOOTSTRAP,
+    FPR_LEVELS,
+    NEIGHBOURS,
+    NUMERICAL_TOLERANCE,
+    AuditError,
+    AuditReportFace,
+    Budget,
+    random_queries,
+    roc_summary,
+    seed_param,
+)
 from privcore.audit.factory import model_for_fit
 from privcore.audit.one_output import output_checks
 from privcore.base.errors import InputError, TooFewRowsError
@@ -21,6 +33,7 @@ from privcore.base.jsonvalues import jsonable
 from privcore.base.progress import ProgressCallback
 from privcore.base.roc import roc_statistics
 from privcore.base.stats import bootstrap_replicates, epsilon_lower_bound, percentile_interval
+from privcore.data.params import Param
 from privcore.data.prepare import prepare
 from privcore.data.schema import NUMERICAL, Schema, infer_schema
 from privcore.engine.encoding import EuclideanSpace
@@ -28,15 +41,8 @@ from privcore.evaluation.verdict import audit_verdict
 from privcore.generators.registry import generator_label as registry_label
 from privcore.metrics.registry import Explanation
 
-#: False-positive rates at which the audit reports the true-positive rate (as JSON keys).
-FPR_LEVELS = {"0": 0.0, "0.01": 0.01, "0.1": 0.1}
-#: Nearest records behind the Achilles score and the distance features.
-NEIGHBOURS = 5
-#: Numbers match when they differ by at most this share of the column's range in the real table.
-NUMERICAL_TOLERANCE = 0.05
 POOL_SHARE, AUX_SHARE = 0.2, 0.4
 MAX_TRAINING_ROWS = 1000
-BOOTSTRAP = 500
 
 
 #: What the attacker is assumed to know, as the registry says it for every metric.
@@ -69,35 +75,48 @@ EXPLANATION = Explanation(
 )
 
 
-class AuditError(InputError):
-    """Audit settings that cannot work (too few rows, no models, a generator that never works)."""
+
+
+#: The targeted design's budget, declared once: the Audit page builds its inputs from these.
+TARGETED_BUDGET: tuple[Param, ...] = (
+    Param("targets", "int", 5, "Most vulnerable targets",
+          "Real people with the most unusual records (farthest from their nearest neighbours) to attack.",
+          minimum=0, maximum=100),
+    Param("random_targets", "int", 5, "Random targets",
+          "Real people drawn at random, to compare with the most vulnerable ones.", minimum=0, maximum=100),
+    Param("shadow_models", "int", 50, "Shadow models per side",
+          "Generators trained with the target, and as many without, from which the attack learns.",
+          minimum=1, maximum=1000),
+    Param("eval_models", "int", 20, "Evaluation models",
+          "Fresh generators, half trained with the target, on which the attack is scored.", minimum=4, maximum=1000),
+    Param("training_rows", "int", None, "Training rows",
+          "Rows each generator is trained on.", minimum=10,
+          rule=f"at most {MAX_TRAINING_ROWS:,}, and half of what the auxiliary and evaluation parts hold"),
+    Param("n_queries", "int", 100, "Column queries",
+          "Random sets of columns on which a synthetic row is compared with the target.", minimum=1),
+    seed_param("Fixes the splits, the targets drawn at random and every model."),
+)
+_DEFAULT = {p.name: p.default for p in TARGETED_BUDGET}
 
 
 @dataclass(frozen=True)
-class AuditSettings:
-    """Budget of an audit; every field is validated by :meth:`check`."""
+class AuditSettings(Budget):
+    """Budget of an audit, declared in :data:`TARGETED_BUDGET` and checked by :meth:`~Budget.check`."""
 
-    targets: int = 5
-    random_targets: int = 5
-    shadow_models: int = 50
-    eval_models: int = 20
-    training_rows: int | None = None
-    n_queries: int = 100
-    seed: int = 0
+    PARAMS = TARGETED_BUDGET
 
-    def check(self) -> "AuditSettings":
-        """Raise :class:`AuditError` naming the first setting out of range."""
-        rules = {"targets": 0, "random_targets": 0, "shadow_models": 1, "eval_models": 4, "n_queries": 1, "seed": 0}
-        for name, minimum in rules.items():
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-                raise AuditError(f"The audit setting {name} must be a whole number of at least {minimum}; got {value!r}.")
+    targets: int = _DEFAULT["targets"]
+    random_targets: int = _DEFAULT["random_targets"]
+    shadow_models: int = _DEFAULT["shadow_models"]
+    eval_models: int = _DEFAULT["eval_models"]
+    training_rows: int | None = _DEFAULT["training_rows"]
+    n_queries: int = _DEFAULT["n_queries"]
+    seed: int = _DEFAULT["seed"]
+
+    def check_together(self) -> None:
+        """At least one target, vulnerable or random."""
         if self.targets + self.random_targets == 0:
             raise AuditError("The audit needs at least one target: set targets or random_targets above 0.")
-        if self.training_rows is not None and (not isinstance(self.training_rows, (int, np.integer))
-                                               or self.training_rows < 10):
-            raise AuditError(f"training_rows must be a whole number of at least 10; got {self.training_rows!r}.")
-        return self
 
 
 @dataclass
@@ -125,8 +144,11 @@ class TargetResult:
 
 
 @dataclass
-class AuditReport:
+class AuditReport(AuditReportFace):
     """Per-target results, the summary and what the audit ran with."""
+
+    design = "targeted"
+    per_person = "targets"
 
     generator: str
     settings: AuditSettings
@@ -139,26 +161,6 @@ class AuditReport:
     timings: dict[str, float] = field(default_factory=dict)
     #: The generator in words, as the verdict names it (``generator`` is its name for machines).
     label: str | None = None
-
-    @property
-    def title(self) -> str:
-        """How pages and figures name the generator: its label, else its name (a report from before labels)."""
-        return self.label or self.generator
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON contract of ``python -m privcore audit --json`` (:mod:`privcore.audit.contract`)."""
-        return {
-            "design": "targeted",
-            "generator": self.generator,
-            "generator_label": self.title,
-            "settings": jsonable(asdict(self.settings)),
-            "splits": dict(self.splits),
-            "targets": [t.to_json() for t in self.targets],
-            "summary": jsonable(self.summary),
-            "warnings": list(self.warnings),
-            "seconds": round(self.seconds, 3),
-            "timings": {k: round(v, 3) for k, v in self.timings.items()},
-        }
 
 
 # ---------------------------------------------------------------------------------------- the pieces
@@ -188,13 +190,6 @@ def achilles_scores(encoded: np.ndarray, k: int = NEIGHBOURS) -> np.ndarray:
     return out
 
 
-def random_queries(n_columns: int, n_queries: int, rng: np.random.Generator) -> np.ndarray:
-    """``n_queries`` random column subsets (rows of a 0/1 matrix), of sizes uniform in 1..n_columns."""
-    out = np.zeros((n_queries, n_columns), dtype=np.float64)
-    for q in range(n_queries):
-        size = int(rng.integers(1, n_columns + 1))
-        out[q, rng.choice(n_columns, size=size, replace=False)] = 1.0
-    return out
 
 
 class FeatureExtractor:
@@ -282,37 +277,6 @@ def chance_share_above(threshold: float, n_in: int, n_out: int, *, draws: int = 
     return float(np.mean(auc > threshold))
 
 
-def roc_summary(member_scores: np.ndarray, nonmember_scores: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """AUC and the largest TPR with FPR ≤ each level of :data:`FPR_LEVELS`, for rows of resamples at once.
-
-    Parameters
-    ----------
-    member_scores, nonmember_scores : numpy.ndarray
-        Shape (b, n_in) and (b, n_out): the attack's scores of models trained with and without the target.
-
-    Returns
-    -------
-    auc : numpy.ndarray
-        Shape (b,): P(member score > non-member score), ties counted ½.
-    tpr_at : dict
-        FPR level key → shape (b,) TPR: with k = ⌊level·n_out⌋ non-members allowed above the threshold,
-        the share of members scoring above the (k+1)-th highest non-member.
-
-    Examples
-    --------
-    >>> auc, tpr = roc_summary(np.array([[0.9, 0.6, 0.4]]), np.array([[0.5, 0.3, 0.6, 0.1]]))
-    >>> float(auc[0]), float(tpr["0"][0])
-    (0.7916666666666666, 0.3333333333333333)
-    """
-    members, non = np.atleast_2d(member_scores), np.atleast_2d(nonmember_scores)
-    scores = np.hstack([members, non])
-    # Ranks over every replicate at once keep each row's order, which is all the ROC depends on.
-    _, ranks = np.unique(scores, return_inverse=True)
-    ranks = ranks.reshape(scores.shape)
-    labels = np.r_[np.ones(members.shape[1], dtype=np.int8), np.zeros(non.shape[1], dtype=np.int8)]
-    stats = roc_statistics(ranks, np.broadcast_to(labels, scores.shape), int(ranks.max()) + 1,
-                           tuple(FPR_LEVELS.values()))
-    return stats.auc, {key: stats.tpr_at[level] for key, level in FPR_LEVELS.items()}
 
 
 def _statistics(labels: np.ndarray, scores: np.ndarray, rng: np.random.Generator):
