@@ -98,10 +98,12 @@ def test_bad_settings():
         make_generator("cart", min_leaf=0)
     with pytest.raises(GeneratorSettingError, match="list of column names"):
         make_generator("cart", column_order=[1, 2])
-    for bad in ({"min_leaf": 0}, {"min_leaf": 2.5}, {"column_order": "age"}, {"column_order": [3]}):
+    for bad in ({"min_leaf": 0}, {"min_leaf": 2.5}, {"column_order": [3]}):
         with pytest.raises(GeneratorSettingError):
             SequentialCART(**bad)
-    assert make_generator("cart", column_order="age").column_order == ["age"]  # one name is a list of one
+    # one name is a list of one, made directly or by name (both check the same declaration)
+    assert make_generator("cart", column_order="age").column_order == ["age"]
+    assert SequentialCART(column_order="age").column_order == ["age"]
 
 
 def test_bench_wrapper_calls_the_generator():

@@ -289,7 +289,7 @@ def test_the_report_is_the_same_for_any_number_of_workers(demo, demo_schema):
 
 @pytest.mark.parametrize("workers", [0, -1, 1.5, True, "2"])
 def test_workers_must_be_a_whole_number_of_at_least_one(demo, demo_schema, workers):
-    with pytest.raises(InputError, match="workers must be a whole number of at least 1"):
+    with pytest.raises(InputError, match=r"Workers \(evaluate\.workers\) must be (a whole number|at least 1)"):
         evaluate(demo.real, demo.synthetic, demo_schema, metrics="crp", workers=workers)
 
 

@@ -305,3 +305,48 @@ def check_params(metric_id: str, declared: Sequence[Param], given: Mapping[str, 
             raise ParamError(f"Metric {metric_id!r} has no parameter {name!r}; {valid}.")
         out[name] = check_value(metric_id, by_name[name], value, schema)
     return out
+
+
+def check_settings(owner: str, params: Sequence[Param], values: Mapping[str, Any],
+                   error: type[Exception] = ParamError) -> dict[str, Any]:
+    """Check the settings of one owner (a generator, the lab, ``evaluate``) against their declarations.
+
+    Each value goes through :func:`check_value`, so a setting refused here gets the same sentence as the same
+    setting refused anywhere else (``make_generator``, ``--param``, the dashboard).
+
+    Parameters
+    ----------
+    owner : str
+        Who the settings belong to, named in the message (``"privbayes"``, ``"lab"``, ``"evaluate"``).
+    params : sequence of Param
+        The declarations; every key of ``values`` must be among them.
+    values : mapping
+        Setting name → the value given.
+    error : type of Exception
+        Raised instead of :class:`ParamError`, with the same sentence (e.g. ``GeneratorSettingError``).
+
+    Returns
+    -------
+    dict
+        Setting name → the checked value in canonical form (an ``int`` for ``int``, ...).
+
+    Examples
+    --------
+    >>> k = Param("k", "int", 2, "Parents", "…", minimum=0, maximum=10)
+    >>> check_settings("privbayes", [k], {"k": 3.0})
+    {'k': 3}
+    >>> check_settings("privbayes", [k], {"k": -1}, error=ValueError)
+    Traceback (most recent call last):
+    ...
+    ValueError: Parents (privbayes.k) must be between 0 and 10; got -1.
+    """
+    by_name = {p.name: p for p in params}
+    unknown = [name for name in values if name not in by_name]
+    if unknown:
+        raise error(f"{owner} has no setting {unknown[0]!r}; its settings are {', '.join(by_name)}.")
+    try:
+        return {name: check_value(owner, by_name[name], value) for name, value in values.items()}
+    except ParamError as exc:
+        if error is ParamError:
+            raise
+        raise error(str(exc)) from None

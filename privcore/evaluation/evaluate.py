@@ -8,6 +8,7 @@ import math
 import threading
 import time
 import traceback
+from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 import numpy as np
@@ -15,7 +16,7 @@ import pandas as pd
 
 from privcore.base.errors import InputError, TooFewRowsError
 from privcore.base.progress import ProgressCallback
-from privcore.data.params import check_params
+from privcore.data.params import Param, check_params, check_settings
 from privcore.data.prepare import PreparedData, prepare
 from privcore.data.schema import BINARY, CATEGORICAL, NUMERICAL, Schema, check_seed, infer_schema
 from privcore.engine.cluster import connected
@@ -78,6 +79,38 @@ def unmet_need(info: registry.MetricInfo, data: PreparedData, is_baseline: bool 
         if len(df) < info.min_rows:
             return f"needs at least {info.min_rows} rows in the {name} table, which has {len(df)}."
     return None
+
+
+#: The numeric settings of :func:`evaluate`, each declared once and checked with
+#: :func:`privcore.data.params.check_settings`. ``seed`` is the schema's (:func:`privcore.data.schema.check_seed`),
+#: ``device`` a choice among words (:func:`privcore.engine.gpu.check_device`).
+EVALUATE_PARAMS = (
+    Param("workers", "int", None, "Workers", "Threads for the neighbour passes and the classifier metrics' folds.",
+          minimum=1, rule="not set: every usable core"),
+    Param("famd_components", "int", None, "FAMD axes", "k of the FAMD projection Φk.", minimum=1,
+          rule="not set: min(5, r)"),
+)
+
+
+@dataclass(frozen=True)
+class EvaluationPlan:
+    """What :func:`evaluate` has checked and prepared, handed to the part that runs the metrics."""
+
+    data: PreparedData
+    ids: list[str]
+    schema: Schema
+    seed: int
+    params: Mapping[str, Mapping[str, Any]]
+    started: float
+    progress: ProgressCallback | None = None
+    famd_components: int | None = None
+    chunk_elements: int = DEFAULT_CHUNK_ELEMENTS
+    strict: bool = False
+    reuse: dict | None = None
+    workers: int | None = None
+    client: Any = None
+    device: str = "auto"
+    warnings: list[str] = field(default_factory=list)
 
 
 def evaluate(
@@ -186,10 +219,8 @@ def evaluate(
     schema = schema if schema is not None else infer_schema(real)
     seed = check_seed(schema.seed if seed is None else seed)
     ids = resolve_metric_ids(metrics, holdout=holdout is not None)
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, (int, np.integer))
-                                or workers < 1):
-        raise InputError(f"The number of workers must be a whole number of at least 1 (got {workers!r}); leave it "
-                         "unset to use every usable core.")
+    checked = check_settings("evaluate", EVALUATE_PARAMS, {"workers": workers, "famd_components": famd_components})
+    workers, famd_components = checked["workers"], checked["famd_components"]
     device = check_device(device)
     dp_epsilon = check_dp_epsilon(dp_epsilon)
     if device == "gpu":
@@ -198,9 +229,6 @@ def evaluate(
                              "their CPUs. Leave the device at 'auto' (or 'cpu') with a cluster, or drop the cluster "
                              "to use the GPU.")
         require_gpu()
-    if famd_components is not None and int(famd_components) < 1:
-        raise InputError(f"The number of FAMD axes must be at least 1 (got {famd_components}); leave it unset for "
-                         "the default min(5, r).")
     params = with_reference(params, reference)
     data = prepare(real, synthetic, schema, holdout, names=dict(names or {}))
     for role, given in (("real", real), ("synthetic", synthetic)):
@@ -214,8 +242,10 @@ def evaluate(
             reuse["fingerprint"] = fingerprint
     # Metrics that call the neighbour engine themselves (not through the shared passes) find the device here.
     with connected(cluster) as client, using_device("cpu" if client is not None else device):
-        report = _evaluate_prepared(data, ids, schema, seed, progress, params, famd_components, chunk_elements,
-                                    strict, reuse, workers, client, report_warnings, started, device)
+        report = _evaluate_prepared(EvaluationPlan(
+            data=data, ids=ids, schema=schema, seed=seed, params=params, started=started, progress=progress,
+            famd_components=famd_components, chunk_elements=chunk_elements, strict=strict, reuse=reuse,
+            workers=workers, client=client, device=device, warnings=report_warnings))
     report.dp_epsilon = dp_epsilon
     return report
 
@@ -245,17 +275,18 @@ def check_dp_epsilon(value: Any) -> float | None:
     return epsilon
 
 
-def _evaluate_prepared(data, ids, schema, seed, progress, params, famd_components, chunk_elements, strict, reuse,
-                       workers, client, report_warnings, started, device="auto") -> Report:
-    shared = SharedComputation(data, famd_components=famd_components, chunk_elements=chunk_elements, reuse=reuse,
-                               workers=workers, cluster=client, device=device)
+def _evaluate_prepared(plan: EvaluationPlan) -> Report:
+    data, ids, schema, seed, progress, strict = plan.data, plan.ids, plan.schema, plan.seed, plan.progress, plan.strict
+    client, reuse, report_warnings = plan.client, plan.reuse, plan.warnings
+    shared = SharedComputation(data, famd_components=plan.famd_components, chunk_elements=plan.chunk_elements,
+                               reuse=reuse, workers=plan.workers, cluster=client, device=plan.device)
     dropped = [c for c in schema.columns if data.real[c].nunique() <= 1]
     if dropped:
         report_warnings.append(
             f"Column(s) {', '.join(dropped)} are constant in the real table and are left out of distance "
             "spaces (exact-match metrics keep them)."
         )
-    params = validated_params(params, data.schema)
+    params = validated_params(plan.params, data.schema)
     results: dict[str, MetricResult] = {}
     errors: list[str] = []
     total = len(ids)
@@ -306,7 +337,7 @@ def _evaluate_prepared(data, ids, schema, seed, progress, params, famd_component
         results=results,
         rows=rows,
         warnings=report_warnings,
-        seconds=time.perf_counter() - started,
+        seconds=time.perf_counter() - plan.started,
         errors=errors,
         data=data,
         shared=shared,

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from privcore.base.errors import ColumnMismatchError, InputError, TooFewRowsError
-from privcore.data.params import ParamError
+from privcore.data.params import Param, ParamError, check_settings
 from privcore.data.schema import CATEGORICAL, COLUMN_TYPES, NUMERICAL, check_seed, guess_column_type
 
 __all__ = [
@@ -213,20 +213,27 @@ def share_count(share: float, total: int) -> int:
     return int(min(total, max(0, np.floor(share * total + 0.5))))
 
 
+#: The ladder's one strength knob, shared by every leak type that takes a ``level`` in [0, 1].
+LEVEL = Param("level", "float", 0.5, "Leak strength", "0 = a fresh real sample (no leak), 1 = the strongest leak.",
+              minimum=0.0, maximum=1.0, step=0.05)
+#: Equal-width bins of a numerical column (``independent_histograms``, ``dp_marginals``, ``privbayes``).
+BINS = Param("bins", "int", 20, "Bins", "Equal-width bins of a numerical column.", minimum=2, maximum=1000)
+
+
+def check_settings_of(who: str, params: Sequence[Param], values: Mapping[str, Any]) -> dict[str, Any]:
+    """:func:`privcore.data.params.check_settings` raising :class:`GeneratorSettingError` (the declared sentence).
+
+    >>> check_settings_of("partial_copy", (LEVEL,), {"level": 2})
+    Traceback (most recent call last):
+    ...
+    privcore.generators.base.GeneratorSettingError: Leak strength (partial_copy.level) must be between 0 and 1; got 2.
+    """
+    return check_settings(who, params, values, GeneratorSettingError)
+
+
 def check_level(level: Any, who: str) -> float:
-    """A leak level as a float in [0, 1], or :class:`GeneratorSettingError`."""
-    if isinstance(level, (bool, np.bool_)) or not isinstance(level, (int, float, np.integer, np.floating)) \
-            or not 0.0 <= float(level) <= 1.0:
-        raise GeneratorSettingError(f"The leak level of {who} must be a number from 0 (no leak) to 1 "
-                                    f"(the strongest leak); got {level!r}.")
-    return float(level)
-
-
-def check_bins(bins: Any, who: str) -> int:
-    """A number of histogram bins (a whole number ≥ 1), or :class:`GeneratorSettingError`."""
-    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
-        raise GeneratorSettingError(f"{who}: bins must be a whole number of at least 1; got {bins!r}.")
-    return int(bins)
+    """A leak level as a float in [0, 1] (the :data:`LEVEL` declaration), or :class:`GeneratorSettingError`."""
+    return check_settings_of(who, (LEVEL,), {"level": level})["level"]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -326,6 +333,9 @@ class BaseGenerator:
 
     #: Registry name, used in messages.
     name = "generator"
+    #: The declared settings (:class:`privcore.data.params.Param`): the registry lists them and the constructor
+    #: checks its values with :func:`check_settings_of`, so both refuse a bad value with the same sentence.
+    PARAMS: tuple[Param, ...] = ()
 
     def __init__(self) -> None:
         self.table: pd.DataFrame | None = None

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from privcore.generators.base import BaseGenerator, GeneratorSettingError, is_numerical, match_dtypes
+from privcore.data.params import Param
+from privcore.generators.base import BaseGenerator, GeneratorSettingError, check_settings_of, is_numerical, match_dtypes
 
 __all__ = ["SequentialCART"]
 
@@ -50,17 +51,16 @@ class SequentialCART(BaseGenerator):
     """
 
     name = "cart"
+    #: ``column_order`` must list every training column once, known only at fit: :meth:`_order` checks that.
+    PARAMS = (Param("min_leaf", "int", 5, "Fewest rows per leaf", "Fewest training rows in a tree leaf; 1 copies "
+                    "training rows.", minimum=1),
+              Param("column_order", "columns", None, "Column order", "The order columns are synthesised in (every "
+                    "column once).", rule="not set: the table's order"))
 
     def __init__(self, *, min_leaf: int = 5, column_order: Sequence[str] | None = None) -> None:
         super().__init__()
-        if isinstance(min_leaf, bool) or not isinstance(min_leaf, (int, np.integer)) or min_leaf < 1:
-            raise GeneratorSettingError(f"cart: min_leaf must be a whole number of at least 1; got {min_leaf!r}.")
-        if column_order is not None and (isinstance(column_order, str) or not isinstance(column_order, Sequence)
-                                         or not all(isinstance(c, str) for c in column_order)):
-            raise GeneratorSettingError(f"cart: column_order must be a list of column names or None; "
-                                        f"got {column_order!r}.")
-        self.min_leaf = int(min_leaf)
-        self.column_order = None if column_order is None else list(column_order)
+        checked = check_settings_of(self.name, self.PARAMS, {"min_leaf": min_leaf, "column_order": column_order})
+        self.min_leaf, self.column_order = checked["min_leaf"], checked["column_order"]
 
     def settings(self):
         return {"min_leaf": self.min_leaf, "column_order": self.column_order}

@@ -7,14 +7,16 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from privcore.data.params import Param
 from privcore.engine.neighbors import nearest_two
 from privcore.generators.base import (
+    LEVEL,
     BaseGenerator,
     GeneratorContextError,
     GeneratorSettingError,
     PopulationMixin,
-    check_bins,
     check_level,
+    check_settings_of,
     is_integral,
     is_numerical,
     match_dtypes,
@@ -61,6 +63,7 @@ class ExactCopy(BaseGenerator):
 
     def __init__(self, *, when_n_differs: str = "resample") -> None:
         super().__init__()
+        # A choice between two words: no Param kind holds it (and the registry does not offer it).
         if when_n_differs not in ("resample", "repeat"):
             raise GeneratorSettingError(f"exact_copy: when_n_differs must be 'resample' or 'repeat'; "
                                         f"got {when_n_differs!r}.")
@@ -113,6 +116,9 @@ class NoisyCopy(BaseGenerator):
     """
 
     name = "noisy_copy"
+    #: The registry's setting, ``level`` (:meth:`at_level`); ``noise`` and ``swap_probability`` are the demo's.
+    PARAMS = (Param("level", "float", 0.5, "Leak strength", "1 = the training rows unchanged, 0 = noise of one σ "
+                    "and every category redrawn.", minimum=LEVEL.minimum, maximum=LEVEL.maximum, step=LEVEL.step),)
 
     def __init__(self, *, noise: float = 0.05, swap_probability: float = 0.1) -> None:
         super().__init__()
@@ -123,7 +129,7 @@ class NoisyCopy(BaseGenerator):
     @classmethod
     def at_level(cls, level: float) -> "NoisyCopy":
         """The ladder's noisy copy: noise scale and swap probability 1 − ``level``."""
-        s = check_level(level, cls.name)
+        s = check_settings_of(cls.name, cls.PARAMS, {"level": level})["level"]
         gen = cls(noise=1.0 - s, swap_probability=1.0 - s)
         gen.level = s
         return gen
@@ -172,6 +178,8 @@ class _Ladder(PopulationMixin, BaseGenerator):
     ``FreshSample(population).sample(n, seed)``, and for one seed the leak at a higher level contains the
     leak at a lower one (the same rows copied, plus more). This keeps response curves smooth across levels.
     """
+
+    PARAMS: tuple[Param, ...] = (LEVEL,)
 
     def __init__(self, level: float, population: pd.DataFrame | None, *, required: bool = True) -> None:
         super().__init__()
@@ -230,13 +238,18 @@ class RareRecords(_Ladder):
     """
 
     name = "rare_records"
+    PARAMS = (LEVEL,
+              Param("pool", "float", 0.1, "Rare pool", "Share of the training records, rarest first, that level 1 "
+                    "copies.", minimum=0.001, maximum=1.0),
+              Param("bins", "int", 10, "Key bins", "Equal-frequency bins of a numerical key when judging "
+                    "uniqueness.", minimum=1, maximum=100))
 
     def __init__(self, level: float = 0.5, population: pd.DataFrame | None = None, *,
                  key: Sequence[str] | None = None, sensitive: str | None = None, pool: float = 0.1,
                  bins: int = 10) -> None:
         super().__init__(level, population)
-        self.key_arg, self.sensitive, self.pool = key, sensitive, float(pool)
-        self.bins = check_bins(bins, self.name)
+        checked = check_settings_of(self.name, self.PARAMS, {"pool": pool, "bins": bins})
+        self.key_arg, self.sensitive, self.pool, self.bins = key, sensitive, checked["pool"], checked["bins"]
 
     def settings(self):
         return {"level": self.level, "pool": self.pool, "bins": self.bins}
@@ -318,6 +331,11 @@ class ValueReuse(_Ladder):
     """
 
     name = "value_reuse"
+    #: ``columns`` must name training columns, known only at fit: :meth:`_fit` checks it there.
+    PARAMS = (LEVEL,
+              Param("columns", "columns", None, "Reused columns", "The columns whose exact values are reused (all "
+                    "from the same training record).", rule="not set: the numerical column with the most distinct "
+                    "values"))
 
     def __init__(self, level: float = 0.5, population: pd.DataFrame | None = None, *,
                  columns: Sequence[str] | None = None) -> None:

@@ -10,14 +10,17 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from privcore.data.params import Param
 from privcore.generators.base import (
+    BINS,
+    LEVEL,
     BaseGenerator,
     GeneratorContextError,
     GeneratorSettingError,
     PopulationMixin,
     category_codes,
-    check_bins,
     check_level,
+    check_settings_of,
     is_integral,
     is_numerical,
     match_dtypes,
@@ -180,10 +183,14 @@ class RareLeak(GaussianCopula):
     """
 
     name = "rare_leak"
+    PARAMS = (Param("leak_fraction", "float", 0.01, "Leaked share", "Share of synthetic rows replaced by rare "
+                    "training rows.", minimum=0.0, maximum=1.0),
+              Param("min_leaks", "int", 5, "Fewest leaks", "Leak at least this many rows.", minimum=0))
 
     def __init__(self, *, leak_fraction: float = 0.01, min_leaks: int = 5) -> None:
         super().__init__()
-        self.leak_fraction, self.min_leaks = float(leak_fraction), int(min_leaks)
+        checked = check_settings_of(self.name, self.PARAMS, {"leak_fraction": leak_fraction, "min_leaks": min_leaks})
+        self.leak_fraction, self.min_leaks = checked["leak_fraction"], checked["min_leaks"]
 
     def settings(self):
         return {"leak_fraction": self.leak_fraction, "min_leaks": self.min_leaks}
@@ -294,10 +301,11 @@ class IndependentHistograms(BaseGenerator):
     """
 
     name = "independent_histograms"
+    PARAMS = (BINS,)
 
     def __init__(self, *, bins: int = 20) -> None:
         super().__init__()
-        self.bins = check_bins(bins, self.name)
+        self.bins = check_settings_of(self.name, self.PARAMS, {"bins": bins})["bins"]
 
     def settings(self):
         return {"bins": self.bins}
@@ -385,15 +393,26 @@ class DPMarginals(PopulationMixin, BaseGenerator):
     """
 
     name = "dp_marginals"
+    #: ``level`` is the registry's way to set ε (:func:`level_to_epsilon`); the constructor takes ε itself.
+    PARAMS = (Param("epsilon", "float", 1.0, "Privacy budget ε", "Total ε of one release; smaller is more private.",
+                    minimum=1e-6),
+              Param("level", "float", None, "Leak strength", "Sets ε = 0.1·1000^level (∞ at 1) instead of epsilon.",
+                    minimum=LEVEL.minimum, maximum=LEVEL.maximum, rule="not set: epsilon is used"),
+              BINS,
+              Param("range_share", "float", 0.1, "Range budget share", "Share of a numerical column's ε spent on "
+                    "finding its range when the population gives none.", minimum=0.01, maximum=0.9))
 
     def __init__(self, epsilon: float = 1.0, *, bins: int = 20, population: pd.DataFrame | None = None,
                  bounds: Mapping[str, tuple[float, float]] | None = None,
                  categories: Mapping[str, Sequence] | None = None, range_share: float = 0.1) -> None:
         super().__init__()
-        if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real) or not epsilon > 0:
-            raise GeneratorSettingError(f"dp_marginals: ε must be a positive number (math.inf for no noise); "
-                                        f"got {epsilon!r}.")
-        self.epsilon, self.bins, self.range_share = float(epsilon), check_bins(bins, self.name), float(range_share)
+        given = {"bins": bins, "range_share": range_share}
+        # ε = ∞ (no noise, ladder level 1) is a rule a Param cannot hold: check_value takes finite numbers only.
+        if not (isinstance(epsilon, numbers.Real) and not isinstance(epsilon, bool) and epsilon == math.inf):
+            given["epsilon"] = epsilon
+        checked = check_settings_of(self.name, self.PARAMS, given)
+        self.epsilon = float(checked.get("epsilon", epsilon))
+        self.bins, self.range_share = checked["bins"], checked["range_share"]
         self.bounds, self.categories = dict(bounds or {}), dict(categories or {})
         self._set_population(population, False, "")
 

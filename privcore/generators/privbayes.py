@@ -13,13 +13,14 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from privcore.data.schema import check_seed
+from privcore.data.params import Param
+from privcore.data.schema import MAX_SEED
 from privcore.generators.base import (
+    BINS,
     BaseGenerator,
-    GeneratorSettingError,
     PopulationMixin,
     category_codes,
-    check_bins,
+    check_settings_of,
     is_integral,
     is_numerical,
     match_dtypes,
@@ -79,14 +80,9 @@ def mi_sensitivity(n: int, binary: bool) -> float:
     return 2 / n * math.log2((n + 1) / 2) + (n - 1) / n * math.log2((n + 1) / (n - 1))
 
 
-def _check_epsilon(epsilon) -> float | None:
-    if epsilon is None or (isinstance(epsilon, (int, float)) and not isinstance(epsilon, bool)
-                           and math.isinf(epsilon) and epsilon > 0):
-        return None
-    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float, np.integer, np.floating)) \
-            or not epsilon > 0 or not math.isfinite(epsilon):
-        raise GeneratorSettingError(f"privbayes: ε must be a positive number, or None for no noise; got {epsilon!r}.")
-    return float(epsilon)
+def _no_noise(epsilon) -> bool:
+    """ε = ∞ means no noise, like None: a rule a Param cannot hold (check_value takes finite numbers only)."""
+    return isinstance(epsilon, (int, float)) and not isinstance(epsilon, bool) and epsilon == math.inf
 
 
 class PrivBayes(PopulationMixin, BaseGenerator):
@@ -182,19 +178,24 @@ class PrivBayes(PopulationMixin, BaseGenerator):
     """
 
     name = "privbayes"
+    PARAMS = (Param("k", "int", 2, "Parents", "Most parents per column in the network (0: independent columns).",
+                    minimum=0, maximum=10),
+              BINS,
+              Param("epsilon", "float", None, "Privacy budget ε", "Total ε of one fit; smaller is more private.",
+                    minimum=1e-6, rule="not set: no noise (DataSynthesizer's Baynet)"),
+              Param("beta", "float", 0.3, "Structure share", "Share of ε spent on learning the network; the rest "
+                    "noises its tables.", minimum=0.01, maximum=0.99),
+              Param("seed", "int", 0, "Fit seed", "Seed of the first column, the DP structure choices and the noise.",
+                    minimum=0, maximum=MAX_SEED))
 
     def __init__(self, *, k: int = 2, bins: int = 20, epsilon: float | None = None, beta: float = 0.3,
                  seed: int = 0, population: pd.DataFrame | None = None) -> None:
         super().__init__()
         self._set_population(population, False, "")
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
-            raise GeneratorSettingError(f"privbayes: k (most parents) must be a whole number ≥ 0; got {k!r}.")
-        if isinstance(beta, bool) or not isinstance(beta, (int, float)) or not 0 < beta < 1:
-            raise GeneratorSettingError(f"privbayes: beta (structure share of ε) must be between 0 and 1; "
-                                        f"got {beta!r}.")
-        self.k, self.bins, self.beta = int(k), check_bins(bins, self.name), float(beta)
-        self.epsilon = _check_epsilon(epsilon)
-        self.seed = check_seed(seed)
+        checked = check_settings_of(self.name, self.PARAMS, {"k": k, "bins": bins, "beta": beta, "seed": seed,
+                                                             "epsilon": None if _no_noise(epsilon) else epsilon})
+        self.k, self.bins, self.beta, self.seed = checked["k"], checked["bins"], checked["beta"], checked["seed"]
+        self.epsilon = checked["epsilon"]
 
     def settings(self):
         return {"k": self.k, "bins": self.bins, "epsilon": self.epsilon, "beta": self.beta, "seed": self.seed}

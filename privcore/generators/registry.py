@@ -8,7 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from privcore.data.params import Param, ParamError, check_value
+from privcore.data.params import check_settings
 from privcore.generators.base import Generator, GeneratorSettingError, UnknownGeneratorError
 from privcore.generators.cart import SequentialCART
 from privcore.generators.copies import (
@@ -35,15 +35,12 @@ __all__ = ["GeneratorSpec", "GENERATOR_SPECS", "LADDER", "list_generators", "get
 CONTEXT = ("population", "key", "sensitive")
 
 
-LEVEL = Param("level", "float", 0.5, "Leak strength",
-              "0 = a fresh real sample (no leak), 1 = the strongest leak.", minimum=0.0, maximum=1.0, step=0.05)
-
-
 def _build_dp(epsilon: float, level: float | None, bins: int, range_share: float, population=None) -> DPMarginals:
     return DPMarginals(level_to_epsilon(level) if level is not None else epsilon, bins=bins,
                        range_share=range_share, population=population)
 
 
+# Each spec's settings are the class's own declarations (its PARAMS), which its constructor checks too.
 _SPECS = [
     GeneratorSpec("exact_copy", "Returns its training rows (drawn with replacement when n differs): the worst case.",
                   (), lambda: ExactCopy()),
@@ -51,73 +48,37 @@ _SPECS = [
                   (), FreshSample, context=("population",)),
     GeneratorSpec("independent_histograms",
                   "Each column drawn independently from its training histogram (no privacy protection).",
-                  (Param("bins", "int", 20, "Bins", "Equal-width bins of a numerical column.", minimum=2,
-                         maximum=1000),),
-                  lambda bins: IndependentHistograms(bins=bins)),
+                  IndependentHistograms.PARAMS, lambda bins: IndependentHistograms(bins=bins)),
     GeneratorSpec("dp_marginals", "ε-differentially private independent marginals (Laplace noise on histograms).",
-                  (Param("epsilon", "float", 1.0, "Privacy budget ε", "Total ε of one release; smaller is more "
-                         "private.", minimum=1e-6),
-                   Param("level", "float", None, "Leak strength", "Sets ε = 0.1·1000^level (∞ at 1) instead of "
-                         "epsilon.", minimum=0.0, maximum=1.0, rule="not set: epsilon is used"),
-                   Param("bins", "int", 20, "Bins", "Equal-width bins of a numerical column.", minimum=2,
-                         maximum=1000),
-                   Param("range_share", "float", 0.1, "Range budget share", "Share of a numerical column's ε "
-                         "spent on finding its range when the population gives none.", minimum=0.01, maximum=0.9)),
-                  _build_dp, context=("population",), ladder=True, exclusive=(("epsilon", "level"),)),
+                  DPMarginals.PARAMS, _build_dp, context=("population",), ladder=True,
+                  exclusive=(("epsilon", "level"),)),
     GeneratorSpec("gaussian_copula", "A Gaussian copula: marginals and pairwise rank correlations, new rows.",
                   (), lambda: GaussianCopula()),
     GeneratorSpec("rare_leak", "The Gaussian copula with the rarest training rows copied in verbatim (demo).",
-                  (Param("leak_fraction", "float", 0.01, "Leaked share", "Share of synthetic rows replaced by "
-                         "rare training rows.", minimum=0.0, maximum=1.0),
-                   Param("min_leaks", "int", 5, "Fewest leaks", "Leak at least this many rows.", minimum=0)),
+                  RareLeak.PARAMS,
                   lambda leak_fraction, min_leaks: RareLeak(leak_fraction=leak_fraction, min_leaks=min_leaks)),
     GeneratorSpec("partial_copy", "Ladder: a share s of the rows are verbatim training rows, the rest fresh.",
-                  (LEVEL,), PartialCopy, context=("population",), ladder=True),
+                  PartialCopy.PARAMS, PartialCopy, context=("population",), ladder=True),
     GeneratorSpec("noisy_copy", "Ladder: training rows with noise (1 − s)·σ, categories redrawn with "
-                  "probability 1 − s.",
-                  (Param("level", "float", 0.5, "Leak strength", "1 = the training rows unchanged, 0 = noise of "
-                         "one σ and every category redrawn.", minimum=0.0, maximum=1.0, step=0.05),),
-                  NoisyCopy.at_level, ladder=True),
+                  "probability 1 − s.", NoisyCopy.PARAMS, NoisyCopy.at_level, ladder=True),
     GeneratorSpec("rare_records", "Ladder: the s-share of the rarest training records copied into a fresh "
-                  "sample.",
-                  (LEVEL,
-                   Param("pool", "float", 0.1, "Rare pool", "Share of the training records, rarest first, "
-                         "that level 1 copies.", minimum=0.001, maximum=1.0),
-                   Param("bins", "int", 10, "Key bins", "Equal-frequency bins of a numerical key when "
-                         "judging uniqueness.", minimum=1, maximum=100)),
-                  RareRecords, context=CONTEXT, ladder=True),
+                  "sample.", RareRecords.PARAMS, RareRecords, context=CONTEXT, ladder=True),
     GeneratorSpec("attribute_leak", "Ladder: fresh records whose sensitive value is, with probability s, that "
-                  "of the nearest training record.", (LEVEL,), AttributeLeak, context=CONTEXT, ladder=True),
+                  "of the nearest training record.", AttributeLeak.PARAMS, AttributeLeak, context=CONTEXT,
+                  ladder=True),
     GeneratorSpec("value_reuse", "Ladder: a fresh sample whose most varied number is, in an s-share of rows, a "
-                  "training record's.",
-                  (LEVEL,
-                   Param("columns", "columns", None, "Reused columns", "The columns whose exact values are reused "
-                         "(all from the same training record).",
-                         rule="not set: the numerical column with the most distinct values")),
+                  "training record's.", ValueReuse.PARAMS,
                   lambda level, columns, population=None: ValueReuse(level, population, columns=columns),
                   context=("population",), ladder=True),
     GeneratorSpec("column_resample", "Ladder (negative control): a share s of the columns resampled from "
-                  "the training data.", (LEVEL,), ColumnResample, context=("population",), ladder=True),
+                  "the training data.", ColumnResample.PARAMS, ColumnResample, context=("population",), ladder=True),
     GeneratorSpec("privbayes", "PrivBayes: a Bayesian network of at most k parents per column, ε-DP when ε is "
-                  "set.",
-                  (Param("k", "int", 2, "Parents", "Most parents per column in the network (0: independent "
-                         "columns).", minimum=0, maximum=10),
-                   Param("bins", "int", 20, "Bins", "Equal-width bins of a numerical column.", minimum=2,
-                         maximum=1000),
-                   Param("epsilon", "float", None, "Privacy budget ε", "Total ε of one fit; smaller is more "
-                         "private.", minimum=1e-6, rule="not set: no noise (DataSynthesizer's Baynet)"),
-                   Param("beta", "float", 0.3, "Structure share", "Share of ε spent on learning the network; "
-                         "the rest noises its tables.", minimum=0.01, maximum=0.99),
-                   Param("seed", "int", 0, "Fit seed", "Seed of the first column, the DP structure choices and "
-                         "the noise.", minimum=0, maximum=2**31 - 1)),
+                  "set.", PrivBayes.PARAMS,
                   lambda k, bins, epsilon, beta, seed, population=None: PrivBayes(
                       k=k, bins=bins, epsilon=epsilon, beta=beta, seed=seed, population=population),
                   context=("population",)),
     GeneratorSpec("cart", "Sequential CART (synthpop): each column drawn from a tree leaf of training rows.",
-                  (Param("min_leaf", "int", 5, "Fewest rows per leaf", "Fewest training rows in a tree leaf; "
-                         "1 copies training rows.", minimum=1),
-                   Param("column_order", "columns", None, "Column order", "The order columns are synthesised "
-                         "in (every column once).", rule="not set: the table's order")),
+                  SequentialCART.PARAMS,
                   lambda min_leaf, column_order: SequentialCART(min_leaf=min_leaf, column_order=column_order)),
 ]
 
@@ -332,11 +293,7 @@ def make_generator(name: str, *, population: pd.DataFrame | None = None, key: Se
         if a in settings and b in settings:
             raise GeneratorSettingError(f"Generator {name!r}: give {a} or {b}, not both.")
     values = {p.name: p.default_for(None) for p in spec.params}
-    for setting, value in settings.items():
-        try:
-            values[setting] = check_value(name, declared[setting], value)
-        except ParamError as error:
-            raise GeneratorSettingError(str(error)) from None
+    values.update(check_settings(name, spec.params, settings, GeneratorSettingError))
     context = {"population": population, "key": key, "sensitive": sensitive}
     return spec.build(**values, **{c: context[c] for c in spec.context})
 

@@ -10,8 +10,14 @@ import numpy as np
 import pandas as pd
 
 from privcore.data.params import Param
-from privcore.data.schema import check_seed
-from privcore.generators.base import BaseGenerator, GeneratorError, GeneratorSettingError, check_table
+from privcore.data.schema import MAX_SEED, check_seed
+from privcore.generators.base import (
+    BaseGenerator,
+    GeneratorError,
+    GeneratorSettingError,
+    check_settings_of,
+    check_table,
+)
 from privcore.generators.diffusion.schedule import SCHEDULES
 from privcore.generators.spec import GeneratorSpec, install_command, module_installed
 
@@ -31,10 +37,26 @@ def missing_torch(who: str) -> GeneratorError:
     return GeneratorError(f"{who} needs torch, which is not installed here. Install it with: {TABDDPM_INSTALL}")
 
 
-def _whole(value: Any, name: str, low: int) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < low:
-        raise GeneratorSettingError(f"tabddpm: {name} must be a whole number of at least {low}; got {value!r}.")
-    return int(value)
+#: The settings of :class:`TabDDPM`, each declared once: the constructor checks them, the registry lists all but
+#: ``weight_decay`` (and offers ``gpu`` instead of ``device``).
+TABDDPM_PARAMS = (
+    Param("timesteps", "int", 100, "Diffusion steps", "Noise steps T of the forward and reverse processes (the "
+          "paper uses 1,000; 100 samples ten times faster).", minimum=2, maximum=10_000),
+    Param("steps", "int", 2000, "Training steps", "Batches the denoiser trains on (the paper: 10,000 to 30,000; 0 "
+          "keeps a fine-tuned model's base as it is).", minimum=0, maximum=1_000_000, step=100),
+    Param("batch_size", "int", 256, "Batch size", "Records per training step.", minimum=1, maximum=1_000_000,
+          step=32),
+    Param("lr", "float", 2e-3, "Learning rate", "AdamW's initial learning rate, falling linearly to 0.",
+          minimum=1e-6, maximum=1.0),
+    Param("width", "int", 256, "Layer width", "Units of each hidden layer of the denoiser.", minimum=8,
+          maximum=4096, step=32),
+    Param("depth", "int", 3, "Layers", "Hidden layers of the denoiser.", minimum=1, maximum=16),
+    Param("weight_decay", "float", 1e-4, "Weight decay", "AdamW's weight decay.", minimum=0.0, maximum=10.0),
+    Param("threads", "int", 1, "CPU threads", "torch's threads while fitting and sampling (1 suits the audit, "
+          "which runs one fit per core).", minimum=1, maximum=256),
+    Param("seed", "int", 0, "Fit seed", "Seed of the initial weights, the batches and the training noise.",
+          minimum=0, maximum=MAX_SEED),
+)
 
 
 @contextmanager
@@ -115,6 +137,7 @@ class TabDDPM(BaseGenerator):
     """
 
     name = "tabddpm"
+    PARAMS = TABDDPM_PARAMS
 
     def __init__(self, *, timesteps: int = 100, steps: int = 2000, batch_size: int = 256, lr: float = 2e-3,
                  width: int = 256, depth: int = 3, weight_decay: float = 1e-4, schedule: str = "cosine",
@@ -122,14 +145,13 @@ class TabDDPM(BaseGenerator):
         super().__init__()
         if not module_installed("torch"):
             raise missing_torch(self.name)
-        self.timesteps = _whole(timesteps, "timesteps", 2)
-        self.steps = _whole(steps, "steps", 0)
-        self.batch_size = _whole(batch_size, "batch_size", 1)
-        self.width, self.depth = _whole(width, "width", 1), _whole(depth, "depth", 1)
-        for name, value in (("lr", lr), ("weight_decay", weight_decay)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 10:
-                raise GeneratorSettingError(f"tabddpm: {name} must be a number from 0 to 10; got {value!r}.")
-        self.lr, self.weight_decay = float(lr), float(weight_decay)
+        checked = check_settings_of(self.name, self.PARAMS, {
+            "timesteps": timesteps, "steps": steps, "batch_size": batch_size, "lr": lr, "width": width,
+            "depth": depth, "weight_decay": weight_decay, "threads": threads, "seed": seed})
+        self.timesteps, self.steps, self.batch_size = checked["timesteps"], checked["steps"], checked["batch_size"]
+        self.lr, self.width, self.depth = checked["lr"], checked["width"], checked["depth"]
+        self.weight_decay, self.threads, self.seed = checked["weight_decay"], checked["threads"], checked["seed"]
+        # schedule and device are choices among words, which no Param kind holds: checked here.
         if schedule not in SCHEDULES:
             raise GeneratorSettingError(f"tabddpm: schedule must be one of {', '.join(SCHEDULES)}; got {schedule!r}.")
         self.schedule = schedule
@@ -137,8 +159,6 @@ class TabDDPM(BaseGenerator):
             raise GeneratorSettingError(f"tabddpm: device must be one of {', '.join(DEVICES)} (or cuda:N); "
                                         f"got {device!r}.")
         self.device = device
-        self.threads = _whole(threads, "threads", 1)
-        self.seed = check_seed(seed)
         self.model = None
         self.base = _checked_base(base, self)
 
@@ -405,24 +425,13 @@ def _build(timesteps: int, steps: int, batch_size: int, lr: float, width: int, d
                    device=device, threads=threads, seed=seed)
 
 
+_DECLARED = {param.name: param for param in TABDDPM_PARAMS}
+
 #: The registry's entry (listed after the other built-ins, even when torch is missing).
 TABDDPM_SPEC = GeneratorSpec(
     "tabddpm", "TabDDPM: Gaussian and multinomial diffusion with an MLP denoiser (needs privcore[tabddpm]).",
-    (Param("timesteps", "int", 100, "Diffusion steps", "Noise steps T of the forward and reverse processes "
-           "(the paper uses 1,000; 100 samples ten times faster).", minimum=2, maximum=10_000),
-     Param("steps", "int", 2000, "Training steps", "Batches the denoiser trains on (the paper: 10,000 to "
-           "30,000).", minimum=1, maximum=1_000_000, step=100),
-     Param("batch_size", "int", 256, "Batch size", "Records per training step.", minimum=1, maximum=1_000_000,
-           step=32),
-     Param("lr", "float", 2e-3, "Learning rate", "AdamW's initial learning rate, falling linearly to 0.",
-           minimum=1e-6, maximum=1.0),
-     Param("width", "int", 256, "Layer width", "Units of each hidden layer of the denoiser.", minimum=8,
-           maximum=4096, step=32),
-     Param("depth", "int", 3, "Layers", "Hidden layers of the denoiser.", minimum=1, maximum=16),
-     Param("gpu", "int", None, "GPU", "1 trains and samples on the CUDA GPU, 0 on the CPU.", minimum=0,
-           maximum=1, rule="not set: the GPU when torch sees one, else the CPU"),
-     Param("threads", "int", 1, "CPU threads", "torch's threads while fitting and sampling (1 suits the "
-           "audit, which runs one fit per core).", minimum=1, maximum=256),
-     Param("seed", "int", 0, "Fit seed", "Seed of the initial weights, the batches and the training noise.",
-           minimum=0, maximum=2**31 - 1)),
+    tuple(_DECLARED[name] for name in ("timesteps", "steps", "batch_size", "lr", "width", "depth"))
+    + (Param("gpu", "int", None, "GPU", "1 trains and samples on the CUDA GPU, 0 on the CPU.", minimum=0, maximum=1,
+             rule="not set: the GPU when torch sees one, else the CPU"),)
+    + tuple(_DECLARED[name] for name in ("threads", "seed")),
     _build, label="TabDDPM (diffusion)", extra=TABDDPM_EXTRA, requires=("torch",))

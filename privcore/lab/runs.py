@@ -28,6 +28,7 @@ from privcore.lab.settings import (
     DEFAULT_SEEDS,
     MIN_PART_ROWS,
     REFERENCE,
+    check_lab_settings,
     check_label,
     check_leaks,
     check_levels,
@@ -135,10 +136,7 @@ def lab_workers(workers: int | None, tables: int) -> int:
     """
     if workers is None:
         return 1 if in_daemon_process() else max(1, min(usable_cores(), tables // TABLES_PER_WORKER))
-    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
-        raise LabError(f"The number of workers must be a whole number of at least 1 (got {workers!r}); leave it out "
-                       "to use every core.")
-    return int(workers)
+    return check_lab_settings(workers=workers)["workers"]
 
 
 class _Evaluator:

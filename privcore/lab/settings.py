@@ -9,14 +9,16 @@ from typing import Any
 import numpy as np
 
 from privcore.base.errors import InputError
+from privcore.data.params import Param, check_settings
 from privcore.data.schema import MAX_SEED, check_seed
 from privcore.evaluation.evaluate import resolve_metric_ids
 from privcore.generators import LADDER
 from privcore.lab.errors import LabError, LevelError, SeedsError, UnknownLabMetricError, UnknownLeakError
+from privcore.lab.statistics import DEFAULT_MARGIN
 
 __all__ = ["DEFAULT_LEVELS", "DEFAULT_SEEDS", "DEFAULT_METRICS", "MIN_PART_ROWS", "MAX_SEEDS", "REFERENCE",
            "check_leaks", "check_levels", "check_seeds", "check_metrics", "check_margin", "check_label",
-           "run_seeds", "evaluations_needed"]
+           "run_seeds", "evaluations_needed", "LAB_PARAMS", "check_lab_settings"]
 
 #: The default grid of leak levels.
 DEFAULT_LEVELS = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -33,6 +35,32 @@ DEFAULT_METRICS = ("zcap", "gcap", "air", "crp", "cvp", "dvp", "auth", "idscore"
 MIN_PART_ROWS = 20
 #: The leak name of the reference runs: fresh samples of the population.
 REFERENCE = "fresh_sample"
+
+#: The lab's numeric settings, each declared once and checked by :func:`check_lab_settings`. The run seed is the
+#: schema's (:func:`privcore.data.schema.check_seed`); the leak levels keep :func:`check_levels`, a list with rules
+#: of its own (0 added, one level above 0 needed) and the sentences the Lab page shows.
+LAB_PARAMS = (
+    Param("seeds", "int", DEFAULT_SEEDS, "Seeds", "Synthetic tables per leak type and level (3 or more for the "
+          "detection rule to mean something).", minimum=1, maximum=MAX_SEEDS),
+    Param("workers", "int", None, "Workers", "Processes that evaluate the synthetic tables.", minimum=1,
+          rule="not set: every usable core, at most one per 4 tables (1 inside a daemonic process)"),
+    # Below 1: a Param's range is inclusive, so its maximum is the largest float under 1.
+    Param("margin", "float", DEFAULT_MARGIN, "Detection margin", "Risk units by which a leaked table's risk must "
+          "exceed the fresh samples' (from 0 to below 1).", minimum=0.0, maximum=math.nextafter(1.0, 0.0)),
+)
+
+
+def check_lab_settings(error: type[Exception] = LabError, **values: Any) -> dict[str, Any]:
+    """The given lab settings checked against :data:`LAB_PARAMS`; ``error`` (a :class:`LabError`) otherwise.
+
+    >>> check_lab_settings(seeds=3, workers=2)
+    {'seeds': 3, 'workers': 2}
+    >>> check_lab_settings(workers=0)
+    Traceback (most recent call last):
+    ...
+    privcore.lab.errors.LabError: Workers (lab.workers) must be at least 1; got 0.
+    """
+    return check_settings("lab", LAB_PARAMS, values, error)
 
 
 def _items(value: str | Iterable[Any]) -> list[Any]:
@@ -85,18 +113,18 @@ def check_levels(levels: str | Iterable[Any]) -> list[float]:
 
 
 def check_seeds(seeds: Any) -> int:
-    """The number of seeds, a whole number from 1 to :data:`MAX_SEEDS`; :class:`SeedsError` otherwise."""
-    if isinstance(seeds, str):
+    """The number of seeds, a whole number from 1 to :data:`MAX_SEEDS` (a text of one too); :class:`SeedsError`
+    otherwise.
+
+    >>> check_seeds(" 3"), check_seeds(3)
+    (3, 3)
+    """
+    if isinstance(seeds, str):  # the command line and the Lab page give text; a text that is no int is refused below
         try:
             seeds = int(seeds.strip())
         except ValueError:
-            raise SeedsError(f"The number of seeds must be a whole number from 1 to {MAX_SEEDS}; got {seeds!r}.") \
-                from None
-    if isinstance(seeds, (bool, np.bool_)) or not isinstance(seeds, (int, np.integer)) \
-            or not 1 <= seeds <= MAX_SEEDS:
-        raise SeedsError(f"The number of seeds must be a whole number from 1 to {MAX_SEEDS} (3 or more for the "
-                         f"detection rule to mean something); got {seeds!r}.")
-    return int(seeds)
+            pass
+    return check_lab_settings(SeedsError, seeds=seeds)["seeds"]
 
 
 def check_metrics(metrics: str | Iterable[str]) -> list[str]:
@@ -109,10 +137,7 @@ def check_metrics(metrics: str | Iterable[str]) -> list[str]:
 
 def check_margin(margin: Any) -> float:
     """The detection margin, a number from 0 to below 1 (risk units); :class:`LabError` otherwise."""
-    value = check_label(margin, "The detection margin")
-    if not 0.0 <= value < 1.0:
-        raise LabError(f"The detection margin must be from 0 to below 1 (risk units); got {value:g}.")
-    return value
+    return check_lab_settings(margin=check_label(margin, "The detection margin"))["margin"]
 
 
 def run_seeds(seed: Any, count: int) -> list[int]:
