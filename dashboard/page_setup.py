@@ -7,7 +7,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from dashboard import uploads
+from dashboard import run_timing, uploads
 from dashboard.session import persistence, sign_in
 from dashboard.session.state import LoadedTable, Tables, init_state
 from dashboard.table_checks import FitProblem, blocking_problems, describe, problem_summary
@@ -48,6 +48,7 @@ def setup_page(title: str, icon: str = PAGE_ICON) -> None:
     if icon.startswith(":material"):
         icon = PAGE_ICON  # see PAGE_ICON: a Material favicon is downloaded from Google
     st.set_page_config(page_title=f"{title} · Synthetic data privacy", page_icon=icon, layout="wide")
+    run_timing.install_from_environment()  # the load test's measure of the server (off unless asked for)
     # With sign-in configured, a visitor who is not signed in gets the sign-in page and nothing else.
     owner = sign_in.gate(st.session_state)
     persistence.connect(st.session_state, owner)  # ahead of the defaults: a reload restores the user's work
