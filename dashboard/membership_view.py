@@ -13,13 +13,13 @@ import streamlit as st
 
 from dashboard.components import show_figure
 from privcore.metrics.details import MembershipBattery
+from privcore.metrics.names import short_attack
 from privcore.report.membership_figures import (
     battery_auc_intervals,
     battery_roc_curves,
     choice_sentence,
     epsilon_sentence,
     share_words,
-    short_attack,
 )
 
 __all__ = ["membership_view", "membership_table", "membership_summary", "choice_table", "battery_details",

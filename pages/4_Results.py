@@ -15,9 +15,9 @@ from dashboard.audit.citation_panel import audit_citations
 from dashboard.page_setup import METRICS_PAGE, require_schema, setup_page
 from dashboard.reconstruction_view import reconstruction_view
 from dashboard.tradeoff_view import tradeoff_view
+from privcore.base.errors import NotApplicable
 from privcore.evaluation import interpret as R
 from privcore.evaluation.outcome import combined_json
-from privcore.metrics.results import NotApplicable
 from privcore.report import figures as F
 from privcore.report.html import html_report
 

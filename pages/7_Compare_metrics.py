@@ -7,6 +7,10 @@ downloads. Logic in :mod:`dashboard.lab.view`; labs are kept in this session onl
 import streamlit as st
 
 from dashboard import components as C
+from dashboard import uploads as UP
+from dashboard.lab import estimate as LE
+from dashboard.lab import ladder as LL
+from dashboard.lab import runs as LR
 from dashboard.lab import view as V
 from dashboard.page_setup import require_real_table, setup_page
 from dashboard.session.persistence import keep_alive
@@ -73,17 +77,17 @@ else:
     st.markdown("Upload synthetic tables made from the real table, and give each a number: the smallest number is "
                 "the reference (the least leaky setting, e.g. the smallest ε). Tables with the same number are "
                 "repeats, like seeds.")
-    files = st.file_uploader("Synthetic tables of the ladder", type=V.UPLOAD_TYPES, accept_multiple_files=True,
+    files = st.file_uploader("Synthetic tables of the ladder", type=UP.UPLOAD_TYPES, accept_multiple_files=True,
                              key=V.widget_key("ladder_upload"))
-    for filename, message in V.add_ladder_files(state, files):
+    for filename, message in LL.add_ladder_files(state, files):
         st.error(f"{filename}: {message}", icon=":material/error:")
-    for entry in state[V.LADDER_TABLES]:
+    for entry in state[LL.LADDER_TABLES]:
         name_col, label_col, remove_col = st.columns([3, 2, 1], vertical_alignment="bottom")
         name_col.markdown(f"**{entry.name}** ({len(entry.table.frame):,} rows)")
         label = label_col.number_input(f"Label of {entry.name}", value=float(entry.label), format="%g",
                                        key=V.widget_key("label", entry.name))
-        V.set_ladder_label(state, entry.name, label)
-        remove_col.button("Remove", key=V.widget_key("remove", entry.name), on_click=V.remove_ladder_table,
+        LL.set_ladder_label(state, entry.name, label)
+        remove_col.button("Remove", key=V.widget_key("remove", entry.name), on_click=LL.remove_ladder_table,
                           args=(state, entry.name), icon=":material/delete:")
     seed = st.number_input("Seed", min_value=0, max_value=2**31 - 1, value=schema.seed, step=1,
                            key=V.widget_key("ladder_seed"), persist_state="session",
@@ -95,44 +99,44 @@ state.setdefault(V.widget_key("metrics"), list(V.QUICK.metrics))
 metrics = st.multiselect("Metrics", V.metric_options(), format_func=F.metric_name,
                          key=V.widget_key("metrics"), persist_state="session", help=metric_help)
 
-params = V.chosen_params(state.get("metric_params"), metrics)
+params = LR.chosen_params(state.get("metric_params"), metrics)
 if mode == V.GENERATED:
     settings, problem = V.check_generated(leaks, levels, seeds, metrics, seed)
     problem = problem or V.split_problem(real.frame, holdout, schema, settings["seed"], names)
 else:
-    entries = state[V.LADDER_TABLES]
+    entries = state[LL.LADDER_TABLES]
     settings, problem = V.check_supplied(entries, metrics, seed)
 estimate = None
 if not problem:
     if mode == V.GENERATED:
-        needed = V.generated_evaluations(settings)
-        timing_key = V.timing_key(real.content_hash, V.table_hash(holdout), schema.to_dict(), settings["metrics"],
+        needed = LE.generated_evaluations(settings)
+        timing_key = LE.timing_key(real.content_hash, LR.table_hash(holdout), schema.to_dict(), settings["metrics"],
                                   settings["seed"], params)
 
         def measure():
-            training, evaluation, fresh = V.generated_probe_tables(real.frame, holdout, schema, settings["seed"])
-            return V.time_evaluations(training, evaluation, fresh, schema, settings["metrics"], settings["seed"], params)
+            training, evaluation, fresh = LE.generated_probe_tables(real.frame, holdout, schema, settings["seed"])
+            return LE.time_evaluations(training, evaluation, fresh, schema, settings["metrics"], settings["seed"], params)
     else:
         needed = len(entries)
-        timing_key = V.timing_key(real.content_hash, V.table_hash(holdout), schema.to_dict(), settings["metrics"],
-                                  settings["seed"], params, V.ladder_fingerprint(entries[:2]))
+        timing_key = LE.timing_key(real.content_hash, LR.table_hash(holdout), schema.to_dict(), settings["metrics"],
+                                  settings["seed"], params, LL.ladder_fingerprint(entries[:2]))
 
         def measure():
-            return V.time_evaluations(real.frame, holdout, V.supplied_probe_tables(entries), schema,
+            return LE.time_evaluations(real.frame, holdout, LL.supplied_probe_tables(entries), schema,
                                       settings["metrics"], settings["seed"], params)
     with st.spinner("Timing two evaluations on your table, to estimate the run time…"):
-        measured, problem = V.timing(state, timing_key, measure)
+        measured, problem = LE.timing(state, timing_key, measure)
     if measured is not None:
         estimate = measured.seconds(needed)
-        st.info(V.estimate_text(estimate, needed, measured), icon=":material/timer:")
+        st.info(LE.estimate_text(estimate, needed, measured), icon=":material/timer:")
 if problem:
     st.error(problem, icon=":material/error:")
 
-key = None if problem else V.lab_key(mode, real.content_hash, V.table_hash(holdout), schema.to_dict(), settings,
-                                     params, V.ladder_fingerprint(state[V.LADDER_TABLES]) if mode == V.SUPPLIED else None)
+key = None if problem else LR.lab_key(mode, real.content_hash, LR.table_hash(holdout), schema.to_dict(), settings,
+                                     params, LL.ladder_fingerprint(state[LL.LADDER_TABLES]) if mode == V.SUPPLIED else None)
 clicked = st.button("Run the lab", type="primary", icon=":material/play_arrow:", key=V.widget_key("run"),
                     disabled=problem is not None, help="Results are kept for this session only.")
-stored = V.cached(state, key)
+stored = LR.cached(state, key)
 if clicked and key and stored is None:
     bar = st.progress(0.0, text="Starting…")
     def progress(fraction: float, message: str) -> None:
@@ -140,18 +144,18 @@ if clicked and key and stored is None:
         keep_alive(state)  # a long lab counts as use: the session must not expire while it runs
 
     if mode == V.GENERATED:
-        result, error = V.run_generated(real.frame, holdout, schema, settings, params=params, names=names,
+        result, error = LR.run_generated(real.frame, holdout, schema, settings, params=params, names=names,
                                         progress=progress)
     else:
-        result, error = V.run_supplied(real.frame, holdout, schema, settings,
+        result, error = LR.run_supplied(real.frame, holdout, schema, settings,
                                        {e.name: e.table.frame for e in entries}, params=params, names=names,
                                        progress=progress)
     bar.empty()
     if error:
         st.error(error, icon=":material/error:")
         st.stop()
-    stored = V.StoredLab(result, V.lab_document(result, names), estimate)
-    V.store(state, key, stored)
+    stored = LR.StoredLab(result, V.lab_document(result, names), estimate)
+    LR.store(state, key, stored)
 if stored is None:
     if not problem:
         st.info("Press **Run the lab** to start. Nothing is computed until you do.", icon=":material/info:")

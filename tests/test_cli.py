@@ -137,7 +137,7 @@ def test_bad_param_exits_2_with_one_line(param, fragments):
 
 
 def test_param_values_are_json_or_text():
-    from privcore.cli.main import parse_params
+    from privcore.cli.args import parse_params
 
     assert parse_params(["nnaa.repeats=3", "nnaa.repeats=1e1", "sd_idr.epsilons=[0, 0.5]",
                          "inference.aux_cols=age"]) == {

@@ -12,6 +12,7 @@ import pytest
 from privcore import Schema, evaluate
 from privcore.demo import load_scenario
 from privcore.evaluation import interpret as R
+from privcore.evaluation.outcome import combined_json
 from privcore.metrics import registry
 from privcore.metrics.names import metric_name, short_name
 from privcore.metrics.results import MetricOutput, MetricResult
@@ -41,7 +42,7 @@ def test_json_round_trip(copy, fresh):
     doc = json.loads(copy.to_json())
     assert doc == json.loads(json.dumps(copy.to_dict()))
     assert set(doc["metrics"]) == set(copy)
-    combined = json.loads(H.combined_json({"copy": copy, "fresh": fresh}, settings={"seed": 0}))
+    combined = json.loads(combined_json({"copy": copy, "fresh": fresh}, settings={"seed": 0}))
     assert set(combined["tables"]) == {"copy", "fresh"}
     assert combined["tables"]["copy"] == doc
     assert combined["settings"] == {"seed": 0}

@@ -13,43 +13,8 @@ from typing import Any, Iterable, Mapping, MutableMapping, Sequence
 
 import pandas as pd
 
-# The page (``V``) and its tests reach the estimate, the runs, the supplied ladder and the lab's progress text
-# here, where they were defined before each part got a module of its own.
-from dashboard.lab.estimate import (  # noqa: F401
-    TIMINGS,
-    Timing,
-    estimate_text,
-    generated_evaluations,
-    generated_probe_tables,
-    time_evaluations,
-    timing,
-    timing_key,
-)
-from dashboard.lab.ladder import (  # noqa: F401
-    LADDER_LOG,
-    LADDER_TABLES,
-    LadderTable,
-    add_ladder_files,
-    guess_label,
-    ladder_fingerprint,
-    remove_ladder_table,
-    set_ladder_label,
-    supplied_probe_tables,
-)
-from dashboard.lab.runs import (  # noqa: F401
-    MAX_CACHED_LABS,
-    RESULTS,
-    StoredLab,
-    cached,
-    chosen_params,
-    lab_key,
-    run_generated,
-    run_supplied,
-    store,
-    table_hash,
-)
-from dashboard.progress import progress_update  # noqa: F401
-from dashboard.uploads import UPLOAD_TYPES  # noqa: F401 - for the page
+from dashboard.lab.ladder import LadderTable
+from dashboard.lab.runs import StoredLab
 from privcore.base.errors import InputError
 from privcore.base.formatting import format_duration
 from privcore.data.schema import Schema

@@ -11,7 +11,7 @@ import sys
 from typing import Sequence
 
 from privcore.base.errors import InputError
-from privcore.cli.args import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, Parser, parse_params  # noqa: F401  (re-exported)
+from privcore.cli.args import EXIT_BAD_INPUT, EXIT_INTERNAL, Parser
 from privcore.cli.audit import add_audit_parser, run_audit
 from privcore.cli.evaluate import add_evaluate_parser, run_evaluate
 from privcore.cli.lab import add_lab_parser, run_lab

@@ -14,7 +14,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from privcore.base.errors import InputError, TooFewRowsError
+from privcore.base.errors import InputError, NotApplicable, TooFewRowsError
 from privcore.base.progress import ProgressCallback
 from privcore.data.params import Param, check_params, check_settings
 from privcore.data.prepare import PreparedData, prepare
@@ -27,7 +27,7 @@ from privcore.evaluation.background import background_ids, background_workers, c
 from privcore.evaluation.outcome import Report
 from privcore.evaluation.size_match import size_match
 from privcore.metrics import registry
-from privcore.metrics.results import MetricOutput, MetricResult, NotApplicable, SizeMatch, UtilityScore
+from privcore.metrics.results import MetricOutput, MetricResult, SizeMatch, UtilityScore
 
 
 def resolve_metric_ids(metrics: str | Iterable[str], holdout: bool = False) -> list[str]:

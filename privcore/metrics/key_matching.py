@@ -8,12 +8,12 @@ import numpy as np
 import pandas as pd
 
 from privcore.base.cores import resolve_workers
+from privcore.base.errors import NotApplicable
 from privcore.data.schema import NUMERICAL
 from privcore.engine.context import MetricContext
 from privcore.engine.neighbors import DEFAULT_CHUNK_ELEMENTS
 from privcore.metrics._exact_match import first_positions, tuple_ids
 from privcore.metrics.registry import NEEDS_REASONS
-from privcore.metrics.results import NotApplicable
 
 
 def keys_and_sensitive(ctx: MetricContext, categorical: bool = True) -> tuple[list[str], str]:

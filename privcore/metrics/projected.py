@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from privcore.base.errors import NotApplicable
 from privcore.engine.context import MetricContext
 from privcore.metrics.details import PairedRecords, ProjectionDistances
 from privcore.metrics.registry import Explanation, MetricInfo, register
-from privcore.metrics.results import MetricOutput, NotApplicable
+from privcore.metrics.results import MetricOutput
 
 REVIEW = "Trudslev et al., A review of privacy metrics for synthetic tabular data (PrivEval)"
 GUILLAUDEUX = "original: Guillaudeux et al. (2023), avatar method"

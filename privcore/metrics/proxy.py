@@ -8,13 +8,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from privcore.base.errors import NotApplicable
 from privcore.data.params import Param
 from privcore.engine.context import MetricContext
 from privcore.engine.neighbors import Neighbours
 from privcore.metrics._exact_match import joint_tuple_ids
 from privcore.metrics.details import IdenticalShares, ProxyTest
 from privcore.metrics.registry import Explanation, MetricInfo, register
-from privcore.metrics.results import MetricOutput, NotApplicable
+from privcore.metrics.results import MetricOutput
 
 REFERENCE = (
     "Yao, Krčo, Ganev and de Montjoye, The DCR Delusion: Measuring the Privacy Risk of Synthetic Data "

@@ -11,7 +11,6 @@ from typing import Any
 
 import numpy as np
 
-from privcore.base.errors import NotApplicable  # noqa: F401  (metrics raise it from here)
 from privcore.base.jsonvalues import finite_or_none, jsonable
 from privcore.metrics.details import Details
 

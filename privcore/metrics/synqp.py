@@ -10,13 +10,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from privcore.base.errors import NotApplicable
 from privcore.data.params import Param
 from privcore.data.schema import NUMERICAL
 from privcore.engine.context import MetricContext
 from privcore.metrics._exact_match import first_positions, joint_tuple_ids
 from privcore.metrics.details import EpsilonSeries
 from privcore.metrics.registry import Explanation, MetricInfo, register
-from privcore.metrics.results import MetricOutput, NotApplicable
+from privcore.metrics.results import MetricOutput
 
 #: The disclosure threshold the SynQP paper reports against.
 THRESHOLD = 0.09

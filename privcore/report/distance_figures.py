@@ -12,9 +12,9 @@ from typing import Mapping
 import numpy as np
 import plotly.graph_objects as go
 
+from privcore.base.errors import NotApplicable
 from privcore.base.palette import ROLE_COLOURS
 from privcore.engine.neighbors import nearest_two
-from privcore.metrics.results import NotApplicable
 from privcore.report.figure_base import (
     MAX_LINKS,
     MAX_POINTS,

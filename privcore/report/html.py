@@ -24,7 +24,6 @@ from privcore.evaluation.interpret import (
     metric_applies,
     what_it_loses,
 )
-from privcore.evaluation.outcome import combined_json  # noqa: F401  (re-exported: the JSON download)
 from privcore.evaluation.tradeoff import best_tradeoff, tradeoff_points, tradeoff_sentence
 from privcore.evaluation.verdict import KIND_WORDS, VERDICT_STYLE, verdict
 from privcore.metrics import registry
@@ -33,7 +32,7 @@ from privcore.report import figures as F
 from privcore.report.figure_embedding import FigureWriter
 from privcore.report.rendering import render
 
-__all__ = ["html_report", "combined_json"]
+__all__ = ["html_report"]
 
 #: The mark before each check of "Does this metric apply here?" (its status also in words).
 CHECK_MARKS = {"ok": "✓", "warn": "⚠", "fail": "✖"}

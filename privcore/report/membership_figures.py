@@ -9,12 +9,12 @@ import plotly.graph_objects as go
 
 from privcore.base.palette import DASHES, OKABE_ITO, PALETTE, ROLE_COLOURS
 from privcore.metrics.details import MembershipBattery
-from privcore.metrics.names import ATTACK_NAMES, short_attack  # noqa: F401  (re-exported)
+from privcore.metrics.names import short_attack
 from privcore.report.figure_base import Figure, apply_layout, empty_figure
 from privcore.report.generic_figures import attack_intervals
 
 __all__ = ["battery_roc_curves", "battery_auc_intervals", "battery_figures", "choice_sentence", "epsilon_sentence",
-           "share_words", "short_attack"]
+           "share_words"]
 
 def battery_roc_curves(details: MembershipBattery, *, name: str = "Strongest membership attack") -> Figure:
     """Every attack's ROC curve on all members and non-members, log-log, the strongest highlighted.

@@ -5,6 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from dashboard import progress as PG
+from dashboard.lab import estimate as LE
+from dashboard.lab import ladder as LL
+from dashboard.lab import runs as LR
 from dashboard.lab import view as V
 from dashboard.learn_lab import Draws, draws_sentence, walkthrough
 from dashboard.session.state import LoadedTable
@@ -31,7 +35,7 @@ def test_generated_settings_are_checked_with_the_labs_named_errors():
     assert error is None
     assert settings == {"leaks": ["rare_records", "partial_copy"], "levels": [0.0, 0.5, 1.0], "seeds": 3,
                         "metrics": ["crp"], "seed": 7}
-    assert V.generated_evaluations(settings) == (1 + 2 + 2) * 3
+    assert LE.generated_evaluations(settings) == (1 + 2 + 2) * 3
     for args, fragment in [((["nope"], "0,1", 2, ["crp"], 0), "Unknown leak type(s): nope"),
                            ((["partial_copy"], "0,1", 0, ["crp"], 0), "got 0"),
                            ((["partial_copy"], "0,1", 2, ["nope"], 0), "nope"),
@@ -47,64 +51,64 @@ def test_leak_choices_leave_out_the_attribute_leak_without_a_sensitive_column():
 
 
 def test_estimate_rests_on_the_timing_and_says_it_is_an_estimate():
-    timing = V.Timing(first=3.0, next=1.0)
+    timing = LE.Timing(first=3.0, next=1.0)
     assert timing.seconds(1) == 3.0 and timing.seconds(10) == 12.0
-    text = V.estimate_text(timing.seconds(10), 10, timing)
+    text = LE.estimate_text(timing.seconds(10), 10, timing)
     assert text.startswith("Estimated run time: about 10 s for 10 evaluations")
     assert "an estimate" in text and "3.0 s for the first" in text
 
 
 def test_timing_is_measured_once_and_an_input_error_becomes_a_message():
     state, calls = {}, []
-    measured, error = V.timing(state, "k", lambda: calls.append(1) or V.Timing(1.0, 0.5))
-    assert error is None and V.timing(state, "k", lambda: calls.append(1))[0] is measured and calls == [1]
+    measured, error = LE.timing(state, "k", lambda: calls.append(1) or LE.Timing(1.0, 0.5))
+    assert error is None and LE.timing(state, "k", lambda: calls.append(1))[0] is measured and calls == [1]
     from privcore.base.errors import InputError
 
     def bad():
         raise InputError("The synthetic table lacks column 'age'.")
 
-    assert V.timing(state, "other", bad) == (None, "The synthetic table lacks column 'age'.")
+    assert LE.timing(state, "other", bad) == (None, "The synthetic table lacks column 'age'.")
 
 
 def test_store_keeps_the_most_recent_labs_only():
     state = {}
-    for i in range(V.MAX_CACHED_LABS + 2):
-        V.store(state, f"k{i}", V.StoredLab(None, {}, None))
-    assert list(state[V.RESULTS]) == [f"k{i}" for i in range(2, V.MAX_CACHED_LABS + 2)]
-    assert V.cached(state, None) is None and V.cached(state, "k0") is None
+    for i in range(LR.MAX_CACHED_LABS + 2):
+        LR.store(state, f"k{i}", LR.StoredLab(None, {}, None))
+    assert list(state[LR.RESULTS]) == [f"k{i}" for i in range(2, LR.MAX_CACHED_LABS + 2)]
+    assert LR.cached(state, None) is None and LR.cached(state, "k0") is None
 
 
 def test_ladder_uploads_get_labels_from_file_names_are_parsed_once_and_can_be_removed():
     state = {}
     csv = "a,b\n1,x\n2,y\n"
     files = [Upload("ctgan_eps0.5.csv", csv), Upload("ctgan.csv", csv), Upload("broken.csv", "")]
-    errors = V.add_ladder_files(state, files)
+    errors = LL.add_ladder_files(state, files)
     assert [name for name, _ in errors] == ["broken.csv"]
-    assert [(e.name, e.label) for e in state[V.LADDER_TABLES]] == [("ctgan_eps0.5", 0.5), ("ctgan", 1.0)]
-    assert V.add_ladder_files(state, files) == [] and len(state[V.LADDER_TABLES]) == 2
-    V.set_ladder_label(state, "ctgan", 4)
-    settings, error = V.check_supplied(state[V.LADDER_TABLES], ["crp"], 0)
+    assert [(e.name, e.label) for e in state[LL.LADDER_TABLES]] == [("ctgan_eps0.5", 0.5), ("ctgan", 1.0)]
+    assert LL.add_ladder_files(state, files) == [] and len(state[LL.LADDER_TABLES]) == 2
+    LL.set_ladder_label(state, "ctgan", 4)
+    settings, error = V.check_supplied(state[LL.LADDER_TABLES], ["crp"], 0)
     assert error is None and settings["ladder"] == [("ctgan_eps0.5", 0.5), ("ctgan", 4.0)]
-    V.remove_ladder_table(state, "ctgan")
-    assert V.check_supplied(state[V.LADDER_TABLES], ["crp"], 0)[1].startswith("A supplied ladder needs tables at two")
+    LL.remove_ladder_table(state, "ctgan")
+    assert V.check_supplied(state[LL.LADDER_TABLES], ["crp"], 0)[1].startswith("A supplied ladder needs tables at two")
 
 
 def test_supplied_labels_must_be_finite_numbers():
     table = LoadedTable.from_frame("t", pd.DataFrame({"a": [1]}))
-    entries = [V.LadderTable("t", table, float("nan")), V.LadderTable("u", table, 1.0)]
+    entries = [LL.LadderTable("t", table, float("nan")), LL.LadderTable("u", table, 1.0)]
     assert "The label of t" in V.check_supplied(entries, ["crp"], 0)[1]
 
 
 def test_progress_messages_count_tables():
     seen = []
-    tick = V.progress_update(lambda fraction, message: seen.append((fraction, message)))
+    tick = PG.progress_update(lambda fraction, message: seen.append((fraction, message)))
     tick(0, 4, "partial_copy at level 0, seed 0")
     tick(4, 4, "statistics")
     assert seen == [(0.0, "Table 1 of 4: partial_copy at level 0, seed 0"), (1.0, "Statistics…")]
 
 
 def test_internal_errors_never_reach_the_user_as_a_traceback(caplog):
-    result, error = V.run_generated(pd.DataFrame({"a": [1.0]}), None, None, {"leaks": None, "levels": None,
+    result, error = LR.run_generated(pd.DataFrame({"a": [1.0]}), None, None, {"leaks": None, "levels": None,
                                                                             "seeds": None, "metrics": None,
                                                                             "seed": 0})
     assert result is None and error.startswith("The lab stopped because of an internal error")

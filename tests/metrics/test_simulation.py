@@ -214,9 +214,9 @@ def test_zcap_and_gcap_need_a_categorical_sensitive_column_air_does_not():
 
 
 def test_compute_time_reasons():
+    from privcore.base.errors import NotApplicable
     from privcore.data.prepare import prepare
     from privcore.engine.context import MetricContext, SharedComputation
-    from privcore.metrics.results import NotApplicable
     from privcore.metrics.simulation import compute_air, compute_gcap, compute_zcap
 
     for schema, message in [

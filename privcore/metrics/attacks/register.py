@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from privcore.base.errors import NotApplicable
 from privcore.data.params import Param
 from privcore.engine.context import MetricContext
 from privcore.metrics.attacks._common import AttackOutcome
@@ -18,7 +19,7 @@ from privcore.metrics.attacks.linkability import linkability
 from privcore.metrics.attacks.singling_out import DEFAULT_MAX_ATTEMPTS, singling_out
 from privcore.metrics.details import AttackRates, InferenceAttack, LinkabilityAttack, Rate, SinglingOutAttack
 from privcore.metrics.registry import Explanation, MetricInfo, register
-from privcore.metrics.results import MetricOutput, NotApplicable
+from privcore.metrics.results import MetricOutput
 
 REFERENCE = (
     "Giomi, Boenisch, Wehmeyer and Tasnádi, A Unified Framework for Quantifying Privacy Risk in Synthetic "

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from privcore.base.errors import NotApplicable
 from privcore.engine.context import MetricContext
 from privcore.engine.encoding import EuclideanSpace
 from privcore.engine.neighbors import PairExtremes
 from privcore.metrics.details import NormalisedDistances
-from privcore.metrics.results import NotApplicable
 
 REVIEW = "Trudslev et al., A review of privacy metrics for synthetic tabular data (PrivEval)"
 QIAN = "original: Qian et al. (2023), Synthcity"

@@ -11,13 +11,14 @@ from typing import Any
 
 import numpy as np
 
+from privcore.base.errors import NotApplicable
 from privcore.data.params import Param
 from privcore.engine.context import MetricContext
 from privcore.engine.neighbors import Neighbours, nearest_two
 from privcore.metrics.details import AdversarialAccuracy
 from privcore.metrics.distance._base import DISTANCE_BLIND_SPOT, E_STEP, LAUTRUP, REVIEW, require_space, share
 from privcore.metrics.registry import Explanation, MetricInfo
-from privcore.metrics.results import MetricOutput, NotApplicable
+from privcore.metrics.results import MetricOutput
 
 
 def _adversarial_accuracy(d_yz, d_yy, d_zy, d_zz, tolerance: float) -> tuple[float, float]:

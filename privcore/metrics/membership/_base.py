@@ -14,7 +14,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from privcore.base.errors import InputError
+from privcore.base.errors import InputError, NotApplicable
 from privcore.base.roc import roc_auc, roc_curve, roc_statistics
 from privcore.base.stats import bootstrap_replicates, percentile_interval
 from privcore.data.params import Param
@@ -26,7 +26,7 @@ from privcore.engine.neighbors import nearest_k, nearest_two
 from privcore.metrics import registry
 from privcore.metrics.classifier import make_lgbm
 from privcore.metrics.details import MembershipScores
-from privcore.metrics.results import MetricOutput, NotApplicable
+from privcore.metrics.results import MetricOutput
 
 # ---------------------------------------------------------------------------------------- the ROC summary
 

@@ -9,6 +9,7 @@ from typing import Mapping
 
 import numpy as np
 
+from privcore.base.errors import NotApplicable
 from privcore.base.logsumexp import logsumexp_rows
 from privcore.data.params import Param
 from privcore.engine.context import MetricContext
@@ -36,7 +37,7 @@ from privcore.metrics.membership._base import (
     standardised_synthetic_neighbours,
 )
 from privcore.metrics.registry import Explanation, MetricInfo, register
-from privcore.metrics.results import MetricOutput, NotApplicable
+from privcore.metrics.results import MetricOutput
 
 #: DPI finds this many neighbours beyond its k, so that the rows tied around the k-th distance are usually among
 #: them and are counted from the list instead of a second pass (:func:`dpi_counts`).

@@ -7,6 +7,7 @@ from typing import Mapping
 
 import numpy as np
 
+from privcore.base.errors import NotApplicable
 from privcore.base.roc import roc_auc, roc_curve
 from privcore.base.stats import bootstrap_replicates, epsilon_lower_bound, holm_adjust, percentile_interval
 from privcore.data.params import Param
@@ -30,7 +31,7 @@ from privcore.metrics.membership._base import (
     snap_ties,
 )
 from privcore.metrics.registry import Explanation, MetricInfo, battery_ids, register
-from privcore.metrics.results import MetricOutput, NotApplicable
+from privcore.metrics.results import MetricOutput
 
 #: False-positive rates at which the true-positive rate is reported.
 LOW_FPRS = (0.001, 0.01, 0.1)

@@ -8,6 +8,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from privcore.base.errors import NotApplicable
 from privcore.engine.context import MetricContext
 from privcore.metrics.details import MembershipScores
 from privcore.metrics.membership._base import (
@@ -25,7 +26,7 @@ from privcore.metrics.membership._base import (
     require_holdout,
 )
 from privcore.metrics.registry import Explanation, MetricInfo, register
-from privcore.metrics.results import MetricOutput, NotApplicable
+from privcore.metrics.results import MetricOutput
 
 
 @dataclass(frozen=True)

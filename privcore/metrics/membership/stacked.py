@@ -6,6 +6,7 @@ from typing import Mapping
 
 import numpy as np
 
+from privcore.base.errors import NotApplicable
 from privcore.data.params import Param
 from privcore.engine.context import MetricContext
 from privcore.metrics.details import MembershipScores
@@ -30,7 +31,7 @@ from privcore.metrics.membership._base import (
     small_lgbm,
 )
 from privcore.metrics.registry import Explanation, MetricInfo, battery_ids, register
-from privcore.metrics.results import MetricOutput, NotApplicable
+from privcore.metrics.results import MetricOutput
 
 #: The attacks of the battery that learn from labels, whose scores are therefore not stacked.
 LEARNING_ATTACKS = ("mia_learned", "mia_stacked")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from privcore.base.errors import NotApplicable
 from privcore.data.params import Param
 from privcore.data.schema import NUMERICAL
 from privcore.engine.context import MetricContext
@@ -23,7 +24,7 @@ from privcore.metrics.reconstruction._base import (
     truth_of,
 )
 from privcore.metrics.reconstruction.attacks import chain_order, learned_guess, nearest_guess
-from privcore.metrics.results import MetricOutput, NotApplicable
+from privcore.metrics.results import MetricOutput
 
 #: How many of the most exposed members the details list (with their true and reconstructed values).
 EXPOSED_SHOWN = 10

@@ -6,10 +6,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from privcore.base.errors import NotApplicable
 from privcore.engine.context import MetricContext
 from privcore.metrics.details import Discrimination
 from privcore.metrics.registry import Explanation, MetricInfo, register
-from privcore.metrics.results import MetricOutput, NotApplicable
+from privcore.metrics.results import MetricOutput
 from privcore.metrics.utility._base import array_digest
 
 FOLDS = 5

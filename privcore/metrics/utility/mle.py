@@ -9,12 +9,13 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
+from privcore.base.errors import NotApplicable
 from privcore.data.params import Param
 from privcore.data.schema import NUMERICAL
 from privcore.engine.context import MetricContext
 from privcore.metrics.details import ModelScore, ModelUtility
 from privcore.metrics.registry import Explanation, MetricInfo, register
-from privcore.metrics.results import MetricOutput, NotApplicable
+from privcore.metrics.results import MetricOutput
 from privcore.metrics.utility._base import SYNQP, array_digest
 
 #: Model seeds (bootstrap draws of the training rows); the intervals are over them.

@@ -6,11 +6,12 @@ import itertools
 
 import numpy as np
 
+from privcore.base.errors import NotApplicable
 from privcore.data.schema import NUMERICAL
 from privcore.engine.context import MetricContext
 from privcore.metrics.details import PairTrends
 from privcore.metrics.registry import Explanation, MetricInfo, register
-from privcore.metrics.results import MetricOutput, NotApplicable
+from privcore.metrics.results import MetricOutput
 from privcore.metrics.utility._base import SDMETRICS, bin_column, column_kinds, cramers_v, pearson
 
 AVERAGED = ("the share of the real table's pairwise association kept: 1 − Σ|a_real|·|a_real − a_synthetic| / "

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from privcore.base.errors import NotApplicable
 from privcore.data.schema import NUMERICAL
 from privcore.engine.context import MetricContext
 from privcore.metrics.details import ColumnShapes
 from privcore.metrics.registry import Explanation, MetricInfo, register
-from privcore.metrics.results import MetricOutput, NotApplicable
+from privcore.metrics.results import MetricOutput
 from privcore.metrics.utility._base import (
     SDMETRICS,
     SYNQP,
