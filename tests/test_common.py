@@ -7,6 +7,12 @@ text of its explanation) or a setting whose declared range is not enforced fails
 from __future__ import annotations
 
 import dataclasses
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -91,6 +97,44 @@ def test_a_metric_that_misses_a_declaration_fails_the_check():
     assert any("measured cost" in p for p in problems)
     assert "empty text explanation.blind_spots" in problems
     assert any("shared with" in p for p in declaration_problems(dataclasses.replace(crp, order=registry.get("gcap").order)))
+
+
+NEW_METRIC = textwrap.dedent('''
+    """A metric added as one new module: nothing else in the package is edited."""
+
+    import dataclasses
+
+    from privcore.metrics.registry import get, register
+
+
+    def compute(ctx):
+        return get("crp").compute(ctx)  # a new metric's own formula would go here
+
+
+    register(dataclasses.replace(get("crp"), id="new_metric", name="A new metric (NEW)", order=999_990,
+                                 cost=(0.01, 1.0), compute=compute))
+''')
+
+
+def test_a_new_metric_module_registers_without_any_list_to_edit(tmp_path):
+    # CONTRIBUTING.md's promise: one new module (plus its tests) is the whole change. In a copy of the package, a
+    # module dropped into privcore/metrics/ is listed, placed by its order, and evaluated.
+    root = Path(__file__).resolve().parents[1]
+    shutil.copytree(root / "privcore", tmp_path / "privcore",
+                    ignore=lambda folder, names: {n for n in names if n == "__pycache__"})
+    (tmp_path / "privcore" / "metrics" / "new_metric.py").write_text(NEW_METRIC)
+    code = ("from privcore import Schema, evaluate\n"
+            "from privcore.demo import load_scenario\n"
+            "from privcore.metrics import registry\n"
+            "assert registry.metric_ids()[-1] == 'new_metric', registry.metric_ids()\n"
+            "d = load_scenario('noisy_copy', n=60)\n"
+            "report = evaluate(d.real, d.synthetic, Schema(types=dict(d.types)), metrics=['new_metric', 'crp'])\n"
+            "print(report['new_metric'].risk == report['crp'].risk, report['new_metric'].applicable)\n")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "True"]
 
 
 def _params():

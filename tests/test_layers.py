@@ -105,4 +105,5 @@ def test_every_concrete_module_of_a_family_package_is_in_its_independence_contra
     listed = [c["modules"] for c in contracts if c["type"] == "independence" and c["modules"][0].startswith(package + ".")]
     concrete = {f"{package}.{p.stem}" for p in (ROOT / "privcore" / "metrics" / family).glob("*.py")
                 if not p.stem.startswith("_")}
-    assert len(listed) == 1 and set(listed[0]) == concrete
+    # The contract names the whole package (a new module is covered without editing it), or every module by name.
+    assert len(listed) == 1 and (listed[0] == [f"{package}.*"] or set(listed[0]) == concrete)

@@ -2,32 +2,28 @@
 :mod:`~privcore.metrics.registry`, the :mod:`~privcore.metrics.results` and :mod:`~privcore.metrics.details`
 types and their :mod:`~privcore.metrics.names`.
 
-:func:`load_all` imports every family, which registers its metrics; the registry calls it on first use.
+:func:`load_all` imports every metric module, which registers its metrics; the registry calls it on first use.
 """
 
 import importlib
+import pkgutil
 
-# One module (or package) per family; each registers its metrics on import.
-_MODULES = (
-    "privcore.metrics.simulation",
-    "privcore.metrics.distance",
-    "privcore.metrics.projected",
-    "privcore.metrics.classifier",
-    "privcore.metrics.attacks.register",
-    "privcore.metrics.proxy",
-    "privcore.metrics.membership",
-    "privcore.metrics.synqp",
-    "privcore.metrics.utility",
-    "privcore.metrics.reconstruction",
-)
-
+_LOADED: list[bool] = []
 
 
 def load_all() -> None:
-    """Import every metric family, which registers its metrics (a no-op after the first call)."""
-    for name in _MODULES:
-        try:
-            importlib.import_module(name)
-        except ModuleNotFoundError as exc:  # a family not written yet; every other family still registers
-            if exc.name != name and not name.startswith(str(exc.name)):
-                raise
+    """Import every public module under ``privcore.metrics``, which registers their metrics (a no-op after the
+    first call).
+
+    Notes
+    -----
+    Every module is found by walking the package, so a new metric module registers without any list to edit;
+    modules whose name starts with an underscore (a family's ``_base``, helpers) are imported by their users.
+    The order of import does not matter: each metric declares its place in the listings (``MetricInfo.order``).
+    """
+    if _LOADED:
+        return
+    for module in pkgutil.walk_packages(__path__, prefix=__name__ + "."):
+        if not any(part.startswith("_") for part in module.name.split(".")):
+            importlib.import_module(module.name)
+    _LOADED.append(True)
