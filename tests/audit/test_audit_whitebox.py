@@ -14,7 +14,6 @@ import numpy as np
 import pandas as pd
 import pytest
 from jsonschema import validate
-from test_figures import check
 
 from privcore.audit.contract import audit_report_schema
 from privcore.audit.shadow import AuditError
@@ -23,6 +22,7 @@ from privcore.audit.whitebox import THREAT_MODEL, attack_losses, has_loss, loss_
 from privcore.cli.main import main
 from privcore.generators import GeneratorOutputError
 from privcore.report.whitebox_figures import BAR_COLOUR, whitebox_figure
+from tests.report.test_figures import check
 
 COLUMNS = ["x", "y"]
 
