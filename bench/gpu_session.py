@@ -5,7 +5,7 @@ own process with its own time limit taken from what is left of ``--budget``; eac
 into ``--out`` as soon as it ends, so a check stopped at its limit loses only itself:
 
 1. ``environment.json``: the GPU, driver and the versions of Python, numpy, pandas, scikit-learn, CuPy, torch.
-2. ``gpu_tests.log``: ``tests/test_gpu_backend.py`` with a real GPU (its real-GPU tests run, not skip).
+2. ``gpu_tests.log``: ``tests/engine/test_gpu_backend.py`` with a real GPU (its real-GPU tests run, not skip).
 3. ``gpu_check.json``, ``gpu_metrics.json``: ``bench_gpu.py``'s parts (the 11 distance metrics' reports on
    both devices at ``--check-rows``; the 11 at ``--metric-rows`` on the GPU).
 4. ``torch_generators.json``: ``bench_torch_generators.py`` (CTGAN and TVAE, GPU against CPU).
@@ -96,7 +96,7 @@ def main() -> None:
     # Each step's limit leaves the later ones a floor, so one slow step cannot starve all the rest.
     plan = [  # (name, command, its own limit, seconds kept for the steps after it): the most wanted first
         ("gpu_tests", [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=", "-n", "4",
-                       "-rs", "tests/test_gpu_backend.py"] + (["-k", args.tests] if args.tests else []), 60, 420),
+                       "-rs", "tests/engine/test_gpu_backend.py"] + (["-k", args.tests] if args.tests else []), 60, 420),
         ("gpu_check", [python, "bench/bench_gpu.py", "--parts", "check", "--metric-rows", str(args.check_rows),
                        "--check-rows", str(args.check_rows), "--out", str(out / "gpu_check.json")], 120, 300),
         # The 1,000,000-row run did not finish in 90 s on an H200 (first lease): it gets the most time.

@@ -185,7 +185,7 @@ class FAMDProjection:
                 # LAPACK's SVD (dgesdd) of a matrix at least 11/6 times as tall as wide factors it as Q·R first
                 # and works on R. Only the right singular vectors are used here, so R is factored directly and
                 # Q and Q·U are never formed: the same singular values and vectors, bit for bit
-                # (tests/test_encoding.py), 0.055 -> 0.033 s at 10,000 Adult rows and 1.07 -> 0.57 s at
+                # (tests/engine/test_encoding.py), 0.055 -> 0.033 s at 10,000 Adult rows and 1.07 -> 0.57 s at
                 # 100,000 (one thread, measured side by side).
                 scaled = scipy.linalg.qr(scaled, mode="r", overwrite_a=True, check_finite=False)[0][: scaled.shape[1]]
             _, singular, vt = scipy.linalg.svd(scaled, full_matrices=False)

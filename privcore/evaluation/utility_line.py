@@ -140,7 +140,7 @@ def utility_line(report, useful_at: float = 0.9, keeps_little_below: float = 0.5
     Examples
     --------
     A table that keeps every column's shape and 3 % of the relations between them is flagged (see
-    ``tests/test_utility_line.py`` for a full evaluation).
+    ``tests/evaluation/test_utility_line.py`` for a full evaluation).
     """
     measures = measure_lines(report)
     if not measures:

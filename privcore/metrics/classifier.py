@@ -195,7 +195,7 @@ def compute_dmlp(ctx: MetricContext) -> MetricOutput:
 
     Features: space E, standardised on ``Y ∪ Z`` (in float64, then held as float32: the network trains in
     the features' precision, and float32 makes each epoch's matrix products about twice as fast while
-    moving the fold AUCs far less than the fold-to-fold spread, see tests/test_golden.py). Labels: real 1,
+    moving the fold AUCs far less than the fold-to-fold spread, see tests/report/test_golden.py). Labels: real 1,
     synthetic 0. Stratified 5-fold cross-validation (shuffled, ``random_state=seed``) of
     ``MLPClassifier(hidden_layer_sizes=(100,), early_stopping=True, max_iter=300, random_state=seed)``
     (computed by :class:`privcore.metrics._mlp.DetectionMLP`). ``risk = raw =`` mean fold ROC AUC (0.5 =

@@ -1,4 +1,5 @@
-"""Shared helpers of the AppTest tests: the app's entry point, small tables, seeded sessions.
+"""Shared helpers of the AppTest tests: the app's entry point, small tables, seeded sessions; the fixtures of the
+server-memory session store's tests (a fake clock and a store that reads it).
 
 Pages are opened the way Streamlit 1.67 documents for a ``pages/`` directory app: ``AppTest`` is
 created from ``app.py`` and switched to the page before the first run. Creating it from a page file
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -21,6 +23,7 @@ if str(ROOT) not in sys.path:  # the pages import the `dashboard` package, which
     sys.path.insert(0, str(ROOT))
 
 from dashboard.session.state import LoadedTable, Tables  # noqa: E402
+from dashboard.session.store import SessionStore  # noqa: E402
 from privcore.data.schema import infer_schema  # noqa: E402
 
 APP = ROOT / "app.py"
@@ -83,3 +86,27 @@ def assert_points_to_the_data_page(at: AppTest) -> None:
     assert_no_exception(at)
     assert "Data page" in texts(at.info)
     assert [link.value for link in at.main.page_link] == ["Go to the Data page"]
+
+
+# ------------------------------------------------------------------------------------- the session store's clock
+
+
+class FakeClock:
+    """A clock that stands still until a test moves ``now`` (seconds)."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def store(clock) -> SessionStore:
+    """A session store whose sessions expire after 30 idle minutes of :func:`clock`."""
+    return SessionStore(idle_after=30 * 60, clock=clock)

@@ -2,7 +2,7 @@
 fit ("declare the column categorical", "untick Analyse on the Configure page") is followed on the Configure
 page, and then the Data page no longer reports the table, nothing blocks, and the Results page evaluates it.
 
-The command line's side of the same messages is ``tests/test_advice.py``.
+The command line's side of the same messages is ``tests/cli/test_advice.py``.
 """
 
 from __future__ import annotations

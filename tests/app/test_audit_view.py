@@ -12,7 +12,6 @@ import pytest
 from dashboard.audit import view as V
 from privcore.audit.targeted import AuditSettings
 from privcore.data.schema import Schema
-from privcore.demo import load_scenario
 from privcore.evaluation.verdict import audit_verdict
 from privcore.generators import get_generator_spec
 
@@ -20,14 +19,8 @@ TINY = AuditSettings(targets=1, random_targets=1, shadow_models=4, eval_models=4
 
 
 @pytest.fixture(scope="module")
-def demo():
-    data = load_scenario("noisy_copy", n=300)
-    return data.real, Schema(types=dict(data.types), key=list(data.key), sensitive=data.sensitive)
-
-
-@pytest.fixture(scope="module")
-def copy_report(demo):
-    real, schema = demo
+def copy_report(demo, demo_schema):
+    real, schema = demo.real, demo_schema
     report, error = V.run_audit(real, schema, "exact_copy", {}, TINY)
     assert error is None
     return report
@@ -57,8 +50,8 @@ def test_budget_inputs_are_the_audits_own_declarations():
         assert settings is None and f"(audit.{name})" in problem
 
 
-def test_generators_that_cannot_work_here_are_explained(demo):
-    real, schema = demo
+def test_generators_that_cannot_work_here_are_explained(demo, demo_schema):
+    real, schema = demo.real, demo_schema
     available, unavailable = V.generator_choices(schema, real)
     assert {"exact_copy", "fresh_sample", "independent_histograms", "dp_marginals"} <= set(available)
     assert not unavailable
@@ -67,8 +60,8 @@ def test_generators_that_cannot_work_here_are_explained(demo):
     assert "attribute_leak" not in available and "Configure page" in unavailable["attribute_leak"]
 
 
-def test_settings_pass_only_changes_and_clashes_are_named(demo):
-    real, schema = demo
+def test_settings_pass_only_changes_and_clashes_are_named(demo, demo_schema):
+    real, schema = demo.real, demo_schema
     spec = get_generator_spec("dp_marginals")
     assert V.changed_settings(spec, {"epsilon": 1.0, "level": None, "bins": 20, "range_share": 0.1}) == {}
     clash = V.changed_settings(spec, {"epsilon": 2.0, "level": 0.5})
@@ -78,8 +71,8 @@ def test_settings_pass_only_changes_and_clashes_are_named(demo):
     assert V.generator_problem("dp_marginals", {"epsilon": 2.0}, schema, real) is None
 
 
-def test_the_key_changes_with_every_setting_and_the_cache_keeps_three(demo):
-    real, schema = demo
+def test_the_key_changes_with_every_setting_and_the_cache_keeps_three(demo_schema):
+    schema = demo_schema
     key = V.audit_key("hash", schema, "exact_copy", {}, TINY)
     assert key == V.audit_key("hash", schema, "exact_copy", {}, AuditSettings(1, 1, 4, 4))
     others = {V.audit_key("other", schema, "exact_copy", {}, TINY),
@@ -95,8 +88,8 @@ def test_the_key_changes_with_every_setting_and_the_cache_keeps_three(demo):
     assert V.cached(state, "k0") is None and V.cached({}, "k0") is None
 
 
-def test_a_run_reports_progress_and_gives_the_tables(demo, copy_report):
-    real, schema = demo
+def test_a_run_reports_progress_and_gives_the_tables(demo, demo_schema, copy_report):
+    real, schema = demo.real, demo_schema
     assert [t.chosen for t in copy_report.targets] == ["vulnerable", "random"]
     assert all(t.auc >= 0.9 for t in copy_report.targets)
     assert V.verdict_level(copy_report.summary) == "error"
@@ -118,8 +111,8 @@ def test_a_run_reports_progress_and_gives_the_tables(demo, copy_report):
     assert error is None and 2 <= len(seen) <= 11 and seen[-1][0] == 1.0 and "model" in seen[-1][1]
 
 
-def test_errors_come_back_as_sentences(demo):
-    real, schema = demo
+def test_errors_come_back_as_sentences(demo, demo_schema):
+    real, schema = demo.real, demo_schema
     report, error = V.run_audit(real.head(40), schema, "exact_copy", {}, TINY)
     assert report is None and "too few" in error
     broken = Schema(types={**schema.types, "no such column": "numerical"})

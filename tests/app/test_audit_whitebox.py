@@ -13,7 +13,7 @@ from dashboard.audit import whitebox_view as WV
 from dashboard.audit.estimate import estimate_text
 from privcore.audit.timing import AuditEstimate, ModelTiming
 from privcore.audit.whitebox import THREAT_MODEL
-from tests.test_audit_whitebox import OWN_MODULE
+from tests.audit.test_audit_whitebox import OWN_MODULE
 
 from .conftest import assert_no_exception, open_page, texts
 from .test_audit_page import AUDIT, RUN_TIMEOUT, targeted

@@ -7,34 +7,16 @@ import pytest
 
 from dashboard.session import store as session_store
 from dashboard.session.state import persisted_keys
-from dashboard.session.store import SessionStore, new_id, owner_token
+from dashboard.session.store import new_id, owner_token
 
 
 class State(dict):
     """A dict that can be weakly referenced, like Streamlit's session state."""
 
 
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 ISSUER = "https://id.example.org/realms/team"
 ALICE = owner_token(ISSUER, "alice-sub")
 BOB = owner_token(ISSUER, "bob-sub")
-
-
-@pytest.fixture
-def clock():
-    return FakeClock()
-
-
-@pytest.fixture
-def store(clock):
-    return SessionStore(idle_after=30 * 60, clock=clock)
 
 
 @pytest.fixture

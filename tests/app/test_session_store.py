@@ -13,14 +13,6 @@ from dashboard.session.state import persisted_keys
 from dashboard.session.store import DEFAULT_IDLE_MINUTES, IDLE_MINUTES_VARIABLE, SessionStore, Sweeper
 
 
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 class State(dict):
     """A dict that can be weakly referenced, like Streamlit's session state."""
 
@@ -28,16 +20,6 @@ class State(dict):
 def work(name: str = "real.csv") -> State:
     return State(tables=f"tables of {name}", schema="schema", results={"run": "report"},
                  selected_metrics=["dcr"], unrelated_widget="kept")
-
-
-@pytest.fixture
-def clock():
-    return FakeClock()
-
-
-@pytest.fixture
-def store(clock):
-    return SessionStore(idle_after=30 * 60, clock=clock)
 
 
 def test_only_the_holder_of_the_id_gets_the_work_back(store):

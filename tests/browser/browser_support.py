@@ -314,3 +314,73 @@ OUTSIDE = """() => {
   }
   return out;
 }"""
+
+
+# ------------------------------------------------------------------------------- steps of a flow in the app
+# The steps the flow tests repeat: upload the tables on the Data page, run the evaluation on the Results page,
+# open one of its tabs, check that a narrow screen holds the page.
+
+
+def assert_no_error_alert(page) -> None:
+    """No ``st.error`` box on the page."""
+    errors = page.locator("[data-testid=stAlertContentError]")
+    assert errors.count() == 0, f"error message(s) shown: {errors.all_inner_texts()}"
+
+
+def uploader(page, label: str):
+    """The file input of the Data page's uploader whose label starts with ``label``."""
+    box = page.locator("[data-testid=stFileUploader]").filter(
+        has=page.locator("[data-testid=stWidgetLabel]", has_text=re.compile(rf"^\s*{re.escape(label)}")))
+    assert box.count() == 1, f"expected one uploader labelled {label!r}, found {box.count()}"
+    return box.locator("input[type=file]")
+
+
+def upload_tables(page, real: Path, synthetic: list[Path], holdout: Path | None = None) -> None:
+    """On the Data page: upload the real table, the synthetic tables and the holdout, each time waiting until the
+    sidebar names the file (on a busy machine the upload's rerun can start after a first idle check)."""
+    sidebar = page.locator("[data-testid=stSidebar]")
+    uploader(page, "Real table").set_input_files(real)
+    sidebar.get_by_text(Path(real).name).wait_for()
+    wait_idle(page)
+    uploader(page, "Synthetic tables").set_input_files(synthetic)
+    for path in synthetic:
+        sidebar.get_by_text(re.compile(re.escape(Path(path).stem))).first.wait_for()
+    wait_idle(page)
+    if holdout is not None:
+        uploader(page, "Holdout table").set_input_files(holdout)
+        sidebar.get_by_text(re.compile(rf"Holdout: {re.escape(Path(holdout).stem)}")).wait_for()
+        wait_idle(page)
+    assert_clean(page)
+
+
+def run_evaluation(page, timeout: float = RUN_TIMEOUT) -> None:
+    """On the Results page: click "Run evaluation" and wait (``timeout`` ms) until the score cards ("Risk level: …")
+    are drawn and the run is over. The button is the visible one of the main area: at 390 px a hidden copy can come
+    first."""
+    run = page.locator("[data-testid=stMain] [data-testid=stButton] button:visible").filter(
+        has_text=re.compile(r"Run evaluation", re.I)).first
+    assert run.is_enabled(), "the run button is disabled"
+    run.click()
+    page.locator("[data-testid=stMain]").get_by_text(re.compile(r"Risk level:")).first.wait_for(timeout=timeout)
+    wait_idle(page, timeout=timeout)
+    assert_clean(page)
+
+
+def open_tab(page, name: str, *, plot: bool = False) -> None:
+    """Select the tab ``name`` (stateful tabs: selecting one reruns the page), wait for the rerun and check the page;
+    with ``plot``, also until its first Plotly figure is drawn and laid out."""
+    tab = page.get_by_role("tab", name=name)
+    tab.click()
+    page.wait_for_function("el => el.getAttribute('aria-selected') === 'true'", arg=tab.element_handle())
+    wait_idle(page)
+    if plot:
+        page.locator("[data-testid=stMain] .js-plotly-plot").first.wait_for(timeout=IDLE_TIMEOUT)
+        page.wait_for_timeout(1000)  # Plotly lays out after the element appears
+    assert_clean(page)
+
+
+def assert_fits(page, width: int) -> None:
+    """No figure wider than ``width``, no text of a figure cut and no sideways scroll."""
+    problems = page.evaluate(OUTSIDE)
+    assert not problems, problems[:10]
+    assert page.evaluate("document.documentElement.scrollWidth") <= width

@@ -11,8 +11,18 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser_support import RUN_TIMEOUT, assert_clean, button, go_to, open_app, screenshot, wait_idle
-from test_flows import assert_no_error_alert, choose_option, open_tab
+from browser_support import (
+    assert_clean,
+    assert_no_error_alert,
+    button,
+    choose_option,
+    go_to,
+    open_app,
+    open_tab,
+    run_evaluation,
+    screenshot,
+    wait_idle,
+)
 
 from privcore.demo import load_scenario
 from privcore.metrics import registry
@@ -42,12 +52,7 @@ def first_run(page, server, scenario: str, name: str):
     go_to(page, "Results")
     assert_clean(page)
     assert f"{count} metric(s) on 1 synthetic table(s)" in main.inner_text(), "Metrics and Results count differently"
-    run = button(page, re.compile(r"Run evaluation", re.I))
-    assert run.is_enabled()
-    run.click()
-    main.get_by_text(re.compile(r"Risk level:")).first.wait_for(timeout=RUN_TIMEOUT)
-    wait_idle(page, timeout=RUN_TIMEOUT)
-    assert_clean(page)
+    run_evaluation(page)
     assert_no_error_alert(page)
     screenshot(page, f"{name}-results")
     return main

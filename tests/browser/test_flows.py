@@ -13,14 +13,18 @@ import re
 
 import pytest
 from browser_support import (
-    RUN_TIMEOUT,
     assert_clean,
+    assert_no_error_alert,
     button,
     choose_option,
     go_to,
     missing_page_xfail,
     open_app,
+    open_tab,
+    run_evaluation,
     screenshot,
+    upload_tables,
+    uploader,
     wait_idle,
 )
 
@@ -41,28 +45,6 @@ N_UPLOAD = 300
 
 def sidebar(page):
     return page.locator("[data-testid=stSidebar]")
-
-
-def uploader(page, label: str):
-    """The file input of the uploader whose label starts with ``label``."""
-    box = page.locator("[data-testid=stFileUploader]").filter(
-        has=page.locator("[data-testid=stWidgetLabel]", has_text=re.compile(rf"^\s*{re.escape(label)}")))
-    assert box.count() == 1, f"expected one uploader labelled {label!r}, found {box.count()}"
-    return box.locator("input[type=file]")
-
-
-def assert_no_error_alert(page) -> None:
-    errors = page.locator("[data-testid=stAlertContentError]")
-    assert errors.count() == 0, f"error message(s) shown: {errors.all_inner_texts()}"
-
-
-def open_tab(page, name: str) -> None:
-    """Select a tab of the Results page (stateful tabs: selecting one reruns the page) and wait."""
-    tab = page.get_by_role("tab", name=name)
-    tab.click()
-    page.wait_for_function("el => el.getAttribute('aria-selected') === 'true'", arg=tab.element_handle())
-    wait_idle(page)
-    assert_clean(page)
 
 
 def download(page, label) -> tuple[str, bytes]:
@@ -99,13 +81,7 @@ def run_and_download(page, test_name: str, tour: bool = True, html: bool = False
     to be self-contained.
     """
     main = page.locator("[data-testid=stMain]")
-    run = button(page, re.compile(r"Run evaluation", re.I))
-    assert run.is_enabled(), "the run button is disabled"
-    run.click()
-    # The score cards say "Risk level: …" once the run is over.
-    main.get_by_text(re.compile(r"Risk level:")).first.wait_for(timeout=RUN_TIMEOUT)
-    wait_idle(page, timeout=RUN_TIMEOUT)
-    assert_clean(page)
+    run_evaluation(page)
     assert_no_error_alert(page)
     screenshot(page, f"{test_name}-5-results-score-cards")
 
@@ -187,15 +163,7 @@ def test_whole_flow_on_uploaded_csvs(server, page, guard, csv_files):
     open_app(page, server, "Data")
     assert_clean(page)
 
-    uploader(page, "Real table").set_input_files(paths["real"])
-    sidebar(page).get_by_text("real_people.csv").wait_for()
-    wait_idle(page)
-    uploader(page, "Synthetic tables").set_input_files(paths["synthetic"])
-    sidebar(page).get_by_text(re.compile(r"Synthetic: synthetic_people")).wait_for()
-    wait_idle(page)
-    uploader(page, "Holdout table").set_input_files(paths["holdout"])
-    sidebar(page).get_by_text(re.compile(r"Holdout: holdout_people")).wait_for()
-    wait_idle(page)
+    upload_tables(page, paths["real"], [paths["synthetic"]], paths["holdout"])
     main = page.locator("[data-testid=stMain]")
     assert_no_error_alert(page)
     assert "same columns as the real table" in main.inner_text()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 import pandas as pd
-from browser_support import IDLE_TIMEOUT, OUTSIDE, button, go_to, open_app, screenshot, wait_idle
+from browser_support import OUTSIDE, button, go_to, open_app, open_tab, run_evaluation, screenshot, uploader, wait_idle
 
 RUN_TIMEOUT = 300_000
 NARROW = {"width": 390, "height": 900}
@@ -22,12 +22,6 @@ def _main_button(page, text):
     return page.locator("[data-testid=stMain] [data-testid=stButton] button:visible").filter(has_text=text).first
 
 
-def _uploader(page, label):
-    box = page.locator("[data-testid=stFileUploader]").filter(
-        has=page.locator("[data-testid=stWidgetLabel]", has_text=re.compile(rf"^\s*{re.escape(label)}")))
-    return box.locator("input[type=file]")
-
-
 def test_a_mismatched_synthetic_table_is_named_with_its_fix(server, page, guard, tmp_path):
     real = pd.DataFrame({"age": [23, 35, 47, 51, 62, 29] * 5, "job": list("abcabc") * 5,
                          "income": ["low", "high"] * 15})
@@ -35,12 +29,12 @@ def test_a_mismatched_synthetic_table_is_named_with_its_fix(server, page, guard,
     real.rename(columns={"job": "occupation"}).to_csv(tmp_path / "mismatch.csv", index=False)
     open_app(page, server, "Data")
     sidebar = page.locator("[data-testid=stSidebar]")
-    _uploader(page, "Real table").set_input_files(str(tmp_path / "real.csv"))
+    uploader(page, "Real table").set_input_files(str(tmp_path / "real.csv"))
     # On a busy machine the upload's rerun can start after a first idle check: wait for the table itself,
     # or the page change below would leave before the file is stored.
     sidebar.get_by_text(re.compile(r"Real: real\.csv")).wait_for()
     wait_idle(page)
-    _uploader(page, "Synthetic tables").set_input_files(str(tmp_path / "mismatch.csv"))
+    uploader(page, "Synthetic tables").set_input_files(str(tmp_path / "mismatch.csv"))
     sidebar.get_by_text(re.compile(r"Synthetic: mismatch")).wait_for()
     wait_idle(page)
     main = page.locator("[data-testid=stMain]")
@@ -65,9 +59,7 @@ def test_results_fit_a_phone_screen(server, page, guard):
     wait_idle(page)
     page.set_viewport_size(NARROW)
     wait_idle(page)
-    _main_button(page, re.compile("Run evaluation")).click()
-    page.locator("[data-testid=stMain]").get_by_text(re.compile(r"Risk level:")).first.wait_for(timeout=RUN_TIMEOUT)
-    wait_idle(page, timeout=RUN_TIMEOUT)
+    run_evaluation(page, timeout=RUN_TIMEOUT)
     tabs = page.get_by_role("tab")
     assert tabs.count() == 8
     for i in range(tabs.count()):
@@ -77,10 +69,8 @@ def test_results_fit_a_phone_screen(server, page, guard):
             f"tab {tab.inner_text()!r} is off the screen: {box}"
     checked = 0
     for name in ("Side by side", "Membership", "Reconstruction", "Metric in detail", "Record explorer"):
-        page.get_by_role("tab", name=name).click()
-        wait_idle(page)
-        if name not in ("Membership", "Reconstruction"):  # these views have figures only when their metric ran
-            page.locator("[data-testid=stMain] .js-plotly-plot").first.wait_for(timeout=IDLE_TIMEOUT)
+        # Membership and Reconstruction have figures only when their metric ran.
+        open_tab(page, name, plot=name not in ("Membership", "Reconstruction"))
         page.wait_for_timeout(1000)  # Plotly lays out after the element appears
         checked += page.locator("[data-testid=stMain] .js-plotly-plot").count()
         screenshot(page, f"newcomer-390-{name.lower().replace(' ', '-')}")

@@ -13,24 +13,23 @@ import re
 
 import pytest
 from browser_support import (
-    IDLE_TIMEOUT,
-    OUTSIDE,
-    RUN_TIMEOUT,
     assert_clean,
+    assert_fits,
     button,
     go_to,
     missing_page_xfail,
     open_app,
+    open_tab,
+    run_evaluation,
     screenshot,
+    upload_tables,
     wait_idle,
 )
 
 from privcore.data.threat_models import THREAT_MODELS, preset_key
-from privcore.demo import load_scenario
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
-N = 300
 WIDE = {"width": 1400, "height": 1000}
 NARROW = {"width": 390, "height": 900}
 PRESET = next(m for m in THREAT_MODELS if m.id == "demographics_location")
@@ -44,11 +43,6 @@ ROWS = """() => {
 
 
 @pytest.fixture(scope="module")
-def demo():
-    return load_scenario("noisy_copy", n=N)
-
-
-@pytest.fixture(scope="module")
 def csv_files(tmp_path_factory, demo):
     folder = tmp_path_factory.mktemp("reconstruction")
     paths = {"real": folder / "real_people.csv", "synthetic": folder / "noisy_synthetic.csv",
@@ -57,13 +51,6 @@ def csv_files(tmp_path_factory, demo):
     demo.synthetic.to_csv(paths["synthetic"], index=False)
     demo.holdout.to_csv(paths["holdout"], index=False)
     return paths
-
-
-def uploader(page, label: str):
-    box = page.locator("[data-testid=stFileUploader]").filter(
-        has=page.locator("[data-testid=stWidgetLabel]", has_text=re.compile(rf"^\s*{re.escape(label)}")))
-    assert box.count() == 1, f"expected one uploader labelled {label!r}, found {box.count()}"
-    return box.locator("input[type=file]")
 
 
 def tick(page, metric_id: str) -> None:
@@ -75,29 +62,12 @@ def tick(page, metric_id: str) -> None:
     assert box.locator("input[type=checkbox]").is_checked()
 
 
-def fits(page, width: int) -> None:
-    """No figure, no text of a figure and not the page wider than ``width``."""
-    problems = page.evaluate(OUTSIDE)
-    assert not problems, problems[:10]
-    assert page.evaluate("document.documentElement.scrollWidth") <= width
-
-
 @missing_page_xfail("Results")
 def test_the_reconstruction_view_draws_at_1400_and_390_px(server, page, guard, csv_files, demo):
-    sidebar = page.locator("[data-testid=stSidebar]")
     main = page.locator("[data-testid=stMain]")
     page.set_viewport_size(WIDE)
     open_app(page, server, "Data")
-    uploader(page, "Real table").set_input_files(csv_files["real"])
-    sidebar.get_by_text("real_people.csv").wait_for()
-    wait_idle(page)
-    uploader(page, "Synthetic tables").set_input_files([csv_files["synthetic"]])
-    sidebar.get_by_text(re.compile(r"noisy_synthetic")).first.wait_for()
-    wait_idle(page)
-    uploader(page, "Holdout table").set_input_files(csv_files["holdout"])
-    sidebar.get_by_text(re.compile(r"Holdout: holdout_people")).wait_for()
-    wait_idle(page)
-    assert_clean(page)
+    upload_tables(page, csv_files["real"], [csv_files["synthetic"]], csv_files["holdout"])
 
     # What the attacker knows: the preset sets the key from the column names and says which columns are secret.
     go_to(page, "Configure")
@@ -117,21 +87,10 @@ def test_the_reconstruction_view_draws_at_1400_and_390_px(server, page, guard, c
     page.mouse.move(0, 0)
 
     go_to(page, "Results")
-    run = page.locator("[data-testid=stMain] [data-testid=stButton] button:visible").filter(
-        has_text="Run evaluation").first
-    run.click()
-    main.get_by_text(re.compile(r"Risk level:")).first.wait_for(timeout=RUN_TIMEOUT)
-    wait_idle(page, timeout=RUN_TIMEOUT)
-    assert_clean(page)
+    run_evaluation(page)
 
-    tab = page.get_by_role("tab", name="Reconstruction")
-    tab.click()
-    page.wait_for_function("el => el.getAttribute('aria-selected') === 'true'", arg=tab.element_handle())
-    wait_idle(page)
-    main.locator(".js-plotly-plot").first.wait_for(timeout=IDLE_TIMEOUT)
-    page.wait_for_timeout(1000)  # Plotly lays out after the element appears
+    open_tab(page, "Reconstruction", plot=True)
     screenshot(page, "reconstruction-1400")
-    assert_clean(page)
 
     # One row per secret column (every analysed column outside the key), and the exposed people's table.
     secret = sorted(c for c in demo.types if c not in key)
@@ -141,12 +100,12 @@ def test_the_reconstruction_view_draws_at_1400_and_390_px(server, page, guard, c
     table.wait_for()
     assert "reconstructed" in table.inner_text() or table.locator("text=reconstructed").count()
     main.get_by_text(re.compile(r"rarest first")).first.wait_for()
-    fits(page, WIDE["width"])
+    assert_fits(page, WIDE["width"])
 
     page.set_viewport_size(NARROW)
     wait_idle(page)
     page.wait_for_timeout(1000)  # Plotly redraws at the new width
     screenshot(page, "reconstruction-390")
     main.locator(".js-plotly-plot").first.wait_for()
-    fits(page, NARROW["width"])
+    assert_fits(page, NARROW["width"])
     guard.assert_local()

@@ -13,15 +13,16 @@ import re
 
 import pytest
 from browser_support import (
-    IDLE_TIMEOUT,
-    OUTSIDE,
-    RUN_TIMEOUT,
     assert_clean,
+    assert_fits,
     button,
     go_to,
     missing_page_xfail,
     open_app,
+    open_tab,
+    run_evaluation,
     screenshot,
+    upload_tables,
     wait_idle,
 )
 
@@ -60,29 +61,11 @@ def csv_files(tmp_path_factory):
     return paths
 
 
-def uploader(page, label: str):
-    box = page.locator("[data-testid=stFileUploader]").filter(
-        has=page.locator("[data-testid=stWidgetLabel]", has_text=re.compile(rf"^\s*{re.escape(label)}")))
-    assert box.count() == 1, f"expected one uploader labelled {label!r}, found {box.count()}"
-    return box.locator("input[type=file]")
-
-
 @missing_page_xfail("Results")
 def test_the_privacy_and_utility_view_draws_one_point_per_table_on_a_phone(server, page, guard, csv_files):
-    sidebar = page.locator("[data-testid=stSidebar]")
     main = page.locator("[data-testid=stMain]")
     open_app(page, server, "Data")
-    uploader(page, "Real table").set_input_files(csv_files["real"])
-    sidebar.get_by_text("real_people.csv").wait_for()
-    wait_idle(page)
-    uploader(page, "Synthetic tables").set_input_files(csv_files["synthetic"])
-    for name in TABLES:
-        sidebar.get_by_text(re.compile(rf"{name}")).first.wait_for()
-    wait_idle(page)
-    uploader(page, "Holdout table").set_input_files(csv_files["holdout"])
-    sidebar.get_by_text(re.compile(r"Holdout: holdout_people")).wait_for()
-    wait_idle(page)
-    assert_clean(page)
+    upload_tables(page, csv_files["real"], csv_files["synthetic"], csv_files["holdout"])
 
     go_to(page, "Configure")  # the column types and roles, inferred, as a newcomer accepts them
     main.locator("[data-testid=stDataFrame]").first.wait_for()
@@ -96,21 +79,10 @@ def test_the_privacy_and_utility_view_draws_one_point_per_table_on_a_phone(serve
     go_to(page, "Results")
     page.set_viewport_size(NARROW)
     wait_idle(page)
-    run = page.locator("[data-testid=stMain] [data-testid=stButton] button:visible").filter(
-        has_text="Run evaluation").first
-    run.click()
-    main.get_by_text(re.compile(r"Risk level:")).first.wait_for(timeout=RUN_TIMEOUT)
-    wait_idle(page, timeout=RUN_TIMEOUT)
-    assert_clean(page)
+    run_evaluation(page)
 
-    tab = page.get_by_role("tab", name="Privacy and utility")
-    tab.click()
-    page.wait_for_function("el => el.getAttribute('aria-selected') === 'true'", arg=tab.element_handle())
-    wait_idle(page)
-    main.locator(".js-plotly-plot").first.wait_for(timeout=IDLE_TIMEOUT)
-    page.wait_for_timeout(1000)  # Plotly lays out after the element appears
+    open_tab(page, "Privacy and utility", plot=True)
     screenshot(page, "tradeoff-390")
-    assert_clean(page)
 
     # One point per synthetic table, named, in the data and on the screen (the ideal corner is one more marker).
     names = page.evaluate(POINT_NAMES)
@@ -119,9 +91,7 @@ def test_the_privacy_and_utility_view_draws_one_point_per_table_on_a_phone(serve
     assert plot.locator(".scatterlayer .point").count() == len(TABLES) + 1
 
     # It fits a 390 px screen: no figure wider than the screen, no text of a figure cut, no sideways scroll.
-    problems = page.evaluate(OUTSIDE)
-    assert not problems, problems[:10]
-    assert page.evaluate("document.documentElement.scrollWidth") <= NARROW["width"]
+    assert_fits(page, NARROW["width"])
 
     # The caption names the best trade-off: the resampler, since the verdict does not let the noisy copy out.
     caption = main.get_by_text(re.compile(r"keeps the most utility")).first

@@ -7,11 +7,11 @@ template (other line breaks, another way of escaping ``'``) passes and a changed
   collapsed), in order, with the accessible names (``aria-label``) in their place; the time of the
   "Generated ..." line is replaced by ``<time>``, the only thing that changes from run to run;
 - ``figures``: each embedded Plotly figure's ``data`` and ``layout`` as plotly.js receives them (the random
-  ``<div>`` id and the config left out), compared with :func:`golden.compare.differences`;
+  ``<div>`` id and the config left out), compared with :func:`tests.golden.compare.differences`;
 - ``plotly_js``: how many times the plotly.js bundle is inlined (once when there are figures).
 
 ``python tests/golden/html_pages.py [OUT.json.gz]`` rewrites ``tests/golden/html_pages.json.gz`` from the current code;
-``tests/test_html_golden.py`` compares the current pages with it. The stored snapshot was taken before the
+``tests/report/test_html_golden.py`` compares the current pages with it. The stored snapshot was taken before the
 pages were rendered from Jinja2 templates (issue 21).
 """
 
@@ -29,7 +29,7 @@ from typing import Any
 SNAPSHOT = Path(__file__).with_name("html_pages.json.gz")
 #: Rows per demo table: small, so the test stays quick, but every quick metric applies.
 ROWS = 200
-#: The Results report's metrics: the quick ones of tests/test_report.py (figures of every kind of evidence).
+#: The Results report's metrics: the quick ones of tests/report/test_report.py (figures of every kind of evidence).
 METRICS = ["crp", "cvp", "dcr", "auth", "hitr", "zcap", "mia_distance", "singling_out_univariate", "hidr"]
 
 _GENERATED = re.compile(r"Generated \d{4}-\d{2}-\d{2} \d{2}:\d{2} by")

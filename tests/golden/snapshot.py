@@ -5,7 +5,7 @@ and records, per metric, the JSON-contract fields of the result, its per-record 
 every explanatory figure (traces and axis titles, caption, alt text and title). Numbers are rounded to
 10 significant digits, so that only a real change shows up, not the last bit of a float.
 
-``python tests/golden/snapshot.py OUT.json.gz`` writes a snapshot; ``tests/test_golden.py`` compares the
+``python tests/golden/snapshot.py OUT.json.gz`` writes a snapshot; ``tests/report/test_golden.py`` compares the
 current code with the one stored in this folder, which was taken before metric parameters, details and
 figures were declared per metric (commit 320299e).
 """

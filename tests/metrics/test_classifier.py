@@ -163,7 +163,7 @@ def test_too_few_rows_is_not_applicable():
 
 
 def test_only_constant_columns_is_not_applicable():
-    # Found by tests/test_pathological.py: every column constant in the real table leaves E without a
+    # Found by tests/metrics/test_pathological.py: every column constant in the real table leaves E without a
     # feature, and StandardScaler / LightGBM raised "Found array with 0 feature(s)" (an internal error).
     constant = one_column([0.0] * 7)
     report = evaluate(constant, constant.copy(), NUM, metrics="dmlp,mir", holdout=constant.copy(), strict=True)

@@ -1,9 +1,9 @@
 """Before/after: the HTML downloads say and draw what they did before they were rendered from templates.
 
-The stored snapshot (``tests/golden/html_pages.json.gz``, written by :mod:`golden.html_pages`) was taken from
+The stored snapshot (``tests/golden/html_pages.json.gz``, written by :mod:`tests.golden.html_pages`) was taken from
 the hand-built pages of ``privcore.report.html`` and ``privcore.report.lab_html``. The pages of the current
 code must carry the same visible text, run by run, and the same Plotly figures (words exactly, numbers to a
-relative 1e-8 as in :mod:`golden.compare`), with plotly.js inlined exactly once.
+relative 1e-8 as in :mod:`tests.golden.compare`), with plotly.js inlined exactly once.
 
 One deliberate change was written into the snapshot since (issue 23): each metric card of the Results report
 leads with the excess over its reference and what it is measured against ("+0.860 above a fresh sample of real
@@ -28,8 +28,9 @@ from __future__ import annotations
 import copy
 
 import pytest
-from golden.compare import differences
-from golden.html_pages import page_snapshot, pages, read
+
+from tests.golden.compare import differences
+from tests.golden.html_pages import page_snapshot, pages, read
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,6 @@ import numpy as np
 import pandas as pd
 import pytest
 from jsonschema import validate
-from test_figures import check
 
 from privcore.audit import AuditError
 from privcore.audit.contract import audit_report_schema
@@ -23,6 +22,7 @@ from privcore.audit.whitebox import THREAT_MODEL, attack_losses, has_loss, loss_
 from privcore.cli.main import main
 from privcore.generators import GeneratorOutputError
 from privcore.report.whitebox_figures import BAR_COLOUR, whitebox_figure
+from tests.report.test_figures import check
 
 COLUMNS = ["x", "y"]
 
@@ -73,18 +73,12 @@ class NoLoss(CopyWithLoss):
     per_record_loss = None  # not callable: offers no loss
 
 
-@pytest.fixture(scope="module")
-def real():
-    rng = np.random.default_rng(0)
-    return pd.DataFrame({"x": rng.normal(size=240), "y": rng.normal(size=240), "c": rng.choice(list("abc"), 240)})
-
-
 SETTINGS = SharedSettings(models=16, records=100, n_queries=4)
 
 
 @pytest.fixture(scope="module")
-def copy_report(real):
-    return audit_shared(real, settings=SETTINGS, make=lambda population: CopyWithLoss())
+def copy_report(toy_table):
+    return audit_shared(toy_table, settings=SETTINGS, make=lambda population: CopyWithLoss())
 
 
 def test_a_memorising_loss_exposes_members_at_fpr_0(copy_report):
@@ -121,38 +115,38 @@ def test_the_figure_draws_each_models_tpr_at_fpr_0_beside_chance(copy_report):
     assert figure.caption.count(".") == 1 and f"model 0 {first:.1%}" in figure.alt
 
 
-def test_a_loss_that_ignores_membership_stays_at_chance(real):
-    white = audit_shared(real, settings=SETTINGS, make=FreshWithLoss).whitebox
+def test_a_loss_that_ignores_membership_stays_at_chance(toy_table):
+    white = audit_shared(toy_table, settings=SETTINGS, make=FreshWithLoss).whitebox
     covering = [m.auc_interval[0] <= 0.5 <= m.auc_interval[1] for m in white.models]
     assert np.mean(covering) >= 0.75, [m.auc_interval for m in white.models]
     assert 0.4 <= white.summary["auc"]["median"] <= 0.6
     assert white.summary["tpr_at_fpr_0"]["median"] < 0.1
 
 
-def test_a_generator_without_a_loss_gets_no_white_box_attack(real):
+def test_a_generator_without_a_loss_gets_no_white_box_attack(toy_table):
     small = SharedSettings(models=8, records=40, n_queries=2)
     assert not has_loss(NoLoss()) and has_loss(CopyWithLoss())
-    report = audit_shared(real, settings=small, make=lambda population: NoLoss())
+    report = audit_shared(toy_table, settings=small, make=lambda population: NoLoss())
     assert report.whitebox is None and report.to_dict()["whitebox"] is None
     with pytest.raises(AuditError, match="per-record loss"):
-        audit_shared(real, settings=small, make=lambda population: NoLoss(), whitebox=True)
+        audit_shared(toy_table, settings=small, make=lambda population: NoLoss(), whitebox=True)
     # And one with a loss can be audited without it.
-    assert audit_shared(real, settings=small, make=lambda population: CopyWithLoss(), whitebox=False).whitebox is None
+    assert audit_shared(toy_table, settings=small, make=lambda population: CopyWithLoss(), whitebox=False).whitebox is None
 
 
-def test_the_loss_matrix_is_one_finite_value_per_record_and_column(real):
-    model = CopyWithLoss().fit(real.iloc[:50], {})
-    losses = loss_matrix(model, real, seed=0)
-    assert losses.shape == (len(real), 1) and np.all(np.isfinite(losses))
+def test_the_loss_matrix_is_one_finite_value_per_record_and_column(toy_table):
+    model = CopyWithLoss().fit(toy_table.iloc[:50], {})
+    losses = loss_matrix(model, toy_table, seed=0)
+    assert losses.shape == (len(toy_table), 1) and np.all(np.isfinite(losses))
     assert np.all(losses[:50, 0] == 0) and np.all(losses[50:, 0] > 0)
-    assert loss_matrix(NoLoss().fit(real, {}), real, seed=0) is None
+    assert loss_matrix(NoLoss().fit(toy_table, {}), toy_table, seed=0) is None
 
     class Broken(CopyWithLoss):
         def per_record_loss(self, table, *, seed=0):
             return np.full(len(table), np.inf)
 
     with pytest.raises(GeneratorOutputError, match="finite"):
-        loss_matrix(Broken().fit(real, {}), real, seed=0)
+        loss_matrix(Broken().fit(toy_table, {}), toy_table, seed=0)
 
 
 def test_a_fold_is_scored_without_its_own_membership():
@@ -180,13 +174,13 @@ def test_a_failed_model_is_left_out():
 
 
 @pytest.mark.slow
-def test_tabddpm_runs_through_the_white_box_audit(real):
+def test_tabddpm_runs_through_the_white_box_audit(toy_table):
     pytest.importorskip("torch", reason="privcore[tabddpm] (torch) is installed by requirements-dev.txt")
     from privcore.audit.tasks import GeneratorFactory
 
     tiny = {"timesteps": 8, "steps": 20, "batch_size": 32, "width": 16, "depth": 1}
     settings = SharedSettings(models=8, records=30, n_queries=2)
-    report = audit_shared(real.iloc[:60], settings=settings, make=GeneratorFactory("tabddpm", tiny))
+    report = audit_shared(toy_table.iloc[:60], settings=settings, make=GeneratorFactory("tabddpm", tiny))
     white = report.whitebox
     assert white is not None and white.loss_columns == 8  # one column per timestep 0 … 7
     assert report.splits["failed_models"] == 0 and len(white.models) == 8

@@ -12,19 +12,13 @@ distributed = pytest.importorskip("distributed")
 
 from privcore import Schema, evaluate  # noqa: E402
 from privcore.demo import load_scenario  # noqa: E402
-from privcore.engine.cluster import ClusterError, check_address, connected  # noqa: E402
+from privcore.engine.cluster import ClusterError, check_address  # noqa: E402
 from privcore.engine.neighbors import nearest_two  # noqa: E402
 
 pytestmark = pytest.mark.timeout(300)
 
 
-@pytest.fixture(scope="module")
-def client():
-    with connected("local:2") as made:
-        yield made
-
-
-def test_neighbour_passes_on_the_cluster_are_identical(client):
+def test_neighbour_passes_on_the_cluster_are_identical(dask_client):
     rng = np.random.default_rng(0)
     query, reference = rng.random((1500, 9)), rng.random((1200, 9))
     query[5] = reference[7]  # an exact tie at distance 0
@@ -32,14 +26,14 @@ def test_neighbour_passes_on_the_cluster_are_identical(client):
     small_chunks = 100_000  # about 80 query rows per task: many tasks on two workers
     for exclude_self, a, b in ((False, query, reference), (True, query, query)):
         on_cluster, ext_cluster = nearest_two(a, b, exclude_self=exclude_self, with_extremes=not exclude_self,
-                                              chunk_elements=small_chunks, cluster=client)
+                                              chunk_elements=small_chunks, cluster=dask_client)
         here, ext_here = nearest_two(a, b, exclude_self=exclude_self, with_extremes=not exclude_self)
         np.testing.assert_array_equal(on_cluster.distance, here.distance)
         np.testing.assert_array_equal(on_cluster.index, here.index)
         assert ext_cluster == ext_here
 
 
-def test_one_block_sweeps_on_the_cluster_are_identical(client):
+def test_one_block_sweeps_on_the_cluster_are_identical(dask_client):
     """Within one table and both ways at once: each task keeps its own running top two of the columns and the
     caller merges them; the result is the single machine's, pair for pair."""
     from privcore.engine.neighbors_both_ways import nearest_two_both_ways, nearest_two_within
@@ -47,44 +41,44 @@ def test_one_block_sweeps_on_the_cluster_are_identical(client):
     rng = np.random.default_rng(1)
     query, reference = rng.integers(0, 3, (900, 10)) / 2.0, rng.integers(0, 3, (700, 10)) / 2.0  # many ties
     here = nearest_two_within(query, chunk_elements=40_000)
-    there = nearest_two_within(query, chunk_elements=40_000, cluster=client)
+    there = nearest_two_within(query, chunk_elements=40_000, cluster=dask_client)
     np.testing.assert_array_equal(there.distance, here.distance)
     np.testing.assert_array_equal(there.index, here.index)
     expected = nearest_two_both_ways(query, reference, with_extremes=True, chunk_elements=30_000)
-    got = nearest_two_both_ways(query, reference, with_extremes=True, chunk_elements=30_000, cluster=client)
+    got = nearest_two_both_ways(query, reference, with_extremes=True, chunk_elements=30_000, cluster=dask_client)
     for a, b in zip(got[:2], expected[:2]):
         np.testing.assert_array_equal(a.distance, b.distance)
         np.testing.assert_array_equal(a.index, b.index)
     assert got[2] == expected[2]
 
 
-def test_local_workers_keep_glibcs_heap_for_large_blocks(client):
+def test_local_workers_keep_glibcs_heap_for_large_blocks(dask_client):
     """Dask's default MALLOC_TRIM_THRESHOLD_ alone makes every large block a fresh mmap (tasks 1.5x slower);
     a local cluster's workers get privcore.engine.cluster.WORKER_MALLOC instead."""
     import os
 
     from privcore.engine.cluster import WORKER_MALLOC
 
-    seen = client.run(lambda: {name: os.environ.get(name) for name in WORKER_MALLOC})
+    seen = dask_client.run(lambda: {name: os.environ.get(name) for name in WORKER_MALLOC})
     assert len(seen) == 2
     for environ in seen.values():
         assert environ == {name: str(value) for name, value in WORKER_MALLOC.items()}
 
 
-def test_passes_in_few_columns_run_on_the_caller(client, monkeypatch):
+def test_passes_in_few_columns_run_on_the_caller(dask_client, monkeypatch):
     """A k-d tree answers Φ's passes in less time than sending the tables would take."""
     import privcore.engine.cluster as cluster_module
 
     monkeypatch.setattr(cluster_module, "run_chunks_on_cluster", lambda *a, **k: pytest.fail("sent to the cluster"))
     rng = np.random.default_rng(2)
     query, reference = rng.random((800, 3)), rng.random((700, 3))
-    there, ext_there = nearest_two(query, reference, with_extremes=True, cluster=client)
+    there, ext_there = nearest_two(query, reference, with_extremes=True, cluster=dask_client)
     here, ext_here = nearest_two(query, reference, with_extremes=True)
     np.testing.assert_array_equal(there.index, here.index)
     assert ext_there == ext_here
 
 
-def test_the_json_report_is_the_same_as_on_one_machine(client, monkeypatch):
+def test_the_json_report_is_the_same_as_on_one_machine(dask_client, monkeypatch):
     import privcore.engine.neighbors_both_ways as both_ways
 
     monkeypatch.setattr(both_ways, "MIN_WORK", 0)  # the one-block passes too, small as the tables are
@@ -92,7 +86,7 @@ def test_the_json_report_is_the_same_as_on_one_machine(client, monkeypatch):
     schema = Schema(types=demo.types, key=demo.key, sensitive=demo.sensitive)
     metrics = ["dcr", "nndr", "cvp", "dvp", "nsnd", "mdcr", "idscore", "auth", "nnaa", "dcr_test", "mia_distance"]
     alone = evaluate(demo.real, demo.synthetic, schema, metrics=metrics, holdout=demo.holdout)
-    spread = evaluate(demo.real, demo.synthetic, schema, metrics=metrics, holdout=demo.holdout, cluster=client)
+    spread = evaluate(demo.real, demo.synthetic, schema, metrics=metrics, holdout=demo.holdout, cluster=dask_client)
 
     def without_times(report):
         document = json.loads(report.to_json())
@@ -104,7 +98,7 @@ def test_the_json_report_is_the_same_as_on_one_machine(client, monkeypatch):
     assert spread.shared.cluster is None  # not kept with the report: it may be closed after the call
 
 
-def test_the_classifiers_fits_run_as_tasks_and_give_the_same_results(client, monkeypatch):
+def test_the_classifiers_fits_run_as_tasks_and_give_the_same_results(dask_client, monkeypatch):
     """D-MLP's five folds, MIR's five repeats and the learned attack's fold models are tasks on the cluster's
     workers; each fit depends only on its seed and split, so the results are those of the single machine."""
     import privcore.engine.cluster as cluster_module
@@ -120,12 +114,12 @@ def test_the_classifiers_fits_run_as_tasks_and_give_the_same_results(client, mon
         return original(client_, task, shared, chunks, *args)
 
     monkeypatch.setattr(cluster_module, "run_chunks_on_cluster", counting)
-    spread = evaluate(demo.real, demo.synthetic, schema, metrics=["dmlp", "mir"], seed=3, cluster=client)
+    spread = evaluate(demo.real, demo.synthetic, schema, metrics=["dmlp", "mir"], seed=3, cluster=dask_client)
     assert ("_fit_fold_task", 5) in sent and ("_fit_repeat", 5) in sent
     # The learned membership attack's ten fold models (five per half) likewise.
     learned = evaluate(demo.real, demo.synthetic, schema, metrics=["mia_learned"], holdout=demo.holdout, seed=3)
     learned_spread = evaluate(demo.real, demo.synthetic, schema, metrics=["mia_learned"], holdout=demo.holdout,
-                              seed=3, cluster=client)
+                              seed=3, cluster=dask_client)
     assert ("fit_and_score", 10) in sent
     assert learned_spread["mia_learned"].risk == learned["mia_learned"].risk
     np.testing.assert_array_equal(learned_spread["mia_learned"].per_record, learned["mia_learned"].per_record)

@@ -166,14 +166,9 @@ def test_nearest_two_takes_the_sweep_within_one_table_on_the_cpu_only(monkeypatc
     assert calls == [1]
 
 
-@pytest.fixture(scope="module")
-def demo():
-    return load_scenario("noisy_copy", n=300)
-
-
-def test_an_evaluation_computes_both_directions_once_and_reports_the_same(demo, monkeypatch):
+def test_an_evaluation_computes_both_directions_once_and_reports_the_same(demo, demo_schema, monkeypatch):
     monkeypatch.setattr(B, "MIN_WORK", 0)  # the demo is too small for the sweeps to pay
-    schema = Schema(types=dict(demo.types), key=list(demo.key), sensitive=demo.sensitive)
+    schema = demo_schema
     metrics = ["cvp", "auth", "nnaa", "dcr_test", "mia_distance"]
     calls = []
     original = B.nearest_two_both_ways
@@ -195,9 +190,9 @@ def test_an_evaluation_computes_both_directions_once_and_reports_the_same(demo, 
     assert without_timings(json.loads(report.to_json())) == without_timings(json.loads(alone.to_json()))
 
 
-def test_a_pass_whose_reverse_is_not_planned_runs_alone(demo, monkeypatch):
+def test_a_pass_whose_reverse_is_not_planned_runs_alone(demo, demo_schema, monkeypatch):
     monkeypatch.setattr(B, "MIN_WORK", 0)
-    schema = Schema(types=dict(demo.types), key=list(demo.key), sensitive=demo.sensitive)
+    schema = demo_schema
     import privcore.engine.context as context
 
     monkeypatch.setattr(context, "nearest_two_both_ways", lambda *a, **k: pytest.fail("reverse not needed"))

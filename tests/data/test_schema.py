@@ -90,7 +90,7 @@ def test_schema_validation_messages(tables, schema, message):
 
 
 def test_columns_not_named_by_text_are_refused():
-    # Found by tests/test_pathological.py: a table with integer column labels (pd.DataFrame(array),
+    # Found by tests/metrics/test_pathological.py: a table with integer column labels (pd.DataFrame(array),
     # read_csv(header=None)) ended in "TypeError: sequence item 0: expected str instance, int found" when a
     # column was constant, and otherwise in a JSON report that breaks its schema (column names are text).
     real = pd.DataFrame({0: [1.0, 2.0, 3.0], 1: ["a", "b", "a"], 2: [7.0, 7.0, 7.0]})

@@ -329,7 +329,7 @@ def _run(name: str, sweep, record_property) -> None:
     summary = dict(sorted(counter.items()))
     record_property(f"pathological_{name}_cases", counter["cases"])
     print(f"\npathological sweep ({name}):", json.dumps(summary, indent=1, ensure_ascii=False))
-    out = Path(__file__).resolve().parent.parent / "test-artifacts" / f"pathological_sweep_{name}.json"
+    out = Path(__file__).resolve().parents[2] / "test-artifacts" / f"pathological_sweep_{name}.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps(summary, indent=1, ensure_ascii=False) + "\n")
     # Most cases must get past the input checks, or the sweep exercises the loader, not the metrics.

@@ -22,7 +22,7 @@ from privcore.lab.statistics import agreement, auc, detection_level, false_alarm
 from privcore.metrics import registry
 from privcore.report.json_schema import DRAFT, report_schema
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DISTANCE = ("dcr", "cvp", "dcr_test", "mia_distance")
 METRICS = ("crp", *DISTANCE)
 

@@ -4,11 +4,11 @@ each record's AUC against its distance to the nearest other real record. Okabeâ€
 from __future__ import annotations
 
 import pytest
-from test_figures import ALLOWED, check
 
 from privcore.audit.shared import RecordResult, SharedAuditReport, SharedSettings
 from privcore.audit.targeted import AuditReport, AuditSettings, TargetResult
 from privcore.report.audit_figures import RECORD_STYLES, TARGET_STYLES, audit_figure, shared_audit_figure
+from tests.report.test_figures import ALLOWED, check
 
 
 def target(row: int, chosen: str, auc: float | None, interval=None) -> TargetResult:

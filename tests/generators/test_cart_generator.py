@@ -108,7 +108,7 @@ def test_bad_settings():
 
 def test_bench_wrapper_calls_the_generator():
     # bench/ is a folder of scripts, not a package: its helper is imported from its path, here only
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
     try:
         from _cart import sequential_cart
     finally:

@@ -3,7 +3,7 @@
 The stored snapshot (``tests/golden/before_declarations.json.gz``) was taken at commit 320299e, before
 metric parameters, details and figures were declared per metric. Every metric's JSON-contract fields,
 per-record risks and figure data (traces, axis titles, caption, alt text) must still be the same: words,
-ids and shapes exactly, numbers to a relative 1e-8 (:mod:`golden.compare`), so that the test fails on a
+ids and shapes exactly, numbers to a relative 1e-8 (:mod:`tests.golden.compare`), so that the test fails on a
 change of a metric but not on another CPU whose BLAS kernel rounds the last digits differently.
 
 One deliberate change was written into the snapshot since (issue 20): the risk histograms ("risk of each
@@ -24,10 +24,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from golden.compare import differences
-from golden.snapshot import read, snapshot
 
-BEFORE = Path(__file__).parent / "golden" / "before_declarations.json.gz"
+from tests.golden.compare import differences
+from tests.golden.snapshot import read, snapshot
+
+BEFORE = Path(__file__).resolve().parents[1] / "golden" / "before_declarations.json.gz"
 
 #: Metrics deliberately changed after the snapshot, → why (their own tests pin the new behaviour).
 CHANGED_METRICS = {
@@ -70,7 +71,7 @@ def test_same_scenarios_and_metrics(now, before):
 
 def changed(now, before, part) -> list[str]:
     """Every difference in ``part`` ("result", "per_record" or "figures") between the snapshot ``before``
-    and ``now``, beyond the tolerance of :mod:`golden.compare` (floats to a relative 1e-8, so that another
+    and ``now``, beyond the tolerance of :mod:`tests.golden.compare` (floats to a relative 1e-8, so that another
     CPU's BLAS kernel passes while a real change of a metric fails)."""
     out = []
     for scenario, content in before.items():

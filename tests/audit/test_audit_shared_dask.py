@@ -15,7 +15,6 @@ from privcore.audit.tasks import GeneratorFactory  # noqa: E402
 from privcore.cli.main import main  # noqa: E402
 from privcore.data.schema import Schema  # noqa: E402
 from privcore.demo import load_scenario  # noqa: E402
-from privcore.engine.cluster import connected  # noqa: E402
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -28,28 +27,19 @@ def adult():
     return demo.real, Schema(types=dict(demo.types), key=list(demo.key), sensitive=demo.sensitive)
 
 
-@pytest.fixture(scope="module")
-def client():
-    # The cluster privcore makes for --dask local:2: worker processes with one thread each, so each fit limits
-    # BLAS to one thread in a process of its own, exactly as in this process. (A LocalCluster made here by hand
-    # also left Dask's default MALLOC_TRIM_THRESHOLD_ to the next local cluster of this test process.)
-    with connected("local:2") as made_client:
-        yield made_client
-
-
 def strip(document):
     return {k: v for k, v in document.items() if k not in ("seconds", "timings")}
 
 
-def test_a_two_worker_cluster_gives_the_json_of_one_process(adult, client):
+def test_a_two_worker_cluster_gives_the_json_of_one_process(adult, dask_client):
     real, schema = adult
     here = audit_shared(real, None, schema, settings=TINY, make=GeneratorFactory("independent_histograms"))
     progress = []
     there = audit_shared(real, None, schema, settings=TINY, make=GeneratorFactory("independent_histograms"),
-                         cluster=client, progress=lambda fraction, message: progress.append(fraction))
+                         cluster=dask_client, progress=lambda fraction, message: progress.append(fraction))
     assert strip(there.to_dict()) == strip(here.to_dict())
     assert progress[-1] == 1.0 and progress == sorted(progress)
-    assert client.status == "running"  # a Client given by the caller stays open
+    assert dask_client.status == "running"  # a Client given by the caller stays open
 
 
 def test_processes_and_a_cluster_together_are_refused(adult):

@@ -17,16 +17,6 @@ from privcore.metrics import registry
 
 
 @pytest.fixture(scope="module")
-def demo():
-    return load_scenario("noisy_copy", n=300)
-
-
-@pytest.fixture(scope="module")
-def demo_schema(demo):
-    return Schema(types=dict(demo.types), key=list(demo.key), sensitive=demo.sensitive)
-
-
-@pytest.fixture(scope="module")
 def full_report(demo, demo_schema):
     seen = []
     report = evaluate(demo.real, demo.synthetic, demo_schema, metrics="all", holdout=demo.holdout, seed=0,

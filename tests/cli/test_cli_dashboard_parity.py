@@ -21,7 +21,7 @@ import pytest
 
 from privcore.metrics import registry
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 #: Entries of a metric's JSON compared between the two paths (``seconds`` differs from run to run).
 COMPARED = ("risk", "raw", "applicable", "reason", "baseline", "interval", "params", "details")

@@ -22,7 +22,7 @@ from privcore.generators import (
     reference_maker,
 )
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 MODULE = textwrap.dedent('''
     """A generator of the user's own: resampled training rows."""
 
@@ -54,7 +54,7 @@ MODULE = textwrap.dedent('''
     class Empty:
         pass
 ''')
-#: The budget of tests/test_audit.py's CLI test: two targets, a few models each.
+#: The budget of tests/audit/test_audit.py's CLI test: two targets, a few models each.
 TINY = ["--targets", "1", "--random-targets", "1", "--shadow-models", "4", "--eval-models", "4", "--quiet"]
 
 

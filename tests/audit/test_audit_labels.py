@@ -12,8 +12,6 @@ from privcore.audit.shared import SharedSettings, audit_shared
 from privcore.audit.targeted import AuditSettings, audit
 from privcore.audit.tasks import GeneratorFactory
 from privcore.cli.audit import audit_html, shared_audit_html
-from privcore.data.schema import Schema
-from privcore.demo import load_scenario
 from privcore.generators import generator_label, generator_title, registry
 from privcore.report.audit_figures import audit_figure, shared_audit_figure
 
@@ -23,14 +21,8 @@ TINY_SHARED = SharedSettings(models=8, records=40, seed=0)
 
 
 @pytest.fixture(scope="module")
-def adult():
-    demo = load_scenario("noisy_copy", n=300)
-    return demo.real, Schema(types=dict(demo.types), key=list(demo.key), sensitive=demo.sensitive)
-
-
-@pytest.fixture(scope="module")
-def shared_report(adult):
-    real, schema = adult
+def shared_report(demo, demo_schema):
+    real, schema = demo.real, demo_schema
     return audit_shared(real, None, schema, settings=TINY_SHARED, generator_name="privbayes",
                         make=GeneratorFactory("privbayes"))
 
@@ -53,8 +45,8 @@ def test_the_shared_audits_answer_uses_the_label_not_the_id(shared_report):
     assert shared_audit_figure(shared_report).title.startswith(PRIVBAYES)
 
 
-def test_the_targeted_audits_answer_uses_the_label_with_its_settings(adult):
-    real, schema = adult
+def test_the_targeted_audits_answer_uses_the_label_with_its_settings(demo, demo_schema):
+    real, schema = demo.real, demo_schema
     title = generator_title("privbayes", {"k": 1})
     report = audit(real, None, schema, settings=TINY_TARGETED, generator_name="privbayes",
                    generator_label=title, make=GeneratorFactory("privbayes", {"k": 1}))
@@ -67,16 +59,16 @@ def test_the_targeted_audits_answer_uses_the_label_with_its_settings(adult):
     assert audit_figure(report).title.startswith(title)
 
 
-def test_a_generator_made_by_name_is_named_by_its_label_without_being_told(adult):
+def test_a_generator_made_by_name_is_named_by_its_label_without_being_told(demo, demo_schema):
     # No generator_name, no generator_label: the factory's name is looked up in the registry.
-    real, schema = adult
+    real, schema = demo.real, demo_schema
     report = audit_shared(real, None, schema, settings=TINY_SHARED, make=GeneratorFactory("exact_copy"))
     assert report.generator == "exact_copy" and report.label == "Exact copy (worst case)"
     assert report.summary["verdict"].startswith("Exact copy (worst case) ")  # too few models to say more
 
 
-def test_a_generator_of_ones_own_keeps_its_own_name(adult):
-    real, schema = adult
+def test_a_generator_of_ones_own_keeps_its_own_name(demo, demo_schema):
+    real, schema = demo.real, demo_schema
 
     class Mine:
         def fit(self, table, types=None):

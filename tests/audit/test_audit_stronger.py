@@ -13,7 +13,6 @@ import json
 import math
 
 import numpy as np
-import pandas as pd
 import pytest
 from jsonschema import ValidationError, validate
 
@@ -61,18 +60,12 @@ class FreshPopulation:
         return self.population.sample(n=n, replace=True, random_state=seed).reset_index(drop=True)
 
 
-@pytest.fixture(scope="module")
-def real():
-    rng = np.random.default_rng(0)
-    return pd.DataFrame({"x": rng.normal(size=240), "y": rng.normal(size=240), "c": rng.choice(list("abc"), 240)})
-
-
 TOY = SharedSettings(models=16, records=60, n_queries=4)
 
 
 @pytest.fixture(scope="module")
-def copy_report(real):
-    return audit_shared(real, settings=TOY, make=lambda population: CopyTraining())
+def copy_report(toy_table):
+    return audit_shared(toy_table, settings=TOY, make=lambda population: CopyTraining())
 
 
 # ------------------------------------------------------------------------------------------------ RMIA by hand
@@ -152,8 +145,8 @@ def test_a_memorising_generator_is_caught_by_both_attacks(copy_report):
     assert np.median(aucs) > 0.95 and {r["row"] for r in strong.records} == {r.row for r in copy_report.records}
 
 
-def test_a_fresh_sample_toy_stays_at_chance(real):
-    strong = audit_shared(real, settings=TOY, make=FreshPopulation).stronger
+def test_a_fresh_sample_toy_stays_at_chance(toy_table):
+    strong = audit_shared(toy_table, settings=TOY, make=FreshPopulation).stronger
     for name in ("rmia", "meta"):
         summary = strong.summary[name]
         assert summary["share_interval_above_0.5"] <= 0.1, (name, summary)
@@ -161,7 +154,7 @@ def test_a_fresh_sample_toy_stays_at_chance(real):
         assert summary["share_auc_above_0.8"] <= 0.05, (name, summary)
 
 
-def test_the_json_carries_the_stronger_attacks_and_validates(copy_report, real):
+def test_the_json_carries_the_stronger_attacks_and_validates(copy_report, toy_table):
     document = json.loads(json.dumps(copy_report.to_dict(), allow_nan=False))
     validate(document, audit_report_schema())
     strong = document["stronger"]
@@ -177,7 +170,7 @@ def test_the_json_carries_the_stronger_attacks_and_validates(copy_report, real):
     with pytest.raises(ValidationError):
         validate(broken, audit_report_schema())
     # Without the attacks the entry is null, and the document still validates.
-    plain = audit_shared(real, settings=TOY, make=lambda population: CopyTraining(), stronger=False)
+    plain = audit_shared(toy_table, settings=TOY, make=lambda population: CopyTraining(), stronger=False)
     assert plain.stronger is None and plain.to_dict()["stronger"] is None
     validate(json.loads(json.dumps(plain.to_dict())), audit_report_schema())
 

@@ -15,7 +15,7 @@ Compared per metric and dataset: ``risk``, ``raw`` (where §1–2 define one), t
 median(d_YY) = 0), and three details: IdScore's attribute entropies, Φk's ``k`` and AIR's false negatives
 (which never change F1, so only the details can show them).
 
-Run ``python tests/test_independent_reference.py`` for the agreement table (max abs difference per
+Run ``python tests/metrics/test_independent_reference.py`` for the agreement table (max abs difference per
 metric and dataset).
 """
 

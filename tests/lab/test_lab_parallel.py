@@ -20,7 +20,9 @@ SMALL = dict(leaks=["partial_copy", "noisy_copy"], levels=[0, 1], seeds=2, metri
 
 
 @pytest.fixture(scope="module")
-def demo():
+def big_demo():
+    """The demo's noisy copy at 1,200 people (not the shared 300-people ``demo``: the ladder below splits its
+    holdout at row 600)."""
     return load_scenario("noisy_copy", n=1200)
 
 
@@ -36,13 +38,13 @@ def without_seconds(document):
 
 
 @pytest.fixture(scope="module")
-def sequential(demo):
-    return lab.run(demo.real, holdout=demo.holdout, workers=1, **SMALL)
+def sequential(big_demo):
+    return lab.run(big_demo.real, holdout=big_demo.holdout, workers=1, **SMALL)
 
 
-def test_two_processes_give_the_sequential_result(demo, sequential):
+def test_two_processes_give_the_sequential_result(big_demo, sequential):
     seen = []
-    parallel = lab.run(demo.real, holdout=demo.holdout, workers=2,
+    parallel = lab.run(big_demo.real, holdout=big_demo.holdout, workers=2,
                        progress=lambda done, total, message: seen.append((done, total)), **SMALL)
     assert comparable(parallel) == comparable(sequential)
     assert parallel.runs == sequential.runs
@@ -52,25 +54,26 @@ def test_two_processes_give_the_sequential_result(demo, sequential):
     assert done == sorted(done) and seen[-1] == (10, 10)  # truthful: tables done of all, never backwards
 
 
-def test_a_supplied_ladder_on_two_processes_is_the_same(demo):
-    tables = {0.0: [demo.holdout.iloc[:600], demo.holdout.iloc[600:]], 1.0: [demo.real.iloc[:600], demo.synthetic]}
-    one = lab.run_ladder(demo.real, tables, holdout=demo.holdout, metrics=["dcr", "crp"], workers=1)
-    two = lab.run_ladder(demo.real, tables, holdout=demo.holdout, metrics=["dcr", "crp"], workers=2)
+def test_a_supplied_ladder_on_two_processes_is_the_same(big_demo):
+    tables = {0.0: [big_demo.holdout.iloc[:600], big_demo.holdout.iloc[600:]],
+              1.0: [big_demo.real.iloc[:600], big_demo.synthetic]}
+    one = lab.run_ladder(big_demo.real, tables, holdout=big_demo.holdout, metrics=["dcr", "crp"], workers=1)
+    two = lab.run_ladder(big_demo.real, tables, holdout=big_demo.holdout, metrics=["dcr", "crp"], workers=2)
     assert comparable(one) == comparable(two)
 
 
-def test_a_local_dask_cluster_gives_the_sequential_result(demo, sequential):
+def test_a_local_dask_cluster_gives_the_sequential_result(big_demo, sequential):
     pytest.importorskip("distributed")
-    on_cluster = lab.run(demo.real, holdout=demo.holdout, cluster="local:2", **SMALL)
+    on_cluster = lab.run(big_demo.real, holdout=big_demo.holdout, cluster="local:2", **SMALL)
     assert comparable(on_cluster) == comparable(sequential)
 
 
 @pytest.mark.parametrize("workers", [0, -1, 1.5, True, "2"])
-def test_a_bad_number_of_workers_is_refused(demo, workers):
+def test_a_bad_number_of_workers_is_refused(big_demo, workers):
     with pytest.raises(LabError, match=r"Workers \(lab\.workers\) must be (a whole number|at least 1)"):
-        lab.run(demo.real, holdout=demo.holdout, workers=workers, **SMALL)
+        lab.run(big_demo.real, holdout=big_demo.holdout, workers=workers, **SMALL)
     with pytest.raises(LabError, match=r"Workers \(lab\.workers\) must be (a whole number|at least 1)"):
-        lab.run_ladder(demo.real, {0.0: demo.holdout, 1.0: demo.synthetic}, workers=workers)
+        lab.run_ladder(big_demo.real, {0.0: big_demo.holdout, 1.0: big_demo.synthetic}, workers=workers)
 
 
 def test_default_workers_one_per_four_tables_and_none_inside_a_daemon(monkeypatch):

@@ -24,7 +24,9 @@ TARGETED = AuditSettings(targets=1, random_targets=1, shadow_models=3, eval_mode
 
 
 @pytest.fixture(scope="module")
-def demo():
+def small_demo():
+    """The demo's noisy copy at 200 people, with its schema (not the shared 300-people ``demo``: these
+    timings were set on 200)."""
     data = load_scenario("noisy_copy", n=200)
     return data.real, Schema(types=dict(data.types), key=list(data.key), sensitive=data.sensitive)
 
@@ -70,8 +72,8 @@ def clock(monkeypatch):
     return fake
 
 
-def test_a_built_in_generator_is_timed_on_training_sets_of_the_audits_size(demo):
-    real, schema = demo
+def test_a_built_in_generator_is_timed_on_training_sets_of_the_audits_size(small_demo):
+    real, schema = small_demo
     estimate = timing.estimate_shared(real, schema, GeneratorFactory("independent_histograms"), SHARED)
     model = estimate.model
     assert estimate.design == "shared" and estimate.models == 8 and estimate.workers == 1
@@ -82,8 +84,8 @@ def test_a_built_in_generator_is_timed_on_training_sets_of_the_audits_size(demo)
     assert f"one fit on {model.training_rows} rows of your table took" in model.describe()
 
 
-def test_the_estimate_is_proportional_to_the_models_beyond_the_fixed_work(demo):
-    real, schema = demo
+def test_the_estimate_is_proportional_to_the_models_beyond_the_fixed_work(small_demo):
+    real, schema = small_demo
     estimate = timing.estimate_targeted(real, schema, GeneratorFactory("independent_histograms"), TARGETED)
     assert estimate.models == 2 * (2 * 3 + 4) and estimate.seconds > 0
     for factor in (2, 10):
@@ -93,8 +95,8 @@ def test_the_estimate_is_proportional_to_the_models_beyond_the_fixed_work(demo):
     assert two_workers.seconds - two_workers.overhead == pytest.approx((estimate.seconds - estimate.overhead) / 2)
 
 
-def test_a_generator_trained_in_epochs_is_extrapolated_linearly(demo, clock):
-    real, schema = demo
+def test_a_generator_trained_in_epochs_is_extrapolated_linearly(small_demo, clock):
+    real, schema = small_demo
     estimate = timing.estimate_shared(real, schema, GeneratorFactory("slow_epochs"), SHARED)
     model = estimate.model
     # Probes at 2, 8 and again 2 epochs: 2 s, 5 s, 2 s on the fake clock; 1 s + 0.5 s × 300 epochs a model.
@@ -110,8 +112,8 @@ def test_a_generator_trained_in_epochs_is_extrapolated_linearly(demo, clock):
     assert doubled.seconds - doubled.overhead == pytest.approx(2 * (estimate.seconds - estimate.overhead))
 
 
-def test_the_epochs_asked_for_are_followed_and_few_epochs_are_timed_as_they_are(demo, clock):
-    real, schema = demo
+def test_the_epochs_asked_for_are_followed_and_few_epochs_are_timed_as_they_are(small_demo, clock):
+    real, schema = small_demo
     longer = timing.estimate_targeted(real, schema, GeneratorFactory("slow_epochs", {"epochs": 1000}), TARGETED)
     assert longer.model.seconds == pytest.approx(501.0) and longer.models == 20
     assert longer.seconds == pytest.approx(501.0 * 20 + 501.0)  # the DCR test's fit; the forest takes no fake time
@@ -119,8 +121,8 @@ def test_the_epochs_asked_for_are_followed_and_few_epochs_are_timed_as_they_are(
     assert not few.model.extrapolated and few.model.fits == (3.0, 3.0, 3.0) and few.model.seconds == pytest.approx(3.0)
 
 
-def test_a_generator_that_fails_gives_its_own_error_in_one_line(demo, clock):
-    real, schema = demo
+def test_a_generator_that_fails_gives_its_own_error_in_one_line(small_demo, clock):
+    real, schema = small_demo
     for estimate, budget in ((timing.estimate_shared, SHARED), (timing.estimate_targeted, TARGETED)):
         with pytest.raises(AuditError) as caught:
             estimate(real, schema, GeneratorFactory("slow_epochs", {"fail": 1}), budget, generator_name="Slow")
@@ -129,8 +131,8 @@ def test_a_generator_that_fails_gives_its_own_error_in_one_line(demo, clock):
         assert message.endswith("ValueError: the network diverged (nan loss)") and "\n" not in message
 
 
-def test_too_few_rows_is_the_audits_own_error(demo):
-    real, schema = demo
+def test_too_few_rows_is_the_audits_own_error(small_demo):
+    real, schema = small_demo
     with pytest.raises(TooFewRowsError, match="too few to split"):
         timing.estimate_targeted(real.head(40), schema, GeneratorFactory("exact_copy"), TARGETED)
 
@@ -152,8 +154,8 @@ class SlowInSteps(SlowInEpochs):
         return table.index.to_numpy(dtype=float)
 
 
-def test_a_generator_trained_in_steps_is_extrapolated_and_its_loss_timed(demo, monkeypatch):
-    real, schema = demo
+def test_a_generator_trained_in_steps_is_extrapolated_and_its_loss_timed(small_demo, monkeypatch):
+    real, schema = small_demo
     fake = FakeClock()
     monkeypatch.setattr(timing, "CLOCK", fake)
     spec = GeneratorSpec("slow_steps", "A stand-in for TabDDPM.",

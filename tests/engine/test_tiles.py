@@ -15,8 +15,8 @@ from privcore.engine import neighbors_both_ways as B
 from privcore.engine import operands as O
 from privcore.engine import tiles
 from privcore.engine.neighbors import nearest_two
-from tests.test_neighbors import brute_force
-from tests.test_neighbors_float32 import tables
+from tests.engine.test_neighbors import brute_force
+from tests.engine.test_neighbors_float32 import tables
 
 
 @pytest.fixture
