@@ -8,6 +8,7 @@ import numpy as np
 
 from privcore.base.errors import NotApplicable
 from privcore.engine.context import MetricContext
+from privcore.metrics.classifier import make_lgbm
 from privcore.metrics.details import Discrimination
 from privcore.metrics.registry import Explanation, MetricInfo, register
 from privcore.metrics.results import MetricOutput
@@ -32,8 +33,6 @@ def discriminate(real: np.ndarray, other: np.ndarray, seed: int, workers: int = 
     """
     from sklearn.metrics import roc_auc_score
     from sklearn.model_selection import StratifiedKFold
-
-    from privcore.metrics.classifier import make_lgbm
 
     rows = min(len(real), len(other))
     rng = np.random.default_rng([seed, 37])
