@@ -71,7 +71,7 @@ def nearest_guess(ctx: MetricContext, released: str, targets: str, secret: list[
 
 
 def _model(numerical: bool, seed: int, threads: int):
-    import lightgbm
+    import lightgbm  # lazy: heavy, loaded only when the learned attack runs
 
     settings = dict(n_estimators=TREES, num_leaves=LEAVES, max_bin=BINS, learning_rate=LEARNING_RATE, verbose=-1, random_state=seed, n_jobs=threads,
                     deterministic=True, force_row_wise=True)
