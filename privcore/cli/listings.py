@@ -1,14 +1,11 @@
-"""The listing sub-commands of ``python -m privcore``: ``metrics`` (ids, summaries and parameters) and ``schema``
-(the JSON Schema of the report)."""
+"""``python -m privcore metrics``: every metric id with its summary, needs and parameters."""
 
 from __future__ import annotations
 
 import argparse
-import json
 
 from privcore.cli.parsers import EXIT_OK
 from privcore.metrics import registry
-from privcore.report.json_schema import report_schema
 
 
 def run_metrics(args: argparse.Namespace) -> int:
@@ -20,10 +17,4 @@ def run_metrics(args: argparse.Namespace) -> int:
             how = f"--param {info.id}.{param.name}=VALUE" if param.settable else f"--{param.name} FILE"
             print(f"{'':30s}{param.name} ({param.describe_range()}; default {param.describe_default()}; {how}): "
                   f"{param.help}")
-    return EXIT_OK
-
-
-def run_schema(args: argparse.Namespace) -> int:
-    """Print the JSON Schema of the report that ``evaluate --json`` writes."""
-    print(json.dumps(report_schema(), indent=2, ensure_ascii=False))
     return EXIT_OK

@@ -27,7 +27,7 @@ from privcore.cli.parsers import (
 COMMANDS = {
     "evaluate": "privcore.cli.evaluate",
     "metrics": "privcore.cli.listings",
-    "schema": "privcore.cli.listings",
+    "schema": "privcore.cli.schema",
     "audit": "privcore.cli.audit",
     "lab": "privcore.cli.lab",
     "demo": "privcore.cli.demo",
@@ -40,8 +40,9 @@ def build_parser() -> argparse.ArgumentParser:
     Notes
     -----
     The options are defined in :mod:`~privcore.cli.parsers` (argparse only); each sub-command runs in a module of
-    its own (:mod:`~privcore.cli.evaluate`, :mod:`~privcore.cli.listings`, :mod:`~privcore.cli.demo`,
-    :mod:`~privcore.cli.audit`, :mod:`~privcore.cli.lab`, over the shared helpers of :mod:`~privcore.cli.args`),
+    its own (:mod:`~privcore.cli.evaluate`, :mod:`~privcore.cli.listings`, :mod:`~privcore.cli.schema`,
+    :mod:`~privcore.cli.demo`, :mod:`~privcore.cli.audit`, :mod:`~privcore.cli.lab`, over the shared helpers of
+    :mod:`~privcore.cli.args`),
     which :func:`main` imports only when that sub-command runs (:data:`COMMANDS`), so that ``--help`` and a usage
     error load none of them.
     """
