@@ -124,7 +124,7 @@ def audit_generator_shared(real: pd.DataFrame, schema: Schema, name: str, settin
     privcore.audit.shared.SharedAuditReport
     """
     from privcore.audit.shared import audit_shared  # on the first shared audit only (scikit-learn's models)
-    from privcore.audit.tasks import GeneratorFactory
+    from privcore.audit.tasks import GeneratorFactory  # lazy: as the line above (the audit package)
 
     # One process: the dashboard's pool already spreads users' jobs over the cores.
     return audit_shared(real, None, schema, settings=shared_settings, generator_name=name,

@@ -14,6 +14,8 @@ from privcore import lab
 from privcore.data.schema import Schema
 from privcore.demo import load_adult, load_scenario, sample_positions
 from privcore.lab import LabResult
+from privcore.lab.summary import LEAK_PHRASES, format_level
+from privcore.report.figures import short_name
 
 #: The lesson lab: three leak types a learner has met in the earlier lessons, three levels, three seeds.
 LESSON_LEAKS = ("partial_copy", "rare_records", "column_resample")
@@ -109,9 +111,6 @@ def walkthrough(result: LabResult) -> list[str]:
     >>> walkthrough(r)
     ['**Partial copies**: noticed by CRP from level 0.5; never noticed by DCR.']
     """
-    from privcore.lab.summary import LEAK_PHRASES, format_level
-    from privcore.report.figures import short_name
-
     lines = []
     for leak in result.settings["leaks"]:
         ran = [m for m in result.settings["metrics"] if m not in result.not_applicable]

@@ -35,7 +35,7 @@ def install(path: str | os.PathLike) -> bool:
     it, the first call patches :class:`streamlit.runtime.app_session.AppSession` once for the process.
     """
     from streamlit.runtime.app_session import AppSession  # test-only: the dashboard never needs it otherwise
-    from streamlit.runtime.scriptrunner import ScriptRunnerEvent
+    from streamlit.runtime.scriptrunner import ScriptRunnerEvent  # lazy: as the line above
 
     with _LOCK:
         if _INSTALLED:

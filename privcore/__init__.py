@@ -17,7 +17,7 @@ __version__ = "0.1.0"
 def __getattr__(name):
     # The loader pulls in optional format readers; import it only when asked for.
     if name == "load_table":
-        from privcore.data.io import load_table
+        from privcore.data.io import load_table  # lazy: `import privcore` stays light (see above)
 
         return load_table
     raise AttributeError(name)

@@ -19,6 +19,7 @@ from dashboard import compute, jobs
 from dashboard.generator_factory import generator_context
 from dashboard.metric_choice import number_format
 from privcore.audit import FPR_LEVELS, AuditReport, AuditSettings
+from privcore.audit.targeted import ATTACKER_KNOWS, EXPLANATION
 from privcore.base.errors import InputError
 from privcore.data.params import Param
 from privcore.data.schema import Schema
@@ -278,9 +279,7 @@ def run_audit(real: pd.DataFrame, schema: Schema, name: str, settings: Mapping[s
 
 def explanation_markdown(write: Callable[[str], Any]) -> None:
     """Write the audit's explanation (:data:`privcore.audit.targeted.EXPLANATION`) as the metrics' panels do."""
-    from privcore.audit.targeted import ATTACKER_KNOWS
-    from privcore.audit.targeted import EXPLANATION as e
-
+    e = EXPLANATION
     write(f"**The attack.** {e.attack}")
     write(f"**What the attacker is assumed to know.** {ATTACKER_KNOWS}")
     write("\n".join(f"{i}. {step}" for i, step in enumerate(e.steps, start=1)))

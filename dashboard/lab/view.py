@@ -23,6 +23,9 @@ from privcore.lab import DEFAULT_LEVELS, DEFAULT_METRICS, DEFAULT_SEEDS, LabResu
 from privcore.lab.settings import check_label, check_leaks, check_levels, check_metrics, check_seeds, run_seeds
 from privcore.metrics import registry
 from privcore.metrics.names import metric_name
+from privcore.report.figures import short_name
+from privcore.report.lab_figures import leak_label
+from privcore.report.lab_html import lab_html
 
 #: The page's script (for ``st.page_link`` from other pages).
 COMPARE_PAGE = "pages/7_Compare_metrics.py"
@@ -176,8 +179,6 @@ def report_json(document: Mapping[str, Any]) -> str:
 
 def report_html(document: Mapping[str, Any]) -> bytes:
     """The self-contained HTML download (:func:`privcore.report.lab_html.lab_html`)."""
-    from privcore.report.lab_html import lab_html
-
     return lab_html(document).encode("utf-8")
 
 
@@ -207,9 +208,6 @@ def summary_lines(result: LabResult) -> list[str]:
 
 def monotonicity_frame(result: LabResult) -> pd.DataFrame:
     """Metric × leak type: Spearman's ρ of risk against level (None where undefined)."""
-    from privcore.report.figures import short_name
-    from privcore.report.lab_figures import leak_label
-
     return pd.DataFrame({leak_label(leak): [result.monotonicity[m].get(leak) for m in result.settings["metrics"]]
                          for leak in result.settings["leaks"]},
                         index=[short_name(m) for m in result.settings["metrics"]])

@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from dashboard.session import store as session_store
 from dashboard.session.state import persisted_keys
@@ -51,8 +52,6 @@ def _store() -> session_store.SessionStore:
 def _live_state():
     """The session's own state mapping (not the ``st.session_state`` proxy, which always resolves to the
     session running *now*): the store must keep pointing at this session after another one runs."""
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
-
     ctx = get_script_run_ctx(suppress_warning=True)
     return None if ctx is None else ctx.session_state
 

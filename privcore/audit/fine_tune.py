@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from privcore.audit.factory import SEED_SETTING, GeneratorFactory
+from privcore.generators.tabddpm import TabDDPM
 
 #: The settings a fine-tuned model takes for itself; its architecture (timesteps, width, depth, schedule) is the
 #: base's.
@@ -30,8 +31,6 @@ class FineTunedFactory(GeneratorFactory):
     base: Any = None
 
     def __call__(self, population: pd.DataFrame | None, seed: int | None = None) -> Any:
-        from privcore.generators.tabddpm import TabDDPM
-
         base = self.base
         settings = {k: v for k, v in dict(self.settings).items() if k in FINE_TUNE_SETTINGS}
         if seed is not None:
@@ -70,8 +69,6 @@ def fine_tuned_factory(population: pd.DataFrame, types: Mapping[str, str], *, ba
     by their training sets and their fine-tuning seeds only. Whether the per-record results agree with from-scratch
     models is measured, not assumed (``bench/bench_finetune_shadows.py``).
     """
-    from privcore.generators.tabddpm import TabDDPM
-
     unknown = sorted(set(fine_tune) - set(FINE_TUNE_SETTINGS))
     if unknown:
         raise ValueError(f"fine-tuning takes only {', '.join(FINE_TUNE_SETTINGS)}; got {', '.join(unknown)} (the "

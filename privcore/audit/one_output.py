@@ -10,6 +10,8 @@ from typing import Any
 import pandas as pd
 
 from privcore.data.schema import Schema
+from privcore.evaluation.evaluate import evaluate
+from privcore.evaluation.utility_line import utility_line
 
 #: The utility measures cited by the audit: the cheap ones (no model trained), those of the "quick" preset.
 CITED_UTILITY = ("utility_shapes", "utility_pairs")
@@ -23,8 +25,6 @@ def _dcr(result) -> dict[str, Any] | None:
 
 
 def _utility(report) -> dict[str, Any] | None:
-    from privcore.evaluation.utility_line import utility_line
-
     line = utility_line(report)
     if line is None or line.relative is None:
         return None
@@ -60,8 +60,6 @@ def output_checks(training: pd.DataFrame, output: pd.DataFrame, unseen: pd.DataF
     records it never saw; neither check is the audit's result, so a failure leaves it out (None) rather than failing
     the audit.
     """
-    from privcore.evaluation.evaluate import evaluate
-
     try:
         report = evaluate(training, output[list(schema.columns)], schema, metrics=("dcr_test", *CITED_UTILITY),
                           holdout=unseen)

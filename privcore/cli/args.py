@@ -1,63 +1,22 @@
-"""What every sub-command of the command line shares: exit codes, the parser that exits 2 on a usage error,
-the column-type and role options, ``--param``, ``--seed``, ``--workers`` and ``--device`` checked before any
-table is read, the report paths, and the progress line.
-
-Heavy modules are imported inside the functions that need them, so that ``--help`` starts quickly.
+"""What the sub-commands share when they run: ``--param``, the schema of the type and role options, ``--seed``,
+``--workers`` and ``--device`` checked before any table is read, the report paths and the progress line. Only a
+sub-command that runs imports it (not ``--help``), so it imports what it needs at its top; the exit codes, the parser
+class and the options are in :mod:`privcore.cli.parsers`.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 from privcore.base.errors import InputError
-
-EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT = 0, 1, 2
-
-
-class Parser(argparse.ArgumentParser):
-    """An argument parser whose usage errors are bad input (exit 2), like every other bad input.
-
-    Parameters
-    ----------
-    *args, **kwargs
-        As for :class:`argparse.ArgumentParser`.
-    add_options : callable, optional
-        ``add_options(parser)`` adds the parser's options; it is called the first time the parser parses
-        or formats its usage or help, not when it is built. A sub-command whose options need heavy imports
-        (``lab`` reads its defaults from the generators and the lab) then costs nothing when another
-        sub-command runs.
-    """
-
-    def __init__(self, *args, add_options: Callable[[argparse.ArgumentParser], None] | None = None, **kwargs):
-        super().__init__(*args, **kwargs)
-        self._add_options = add_options
-
-    def _complete(self) -> None:
-        if self._add_options is not None:
-            add, self._add_options = self._add_options, None
-            add(self)
-
-    def parse_known_args(self, args=None, namespace=None):  # argparse parses a sub-command through this
-        self._complete()
-        return super().parse_known_args(args, namespace)
-
-    def format_usage(self) -> str:
-        self._complete()
-        return super().format_usage()
-
-    def format_help(self) -> str:
-        self._complete()
-        return super().format_help()
-
-    def error(self, message: str) -> None:  # argparse's own usage errors are bad input too
-        self.print_usage(sys.stderr)
-        print(f"error: {message}", file=sys.stderr)
-        raise SystemExit(EXIT_BAD_INPUT)
+from privcore.data.params import check_value
+from privcore.data.schema import check_seed, infer_schema
+from privcore.engine.gpu import check_device, require_gpu
+from privcore.metrics import registry
 
 
 def split_list(value: str | None) -> list[str]:
@@ -88,9 +47,6 @@ def parse_params(items: Iterable[str]) -> dict[str, dict[str, Any]]:
     >>> parse_params(["cvp.threshold=0.1", 'linkability.aux_cols=[["age"], ["sex"]]'])
     {'cvp': {'threshold': 0.1}, 'linkability': {'aux_cols': [['age'], ['sex']]}}
     """
-    from privcore.data.params import check_value
-    from privcore.metrics import registry
-
     ids = registry.metric_ids()
     out: dict[str, dict[str, Any]] = {}
     for item in items:
@@ -116,21 +72,8 @@ def parse_params(items: Iterable[str]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def add_type_flags(parser: argparse.ArgumentParser) -> None:
-    """The column-type and role options shared by ``evaluate`` and ``audit``."""
-    parser.add_argument("--numerical", help="comma-separated numerical columns (others are inferred)")
-    parser.add_argument("--categorical", help="comma-separated categorical columns")
-    parser.add_argument("--binary", help="comma-separated binary columns")
-    parser.add_argument("--exclude", help="comma-separated columns to leave out")
-    parser.add_argument("--key", help="comma-separated key (quasi-identifier) columns; default all but the sensitive one")
-    parser.add_argument("--sensitive", help="the sensitive column")
-    parser.add_argument("--missing", choices=("drop", "impute"), default="drop", help="missing numerical values")
-
-
 def schema_from_args(real, args, overrides: dict, demo_key=None, demo_sensitive=None):
     """The schema the type and role options describe (columns not named are inferred)."""
-    from privcore.data.schema import infer_schema
-
     overrides = dict(overrides)
     given: dict[str, str] = {}
     for kind in ("numerical", "categorical", "binary"):
@@ -151,8 +94,6 @@ def schema_from_args(real, args, overrides: dict, demo_key=None, demo_sensitive=
 
 def checked_seed(seed: int) -> int:
     """``--seed`` validated (exit 2 with the rule)."""
-    from privcore.data.schema import check_seed
-
     try:
         check_seed(seed)
     except InputError as exc:
@@ -196,8 +137,6 @@ def checked_device(text: str, dask: str | None = None) -> str:
     >>> checked_device("CPU")
     'cpu'
     """
-    from privcore.engine.gpu import check_device, require_gpu
-
     try:
         device = check_device(text)
         if device == "gpu":

@@ -1,6 +1,6 @@
 """``python -m privcore audit``: the shadow-model membership audit of a generator from the command line.
 
-Usage and options: :func:`add_audit_parser`. Exit codes as for ``evaluate``.
+Usage and options: :func:`privcore.cli.parsers.add_audit_parser`. Exit codes as for ``evaluate``.
 """
 
 from __future__ import annotations
@@ -12,89 +12,22 @@ import sys
 from pathlib import Path
 from typing import Any, Iterable
 
+from privcore import demo
+from privcore.audit.shared import SharedSettings, audit_shared
+from privcore.audit.targeted import AuditSettings, audit
+from privcore.audit.tasks import GeneratorFactory
 from privcore.base.errors import InputError
 from privcore.cli.args import (
-    EXIT_OK,
-    add_type_flags,
     check_output_path,
     checked_seed,
     emit_document,
     print_progress,
     schema_from_args,
 )
-
-
-def add_audit_parser(sub) -> None:
-    """Register the ``audit`` subcommand.
-
-    Notes
-    -----
-    Usage::
-
-        python -m privcore audit --real R.csv [type flags as in evaluate] --generator NAME|MODULE:ATTR
-            [--generator-param KEY=VALUE ...] [--targets 5] [--random-targets 5] [--shadow-models 50]
-            [--eval-models 20] [--training-rows M] [--seed 0] [--json OUT.json] [--html OUT.html]
-        python -m privcore audit --real R.csv --generator NAME --design shared [--models 64] [--records 1000]
-            [--workers N | --dask ADDRESS] [--whitebox auto|on|off] [--stronger on|off] [--seed 0] [--json OUT.json]
-            [--html OUT.html]
-        python -m privcore audit --list-generators
-
-    ``--generator MODULE:ATTR`` audits your own generator: ATTR is a class or factory (called once per fit, with
-    the ``--generator-param`` settings as keyword arguments) or an object with ``fit`` and ``sample``
-    (:mod:`privcore.generators.outside`); MODULE must be importable (on ``PYTHONPATH``).
-
-    ``--design targeted`` (the default) attacks a few targets with shadow models of their own
-    (:mod:`privcore.audit.targeted`); ``--design shared`` attacks every record of a pool with one set of models,
-    each trained on a random half of it (:mod:`privcore.audit.shared`); its fits run in this process, on ``--workers``
-    processes, or as tasks on a Dask cluster (``--dask tcp://host:8786`` or ``local:N``, as for ``evaluate``).
-    Beside its attack it runs RMIA and a gradient-boosted meta-classifier (:mod:`privcore.audit.stronger`;
-    ``--stronger off`` skips them), reported in the JSON's ``stronger`` and in the HTML's table of attacks.
-
-    Exit codes as for ``evaluate``: 0 success, 2 bad input or settings (a reference that cannot be imported or is
-    no generator included), 1 internal error.
-    """
-    au = sub.add_parser("audit", help="shadow-model membership audit of a generator (per-target AUC)")
-    au.add_argument("--real", help="the real table: CSV, Parquet or Excel")
-    au.add_argument("--demo", metavar="NAME", help="use the real table of a built-in demo scenario instead")
-    add_type_flags(au)
-    au.add_argument("--generator", metavar="NAME|MODULE:ATTR",
-                    help="a built-in generator ('--list-generators' lists them), or your own: MODULE:ATTR names a "
-                    "class or factory (called once per fit) or an object with fit and sample")
-    au.add_argument("--generator-param", action="append", default=[], metavar="KEY=VALUE",
-                    help="a generator setting, e.g. epsilon=1 for dp_marginals; VALUE is read as JSON when it "
-                    "parses, else as text; repeatable")
-    au.add_argument("--list-generators", action="store_true", help="list the built-in generators and their settings")
-    au.add_argument("--targets", type=int, default=5, help="most vulnerable records attacked (default 5)")
-    au.add_argument("--random-targets", type=int, default=5, help="random records attacked (default 5)")
-    au.add_argument("--shadow-models", type=int, default=50,
-                    help="shadow generators per side, with and without the target (default 50)")
-    au.add_argument("--eval-models", type=int, default=20, help="evaluation generators, half with the target")
-    au.add_argument("--training-rows", type=int, help="rows of each training set (default min(1000, half a split))")
-    au.add_argument("--design", choices=("targeted", "shared"), default="targeted",
-                    help="targeted (default): a few targets, shadow models of their own; shared: every record of a "
-                    "pool at once, each model trained on a random half of the pool")
-    au.add_argument("--models", type=int, default=64,
-                    help="shared design: generators trained, each on a random half of the pool (default 64)")
-    au.add_argument("--records", type=int,
-                    help="shared design: records audited, drawn by the seed (default min(1000, rows)); the other "
-                    "rows are the population")
-    au.add_argument("--workers", type=int, default=1,
-                    help="shared design: processes that fit the generators (default 1); results do not depend on it")
-    au.add_argument("--dask", metavar="ADDRESS",
-                    help="shared design: fit the generators as tasks on a Dask cluster: tcp://host:8786, or local:N "
-                    "for N worker processes on this machine (needs pip install 'privcore[dask]'); not with --workers; "
-                    "results do not depend on it")
-    au.add_argument("--whitebox", choices=("auto", "on", "off"), default="auto",
-                    help="shared design: also attack each trained model's per-record loss (a white-box attacker "
-                    "who holds the model); auto (default): when the generator has a loss (tabddpm, or "
-                    "per_record_loss on your own)")
-    au.add_argument("--stronger", choices=("on", "off"), default="on",
-                    help="shared design: also run RMIA and the gradient-boosted meta-classifier beside the attack "
-                    "of the verdict (default on; off saves their time)")
-    au.add_argument("--seed", type=int, default=0)
-    au.add_argument("--json", metavar="OUT.json", help="write the JSON report here (default: stdout)")
-    au.add_argument("--html", metavar="OUT.html", help="also write a self-contained HTML report")
-    au.add_argument("--quiet", action="store_true", help="no progress on stderr")
+from privcore.cli.parsers import EXIT_OK
+from privcore.data.io import load_table
+from privcore.engine.cluster import check_address
+from privcore.generators import generator_title, list_generators
 
 
 def parse_generator_params(items: Iterable[str]) -> dict[str, Any]:
@@ -119,8 +52,6 @@ def parse_generator_params(items: Iterable[str]) -> dict[str, Any]:
 
 def list_generators_text() -> str:
     """The built-in generators with their settings, one block each."""
-    from privcore.generators import list_generators
-
     lines = []
     for spec in list_generators():
         lines.append(f"{spec.name:24s} {spec.description}")
@@ -133,12 +64,7 @@ def list_generators_text() -> str:
 
 
 def run_audit(args: argparse.Namespace) -> int:
-    """Run ``audit`` (see :func:`add_audit_parser`)."""
-    from privcore.audit.shared import SharedSettings, audit_shared
-    from privcore.audit.targeted import AuditSettings, audit
-    from privcore.audit.tasks import GeneratorFactory
-    from privcore.generators import generator_title
-
+    """Run ``audit`` (see :func:`~privcore.cli.parsers.add_audit_parser`)."""
     if args.list_generators:
         print(list_generators_text())
         return EXIT_OK
@@ -187,8 +113,6 @@ def _check_dask(args: argparse.Namespace) -> None:
     """Raise :class:`InputError` (exit 2) for a ``--dask`` that the run cannot use."""
     if args.dask is None:
         return
-    from privcore.engine.cluster import check_address
-
     if args.design != "shared":
         raise InputError("--dask runs the shared design's fits on a cluster: add --design shared.")
     if not isinstance(args.workers, bool) and args.workers > 1:
@@ -198,11 +122,7 @@ def _check_dask(args: argparse.Namespace) -> None:
 
 
 def _load_real(args):
-    from privcore.data.io import load_table
-
     if args.demo:
-        from privcore import demo
-
         if args.real:
             raise InputError("Use either --demo or --real, not both.")
         data = demo.load_scenario(args.demo)

@@ -10,9 +10,6 @@ from pathlib import Path
 
 from privcore.base.errors import InputError
 from privcore.cli.args import (
-    EXIT_INTERNAL,
-    EXIT_OK,
-    add_type_flags,
     check_output_path,
     checked_device,
     checked_seed,
@@ -22,64 +19,16 @@ from privcore.cli.args import (
     schema_from_args,
     write_report,
 )
-
-
-def add_evaluate_parser(sub) -> None:
-    """The ``evaluate`` sub-command's options.
-
-    Notes
-    -----
-    The ``--seed``, ``--workers``, ``--device``, ``--dask`` and the ``--json``/``--html`` output paths are checked
-    before any table is read, and a report that cannot be written is bad input too (exit 2, naming the path).
-    ``--param ID.NAME=VALUE`` (repeatable) sets a metric parameter; VALUE is read as JSON when it parses
-    (``0.1``, ``[["age", "sex"], ["race"]]``) and as plain text otherwise.
-    """
-    ev = sub.add_parser("evaluate", help="score a synthetic table against the real one")
-    ev.add_argument("--real", help="real (training) table: CSV, Parquet or Excel")
-    ev.add_argument("--synthetic", help="synthetic table")
-    ev.add_argument("--holdout", help="optional holdout: real records not used for training")
-    ev.add_argument("--reference", help="optional reference table of real people outside training and holdout: "
-                    "every membership attack that can use one (mia_best and mia_stacked too) compares with it "
-                    "instead of with half of the holdout, as in the dashboard")
-    ev.add_argument("--demo", metavar="NAME", help="use a built-in demo scenario instead of files")
-    add_type_flags(ev)
-    ev.add_argument("--pairing", help="'row' (same row order) or an id column present in both tables")
-    ev.add_argument("--metrics", default="all", help="'all', a preset name, or comma-separated metric ids "
-                    "('quick' includes the membership attacks when --holdout is given)")
-    ev.add_argument("--param", action="append", default=[], metavar="ID.NAME=VALUE",
-                    help="set a metric parameter, e.g. cvp.threshold=0.1 or "
-                    "'linkability.aux_cols=[[\"age\",\"sex\"],[\"race\"]]'; VALUE is read as JSON when it "
-                    "parses, else as text; repeatable ('python -m privcore metrics' lists the parameters)")
-    ev.add_argument("--seed", type=int, default=0)
-    ev.add_argument("--dp-epsilon", metavar="EPSILON",
-                    help="the ε of a differential-privacy guarantee the generator is declared to give: the answer "
-                         "shows the bound it places on any membership attack and flags an attack beyond it")
-    ev.add_argument("--famd-components", type=int, metavar="K",
-                    help="axes of the FAMD projection used by dcr, nndr, hidr (default min(5, r))")
-    # Read as text and checked in _evaluate, so that a bad value gets one line (argparse adds its usage).
-    ev.add_argument("--workers", metavar="N",
-                    help="threads for the neighbour passes and the classifiers' folds, a whole number >= 1 "
-                    "(default: every usable core); the report does not depend on it")
-    ev.add_argument("--dask", metavar="ADDRESS",
-                    help="compute the neighbour passes and the classifiers' fits on a Dask cluster: tcp://host:8786, "
-                    "or local:N for N worker "
-                    "processes on this machine (needs pip install 'privcore[dask]'); the report does not change")
-    ev.add_argument("--device", metavar="{auto,cpu,gpu}", default="auto",
-                    help="where the neighbour passes run: gpu needs pip install 'privcore[gpu]' and an NVIDIA GPU; "
-                    "auto (default) uses a GPU only when one is usable and the tables are large; the report does "
-                    "not change")
-    ev.add_argument("--json", metavar="OUT.json", help="write the JSON report here (default: stdout)")
-    ev.add_argument("--html", metavar="OUT.html", help="also write a self-contained HTML report")
-    ev.add_argument("--quiet", action="store_true", help="no progress on stderr")
+from privcore.cli.parsers import EXIT_INTERNAL, EXIT_OK
+from privcore.data.io import load_table, validate_tables
+from privcore.engine.cluster import check_address
+from privcore.evaluation.evaluate import check_dp_epsilon, evaluate, resolve_metric_ids
 
 
 def load_inputs(args):
     """The tables ``evaluate`` reads (files or a demo scenario), the demo's types and roles, the file names."""
-    # The readers and the demo are imported when the command runs, not when the parser is built.
-    from privcore.data.io import load_table
-
     if args.demo:
-        from privcore import demo
+        from privcore import demo  # lazy: the demo and the generators behind it only for --demo
 
         if args.real or args.synthetic:
             raise InputError("Use either --demo or --real/--synthetic, not both.")
@@ -100,9 +49,6 @@ def load_inputs(args):
 
 def run_evaluate(args: argparse.Namespace) -> int:
     """Run ``evaluate``; returns the exit code (bad input raises :class:`InputError`, exit 2 in :func:`main`)."""
-    from privcore.data.io import load_table, validate_tables
-    from privcore.evaluation.evaluate import check_dp_epsilon, evaluate, resolve_metric_ids
-
     params = parse_params(args.param)  # bad ids and names fail before any file is read
     checked_seed(args.seed)
     try:
@@ -111,8 +57,6 @@ def run_evaluate(args: argparse.Namespace) -> int:
         raise InputError(f"--dp-epsilon {args.dp_epsilon}: {exc}") from None
     workers = checked_workers(args.workers)
     if args.dask is not None:
-        from privcore.engine.cluster import check_address
-
         check_address(args.dask)  # a malformed address fails before any file is read
     device = checked_device(args.device, args.dask)
     for option in ("json", "html"):  # fail fast: an unwritable report path is known before any computation
@@ -150,7 +94,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
     else:
         print(text)
     if args.html:
-        from privcore.report.html import html_report
+        from privcore.report.html import html_report  # lazy: heavy, Plotly only for --html
 
         write_report(args.html, "--html", html_report({names.get("synthetic", "synthetic"): report}))
     if report.errors:

@@ -7,24 +7,30 @@ Exit codes: 0 success, 2 bad input (one line on stderr naming the file and colum
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from typing import Sequence
 
 from privcore.base.errors import InputError
-from privcore.cli.args import EXIT_BAD_INPUT, EXIT_INTERNAL, Parser
-from privcore.cli.audit import add_audit_parser, run_audit
-from privcore.cli.evaluate import add_evaluate_parser, run_evaluate
-from privcore.cli.lab import add_lab_parser, run_lab
-from privcore.cli.listings import add_demo_parser, add_metrics_and_schema_parsers, run_demo, run_metrics, run_schema
+from privcore.cli.parsers import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERNAL,
+    Parser,
+    add_audit_parser,
+    add_demo_parser,
+    add_evaluate_parser,
+    add_lab_parser,
+    add_metrics_and_schema_parsers,
+)
 
-#: Sub-command → the function that runs it.
+#: Sub-command → the module whose ``run_<sub-command>(args)`` runs it, imported only when that sub-command runs.
 COMMANDS = {
-    "evaluate": run_evaluate,
-    "metrics": run_metrics,
-    "schema": run_schema,
-    "audit": run_audit,
-    "lab": run_lab,
-    "demo": run_demo,
+    "evaluate": "privcore.cli.evaluate",
+    "metrics": "privcore.cli.listings",
+    "schema": "privcore.cli.schema",
+    "audit": "privcore.cli.audit",
+    "lab": "privcore.cli.lab",
+    "demo": "privcore.cli.demo",
 }
 
 
@@ -33,9 +39,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     Notes
     -----
-    Each sub-command is a module of its own (:mod:`~privcore.cli.evaluate`, :mod:`~privcore.cli.listings`,
-    :mod:`~privcore.cli.audit`, :mod:`~privcore.cli.lab`) over the shared helpers of :mod:`~privcore.cli.args`;
-    this module only builds the parser and dispatches.
+    The options are defined in :mod:`~privcore.cli.parsers` (argparse only); each sub-command runs in a module of
+    its own (:mod:`~privcore.cli.evaluate`, :mod:`~privcore.cli.listings`, :mod:`~privcore.cli.schema`,
+    :mod:`~privcore.cli.demo`, :mod:`~privcore.cli.audit`, :mod:`~privcore.cli.lab`, over the shared helpers of
+    :mod:`~privcore.cli.args`),
+    which :func:`main` imports only when that sub-command runs (:data:`COMMANDS`), so that ``--help`` and a usage
+    error load none of them.
     """
     parser = Parser(prog="python -m privcore", description="Privacy-risk metrics for synthetic tabular data.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
@@ -51,7 +60,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     args = build_parser().parse_args(argv)
     try:
-        return COMMANDS[args.command](args)
+        run = getattr(importlib.import_module(COMMANDS[args.command]), f"run_{args.command}")
+        return run(args)
     except InputError as exc:
         print(f"error: {exc.one_line()}", file=sys.stderr)
         return EXIT_BAD_INPUT

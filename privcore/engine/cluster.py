@@ -30,7 +30,7 @@ class ClusterError(InputError):
 
 def _distributed():
     try:
-        import distributed
+        import distributed  # lazy: optional extra privcore[dask]
     except ImportError as exc:
         raise ClusterError("Running on a Dask cluster needs the optional Dask packages: pip install "
                            "'privcore[dask]'.") from exc
@@ -77,7 +77,7 @@ def connected(cluster: Any) -> Iterator[Any]:
     local = _LOCAL.fullmatch(address)
     try:
         if local:
-            import dask
+            import dask  # lazy: optional extra privcore[dask]
 
             environ = {f"distributed.nanny.pre-spawn-environ.{name}": value for name, value in WORKER_MALLOC.items()}
             with dask.config.set(environ), distributed.LocalCluster(

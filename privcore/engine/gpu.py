@@ -49,7 +49,7 @@ def emulated() -> bool:
 @functools.lru_cache(maxsize=1)
 def _cuda_device_count() -> int:
     try:
-        import cupy
+        import cupy  # lazy: optional extra privcore[gpu]
 
         return int(cupy.cuda.runtime.getDeviceCount())
     except Exception:  # no CuPy, no driver, no device: all mean "no GPU", never an error
@@ -179,7 +179,7 @@ def array_module(device: str) -> Any:
     cluster, ``"auto"`` means the cluster's CPUs and ``"gpu"`` is refused.
     """
     if device == "gpu" and not emulated():
-        import cupy
+        import cupy  # lazy: optional extra privcore[gpu]
 
         return cupy
     return np
@@ -200,7 +200,7 @@ def device_chunk_elements(chunk_elements: int) -> int:
     split tables into small chunks."""
     if emulated():
         return chunk_elements
-    import cupy
+    import cupy  # lazy: optional extra privcore[gpu]
 
     free, _ = cupy.cuda.runtime.memGetInfo()
     fits = int(free // (4 * 8 * GPU_THREADS))
@@ -213,7 +213,7 @@ def device_name() -> str | None:
         return "emulated (numpy)"
     if _cuda_device_count() == 0:
         return None
-    import cupy
+    import cupy  # lazy: optional extra privcore[gpu]
 
     name = cupy.cuda.runtime.getDeviceProperties(0)["name"]
     return name.decode() if isinstance(name, bytes) else str(name)

@@ -5,6 +5,8 @@ It runs on the CPU.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
 from privcore.base.cores import resolve_workers
@@ -136,8 +138,6 @@ def _farthest_pair_distance(query, reference, chunk_elements, workers=1) -> floa
     0.10 -> 0.06 s).
     """
     if resolve_workers(workers) >= 2:
-        from concurrent.futures import ThreadPoolExecutor
-
         with ThreadPoolExecutor(max_workers=2) as pool:
             a, b = pool.map(_extreme_points, (query, reference))
     else:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping, Sequence
 
+from privcore.evaluation.size_match import FIRST_SPREAD, REPEATS
 from privcore.metrics import registry
 
 __all__ = ["REFERENCE_ROWS", "estimate_seconds", "describe_estimate"]
@@ -114,8 +115,6 @@ def _size_match_seconds(ids: list[str], real_rows: int, synthetic_rows: int, hol
     smaller table's size where the sizes differ, and five to ten on the pooled tables where they are less than two
     to one (counted as five: most comparisons settle on the first five; the demo's quick run, 3,000 rows per
     table, took 1.47x as long with the comparison as without, three interleaved pairs on two busy cores)."""
-    from privcore.evaluation.size_match import FIRST_SPREAD, REPEATS
-
     matched, larger = min(synthetic_rows, holdout_rows), max(synthetic_rows, holdout_rows)
     runs = (REPEATS if synthetic_rows != holdout_rows else 0) + (FIRST_SPREAD if larger < 2 * matched else 0)
     scale = (real_rows + 2 * matched) / REFERENCE_ROWS

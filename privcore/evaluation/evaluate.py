@@ -28,6 +28,7 @@ from privcore.evaluation.outcome import Report
 from privcore.evaluation.size_match import size_match
 from privcore.metrics import registry
 from privcore.metrics.results import MetricOutput, MetricResult, SizeMatch, UtilityScore
+from privcore.metrics.utility._base import FRESH_SAMPLE, MATCH_REPEATS
 
 
 def resolve_metric_ids(metrics: str | Iterable[str], holdout: bool = False) -> list[str]:
@@ -457,8 +458,6 @@ def _utility_score(info, shared: SharedComputation, params, seed, result: Metric
     so the ratio compares like-sized tables: binned shares and associations of a smaller table stray further from
     the real table's by chance alone.
     """
-    from privcore.metrics.utility._base import FRESH_SAMPLE, MATCH_REPEATS
-
     details = result.details
     if details is None or getattr(details, "utility", None) is None:
         return None

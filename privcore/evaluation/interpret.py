@@ -15,7 +15,7 @@ import pandas as pd
 
 from privcore.base.palette import OKABE_ITO
 from privcore.metrics import registry
-from privcore.metrics.details import MembershipScores
+from privcore.metrics.details import ColumnShapes, Discrimination, MembershipScores, ModelUtility, PairTrends
 from privcore.metrics.names import metric_name, short_name
 
 __all__ = [
@@ -314,8 +314,6 @@ def table_useful(metric_id: str, result) -> Answer:
 def what_it_loses(report, metric_id: str, most: int = 3) -> Answer:
     """"What does it lose most?" by a utility measure: the columns, pairs or targets furthest from the real table
     (the utility counterpart of "is this person at risk?")."""
-    from privcore.metrics.details import ColumnShapes, Discrimination, ModelUtility, PairTrends
-
     result = report[metric_id]
     name = metric_name(metric_id)
     if not result.applicable or result.details is None:

@@ -42,8 +42,8 @@ def import_sdv(who: str) -> SimpleNamespace:
     """
     try:
         import sdv  # noqa: F401 - optional extra (privcore[sdv]); heavy, so imported only to fit
-        from sdv import single_table
-        from sdv.metadata import Metadata
+        from sdv import single_table  # lazy: as the line above
+        from sdv.metadata import Metadata  # lazy: as the line above
     except ImportError as error:
         raise missing_sdv(who) from error
     return SimpleNamespace(Metadata=Metadata, single_table=single_table, version=sdv.__version__)

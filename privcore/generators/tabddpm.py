@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -18,8 +19,9 @@ from privcore.generators.base import (
     check_settings_of,
     check_table,
 )
-from privcore.generators.diffusion.schedule import SCHEDULES
+from privcore.generators.diffusion.schedule import SCHEDULES, make_schedule
 from privcore.generators.spec import GeneratorSpec, install_command, module_installed
+from privcore.generators.tabddpm_encoding import TableEncoding
 
 __all__ = ["TabDDPM", "TABDDPM_SPEC", "TABDDPM_EXTRA", "TABDDPM_INSTALL", "DEVICES"]
 
@@ -59,11 +61,17 @@ TABDDPM_PARAMS = (
 )
 
 
+def _torch():
+    """The torch module, imported on first use: every method that computes calls this instead of importing it."""
+    import torch  # lazy: torch is the optional extra privcore[tabddpm]; listing or checking tabddpm must not need it
+
+    return torch
+
+
 @contextmanager
 def _threads(count: int):
     """torch's CPU threads set to ``count`` for the block, then restored."""
-    import torch
-
+    torch = _torch()
     before = torch.get_num_threads()
     torch.set_num_threads(count)
     try:
@@ -176,14 +184,12 @@ class TabDDPM(BaseGenerator):
 
     def _fit_model(self) -> None:
         try:
-            import torch
+            torch = _torch()
         except ImportError as error:  # made while torch was there, or torch broken: the same one command
             raise missing_torch(self.name) from error
 
-        from privcore.generators.diffusion.denoiser import MLPDenoiser
-        from privcore.generators.diffusion.multinomial import Categories
-        from privcore.generators.diffusion.schedule import make_schedule
-        from privcore.generators.tabddpm_encoding import TableEncoding
+        from privcore.generators.diffusion.denoiser import MLPDenoiser  # lazy: imports torch (privcore[tabddpm])
+        from privcore.generators.diffusion.multinomial import Categories  # lazy: imports torch (privcore[tabddpm])
 
         self._device = self._resolve_device(torch)
         if self.base is not None:
@@ -204,8 +210,6 @@ class TabDDPM(BaseGenerator):
 
     def _fine_tune(self, torch) -> None:
         """Start from the base model's weights and encoding, and train on this table."""
-        import copy
-
         base = self.base
         self.encoding, self._sched, self._cats = base.encoding, base._sched, base._cats
         self.model = None if base.model is None else copy.deepcopy(base.model).to(self._device)
@@ -223,8 +227,7 @@ class TabDDPM(BaseGenerator):
         return self.device
 
     def _train(self, numbers, codes) -> None:
-        import torch
-
+        torch = _torch()
         gen = torch.Generator().manual_seed(self.seed)
         n, batch = len(codes), min(self.batch_size, len(codes))
         optimiser = torch.optim.AdamW(self.model.parameters(), lr=self.lr, weight_decay=self.weight_decay)
@@ -251,16 +254,14 @@ class TabDDPM(BaseGenerator):
 
     def _noise(self, n: int, gen) -> tuple[Any, Any]:
         """Standard normal noise for the numbers and uniforms for the categories' Gumbel draws (CPU generator)."""
-        import torch
-
+        torch = _torch()
         return (torch.randn(n, len(self.encoding.numerical), generator=gen),
                 torch.rand(n, len(self.encoding.num_classes), self._cats.width, generator=gen))
 
     def _net(self, x_num, log_x_cat, t):
         """The denoiser on x_t: (ε̂, x̂_0's logits laid out like ``log_x_cat``)."""
-        import torch
-
-        from privcore.generators.diffusion.multinomial import PAD
+        torch = _torch()
+        from privcore.generators.diffusion.multinomial import PAD  # lazy: imports torch (privcore[tabddpm])
 
         mask = self._cats.mask
         out = self.model(torch.cat([x_num, log_x_cat.exp()[:, mask]], dim=1), t)
@@ -271,9 +272,8 @@ class TabDDPM(BaseGenerator):
 
     def _loss(self, x0_num, codes, t, noise, uniform):
         """Per-record Gaussian and multinomial losses at timesteps ``t`` with the given noise (CPU tensors)."""
-        import torch
-
-        from privcore.generators.diffusion import gaussian, multinomial
+        torch = _torch()
+        from privcore.generators.diffusion import gaussian, multinomial  # lazy: imports torch (privcore[tabddpm])
 
         s, cats, dev = self._sched, self._cats, self._device
         x0_num, codes, t, noise, uniform = (v.to(dev) for v in (x0_num, codes, t, noise, uniform))
@@ -288,9 +288,8 @@ class TabDDPM(BaseGenerator):
 
     def _log_x0(self, codes):
         """log one-hot of ``codes``; a code of −1 (a category the training table lacked) is uniform."""
-        import torch
-
-        from privcore.generators.diffusion import multinomial
+        torch = _torch()
+        from privcore.generators.diffusion import multinomial  # lazy: imports torch (privcore[tabddpm])
 
         known = codes >= 0
         log_x0 = multinomial.log_onehot(codes.clamp(min=0), self._cats)
@@ -301,8 +300,7 @@ class TabDDPM(BaseGenerator):
     # ------------------------------------------------------------------------------------------ sample
     def _draw(self, n: int, rng: np.random.Generator) -> pd.DataFrame:
         # The protocol's numpy generator gives one number, the seed of the torch generator the draws come from.
-        import torch
-
+        torch = _torch()
         gen = torch.Generator().manual_seed(int(rng.integers(2**63 - 1)))
         numbers, codes = [], []
         with _threads(self.threads):
@@ -314,9 +312,8 @@ class TabDDPM(BaseGenerator):
 
     def _sample_chunk(self, n: int, gen) -> tuple[np.ndarray, np.ndarray]:
         """Ancestral sampling (Ho et al. 2020, Algorithm 2; Hoogeboom et al. 2021, §4) of ``n`` records."""
-        import torch
-
-        from privcore.generators.diffusion import gaussian, multinomial
+        torch = _torch()
+        from privcore.generators.diffusion import gaussian, multinomial  # lazy: imports torch (privcore[tabddpm])
 
         enc, s, cats, dev = self.encoding, self._sched, self._cats, self._device
         if self.model is None:
@@ -368,8 +365,7 @@ class TabDDPM(BaseGenerator):
         numpy.ndarray
             One finite float per record (its mean over ``timesteps``), or the matrix.
         """
-        import torch
-
+        torch = _torch()
         self._fitted()
         table = check_table(table, self.name, role="table to score")
         missing = [c for c in self.encoding.columns if c not in table.columns]

@@ -148,7 +148,7 @@ def _collect(running: dict[Future, int], on_done: Callable[[int, Outcome], None]
 
 def _run_on_cluster(setup: EvaluationSetup, tasks: Iterator[Task], client: Any,
                     on_done: Callable[[int, Outcome], None]) -> None:
-    import distributed
+    import distributed  # lazy: optional extra privcore[dask]
 
     (scattered,) = client.scatter([setup], broadcast=True, hash=False)
     window = 2 * max(1, len(client.scheduler_info().get("workers", {})))

@@ -6,6 +6,9 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import pandas as pd
+
+from privcore.lab.frontier import frontier_curve, frontier_schema
 from privcore.lab.summary import json_epsilon
 
 __all__ = ["LabRun", "CurvePoint", "LabResult", "lab_report_schema", "json_epsilon"]
@@ -148,8 +151,6 @@ class LabResult:
 
     def frame(self):
         """The runs as a pandas DataFrame (columns leak, level, seed, metric, risk, baseline, excess, epsilon)."""
-        import pandas as pd
-
         return pd.DataFrame([{**asdict(r), "excess": r.excess} for r in self.runs],
                             columns=["leak", "level", "seed", "metric", "risk", "baseline", "excess", "epsilon"])
 
@@ -170,8 +171,6 @@ class LabResult:
 
     def frontier_dict(self) -> dict[str, Any]:
         """The ``"frontier"`` entry of the JSON document: the measures, every table's point and the curve."""
-        from privcore.lab.frontier import frontier_curve
-
         return {"measures": list(self.frontier_measures), "runs": [r.to_dict() for r in self.frontier],
                 "curve": frontier_curve(self.frontier)}
 
@@ -194,8 +193,6 @@ def _by_metric(inner: dict[str, Any], description: str) -> dict[str, Any]:
 
 def lab_report_schema() -> dict[str, Any]:
     """JSON Schema (draft 2020-12, self-contained) of :meth:`LabResult.to_dict`."""
-    from privcore.lab.frontier import frontier_schema
-
     run = {
         "type": "object",
         "properties": {

@@ -11,6 +11,8 @@ import math
 import re
 from collections.abc import Collection, Mapping, Sequence
 
+from privcore.generators import level_to_epsilon
+
 __all__ = ["LEAK_PHRASES", "LEAK_LABELS", "short_name", "format_level", "metric_sentence", "leak_label", "json_epsilon"]
 
 #: How each leak type is named in a sentence.
@@ -54,8 +56,6 @@ def format_level(leak: str, level: float, *, labels: bool = False) -> str:
         return f"label {level:g}"
     text = f"level {level:.4g}"
     if leak == "dp_marginals":
-        from privcore.generators import level_to_epsilon
-
         epsilon = level_to_epsilon(level)
         text += " (ε = ∞)" if math.isinf(epsilon) else f" (ε = {epsilon:.3g})"
     return text

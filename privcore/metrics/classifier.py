@@ -213,8 +213,8 @@ def compute_dmlp(ctx: MetricContext) -> MetricOutput:
     True
     """
     from sklearn.metrics import roc_auc_score  # imported here: see the note on scikit-learn above
-    from sklearn.model_selection import StratifiedKFold
-    from sklearn.preprocessing import StandardScaler
+    from sklearn.model_selection import StratifiedKFold  # lazy: as the line above
+    from sklearn.preprocessing import StandardScaler  # lazy: as the line above
 
     features, labels, origin = _labelled_features(ctx)
     features = StandardScaler().fit_transform(features).astype(np.float32)

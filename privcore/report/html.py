@@ -31,6 +31,7 @@ from privcore.metrics.names import short_name
 from privcore.report import figures as F
 from privcore.report.figure_embedding import FigureWriter
 from privcore.report.rendering import render
+from privcore.report.tradeoff_figures import tradeoff_figure, worst_columns_figure
 
 __all__ = ["html_report"]
 
@@ -118,7 +119,6 @@ def _tradeoff_section(reports: Mapping[str, Any], rule: Any, write_figure: Figur
     points = tradeoff_points(reports, rule)
     if not any(p.utility_score is not None for p in points):
         return None
-    from privcore.report.tradeoff_figures import tradeoff_figure, worst_columns_figure
 
     figures = []
     if include_figures:

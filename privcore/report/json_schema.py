@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from privcore.audit.contract import audit_report_schema
+from privcore.lab.result import lab_report_schema
 from privcore.metrics import registry
 from privcore.metrics.details import DETAILS_TYPES
+from privcore.metrics.reconstruction import RECONSTRUCTION_DETAILS
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -182,8 +185,6 @@ def report_schema() -> dict[str, Any]:
     ``$defs/audit_report``.
     """
     metrics = {info.id: _metric_schema(info) for info in registry.all_metrics()}
-    from privcore.metrics.reconstruction import RECONSTRUCTION_DETAILS
-
     defs: dict[str, Any] = {kind.__name__: kind.json_schema() for kind in DETAILS_TYPES + RECONSTRUCTION_DETAILS}
     defs["size_match"] = _SIZE_MATCH
     defs["utility_score"] = _UTILITY
@@ -194,11 +195,7 @@ def report_schema() -> dict[str, Any]:
                        "settings": {"type": "object"}},
         "required": ["tables"],
     }
-    from privcore.lab.result import lab_report_schema
-
     defs["lab_report"] = lab_report_schema()  # python -m privcore lab --json
-    from privcore.audit.contract import audit_report_schema
-
     defs["audit_report"] = audit_report_schema()  # python -m privcore audit --json
     return {
         "$schema": DRAFT,

@@ -14,6 +14,7 @@ from privcore.base.palette import DASHES, OKABE_ITO, PALETTE, SYMBOLS
 from privcore.lab.settings import REFERENCE
 from privcore.lab.summary import LEAK_LABELS, format_level, leak_label
 from privcore.metrics.names import short_name
+from privcore.report import frontier_figures
 from privcore.report.figure_base import Figure, apply_layout, empty_figure
 
 __all__ = ["LEAK_LABELS", "DETECTION_SCALE", "AGREEMENT_SCALE", "NOT_DETECTED_COLOUR", "NOT_RUN_COLOUR",
@@ -321,6 +322,4 @@ def lab_figures(document: Mapping[str, Any]) -> list[Figure]:
 
 def frontier_figure(document: Mapping[str, Any]) -> Figure:
     """The privacy–utility frontier across the levels (:func:`privcore.report.frontier_figures.frontier_figure`)."""
-    from privcore.report.frontier_figures import frontier_figure as draw
-
-    return draw(document)
+    return frontier_figures.frontier_figure(document)

@@ -89,7 +89,7 @@ class Schedule:
 
     def to_torch(self, device: str = "cpu") -> SimpleNamespace:
         """The same arrays as float32 torch tensors on ``device`` (torch imported here, not at module level)."""
-        import torch
+        import torch  # lazy: optional extra privcore[tabddpm]
 
         return SimpleNamespace(timesteps=self.timesteps, **{
             f.name: torch.as_tensor(getattr(self, f.name), dtype=torch.float32, device=device) for f in fields(self)})

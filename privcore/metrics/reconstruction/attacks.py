@@ -12,6 +12,7 @@ import pandas as pd
 from privcore.data.schema import NUMERICAL
 from privcore.engine.context import MetricContext
 from privcore.engine.neighbors import nearest_k
+from privcore.metrics.reconstruction._base import column_score, hits, truth_of
 
 #: LightGBM settings of the learned attack: enough trees to learn a column from a few keys, few and small enough
 #: that every secret column of 10,000 rows is learned in seconds (a column of 39 categories at 3,000 rows: 0.46 s
@@ -70,7 +71,7 @@ def nearest_guess(ctx: MetricContext, released: str, targets: str, secret: list[
 
 
 def _model(numerical: bool, seed: int, threads: int):
-    import lightgbm
+    import lightgbm  # lazy: heavy, loaded only when the learned attack runs
 
     settings = dict(n_estimators=TREES, num_leaves=LEAVES, max_bin=BINS, learning_rate=LEARNING_RATE, verbose=-1, random_state=seed, n_jobs=threads,
                     deterministic=True, force_row_wise=True)
@@ -112,8 +113,6 @@ def chain_order(ctx: MetricContext, released: str, secret: list[str]) -> list[st
     given by the released record nearest to it on the key columns (itself left out; the shared engine's pass within
     the table), scored as the attack is scored; the most predictable column first, so that its guess informs the
     harder ones. No model is trained to choose the order."""
-    from privcore.metrics.reconstruction._base import column_score, hits, truth_of
-
     def compute() -> list[str]:
         source = _table(ctx, released)
         if len(source) < 2:

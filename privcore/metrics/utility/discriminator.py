@@ -8,6 +8,7 @@ import numpy as np
 
 from privcore.base.errors import NotApplicable
 from privcore.engine.context import MetricContext
+from privcore.metrics.classifier import make_lgbm
 from privcore.metrics.details import Discrimination
 from privcore.metrics.registry import Explanation, MetricInfo, register
 from privcore.metrics.results import MetricOutput
@@ -30,10 +31,8 @@ def discriminate(real: np.ndarray, other: np.ndarray, seed: int, workers: int = 
     5-fold cross-fitted: each row is scored by the model that did not train on it. The AUC is the mean over the folds
     (0.5 = indistinguishable); the utility is ``1 − max(0, 2·AUC − 1)``.
     """
-    from sklearn.metrics import roc_auc_score
-    from sklearn.model_selection import StratifiedKFold
-
-    from privcore.metrics.classifier import make_lgbm
+    from sklearn.metrics import roc_auc_score  # lazy: heavy: scikit-learn only when the discriminator runs
+    from sklearn.model_selection import StratifiedKFold  # lazy: as the line above
 
     rows = min(len(real), len(other))
     rng = np.random.default_rng([seed, 37])

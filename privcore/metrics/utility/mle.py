@@ -44,13 +44,14 @@ def _task(real_target, holdout_target, kind: str) -> tuple[str, list]:
 
 def _model(learner: str, task: str, seed: int):
     if learner == LEARNERS[0]:
+        # lazy: heavy, scikit-learn and LightGBM load only when a model-utility measure runs
         from sklearn.linear_model import LinearRegression, LogisticRegression
-        from sklearn.pipeline import make_pipeline
-        from sklearn.preprocessing import StandardScaler
+        from sklearn.pipeline import make_pipeline  # lazy: as above
+        from sklearn.preprocessing import StandardScaler  # lazy: as above
 
         estimator = LinearRegression() if task == "numerical" else LogisticRegression(max_iter=1000)
         return make_pipeline(StandardScaler(), estimator)
-    import lightgbm
+    import lightgbm  # lazy: as above
 
     settings = dict(verbose=-1, random_state=seed, n_jobs=1, deterministic=True, force_row_wise=True)
     return lightgbm.LGBMRegressor(**settings) if task == "numerical" else lightgbm.LGBMClassifier(**settings)
@@ -80,7 +81,7 @@ def _class_codes(values: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], 
 def _score(task: str, model, features, truth, positive) -> float:
     """The fitted model's score on the holdout: ROC AUC, macro F1 or R² (``positive``: the positive class's
     label, as the model's ``classes_`` hold it)."""
-    from sklearn.metrics import f1_score, r2_score, roc_auc_score
+    from sklearn.metrics import f1_score, r2_score, roc_auc_score  # lazy: heavy, as in _model
 
     if task == "numerical":
         return float(r2_score(truth, model.predict(features)))
@@ -98,7 +99,7 @@ def _fit_and_score(task, learner, seed, train_x, train_y, test_x, test_y, positi
         # One class only: the model can only ever predict it.
         if task == "binary":
             return 0.5
-        from sklearn.metrics import f1_score
+        from sklearn.metrics import f1_score  # lazy: heavy, as in _model
 
         return float(f1_score(test_y, np.full(len(test_y), train_y[0], dtype=train_y.dtype), average="macro",
                               zero_division=0))
