@@ -18,7 +18,9 @@ import pytest
 
 from privcore.audit import AuditError, AuditSettings, SharedSettings
 from privcore.data.params import Param, ParamError, check_value
+from privcore.evaluation.evaluate import EVALUATE_PARAMS
 from privcore.generators import list_generators
+from privcore.lab.settings import LAB_PARAMS
 from privcore.metrics import registry
 
 METRICS = registry.all_metrics()
@@ -77,6 +79,8 @@ def range_words(param: Param) -> str:
     low, high = param.minimum, param.maximum
     number = (lambda x: f"{x:g}" if isinstance(x, float) else str(x))
     if param.kind == "numbers":
+        if low is not None and high is not None:
+            return f"from {number(low)} to {number(high)}"
         return f"≥ {number(low)}" if low is not None else "number"
     if low is not None and high is not None:
         return f"between {number(low)} and {number(high)}"
@@ -144,6 +148,9 @@ def _params():
     for spec in GENERATORS:
         for param in spec.params:
             yield pytest.param(spec.name, param, id=f"{spec.name}.{param.name}")
+    for owner, params in (("lab", LAB_PARAMS), ("evaluate", EVALUATE_PARAMS)):
+        for param in params:
+            yield pytest.param(owner, param, id=f"{owner}.{param.name}")
 
 
 @pytest.mark.parametrize("owner, param", list(_params()))

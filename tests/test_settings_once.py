@@ -149,7 +149,7 @@ def test_lab_settings_are_refused_with_the_declared_sentence():
         lab_workers(0, 10)
     with pytest.raises(LabError, match=re.escape("Seeds (lab.seeds) must be a whole number; got '2.5'.")):
         check_seeds("2.5")
-    with pytest.raises(LabError, match=r"Detection margin \(lab\.margin\) must be between 0 and 1; got 2"):
+    with pytest.raises(LabError, match=r"Detection margin \(lab\.margin\) must be between 0 and 0.99; got 2"):
         check_margin(2)
     assert check_seeds(" 4") == 4 and check_margin("0.05") == 0.05
 

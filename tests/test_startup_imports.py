@@ -142,7 +142,7 @@ def test_the_lab_options_are_there_when_it_parses_or_shows_help(capsys):
     assert "--ladder LABEL=FILE" in text and "(default all: partial_copy," in text
     assert all(leak in text for leak in LADDER)
     assert main(["lab", "--levels", "2"]) == 2  # checked before any table is read
-    assert "Leak levels must be numbers from 0" in capsys.readouterr().err
+    assert "Leak levels (lab.levels): every value must be a number from 0 to 1" in capsys.readouterr().err
     with pytest.raises(SystemExit) as bad:
         build_parser().parse_args(["lab", "--no-such-option"])
     assert bad.value.code == 2

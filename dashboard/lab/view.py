@@ -120,7 +120,7 @@ def check_generated(leaks: Iterable[str], levels: str, seeds: Any, metrics: Iter
     """The settings of a generated lab, checked by :mod:`privcore.lab.settings`; or None and the named error.
 
     >>> check_generated(["partial_copy"], "0, 1.5", 2, ["crp"], 0)[1]
-    'Leak levels must be numbers from 0 (no leak) to 1 (the strongest leak); got 1.5.'
+    "Leak levels (lab.levels): every value must be a number from 0 to 1, separated by commas (e.g. 0, 0.25, 0.5, 0.75, 1); '1.5' is not."
     """
     try:
         settings = {"leaks": check_leaks(list(leaks)), "levels": check_levels(levels), "seeds": check_seeds(seeds),

@@ -242,7 +242,9 @@ def _check_numbers(where: str, param: Param, value: Any) -> list[float]:
         low = param.minimum if param.minimum is not None else -math.inf
         if number is None or not math.isfinite(number) or number < low or (
                 param.maximum is not None and number > param.maximum):
-            bound = f" ≥ {_num(param.minimum)}" if param.minimum is not None else ""
+            bound = (f" from {_num(param.minimum)} to {_num(param.maximum)}" if param.minimum is not None
+                     and param.maximum is not None else f" ≥ {_num(param.minimum)}" if param.minimum is not None
+                     else f" ≤ {_num(param.maximum)}" if param.maximum is not None else "")
             raise ParamError(f"{where}: every value must be a number{bound}, separated by commas "
                              f"(e.g. {param.describe_default()}); {part!r} is not.")
         numbers.append(number)

@@ -37,16 +37,17 @@ MIN_PART_ROWS = 20
 REFERENCE = "fresh_sample"
 
 #: The lab's numeric settings, each declared once and checked by :func:`check_lab_settings`. The run seed is the
-#: schema's (:func:`privcore.data.schema.check_seed`); the leak levels keep :func:`check_levels`, a list with rules
-#: of its own (0 added, one level above 0 needed) and the sentences the Lab page shows.
+#: schema's (:func:`privcore.data.schema.check_seed`); the leak levels' one rule between values (one above 0) is
+#: :func:`check_levels`'s.
 LAB_PARAMS = (
+    Param("levels", "numbers", list(DEFAULT_LEVELS), "Leak levels", "Leak strengths of the ladder, from 0 (no leak) "
+          "to 1 (the strongest leak); 0, the fresh-sample reference, is always added.", minimum=0.0, maximum=1.0),
     Param("seeds", "int", DEFAULT_SEEDS, "Seeds", "Synthetic tables per leak type and level (3 or more for the "
           "detection rule to mean something).", minimum=1, maximum=MAX_SEEDS),
     Param("workers", "int", None, "Workers", "Processes that evaluate the synthetic tables.", minimum=1,
           rule="not set: every usable core, at most one per 4 tables (1 inside a daemonic process)"),
-    # Below 1: a Param's range is inclusive, so its maximum is the largest float under 1.
     Param("margin", "float", DEFAULT_MARGIN, "Detection margin", "Risk units by which a leaked table's risk must "
-          "exceed the fresh samples' (from 0 to below 1).", minimum=0.0, maximum=math.nextafter(1.0, 0.0)),
+          "exceed the fresh samples'.", minimum=0.0, maximum=0.99),
 )
 
 
@@ -102,10 +103,7 @@ def check_levels(levels: str | Iterable[Any]) -> list[float]:
     >>> check_levels("1, 0.25")
     [0.0, 0.25, 1.0]
     """
-    values = [check_label(v, "The leak level") for v in _items(levels)]
-    bad = [v for v in values if not 0.0 <= v <= 1.0]
-    if bad:
-        raise LevelError(f"Leak levels must be numbers from 0 (no leak) to 1 (the strongest leak); got {bad[0]:g}.")
+    values = check_lab_settings(LevelError, levels=levels)["levels"]
     grid = sorted(set(values) | {0.0})
     if len(grid) < 2:
         raise LevelError("Give at least one leak level above 0 (levels are numbers from 0 to 1, e.g. 0,0.25,0.5,1).")

@@ -109,8 +109,8 @@ def test_switching_the_curves_to_excess_risk_reuses_the_lab(ran):
 
 
 @pytest.mark.parametrize("change, message", [
-    ({"levels": "0, 1.5"}, "Leak levels must be numbers from 0 (no leak) to 1"),
-    ({"levels": "0, x"}, "is not a number"),
+    ({"levels": "0, 1.5"}, "Leak levels (lab.levels): every value must be a number from 0 to 1"),
+    ({"levels": "0, x"}, "every value must be a number from 0 to 1"),
     ({"levels": "0"}, "Give at least one leak level above 0"),
     ({"leaks": []}, "No leak type chosen"),
     ({"metrics": []}, "No metric chosen"),

@@ -190,7 +190,7 @@ def test_metric_that_cannot_run_is_explained(adult):
     ({"levels": (0, 1.5)}, lab.LevelError, "1.5"),
     ({"levels": (0, -0.1)}, lab.LevelError, "from 0"),
     ({"levels": (0,)}, lab.LevelError, "above 0"),
-    ({"levels": ("x",)}, lab.LevelError, "not a number"),
+    ({"levels": ("x",)}, lab.LevelError, r"Leak levels \(lab.levels\): every value must be a number from 0 to 1.*'x' is not\."),
     ({"seeds": 0}, lab.SeedsError, "got 0"),
     ({"seeds": 2.5}, lab.SeedsError, "whole number"),
     ({"metrics": "crp,nope"}, lab.UnknownLabMetricError, "nope"),
@@ -297,7 +297,7 @@ def test_cli_happy_path_writes_json_and_html(adult, tmp_path):
 @pytest.mark.parametrize("args, fragment", [
     (["--leaks", "nope"], "nope"),
     (["--levels", "0,1.5"], "1.5"),
-    (["--levels", "0,x"], "not a number"),
+    (["--levels", "0,x"], "every value must be a number from 0 to 1"),
     (["--seeds", "0"], "got 0"),
     (["--seeds", "two"], "two"),
     (["--metrics", "nope"], "nope"),
