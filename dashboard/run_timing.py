@@ -64,27 +64,35 @@ def install(path: str | os.PathLike) -> bool:
 
 def _write(target: Path, session, kind: str, how: str = "") -> None:
     user = getattr(session, "_user_info", None) or {}
-    line = {"t": time.time(), "kind": kind, "session": session.id, "email": user.get("email"), "how": how}
+    who = user.get("email") or user.get("sub")  # the sign-in provider's e-mail claim, else its subject
+    line = {"t": time.time(), "kind": kind, "session": session.id, "user": who, "how": how}
     with _LOCK, target.open("a", encoding="utf-8") as out:
         out.write(json.dumps(line) + "\n")
 
 
-def server_shares(lines: list[dict], email: str, windows: list[tuple[float, float]]) -> list[float | None]:
-    """Per window (a page load's start and end, wall clock): seconds from the first request of ``email``'s runs
-    that reached the server in it to the last end, or None where none did.
+def server_shares(lines: list[dict], user: str, windows: list[tuple[float, float]],
+                  sent: list[float] = ()) -> list[float | None]:
+    """Per window (a page load's start and end, wall clock): seconds from the first request of ``user``'s runs
+    in it to the last end, or None where none reached the server.
+
+    A request counts from the earlier of its arrival on the server's event loop and ``sent``, the times the
+    browser sent a message (so a loop too busy to read the request at once is counted too).
 
     Examples
     --------
-    >>> lines = [{"t": 10.0, "kind": "request", "email": "p"}, {"t": 10.4, "kind": "end", "email": "p"},
-    ...          {"t": 10.1, "kind": "request", "email": "u"}, {"t": 12.0, "kind": "end", "email": "u"},
-    ...          {"t": 10.5, "kind": "request", "email": "p"}, {"t": 10.9, "kind": "end", "email": "p"}]
+    >>> lines = [{"t": 10.0, "kind": "request", "user": "p"}, {"t": 10.4, "kind": "end", "user": "p"},
+    ...          {"t": 10.1, "kind": "request", "user": "u"}, {"t": 12.0, "kind": "end", "user": "u"},
+    ...          {"t": 10.5, "kind": "request", "user": "p"}, {"t": 10.9, "kind": "end", "user": "p"}]
     >>> [round(s, 3) for s in server_shares(lines, "p", [(9.9, 11.0)])], server_shares(lines, "p", [(20, 21)])
     ([0.9], [None])
+    >>> [round(s, 3) for s in server_shares(lines, "p", [(9.9, 11.0)], sent=[9.95])]
+    [0.95]
     """
     out = []
     for start, stop in windows:
-        mine = [line for line in lines if line.get("email") == email and start <= line["t"] <= stop]
+        mine = [line for line in lines if line.get("user") == user and start <= line["t"] <= stop]
         requests = [line["t"] for line in mine if line["kind"] == "request"]
+        requests += [t for t in sent if start <= t <= stop] if requests else []
         ends = [line["t"] for line in mine if line["kind"] == "end"]
         out.append(max(ends) - min(requests) if requests and ends and max(ends) >= min(requests) else None)
     return out
