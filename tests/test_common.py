@@ -20,6 +20,8 @@ from privcore.audit import AuditError, AuditSettings, SharedSettings
 from privcore.data.params import Param, ParamError, check_value
 from privcore.evaluation.evaluate import EVALUATE_PARAMS
 from privcore.generators import list_generators
+from privcore.generators.copies import ExactCopy
+from privcore.generators.tabddpm import TabDDPM
 from privcore.lab.settings import LAB_PARAMS
 from privcore.metrics import registry
 
@@ -148,6 +150,10 @@ def _params():
     for spec in GENERATORS:
         for param in spec.params:
             yield pytest.param(spec.name, param, id=f"{spec.name}.{param.name}")
+    # Settings the classes declare beyond what the registry offers (TabDDPM's schedule and device, ExactCopy's rule).
+    for cls in (TabDDPM, ExactCopy):
+        for param in cls.PARAMS:
+            yield pytest.param(cls.name, param, id=f"{cls.name}.class.{param.name}")
     for owner, params in (("lab", LAB_PARAMS), ("evaluate", EVALUATE_PARAMS)):
         for param in params:
             yield pytest.param(owner, param, id=f"{owner}.{param.name}")
@@ -159,6 +165,11 @@ def test_every_setting_takes_its_default_and_refuses_a_value_out_of_its_range(ow
     if default is not None and param.kind in ("int", "float", "numbers"):
         assert check_value(owner, param, default) == (sorted(set(map(float, default))) if param.kind == "numbers"
                                                       else default)
+    if param.kind == "choice":
+        assert check_value(owner, param, param.default) == param.default
+        with pytest.raises(ParamError, match=rf"must be one of {', '.join(param.choices)}; got 'none of them'"):
+            check_value(owner, param, "none of them")
+        return
     bad = out_of_range(param)
     if bad is None:
         return

@@ -167,8 +167,6 @@ KEPT = {
     # A declared DP ε: text from the command line or the dashboard, above 0 (an open bound), with a sentence
     # that says what to give; no Param range is open at 0.
     ("privcore/evaluation/evaluate.py", "must be a number above 0"),
-    # Leak levels: a list with rules of its own (0 added, one level above 0) and the Lab page's sentences.
-    ("privcore/lab/settings.py", "must be numbers from 0"),
 }
 
 
@@ -186,3 +184,20 @@ def test_no_hand_written_range_check_outside_the_declarations():
     unexplained = [(path, line) for path, line in found
                    if not any(path == kept_path and phrase in line for kept_path, phrase in KEPT)]
     assert not unexplained, unexplained
+
+
+def test_infinite_epsilon_and_choices_are_declared_not_checked_by_hand():
+    # ε = ∞ (no noise) is a declared value of the epsilon settings; words are declared choices.
+    import math
+
+    from privcore.generators import DPMarginals, PrivBayes
+    from privcore.generators.base import GeneratorSettingError
+    from privcore.generators.copies import ExactCopy
+
+    assert PrivBayes(epsilon=math.inf).epsilon is None and DPMarginals(epsilon=math.inf).epsilon == math.inf
+    with pytest.raises(GeneratorSettingError, match=re.escape("(privbayes.epsilon) must be a number; got -inf.")):
+        PrivBayes(epsilon=-math.inf)
+    with pytest.raises(GeneratorSettingError,
+                       match=re.escape("When n differs (exact_copy.when_n_differs) must be one of resample, repeat; "
+                                       "got 'shuffle'.")):
+        ExactCopy(when_n_differs="shuffle")

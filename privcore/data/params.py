@@ -14,7 +14,7 @@ from privcore.base.errors import InputError
 if TYPE_CHECKING:  # pragma: no cover
     from privcore.data.schema import Schema
 
-KINDS = ("int", "float", "numbers", "columns", "column_pair", "table")
+KINDS = ("int", "float", "numbers", "columns", "column_pair", "table", "choice")
 
 #: JSON Schema of a value of each kind (for ``python -m privcore schema``).
 KIND_JSON_SCHEMA: dict[str, dict[str, Any]] = {
@@ -25,6 +25,7 @@ KIND_JSON_SCHEMA: dict[str, dict[str, Any]] = {
     "column_pair": {"type": "array", "items": {"type": "array", "items": {"type": "string"}},
                     "minItems": 2, "maxItems": 2},
     "table": {"type": "string", "description": "a description of the table, never its rows"},
+    "choice": {"type": "string"},
 }
 
 
@@ -58,6 +59,10 @@ class Param:
         ``derive(schema) -> value``: the derived default, for display.
     exclude_sensitive : bool
         A column parameter whose columns must not include the sensitive column.
+    choices : tuple of str
+        The words a ``choice`` may be.
+    infinite : bool
+        A number that may also be ``math.inf`` (ε = ∞: no noise), beyond its finite range.
 
     Notes
     -----
@@ -79,10 +84,14 @@ class Param:
     rule: str = ""
     derive: Callable[["Schema"], Any] | None = None
     exclude_sensitive: bool = False
+    choices: tuple[str, ...] = ()
+    infinite: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"parameter {self.name!r} has unknown kind {self.kind!r}")
+        if (self.kind == "choice") != bool(self.choices) or (self.choices and self.default not in self.choices):
+            raise ValueError(f"parameter {self.name!r}: a choice declares its words, its default among them")
         if self.default is None and not self.rule and self.kind != "table":
             raise ValueError(f"parameter {self.name!r} has no default and no rule deriving one")
 
@@ -101,6 +110,8 @@ class Param:
 
     def describe_range(self) -> str:
         """The allowed values in words ("0 to 1", "whole number ≥ 1", "two disjoint column lists")."""
+        if self.kind == "choice":
+            return "one of " + ", ".join(self.choices)
         if self.kind in ("int", "float", "numbers"):
             what = {"int": "whole number", "float": "number", "numbers": "list of numbers"}[self.kind]
             low, high = self.minimum, self.maximum
@@ -123,6 +134,8 @@ class Param:
     def json_schema(self) -> dict[str, Any]:
         """JSON Schema of this parameter's value in a report's ``params``."""
         schema = dict(KIND_JSON_SCHEMA[self.kind])
+        if self.kind == "choice":
+            schema["enum"] = list(self.choices)
         if self.kind in ("int", "float"):
             if self.minimum is not None:
                 schema["minimum"] = self.minimum
@@ -181,7 +194,8 @@ def check_value(metric_id: str, param: Param, value: Any, schema: "Schema | None
     - ``numbers``: a list of numbers ≥ ``minimum`` (or a comma-separated text of them), kept sorted and unique;
     - ``columns``: a list of analysed column names;
     - ``column_pair``: two disjoint, non-empty lists of analysed column names;
-    - ``table``: a table of real records (a DataFrame), given as a file (``--reference``), never ``--param``.
+    - ``table``: a table of real records (a DataFrame), given as a file (``--reference``), never ``--param``;
+    - ``choice``: one of the declared words (``choices``).
 
     Examples
     --------
@@ -198,6 +212,10 @@ def check_value(metric_id: str, param: Param, value: Any, schema: "Schema | None
         return None  # "derive the default from the schema" (or "no table")
     if param.kind in ("int", "float"):
         return _check_number(where, param, value)
+    if param.kind == "choice":
+        if not isinstance(value, str) or value not in param.choices:
+            raise ParamError(f"{where} must be one of {', '.join(param.choices)}; got {value!r}.")
+        return value
     if param.kind == "numbers":
         return _check_numbers(where, param, value)
     if param.kind == "columns":
@@ -212,6 +230,8 @@ def check_value(metric_id: str, param: Param, value: Any, schema: "Schema | None
 
 def _check_number(where: str, param: Param, value: Any) -> int | float:
     whole = param.kind == "int"
+    if param.infinite and _is_number(value) and float(value) == math.inf:
+        return math.inf  # declared: ∞ is a value of its own (ε = ∞, no noise)
     if not _is_number(value) or not math.isfinite(float(value)):
         raise ParamError(f"{where} must be a {'whole ' if whole else ''}number; got {value!r}.")
     number = float(value)

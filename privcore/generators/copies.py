@@ -13,7 +13,6 @@ from privcore.generators.base import (
     LEVEL,
     BaseGenerator,
     GeneratorContextError,
-    GeneratorSettingError,
     PopulationMixin,
     check_level,
     check_settings_of,
@@ -60,14 +59,14 @@ class ExactCopy(BaseGenerator):
     """
 
     name = "exact_copy"
+    PARAMS = (Param("when_n_differs", "choice", "resample", "When n differs",
+                    "How rows are drawn when n differs from the training rows.", choices=("resample", "repeat")),)
 
     def __init__(self, *, when_n_differs: str = "resample") -> None:
         super().__init__()
-        # A choice between two words: no Param kind holds it (and the registry does not offer it).
-        if when_n_differs not in ("resample", "repeat"):
-            raise GeneratorSettingError(f"exact_copy: when_n_differs must be 'resample' or 'repeat'; "
-                                        f"got {when_n_differs!r}.")
-        self.when_n_differs = when_n_differs
+        # Declared, not offered by the registry (its spec lists no setting).
+        self.when_n_differs = check_settings_of(self.name, self.PARAMS, {"when_n_differs": when_n_differs})[
+            "when_n_differs"]
 
     def settings(self):
         return {"when_n_differs": self.when_n_differs}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -395,7 +394,7 @@ class DPMarginals(PopulationMixin, BaseGenerator):
     name = "dp_marginals"
     #: ``level`` is the registry's way to set ε (:func:`level_to_epsilon`); the constructor takes ε itself.
     PARAMS = (Param("epsilon", "float", 1.0, "Privacy budget ε", "Total ε of one release; smaller is more private.",
-                    minimum=1e-6),
+                    minimum=1e-6, infinite=True),
               Param("level", "float", None, "Leak strength", "Sets ε = 0.1·1000^level (∞ at 1) instead of epsilon.",
                     minimum=LEVEL.minimum, maximum=LEVEL.maximum, rule="not set: epsilon is used"),
               BINS,
@@ -406,12 +405,9 @@ class DPMarginals(PopulationMixin, BaseGenerator):
                  bounds: Mapping[str, tuple[float, float]] | None = None,
                  categories: Mapping[str, Sequence] | None = None, range_share: float = 0.1) -> None:
         super().__init__()
-        given = {"bins": bins, "range_share": range_share}
-        # ε = ∞ (no noise, ladder level 1) is a rule a Param cannot hold: check_value takes finite numbers only.
-        if not (isinstance(epsilon, numbers.Real) and not isinstance(epsilon, bool) and epsilon == math.inf):
-            given["epsilon"] = epsilon
-        checked = check_settings_of(self.name, self.PARAMS, given)
-        self.epsilon = float(checked.get("epsilon", epsilon))
+        checked = check_settings_of(self.name, self.PARAMS, {"epsilon": epsilon, "bins": bins,
+                                                             "range_share": range_share})
+        self.epsilon = float(checked["epsilon"])  # ∞ (ladder level 1): no noise
         self.bins, self.range_share = checked["bins"], checked["range_share"]
         self.bounds, self.categories = dict(bounds or {}), dict(categories or {})
         self._set_population(population, False, "")

@@ -80,11 +80,6 @@ def mi_sensitivity(n: int, binary: bool) -> float:
     return 2 / n * math.log2((n + 1) / 2) + (n - 1) / n * math.log2((n + 1) / (n - 1))
 
 
-def _no_noise(epsilon) -> bool:
-    """ε = ∞ means no noise, like None: a rule a Param cannot hold (check_value takes finite numbers only)."""
-    return isinstance(epsilon, (int, float)) and not isinstance(epsilon, bool) and epsilon == math.inf
-
-
 class PrivBayes(PopulationMixin, BaseGenerator):
     """A Bayesian network of at most ``k`` parents per attribute, optionally ε-DP; see Notes.
 
@@ -182,7 +177,7 @@ class PrivBayes(PopulationMixin, BaseGenerator):
                     minimum=0, maximum=10),
               BINS,
               Param("epsilon", "float", None, "Privacy budget ε", "Total ε of one fit; smaller is more private.",
-                    minimum=1e-6, rule="not set: no noise (DataSynthesizer's Baynet)"),
+                    minimum=1e-6, rule="not set: no noise (DataSynthesizer's Baynet)", infinite=True),
               Param("beta", "float", 0.3, "Structure share", "Share of ε spent on learning the network; the rest "
                     "noises its tables.", minimum=0.01, maximum=0.99),
               Param("seed", "int", 0, "Fit seed", "Seed of the first column, the DP structure choices and the noise.",
@@ -193,9 +188,9 @@ class PrivBayes(PopulationMixin, BaseGenerator):
         super().__init__()
         self._set_population(population, False, "")
         checked = check_settings_of(self.name, self.PARAMS, {"k": k, "bins": bins, "beta": beta, "seed": seed,
-                                                             "epsilon": None if _no_noise(epsilon) else epsilon})
+                                                             "epsilon": epsilon})
         self.k, self.bins, self.beta, self.seed = checked["k"], checked["bins"], checked["beta"], checked["seed"]
-        self.epsilon = checked["epsilon"]
+        self.epsilon = None if checked["epsilon"] == math.inf else checked["epsilon"]  # ∞, like None: no noise
 
     def settings(self):
         return {"k": self.k, "bins": self.bins, "epsilon": self.epsilon, "beta": self.beta, "seed": self.seed}

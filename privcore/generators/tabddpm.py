@@ -58,6 +58,10 @@ TABDDPM_PARAMS = (
           "which runs one fit per core).", minimum=1, maximum=256),
     Param("seed", "int", 0, "Fit seed", "Seed of the initial weights, the batches and the training noise.",
           minimum=0, maximum=MAX_SEED),
+    Param("schedule", "choice", "cosine", "Noise schedule", "How the noise grows over the diffusion steps.",
+          choices=SCHEDULES),
+    Param("device", "choice", "auto", "Device", "Where torch trains and samples (cuda:N names one GPU).",
+          choices=DEVICES),
 )
 
 
@@ -153,20 +157,18 @@ class TabDDPM(BaseGenerator):
         super().__init__()
         if not module_installed("torch"):
             raise missing_torch(self.name)
+        # cuda:N is the device "cuda" with a GPU's index: the word is the declared choice.
+        device_word, _, index = device.partition(":") if isinstance(device, str) else (device, "", "")
         checked = check_settings_of(self.name, self.PARAMS, {
             "timesteps": timesteps, "steps": steps, "batch_size": batch_size, "lr": lr, "width": width,
-            "depth": depth, "weight_decay": weight_decay, "threads": threads, "seed": seed})
+            "depth": depth, "weight_decay": weight_decay, "threads": threads, "seed": seed, "schedule": schedule,
+            "device": device_word})
         self.timesteps, self.steps, self.batch_size = checked["timesteps"], checked["steps"], checked["batch_size"]
         self.lr, self.width, self.depth = checked["lr"], checked["width"], checked["depth"]
         self.weight_decay, self.threads, self.seed = checked["weight_decay"], checked["threads"], checked["seed"]
-        # schedule and device are choices among words, which no Param kind holds: checked here.
-        if schedule not in SCHEDULES:
-            raise GeneratorSettingError(f"tabddpm: schedule must be one of {', '.join(SCHEDULES)}; got {schedule!r}.")
-        self.schedule = schedule
-        if not isinstance(device, str) or device.split(":")[0] not in DEVICES:
-            raise GeneratorSettingError(f"tabddpm: device must be one of {', '.join(DEVICES)} (or cuda:N); "
-                                        f"got {device!r}.")
-        self.device = device
+        if index and not (device_word == "cuda" and index.isdigit()):
+            raise GeneratorSettingError(f"Device (tabddpm.device) takes a GPU's index only as cuda:N; got {device!r}.")
+        self.schedule, self.device = checked["schedule"], device
         self.model = None
         self.base = _checked_base(base, self)
 
