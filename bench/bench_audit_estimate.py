@@ -32,10 +32,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from privcore.audit.factory import GeneratorFactory  # noqa: E402
-from privcore.audit.shared import SharedSettings, audit_shared, plan_shared  # noqa: E402
-from privcore.audit.targeted import AuditSettings, audit  # noqa: E402
-from privcore.audit.timing import estimate_shared, estimate_targeted  # noqa: E402
+from privcore.audit import (  # noqa: E402
+    AuditSettings,
+    GeneratorFactory,
+    SharedSettings,
+    audit,
+    audit_shared,
+    estimate_shared,
+    estimate_targeted,
+    plan_shared,
+)
 from privcore.data.schema import Schema  # noqa: E402
 from privcore.demo import ADULT_TYPES, load_adult  # noqa: E402
 from privcore.generators import get_generator_spec  # noqa: E402

@@ -61,8 +61,7 @@ def shares(summary: dict) -> dict:
 
 def run(real, schema, generator: str, settings: dict, records: int, models: int, seed: int) -> dict:
     """One shared audit with the stronger attacks; the three attacks' shares, seconds and phases."""
-    from privcore.audit.shared import SharedSettings, audit_shared
-    from privcore.audit.tasks import GeneratorFactory
+    from privcore.audit import GeneratorFactory, SharedSettings, audit_shared
 
     print(f"{generator} {settings or ''}: {records} records, {models} models", file=sys.stderr, flush=True)
     load = os.getloadavg()

@@ -24,9 +24,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from privcore.audit.fine_tune import fine_tuned_factory  # noqa: E402
-from privcore.audit.shared import SharedSettings, audit_shared  # noqa: E402
-from privcore.audit.tasks import GeneratorFactory  # noqa: E402
+from privcore.audit import GeneratorFactory, SharedSettings, audit_shared, fine_tuned_factory  # noqa: E402
 from privcore.base.cores import usable_cores  # noqa: E402
 from privcore.data.schema import Schema  # noqa: E402
 from privcore.demo import ADULT_TYPES, SENSITIVE, load_adult  # noqa: E402

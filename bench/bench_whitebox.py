@@ -39,9 +39,7 @@ def main() -> None:
 
     import torch
 
-    from privcore.audit.shared import SharedSettings, audit_shared
-    from privcore.audit.tasks import GeneratorFactory
-    from privcore.audit.whitebox import THREAT_MODEL
+    from privcore.audit import THREAT_MODEL, GeneratorFactory, SharedSettings, audit_shared
     from privcore.data.schema import Schema
     from privcore.demo import ADULT_TYPES, load_adult
 

@@ -38,8 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from privcore import evaluate  # noqa: E402
-from privcore.audit.shared import SharedSettings, audit_shared  # noqa: E402
-from privcore.audit.tasks import GeneratorFactory  # noqa: E402
+from privcore.audit import GeneratorFactory, SharedSettings, audit_shared  # noqa: E402
 from privcore.base.cores import usable_cores  # noqa: E402
 from privcore.data.schema import Schema  # noqa: E402
 from privcore.demo import ADULT_TYPES, SENSITIVE, load_adult  # noqa: E402

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from privcore.audit.factory import GeneratorFactory
+from privcore.audit import GeneratorFactory
 from privcore.data.schema import Schema
 
 

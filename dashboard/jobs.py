@@ -88,7 +88,7 @@ def audit_generator(real: pd.DataFrame, schema: Schema, name: str, settings: Map
                     *, progress: Callable[[float, str], None]):
     """:func:`privcore.audit.targeted.audit` of the built-in generator ``name`` (made in the worker: its factory is a
     closure, which cannot travel between processes)."""
-    from privcore.audit.targeted import audit  # on the first audit only (it loads scikit-learn's models)
+    from privcore.audit import audit  # on the first audit only (it loads scikit-learn's models)
 
     return audit(real, None, schema, settings=budget_settings, generator_name=name,
                  generator_label=generator_title(name, settings), make=maker(name, settings, schema),
@@ -123,8 +123,7 @@ def audit_generator_shared(real: pd.DataFrame, schema: Schema, name: str, settin
     -------
     privcore.audit.shared.SharedAuditReport
     """
-    from privcore.audit.shared import audit_shared  # on the first shared audit only (scikit-learn's models)
-    from privcore.audit.tasks import GeneratorFactory  # lazy: as the line above (the audit package)
+    from privcore.audit import GeneratorFactory, audit_shared  # lazy: on the first shared audit (scikit-learn)
 
     # One process: the dashboard's pool already spreads users' jobs over the cores.
     return audit_shared(real, None, schema, settings=shared_settings, generator_name=name,
@@ -164,7 +163,7 @@ def time_audit(real: pd.DataFrame, schema: Schema, name: str, settings: Mapping[
     privcore.audit.timing.AuditEstimate
         For one worker, as the page's audits run (the pool spreads users' jobs, not one audit's fits).
     """
-    from privcore.audit.timing import estimate_shared, estimate_targeted  # on the first estimate only (scikit-learn)
+    from privcore.audit import estimate_shared, estimate_targeted  # on the first estimate only (scikit-learn)
 
     make = maker(name, settings, schema)
     # generator_name only names the generator in the estimate's errors: in words, as the audit's answer does.

@@ -15,7 +15,7 @@ from typing import Any, Callable, Mapping, MutableMapping
 import pandas as pd
 
 from dashboard import compute, jobs
-from privcore.audit.timing import AuditEstimate
+from privcore.audit import AuditEstimate
 from privcore.base.errors import InputError
 from privcore.base.formatting import format_duration
 from privcore.data.schema import Schema
@@ -108,7 +108,7 @@ def estimate_text(estimate: AuditEstimate, records: int | None = None) -> str:
 
     Examples
     --------
-    >>> from privcore.audit.timing import ModelTiming
+    >>> from privcore.audit import ModelTiming
     >>> print(estimate_text(AuditEstimate("shared", 64, 1, ModelTiming(0.84, 500, (1.2, 0.8), 0.04), 12.0), 1000))
     Estimated run time: about 1 min for 64 generator fits on 1,000 records, on 1 worker (measured: one fit on 500 rows of your table took 0.8 s (with its output and features: 0.84 s a model); the attack on every record and the DCR test add about 10 s).
     """

@@ -13,7 +13,7 @@ from dashboard import components as C
 from dashboard.audit import shared_view as SV
 from dashboard.audit.view import verdict_level
 from dashboard.audit.whitebox_panel import show_whitebox_results
-from privcore.audit.shared import SharedAuditReport
+from privcore.audit import SharedAuditReport
 from privcore.report.audit_figures import shared_audit_figure
 from privcore.report.per_model_figures import attacks_per_model, per_model_figure
 

@@ -16,7 +16,7 @@ from typing import Any, Callable, Mapping
 import pandas as pd
 
 from dashboard import compute, jobs
-from privcore.audit.shared import DEFAULT_RECORDS, SharedAuditReport, SharedSettings
+from privcore.audit import DEFAULT_RECORDS, SharedAuditReport, SharedSettings
 from privcore.base.errors import InputError
 from privcore.data.params import Param
 from privcore.data.schema import Schema
@@ -154,7 +154,7 @@ def stronger_lines(report: SharedAuditReport) -> list[str]:
     """The stronger black-box attacks' shares (:mod:`privcore.audit.stronger`) in words, each beside today's
     attack's and what chance gives it; empty when they did not run.
 
-    >>> from privcore.audit.stronger import StrongerResult
+    >>> from privcore.audit import StrongerResult
     >>> shares = lambda s, c: {"share_interval_above_0.5": s, "chance_share_interval_above_0.5": c}
     >>> report = SharedAuditReport("g", SharedSettings(), [], {**shares(0.5, 0.08)}, [], 1.0, {},
     ...                            stronger=StrongerResult([], {"rmia": shares(0.4, 0.03), "meta": shares(0.8, 0.03)}))

@@ -18,8 +18,7 @@ import pandas as pd
 from dashboard import compute, jobs
 from dashboard.generator_factory import generator_context
 from dashboard.metric_choice import number_format
-from privcore.audit import FPR_LEVELS, AuditReport, AuditSettings
-from privcore.audit.targeted import ATTACKER_KNOWS, EXPLANATION
+from privcore.audit import ATTACKER_KNOWS, EXPLANATION, FPR_LEVELS, AuditReport, AuditSettings
 from privcore.base.errors import InputError
 from privcore.data.params import Param
 from privcore.data.schema import Schema

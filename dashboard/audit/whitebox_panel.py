@@ -9,8 +9,7 @@ import streamlit as st
 
 from dashboard import components as C
 from dashboard.audit import whitebox_view as WV
-from privcore.audit.shared import SharedAuditReport
-from privcore.audit.whitebox import THREAT_MODEL
+from privcore.audit import THREAT_MODEL, SharedAuditReport
 from privcore.report.whitebox_figures import whitebox_figure
 
 

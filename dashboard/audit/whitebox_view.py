@@ -10,7 +10,7 @@ from typing import Any, Mapping
 import pandas as pd
 
 from dashboard.generator_factory import generator_context
-from privcore.audit.whitebox import WHITEBOX_FPR_LEVELS, WhiteBoxResult, has_loss
+from privcore.audit import WHITEBOX_FPR_LEVELS, WhiteBoxResult, has_loss
 from privcore.data.schema import Schema
 from privcore.generators import GeneratorError, GeneratorSpec, make_generator
 
@@ -50,7 +50,7 @@ def summary_lines(result: WhiteBoxResult) -> list[str]:
 
     Examples
     --------
-    >>> from privcore.audit.whitebox import WhiteBoxResult
+    >>> from privcore.audit import WhiteBoxResult
     >>> spread = lambda m: {"median": m, "min": m / 2, "max": min(1.0, 2 * m)}
     >>> summary = {"models_scored": 64, "auc": spread(0.7), "tpr_at_fpr_0": spread(0.25),
     ...            "share_models_interval_above_0.5": 0.9, "chance": {"tpr_at_fpr_0": spread(0.01)}}

@@ -13,9 +13,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from privcore import demo
-from privcore.audit.shared import SharedSettings, audit_shared
-from privcore.audit.targeted import AuditSettings, audit
-from privcore.audit.tasks import GeneratorFactory
+from privcore.audit import AuditSettings, GeneratorFactory, SharedSettings, audit, audit_shared
 from privcore.base.errors import InputError
 from privcore.cli.args import (
     check_output_path,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from privcore.audit.contract import audit_report_schema
+from privcore.audit import audit_report_schema
 from privcore.lab.result import lab_report_schema
 from privcore.metrics import registry
 from privcore.metrics.details import DETAILS_TYPES
