@@ -2,7 +2,8 @@
 
 ``privcore.audit.audit`` and its settings and result types are importable from here
 (:mod:`privcore.audit.targeted`). The shared-model design, every record of a pool audited
-with one set of models, is :func:`audit_shared` (:mod:`privcore.audit.shared`)."""
+with one set of models, is :func:`audit_shared` (:mod:`privcore.audit.shared`).
+"""
 
 from privcore.audit._base import FPR_LEVELS, AuditError
 from privcore.audit.shared import RecordResult, SharedAuditReport, SharedSettings, audit_shared
