@@ -34,14 +34,17 @@ def badge_html(word: str, icon: str, colour: str, text_colour: str) -> str:
 
 
 def level_badge(level: R.Level, prefix: str = "") -> str:
+    """The HTML badge of a risk level: its icon and word (after ``prefix``), in the level's colours."""
     return badge_html(f"{prefix}{level.word}", level.icon, level.colour, level.text_colour)
 
 
 def answer_badge(answer: R.Answer) -> str:
+    """The HTML badge of an answer: its icon and word in the answer's colours."""
     return badge_html(answer.word, answer.icon, answer.colour, answer.text_colour)
 
 
 def markdown_html(text: str) -> None:
+    """Show ``text`` as Markdown with HTML allowed."""
     st.markdown(text, unsafe_allow_html=True)
 
 
@@ -79,7 +82,8 @@ def card_anchor(metric_id: str) -> str:
 
 def verdict_panel(table: str, report, rule: VerdictRule) -> None:
     """The answer for one synthetic table: verdict badge, headline, three strongest pieces of evidence with
-    links to their cards, and what was not tested."""
+    links to their cards, and what was not tested.
+    """
     v = verdict(report, rule)
     word, icon, colour, text_colour = VERDICT_STYLE[v.level]
     with st.container(border=True):
@@ -103,7 +107,8 @@ def verdict_panel(table: str, report, rule: VerdictRule) -> None:
 
 def verdict_rule_form(state, key: str = "verdict_rule") -> VerdictRule:
     """The rule behind the verdict, in words, with its four privacy thresholds and two utility thresholds
-    editable; returns the rule in use."""
+    editable; returns the rule in use.
+    """
     default = VerdictRule()
     with st.expander("How the answer is reached (and its thresholds)", icon=":material/gavel:"):
         for line in VerdictRule(**state.get(key, {})).describe():
@@ -132,7 +137,8 @@ def verdict_rule_form(state, key: str = "verdict_rule") -> VerdictRule:
 def score_card(metric_id: str, result) -> None:
     """A bordered card that leads with the excess over the reference (the fresh sample, else the chance level)
     and its level (word + icon + colour); the raw risk, baseline and interval come second. A metric that cannot
-    tell on this data (its fresh sample scores the maximum) says so, with the reason, instead of a level."""
+    tell on this data (its fresh sample scores the maximum) says so, with the reason, instead of a level.
+    """
     a = R.assess(metric_id, result)
     with st.container(border=True):
         markdown_html(f'<span id="{card_anchor(metric_id)}"></span><strong>{html.escape(a.name)}</strong>')
@@ -252,8 +258,10 @@ def question(title: str, answer: R.Answer) -> None:
 
 
 def three_questions(report, metric_id: str, row: int, threshold: float) -> None:
-    """Is this person at risk? Is the dataset shareable? Does this metric apply here? For a utility measure the
-    same three, rephrased: what does it lose most? Is the table useful? Does this measure apply here?"""
+    """Three answers side by side, to "Is this person at risk?", "Is the dataset shareable?" and "Does this metric
+    apply here?"; for a utility measure the same three, rephrased ("What does it lose most?", "Is the table
+    useful?", "Does this measure apply here?").
+    """
     cols = st.columns(3)
     if R.assess(metric_id, report[metric_id]).is_utility:
         with cols[0]:
@@ -336,7 +344,8 @@ def worked_computation(report, metric_id: str, row: int) -> None:
 
 def attack_details(report, metric_id: str, limit: int = 10) -> None:
     """What an attack actually did, from its own details: the singling-out descriptions that worked, the
-    inference guesses, the links made."""
+    inference guesses, the links made.
+    """
     result = report[metric_id]
     if not result.applicable:
         return

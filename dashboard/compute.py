@@ -34,7 +34,8 @@ _FINAL_PROGRESS_WAIT = 1.0  # seconds the server waits for a finished job's last
 
 def usable_cores() -> int:
     """Cores this process may run on: :func:`privcore.base.cores.usable_cores` (affinity, cgroup quota, thread
-    variables), so that the pool and the computation agree on one answer."""
+    variables), so that the pool and the computation agree on one answer.
+    """
     return privcore_usable_cores()
 
 
@@ -128,7 +129,8 @@ def _run_in_worker(job_id: int, environment: dict[str, str], function: Callable,
 
 def _release_memory() -> None:
     """Give the memory of a finished job back to the system (glibc keeps freed blocks otherwise, and a
-    worker would stay at the size of its largest job)."""
+    worker would stay at the size of its largest job).
+    """
     gc.collect()
     try:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
@@ -263,6 +265,7 @@ class ComputePool:
                 self._finished.pop(job_id, None)
 
     def shutdown(self) -> None:
+        """Stop the pool without waiting: queued jobs are cancelled, running ones finish on their own."""
         self._executor.shutdown(wait=False, cancel_futures=True)
 
 

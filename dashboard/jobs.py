@@ -87,7 +87,8 @@ def lab_supplied(real: pd.DataFrame, ladder: Mapping[float, list[pd.DataFrame]],
 def audit_generator(real: pd.DataFrame, schema: Schema, name: str, settings: Mapping[str, Any], budget_settings,
                     *, progress: Callable[[float, str], None]):
     """:func:`privcore.audit.targeted.audit` of the built-in generator ``name`` (made in the worker: its factory is a
-    closure, which cannot travel between processes)."""
+    closure, which cannot travel between processes).
+    """
     from privcore.audit import audit  # on the first audit only (it loads scikit-learn's models)
 
     return audit(real, None, schema, settings=budget_settings, generator_name=name,

@@ -132,7 +132,8 @@ def walkthrough(result: LabResult) -> list[str]:
 
 def closest_sentence(breakdown: pd.DataFrame) -> str:
     """Lesson 1's reading of :func:`privcore.evaluation.interpret.distance_breakdown`: which columns make the
-    closest and the next synthetic record as far as they are."""
+    closest and the next synthetic record as far as they are.
+    """
     shares = [c for c in breakdown.columns if c.endswith(": adds to d²")]
     parts = []
     for column in shares:

@@ -64,7 +64,8 @@ def lesson_lines(reports: Mapping[str, object], points: list[TradeoffPoint],
                  rule: VerdictRule | None = None) -> list[str]:
     """One plain paragraph per table, in the order of :data:`LESSON_TABLES`: how it is made, then what the
     evaluation found (distance metrics, the verdict and its strongest evidence, the utility kept), every claim
-    read off the numbers."""
+    read off the numbers.
+    """
     rule = rule or VerdictRule()
     by_name = {p.name: p for p in points}
     lines = []

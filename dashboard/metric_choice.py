@@ -84,7 +84,8 @@ class Selection:
 
 def default_choice(tables: Tables) -> list[str]:
     """The default metric ids for the loaded tables: the quick preset, with the membership attacks when a
-    holdout is loaded (before removing what cannot run)."""
+    holdout is loaded (before removing what cannot run).
+    """
     return list(registry.quick_metrics(holdout=tables.holdout is not None))
 
 
@@ -131,13 +132,15 @@ def sync_selection(state: MutableMapping, tables: Tables, schema: Schema,
 
 def param_specs(metric_id: str) -> tuple[Param, ...]:
     """The parameters the Metrics page shows for ``metric_id``: its declared, settable ones (tables are
-    set on the Data page)."""
+    set on the Data page).
+    """
     return tuple(p for p in registry.get(metric_id).params if p.settable)
 
 
 def param_default(param: Param, schema: Schema) -> Any:
     """The value the metric uses when not overridden: the declared default, or the one derived from
-    the schema (e.g. linkability's two column sets from the key)."""
+    the schema (e.g. linkability's two column sets from the key).
+    """
     return param.default_for(schema)
 
 
@@ -227,7 +230,8 @@ def set_param(state: MutableMapping, metric_id: str, param: Param, value: Any, s
 
 def reset_params(state: MutableMapping, metric_id: str, widget_keys: Iterable[str] = ()) -> None:
     """Drop the overrides of ``metric_id``'s page parameters (the reference table stays) and forget the
-    widgets' drafts, so that they show the defaults again."""
+    widgets' drafts, so that they show the defaults again.
+    """
     params: dict = state.setdefault("metric_params", {})
     own = {k: v for k, v in (params.get(metric_id) or {}).items()
            if k not in {param.name for param in param_specs(metric_id)}}

@@ -1,6 +1,7 @@
 """Test-only timing of the server's script runs: when each run was asked for and when it ended, per session.
 
-Off unless the server starts with ``PRIVCORE_RUN_TIMING=<file>``; the load test reads the file."""
+Off unless the server starts with ``PRIVCORE_RUN_TIMING=<file>``; the load test reads the file.
+"""
 
 from __future__ import annotations
 

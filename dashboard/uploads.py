@@ -225,7 +225,8 @@ def set_real(state: MutableMapping, table: LoadedTable) -> None:
 
 def inferred_schema(frame: pd.DataFrame) -> Schema:
     """The settings proposed for a new real table: inferred types and, when the data suggest one, a
-    sensitive column (:func:`privcore.data.schema.suggest_sensitive`); the Configure page can change both."""
+    sensitive column (:func:`privcore.data.schema.suggest_sensitive`); the Configure page can change both.
+    """
     suggestion = suggest_sensitive(frame)
     return infer_schema(frame, sensitive=None if suggestion is None else suggestion.column)
 
@@ -294,7 +295,8 @@ def epsilon_problem(state: MutableMapping, name: str) -> str | None:
 
 def declared_epsilon(state: MutableMapping, name: str) -> float | None:
     """The ε-differential-privacy guarantee declared for synthetic table ``name`` (None: none, or unusable,
-    which the Data page says)."""
+    which the Data page says).
+    """
     try:
         return check_dp_epsilon(state.get(epsilon_key(name)))
     except InputError:
@@ -320,7 +322,8 @@ def rename_synthetic(state: MutableMapping, old: str, new: str) -> str | None:
 
 def choose_default_metrics(state: MutableMapping) -> None:
     """Select the quick preset for the loaded tables and mark the choice as the default, which follows the
-    data (:func:`dashboard.metric_choice.sync_selection`)."""
+    data (:func:`dashboard.metric_choice.sync_selection`).
+    """
     tables: Tables = state["tables"]
     state["selected_metrics"] = list(registry.quick_metrics(holdout=tables.holdout is not None))
     state[DEFAULT_CHOICE] = True

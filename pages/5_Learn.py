@@ -49,6 +49,7 @@ def cached(key: tuple, message: str, compute):
 
 
 def takeaway(text: str) -> None:
+    """Show a lesson's takeaway ``text`` in a green box with a light bulb."""
     st.success(f"**Takeaway.** {text}", icon=":material/lightbulb:")
 
 

@@ -114,6 +114,7 @@ if not problem:
                                   settings["seed"], params)
 
         def measure():
+            """Time two evaluations on probe tables generated from the real table."""
             training, evaluation, fresh = LE.generated_probe_tables(real.frame, holdout, schema, settings["seed"])
             return LE.time_evaluations(training, evaluation, fresh, schema, settings["metrics"], settings["seed"], params)
     else:
@@ -122,6 +123,7 @@ if not problem:
                                   settings["seed"], params, LL.ladder_fingerprint(entries[:2]))
 
         def measure():
+            """Time two evaluations on the first two supplied tables."""
             return LE.time_evaluations(real.frame, holdout, LL.supplied_probe_tables(entries), schema,
                                       settings["metrics"], settings["seed"], params)
     with st.spinner("Timing two evaluations on your table, to estimate the run time…"):
@@ -140,6 +142,7 @@ stored = LR.cached(state, key)
 if clicked and key and stored is None:
     bar = st.progress(0.0, text="Starting…")
     def progress(fraction: float, message: str) -> None:
+        """Move the progress bar to ``fraction`` with ``message``, and count the run as use of the session."""
         bar.progress(fraction, text=message)
         keep_alive(state)  # a long lab counts as use: the session must not expire while it runs
 

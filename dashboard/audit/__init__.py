@@ -1,2 +1,3 @@
 """The Audit page's logic and panels: the targeted and shared designs, the white-box attack, the run-time
-estimate and the citations of audits on the Results page."""
+estimate and the citations of audits on the Results page.
+"""

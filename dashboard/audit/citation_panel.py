@@ -13,7 +13,8 @@ _ICONS = {"exposed": ":material/gpp_bad:", "suspect": ":material/warning:", "unk
 
 def audit_citations(state, table: str, real_hash: str) -> None:
     """Under a table's verdict: each audit of a generator run in this session on this real table; the one
-    that made the table first. Nothing when no audit ran."""
+    that made the table first. Nothing when no audit ran.
+    """
     found = sorted(citations(state, real_hash), key=lambda c: not c.same_generator)
     for citation in found:
         show = st.error if citation.severity == "exposed" and citation.same_generator else st.info

@@ -108,7 +108,8 @@ def run_audit(real: pd.DataFrame, schema: Schema, name: str, settings: Mapping[s
               progress: Callable[[float, str], None] | None = None,
               whitebox: bool = False, stronger: bool = False) -> tuple[SharedAuditReport | None, str | None]:
     """Run the shared audit in the worker pool (with the white-box attack when ``whitebox``); ``(report, None)``,
-    or ``(None, message)`` (never a traceback)."""
+    or ``(None, message)`` (never a traceback).
+    """
     try:
         report = compute.run_job(jobs.audit_generator_shared, real, schema, name, dict(settings), shared_settings,
                                  progress=progress, whitebox=whitebox, stronger=stronger)
@@ -176,7 +177,8 @@ def stronger_lines(report: SharedAuditReport) -> list[str]:
 
 def stronger_sentence(report: SharedAuditReport) -> str | None:
     """What the stronger attacks say, in one sentence for the box beside the DCR test and today's attack (None
-    when they did not run)."""
+    when they did not run).
+    """
     strong = getattr(report, "stronger", None)
     if strong is None:
         return None
@@ -239,7 +241,8 @@ def exposure_order(report: SharedAuditReport) -> list[int]:
 
 def records_frame(report: SharedAuditReport) -> pd.DataFrame:
     """One line per audited record, the most exposed first (:func:`exposure_order`); each record's AUC under the
-    meta-classifier and, after a white-box attack, under it too (over the models, as today's AUC)."""
+    meta-classifier and, after a white-box attack, under it too (over the models, as today's AUC).
+    """
     white = getattr(report, "whitebox", None)  # a report pickled without the white-box attack has none
     white_auc = {r["row"]: r["auc"] for r in white.records} if white is not None else None
     strong = getattr(report, "stronger", None)

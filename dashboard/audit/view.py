@@ -170,7 +170,8 @@ def changed_settings(spec: GeneratorSpec, values: Mapping[str, Any]) -> dict[str
 
 def generator_problem(name: str, settings: Mapping[str, Any], schema: Schema, real: pd.DataFrame) -> str | None:
     """The named error a generator's settings give (a value out of range, two that exclude each other), the
-    install command of one whose extra is missing, or None."""
+    install command of one whose extra is missing, or None.
+    """
     missing = not_installed(get_generator_spec(name))
     if missing:
         return missing
@@ -351,7 +352,8 @@ def _interval(pair: Any) -> str:
 
 def targets_frame(report: AuditReport) -> pd.DataFrame:
     """One line per target: real row, how chosen, vulnerability, AUC with interval, TPR at each FPR level, the
-    ε the attack rules out, and the model counts."""
+    ε the attack rules out, and the model counts.
+    """
     lines = []
     for t in report.targets:
         line = {"real row": int(t.row), "chosen": t.chosen, "vulnerability": round(t.vulnerability, 4),

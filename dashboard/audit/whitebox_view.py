@@ -74,7 +74,8 @@ def summary_lines(result: WhiteBoxResult) -> list[str]:
 
 def models_frame(result: WhiteBoxResult) -> pd.DataFrame:
     """One line per target model: its members and non-members, the AUC with its interval and the TPR at each FPR
-    (empty where too few non-members measure it)."""
+    (empty where too few non-members measure it).
+    """
     lines = []
     for m in result.models:
         line: dict[str, Any] = {"model": m.model, "members": m.members, "non-members": m.non_members,

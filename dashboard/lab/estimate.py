@@ -26,7 +26,8 @@ TIMINGS = "lab_timings"
 @dataclass(frozen=True)
 class Timing:
     """Seconds of the first evaluation on this table (it also computes the passes every run shares) and of
-    a second one (what each further synthetic table costs)."""
+    a second one (what each further synthetic table costs).
+    """
 
     first: float
     next: float

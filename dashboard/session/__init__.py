@@ -1,2 +1,3 @@
 """A visitor's session: the session-state contract (``state``), sign-in and its owner token, the in-memory store
-that keeps a session between visits, its restoration, and the per-user limits on jobs and tables."""
+that keeps a session between visits, its restoration, and the per-user limits on jobs and tables.
+"""

@@ -151,7 +151,8 @@ def _setting(name: str):
 
 def viewer_owner() -> str | None:
     """:func:`dashboard.session.store.owner_token` of the signed-in viewer, or None (not signed in, or the
-    provider gave no subject)."""
+    provider gave no subject).
+    """
     try:
         if not st.user.is_logged_in:
             return None

@@ -25,6 +25,7 @@ class LoadedTable:
 
     @classmethod
     def from_frame(cls, name: str, frame: pd.DataFrame) -> "LoadedTable":
+        """The loaded table ``name`` of ``frame``, with the frame's content hash."""
         return cls(name=name, frame=frame, content_hash=content_hash(frame))
 
 
@@ -42,6 +43,7 @@ class Tables:
         return self.real is not None and bool(self.synthetic)
 
     def fingerprint(self) -> str:
+        """A short hash of the loaded tables' content hashes (real, synthetic by name, holdout)."""
         parts = [
             self.real.content_hash if self.real else "-",
             *[f"{n}={t.content_hash}" for n, t in sorted(self.synthetic.items())],
@@ -60,7 +62,8 @@ def content_hash(frame: pd.DataFrame) -> str:
 
 def run_key(tables: Tables, schema_dict: dict, metric_ids: list[str], params: dict) -> str:
     """Cache key of one evaluation run: the data's hashes plus every setting (a table given as a
-    parameter, such as the membership attacks' reference, counts by its content hash)."""
+    parameter, such as the membership attacks' reference, counts by its content hash).
+    """
     settings = json.dumps([schema_dict, sorted(metric_ids), params], sort_keys=True, default=_settings_value)
     return hashlib.sha256((tables.fingerprint() + settings).encode()).hexdigest()[:16]
 

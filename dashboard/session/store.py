@@ -165,7 +165,8 @@ class SessionStore:
     def touch(self, session_id: str, state: MutableMapping | None = None, owner: str | None = None) -> bool:
         """Mark the entry as used now, by ``state`` if given (the session that ran last is the one a
         reload gets back); False when there is no entry (never created, expired or forgotten) or it
-        belongs to another owner than ``owner``."""
+        belongs to another owner than ``owner``.
+        """
         self.sweep()
         with self._lock:
             entry = self._entries.get(session_id)
@@ -226,7 +227,8 @@ class SessionStore:
 
     def belongs_to_other(self, session_id: str | None, owner: str | None) -> bool:
         """True when ``session_id`` is a live entry of someone other than ``owner`` (the page then says
-        so instead of calling the link expired). Tells nothing else about the entry."""
+        so instead of calling the link expired). Tells nothing else about the entry.
+        """
         if not session_id:
             return False
         self.sweep()
@@ -290,7 +292,8 @@ def _clear(entry: _Entry) -> None:
 
 class Sweeper:
     """A daemon thread that sweeps a store at a fixed interval, so that expired data is deleted even
-    when nobody uses the app (a page run sweeps too)."""
+    when nobody uses the app (a page run sweeps too).
+    """
 
     def __init__(self, store: SessionStore, interval: float) -> None:
         self._store = store
@@ -299,10 +302,12 @@ class Sweeper:
         self._thread = threading.Thread(target=self._loop, name="privcore-session-sweeper", daemon=True)
 
     def start(self) -> "Sweeper":
+        """Start the sweeping thread; returns the sweeper."""
         self._thread.start()
         return self
 
     def stop(self) -> None:
+        """Ask the sweeping thread to stop (it ends at its next wake-up)."""
         self._stop.set()
 
     def _loop(self) -> None:

@@ -1,6 +1,7 @@
 """What both audit designs share: the error, the budget's declared settings, the column queries, the ROC
 summary and the report's face. The targeted (:mod:`privcore.audit.targeted`) and shared
-(:mod:`privcore.audit.shared`) designs import this module and never each other."""
+(:mod:`privcore.audit.shared`) designs import this module and never each other.
+"""
 
 from __future__ import annotations
 
@@ -120,7 +121,8 @@ class Budget:
 
 class AuditReportFace:
     """What both designs' reports share: how pages name the generator and the common part of the JSON contract
-    (:mod:`privcore.audit.contract`). A report class sets ``design`` and ``per_person`` (its list of people)."""
+    (:mod:`privcore.audit.contract`). A report class sets ``design`` and ``per_person`` (its list of people).
+    """
 
     design: ClassVar[str]
     per_person: ClassVar[str]

@@ -127,7 +127,8 @@ def fold_scores(features: np.ndarray, membership: np.ndarray, train: np.ndarray,
 
 def _rule(features: np.ndarray, membership: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each record's feature (index) and its direction (+1: larger in in-models, −1: smaller, 0: no rule),
-    from the training models (see :func:`crossfit_scores`)."""
+    from the training models (see :func:`crossfit_scores`).
+    """
     inside = membership.astype(float)
     outside = 1.0 - inside
     n_in, n_out = inside.sum(axis=0), outside.sum(axis=0)

@@ -112,7 +112,8 @@ class SharedFeatures:
     @property
     def n_features(self) -> int:
         """Features per record: queries, then distances, then one rare-value share per column (categorical ones
-        first), then the value-reuse score."""
+        first), then the value-reuse score.
+        """
         return len(self.names)
 
     @property

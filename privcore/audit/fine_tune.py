@@ -31,6 +31,7 @@ class FineTunedFactory(GeneratorFactory):
     base: Any = None
 
     def __call__(self, population: pd.DataFrame | None, seed: int | None = None) -> Any:
+        """An unfitted TabDDPM fine-tuning ``base``, seeded with ``seed`` (a fit's seed); ``population`` unused."""
         base = self.base
         settings = {k: v for k, v in dict(self.settings).items() if k in FINE_TUNE_SETTINGS}
         if seed is not None:
@@ -39,6 +40,7 @@ class FineTunedFactory(GeneratorFactory):
                        base=base, **settings)
 
     def takes_seed(self) -> bool:
+        """Whether a model takes the fit's seed (always: a fine-tuned TabDDPM has a ``seed`` setting)."""
         return True
 
 

@@ -75,7 +75,8 @@ def pairwise_scores(log_lr: np.ndarray) -> np.ndarray:
 
 def _log_reference(log_p: np.ndarray, membership: np.ndarray, shadows: np.ndarray) -> np.ndarray:
     """``log Pr(x)`` for every record: half the mean signal over the ``shadows`` trained with x, half over those
-    without it (the mean over every shadow where one side is empty); shape (records,)."""
+    without it (the mean over every shadow where one side is empty); shape (records,).
+    """
     inside = membership[shadows].astype(float)
     seen = log_p[shadows]
     n_in, n_out = inside.sum(axis=0), (1.0 - inside).sum(axis=0)

@@ -114,6 +114,7 @@ class RecordResult:
     epsilon_lower_bound_familywise: float | None = None
 
     def to_json(self) -> dict[str, Any]:
+        """The record's result as plain JSON values."""
         return jsonable(asdict(self))
 
 
@@ -478,7 +479,8 @@ def _summary(records: list[RecordResult], setup: FitSetup, schema: Schema, label
 
 def _one_output(setup: FitSetup, schema: Schema) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     """The DCR holdout test and the utility on model 0's output: its training records against the pool records it
-    left out (:func:`privcore.audit.one_output.output_checks`)."""
+    left out (:func:`privcore.audit.one_output.output_checks`).
+    """
     inside = setup.pool[setup.membership[0]].reset_index(drop=True)
     outside = setup.pool[~setup.membership[0]].reset_index(drop=True)
     size = min(len(inside), len(outside))

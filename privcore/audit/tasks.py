@@ -55,7 +55,8 @@ class FitSetup:
         """Model ``index``'s output: fitted on its training records, sampled with its own seed.
 
         The output has as many rows as the training set (as in the targeted audit), so that a generator that
-        copies its training data returns it whole."""
+        copies its training data returns it whole.
+        """
         return self.fitted(index)[1]
 
     def fitted(self, index: int) -> tuple[Any, pd.DataFrame]:

@@ -412,7 +412,8 @@ def _attack_seconds(settings: SharedSettings, records: int, n_features: int, mem
 def _stronger_seconds(settings: SharedSettings, records: int, extractor: Any, membership: np.ndarray) -> float:
     """Seconds of the stronger attacks (RMIA, the meta-classifier, their statistics), on the real membership and
     each shuffle: one run timed on random features of the audit's shape for at most :data:`ATTACK_RECORDS`
-    records, then scaled (the classifier's pairs grow linearly with the records)."""
+    records, then scaled (the classifier's pairs grow linearly with the records).
+    """
     sample = min(records, ATTACK_RECORDS)
     rng = np.random.default_rng(settings.seed)
     features = rng.random((settings.models, sample, extractor.n_features))
@@ -427,7 +428,8 @@ def _stronger_seconds(settings: SharedSettings, records: int, extractor: Any, me
 
 def _whitebox_seconds(settings: SharedSettings, records: int, columns: int, membership: np.ndarray) -> float:
     """Seconds of the white-box attack (classifiers, per-model and per-record statistics, its chance level),
-    timed on random losses of the audit's shape for at most :data:`ATTACK_RECORDS` records, then scaled."""
+    timed on random losses of the audit's shape for at most :data:`ATTACK_RECORDS` records, then scaled.
+    """
     sample = min(records, ATTACK_RECORDS)
     rng = np.random.default_rng(settings.seed)
     losses = list(rng.random((settings.models, sample, columns)))

@@ -23,7 +23,7 @@ def affinity_cores() -> int:
 
 
 def cgroup_quota_cores(v2_file: Path = CGROUP_V2_QUOTA, v1_dir: Path = CGROUP_V1_DIR) -> int | None:
-    """Cores allowed by a cgroup CPU quota, rounded up (a quota of 1.5 cores keeps two busy), or None.
+    r"""Cores allowed by a cgroup CPU quota, rounded up (a quota of 1.5 cores keeps two busy), or None.
 
     Parameters
     ----------
@@ -41,10 +41,10 @@ def cgroup_quota_cores(v2_file: Path = CGROUP_V2_QUOTA, v1_dir: Path = CGROUP_V1
     --------
     >>> import tempfile
     >>> quota = Path(tempfile.mkdtemp()) / "cpu.max"
-    >>> _ = quota.write_text("150000 100000\\n")
+    >>> _ = quota.write_text("150000 100000\n")
     >>> cgroup_quota_cores(quota, Path("/nonexistent"))
     2
-    >>> _ = quota.write_text("max 100000\\n")
+    >>> _ = quota.write_text("max 100000\n")
     >>> cgroup_quota_cores(quota, Path("/nonexistent")) is None
     True
     """

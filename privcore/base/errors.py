@@ -87,4 +87,5 @@ class NotApplicable(Exception):
     """Raised by a metric whose inputs are missing; the message is the one-line reason shown to users.
 
     It lives here, below every layer, because the vector spaces raise it too (a space that cannot be built
-    on these columns makes the metrics that read it not applicable)."""
+    on these columns makes the metrics that read it not applicable).
+    """

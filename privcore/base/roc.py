@@ -55,7 +55,8 @@ class RocStatistics:
 
 def _shared_labels(labels: np.ndarray, shape: tuple[int, int]) -> np.ndarray | None:
     """The labels as one boolean row when every replicate has the same (a bootstrap with the classes as
-    strata, a broadcast row), else None."""
+    strata, a broadcast row), else None.
+    """
     labels = np.asarray(labels)
     if labels.ndim == 1:
         if labels.shape[0] != shape[1]:

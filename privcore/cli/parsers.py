@@ -36,18 +36,22 @@ class Parser(argparse.ArgumentParser):
             add(self)
 
     def parse_known_args(self, args=None, namespace=None):  # argparse parses a sub-command through this
+        """Add the options first if not done yet, then parse as :class:`argparse.ArgumentParser` does."""
         self._complete()
         return super().parse_known_args(args, namespace)
 
     def format_usage(self) -> str:
+        """The usage text, after adding the options if not done yet."""
         self._complete()
         return super().format_usage()
 
     def format_help(self) -> str:
+        """The help text, after adding the options if not done yet."""
         self._complete()
         return super().format_help()
 
     def error(self, message: str) -> None:  # argparse's own usage errors are bad input too
+        """Print the usage and ``message`` to standard error and exit with the bad-input status (2)."""
         self.print_usage(sys.stderr)
         print(f"error: {message}", file=sys.stderr)
         raise SystemExit(EXIT_BAD_INPUT)

@@ -175,6 +175,7 @@ class Schema:
 
     @property
     def sensitive_type(self) -> str | None:
+        """The type of the sensitive column, None without one."""
         return None if self.sensitive is None else self.types.get(self.sensitive)
 
     def with_changes(self, **changes: Any) -> "Schema":
@@ -182,6 +183,7 @@ class Schema:
         return replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
+        """The schema as plain JSON values (the inverse of :meth:`from_dict`)."""
         return {
             "types": dict(self.types),
             "key": None if self.key is None else list(self.key),
@@ -193,6 +195,7 @@ class Schema:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "Schema":
+        """The schema of a :meth:`to_dict` dictionary (``missing`` defaults to ``"drop"``)."""
         return cls(
             types=dict(data["types"]),
             key=None if data.get("key") is None else list(data["key"]),
@@ -440,7 +443,8 @@ _TYPE_OF = np.frompyfunc(type, 1, 1)
 
 def _distinct_texts(values: np.ndarray) -> np.ndarray:
     """The category text of each value, written once per distinct value (values that are equal as keys must
-    have equal texts)."""
+    have equal texts).
+    """
     codes, uniques = pd.factorize(values)
     return np.array([_category_text(v) for v in uniques] + [""], dtype=object)[codes]
 
@@ -448,7 +452,8 @@ def _distinct_texts(values: np.ndarray) -> np.ndarray:
 def _texts_by_type(values: np.ndarray, kinds: np.ndarray) -> np.ndarray:
     """The category text of each value of a column of mixed kinds: the values of one plain type (str, int,
     float, bool and numpy's numbers), where equal values have equal texts, are written once per distinct value;
-    any other type (a Decimal: 1.0 and 1 are equal keys with different texts) value by value."""
+    any other type (a Decimal: 1.0 and 1 are equal keys with different texts) value by value.
+    """
     texts = np.empty(len(values), dtype=object)
     codes, distinct = pd.factorize(kinds)  # (comparing an array with a numpy type object would not work)
     for k, kind in enumerate(distinct):

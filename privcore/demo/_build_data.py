@@ -48,11 +48,11 @@ def clean(raw: pd.DataFrame) -> pd.DataFrame:
 
 
 def to_gzip_csv_bytes(df: pd.DataFrame) -> bytes:
-    """Serialise ``df`` as a deterministic gzip-compressed CSV.
+    r"""Serialise ``df`` as a deterministic gzip-compressed CSV.
 
     Notes
     -----
-    The output is byte-for-byte deterministic: a CSV with ``\\n`` line endings and empty fields for missing
+    The output is byte-for-byte deterministic: a CSV with ``\n`` line endings and empty fields for missing
     values, gzip-compressed at level 9 with no file name and a zero time stamp in the gzip header.
     """
     text = df.to_csv(index=False, lineterminator="\n")

@@ -130,5 +130,6 @@ def run_chunks_on_cluster(client: Any, task: Callable, shared: Sequence[Any], ch
 
 def map_on_cluster(client: Any, task: Callable, shared: Sequence[Any], items: Sequence[tuple]) -> list[Any]:
     """``task(*shared, *item)`` for every item as tasks on the cluster, results in item order (independent
-    fits: a classifier's folds or repeats, an attack's models); ``shared`` is sent to every worker once."""
+    fits: a classifier's folds or repeats, an attack's models); ``shared`` is sent to every worker once.
+    """
     return run_chunks_on_cluster(client, task, shared, items, None, len(items), lambda result: 1, "")

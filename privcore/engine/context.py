@@ -137,7 +137,8 @@ class SharedComputation:
         """What a pickled evaluation keeps (the dashboard computes in worker processes and sends reports
         back): every computed space, table and pass, but not the progress callback, the caller's ``reuse``
         dict (other evaluations' passes) or factories that cannot be pickled (spaces not built yet by a
-        metric's own factory are rebuilt on demand only from the standard ones)."""
+        metric's own factory are rebuilt on demand only from the standard ones).
+        """
         state = self.__dict__.copy()
         state["progress"] = None
         state["_reuse"] = None
@@ -191,7 +192,8 @@ class SharedComputation:
     def table(self, role: str) -> pd.DataFrame:
         """The table playing ``role``: ``"real"``, ``"synthetic"``, ``"holdout"``, ``"pool"`` (the synthetic
         table and the holdout one after the other, the population a fresh sample is drawn from when the
-        synthetic table is one) or a :meth:`subsample` of one of them."""
+        synthetic table is one) or a :meth:`subsample` of one of them.
+        """
         if role in self._subsamples:
             base, rows = self._subsamples[role]
             return self.table(base).iloc[rows].reset_index(drop=True)
@@ -214,7 +216,8 @@ class SharedComputation:
 
     def neighbours(self, space: str, query: str, reference: str) -> Neighbours:
         """Nearest two ``reference`` rows of each ``query`` row in ``space`` (self excluded by position
-        when both roles are the same table). Computed once per evaluation."""
+        when both roles are the same table). Computed once per evaluation.
+        """
         key = (space, query, reference)
         if key in self._neighbours:
             return self._neighbours[key]
@@ -244,7 +247,8 @@ class SharedComputation:
         """Run the pass ``query → reference`` and, where the reverse pass is planned and not known yet and the
         pass runs on CPUs (this machine's or a cluster's), the reverse from the same block (identical results,
         one pass). Tables with repeated rows are searched once per distinct row
-        (:mod:`privcore.engine.neighbors_distinct`)."""
+        (:mod:`privcore.engine.neighbors_distinct`).
+        """
         key, reverse = (space, query, reference), (space, reference, query)
         pair = pair_key(space, query, reference)
         query_rows, reference_rows = self.distinct(space, query), self.distinct(space, reference)
@@ -308,13 +312,15 @@ class SharedComputation:
 
     def reused(self, key: Any) -> Any:
         """A result stored with :meth:`keep_for_reuse` by an earlier evaluation sharing ``reuse`` (or this
-        one), or None."""
+        one), or None.
+        """
         return (self._reuse or {}).get("results", {}).get(key)
 
     def keep_for_reuse(self, key: Any, value: Any) -> None:
         """Keep ``value`` for the later evaluations that share ``reuse`` (nothing without ``reuse``). ``key``
         must name everything the value depends on besides the real table, the holdout and the schema (the
-        fingerprint ``reuse`` checks): for example a digest of the encoded arrays the value was computed on."""
+        fingerprint ``reuse`` checks): for example a digest of the encoded arrays the value was computed on.
+        """
         if self._reuse is not None:
             self._reuse.setdefault("results", {})[key] = value
 
@@ -336,7 +342,8 @@ class SharedComputation:
     def tie_tolerance(self, space: str, a: str, b: str) -> TieTolerance:
         """The tie tolerance (metrics.md §0) of tables ``a`` and ``b`` in ``space``: exact where d_max is known,
         else bounded, the exact d_max computed only where the bounds decide a comparison differently
-        (:mod:`privcore.engine.tolerance`)."""
+        (:mod:`privcore.engine.tolerance`).
+        """
         pair = pair_key(space, a, b)
         if pair in self._extremes:
             return TieTolerance.known(self._extremes[pair].d_max)
@@ -406,24 +413,29 @@ class MetricContext:
 
     @property
     def schema(self) -> Schema:
+        """The schema of the evaluated tables."""
         return self.shared.data.schema
 
     @property
     def real(self) -> pd.DataFrame:
+        """The real (training) table."""
         return self.shared.data.real
 
     @property
     def synthetic(self) -> pd.DataFrame:
+        """The synthetic table (the holdout, or the table playing it, in a baseline context)."""
         return self.shared.table(self._role("synthetic"))
 
     @property
     def holdout(self) -> pd.DataFrame | None:
+        """The holdout table; None without one and in a baseline context."""
         return None if self.is_baseline else self.shared.data.holdout
 
     @property
     def workers(self) -> int:
         """Threads this metric may use: :func:`privcore.evaluate`'s ``workers``, or fewer where the metric runs
-        beside the others (:mod:`privcore.evaluation.background`)."""
+        beside the others (:mod:`privcore.evaluation.background`).
+        """
         return self.shared.workers if self._workers is None else self._workers
 
     @property
@@ -437,15 +449,19 @@ class MetricContext:
         return None if self.is_baseline else self.shared.data.pair_index
 
     def space(self, name: str, factory: SpaceFactory | None = None) -> Any:
+        """The shared fitted space ``name`` (see :meth:`SharedComputation.space`)."""
         return self.shared.space(name, factory)
 
     def encoded(self, space: str, role: str) -> np.ndarray:
+        """Table ``role`` encoded in ``space`` (see :meth:`SharedComputation.encoded`)."""
         return self.shared.encoded(space, self._role(role))
 
     def neighbours(self, space: str, query: str, reference: str) -> Neighbours:
+        """Nearest two ``reference`` rows of each ``query`` row (see :meth:`SharedComputation.neighbours`)."""
         return self.shared.neighbours(space, self._role(query), self._role(reference))
 
     def extremes(self, space: str, a: str = "real", b: str = "synthetic") -> PairExtremes:
+        """d_min and d_max over all pairs of tables ``a`` × ``b`` (see :meth:`SharedComputation.extremes`)."""
         return self.shared.extremes(space, self._role(a), self._role(b))
 
     def tie_tolerance(self, space: str, a: str = "real", b: str = "synthetic") -> TieTolerance:

@@ -148,7 +148,8 @@ def current_device() -> str:
 @contextlib.contextmanager
 def using_device(device: str) -> Iterator[str]:
     """Within the block, neighbour passes called without ``device=`` (metrics calling
-    :mod:`privcore.engine.neighbors` directly) use ``device``; :func:`privcore.evaluate` sets it for its run."""
+    :mod:`privcore.engine.neighbors` directly) use ``device``; :func:`privcore.evaluate` sets it for its run.
+    """
     token = _CURRENT.set(check_device(device))
     try:
         yield _CURRENT.get()
@@ -197,7 +198,8 @@ def device_chunk_elements(chunk_elements: int) -> int:
     """Distances per chunk on the GPU: the larger of ``chunk_elements`` and :data:`GPU_CHUNK_ELEMENTS`, but
     no more than a quarter of the free device memory holds for :data:`GPU_THREADS` chunks at once (a chunk
     needs its block and a few smaller temporaries). Emulated: ``chunk_elements`` as given, so tests can
-    split tables into small chunks."""
+    split tables into small chunks.
+    """
     if emulated():
         return chunk_elements
     import cupy  # lazy: optional extra privcore[gpu]

@@ -222,7 +222,8 @@ def top_two_in_key_groups(query: np.ndarray, reference: np.ndarray, exclude_self
 
 def _estimated_pair_share(query, reference, columns) -> float:
     """The share of pairs within the key groups among the first :data:`SCREEN_ROWS` rows of both tables (cheap:
-    it spares forming the groups of a pass where they would be too large)."""
+    it spares forming the groups of a pass where they would be too large).
+    """
     sample_query, sample_reference = query[:SCREEN_ROWS, columns], reference[:SCREEN_ROWS, columns]
     groups = distinct_rows(np.concatenate([sample_query, sample_reference]))
     in_reference = np.bincount(groups.inverse[len(sample_query):], minlength=len(groups.points))
@@ -232,7 +233,8 @@ def _estimated_pair_share(query, reference, columns) -> float:
 def _candidates(rows, cols, query_other, reference_other, chunk_elements):
     """The pairs (grouped by query row) whose squared distance over the non-key columns is within
     :data:`CANDIDATE_TOLERANCE` of their row's second smallest: they hold the row's nearest two by exact
-    distance, since the exact distance's rounding and this sum's are both far below the tolerance."""
+    distance, since the exact distance's rounding and this sum's are both far below the tolerance.
+    """
     approximate = np.empty(len(rows))
     batch = max(1, chunk_elements // max(query_other.shape[1], 1))
     for s in range(0, len(rows), batch):

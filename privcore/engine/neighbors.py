@@ -204,7 +204,8 @@ def nearest_two(
 def _matrix_top_two(query, reference, own, with_extremes, chunk_elements, workers, progress, label, cluster,
                     device) -> tuple[Neighbours, PairExtremes | None]:
     """:func:`nearest_two`'s chunked matrix pass; ``own``: None, or where the query is the reference, the
-    reference position of every query row (not its own candidate)."""
+    reference position of every query row (not its own candidate).
+    """
     n, m = len(query), len(reference)
     distance = np.full((n, 2), np.inf)
     index = np.full((n, 2), -1, dtype=np.int64)
@@ -282,7 +283,8 @@ def _chunk_top_two(
 def _block_candidates(operands, start, stop, own, with_extremes, max_half_ref):
     """A chunk's top-two candidates (in ``operands.xp``) from its whole block, and its farthest-pair candidates
     (on the host; a callable, as the tiles' :meth:`privcore.engine.tiles.RunningFarthest.candidates`, or None
-    without extremes). The block is freed on return."""
+    without extremes). The block is freed on return.
+    """
     xp = operands.xp
     block = operands.scores(start, stop)
     rows = xp.arange(stop - start)
@@ -302,7 +304,8 @@ def _chunk_task(operands, starts, rows_per_chunk, exclude_self, with_extremes, m
     """Several consecutive chunks of the matrix path as one task for a cluster worker (module level, so it
     can be sent). ``operands`` are the CPU's (float32 candidates where they pay), sent to every worker once;
     the float64 tables of the exact refinement are its own (plain) or its fallback's arrays, so they travel
-    once. Returns ``[(start, stop, result), ...]``."""
+    once. Returns ``[(start, stop, result), ...]``.
+    """
     exact = operands.fallback or operands
     query, reference = exact.query, exact.reference
     out = []

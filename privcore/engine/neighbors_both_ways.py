@@ -54,7 +54,8 @@ class RunningTopTwo:
 
     def half_square_bound(self, first: int, last: int | None = None) -> np.ndarray:
         """``d₂²/2`` of owners ``first..last−1`` (default to the end): their current exact second-nearest
-        distance (inf while fewer than two candidates were merged), an upper bound of the final one."""
+        distance (inf while fewer than two candidates were merged), an upper bound of the final one.
+        """
         with self._lock:
             second = self.distance[first:last, 1].copy()
         return 0.5 * second * second
@@ -278,7 +279,8 @@ def sweep_pays(device: str | None, rows: int, reference_rows: int, dims: int) ->
 
 def _sweep(sweep: _Sweep, starts, threads, cluster, progress, total, message) -> list:
     """Every chunk of ``sweep``, on this machine's threads or as tasks on a Dask cluster; returns the chunks'
-    results in order, the columns' top two merged into ``sweep.columns``."""
+    results in order, the columns' top two merged into ``sweep.columns``.
+    """
     if cluster is None:
         return run_chunks(lambda start: _sweep_chunk(sweep, start), starts, threads, progress, total,
                           lambda result: result[2], message)
@@ -329,7 +331,8 @@ def _first_bounds(query, reference, within, setup, chunk_elements) -> np.ndarray
     """An upper bound of every reference row's final second-nearest ``d²/2``: its second-smallest distance to
     :data:`SAMPLE_ROWS` evenly spaced query rows (itself excluded within one table), from float64 products
     widened by twice their rounding bound. Without it a column would take every entry of the first chunks as
-    a candidate."""
+    a candidate.
+    """
     m = len(reference)
     sample = np.unique(np.linspace(0, len(query) - 1, min(SAMPLE_ROWS, len(query))).astype(np.int64))
     bound = np.full(m, np.inf)
@@ -353,7 +356,8 @@ def _column_candidates(columns_t, thresholds, error_scale, half_ref_norm, query_
     """(chunk row, reference row) of every entry of ``columns_t`` (one reference row per row, the chunk's query
     rows across; a transposed view of a block is fine) under its reference row's threshold and, in reference
     rows hit more than twice in this chunk, also within the rounding bound of their second-smallest entry here
-    (the others cannot be among its final two). The rows' minima find the few hit ones in one read."""
+    (the others cannot be among its final two). The rows' minima find the few hit ones in one read.
+    """
     if not columns_t.shape[0]:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     hit = np.flatnonzero(columns_t.min(axis=1) <= thresholds)
@@ -415,7 +419,8 @@ def _sweep_chunk(sweep: _Sweep, start: int, operands: Operands | None = None):
 
 def _block_candidates(sweep: _Sweep, operands: Operands, start, stop, first_column, first_owner):
     """A chunk's candidates from its whole block: (chunk row, reference row) along its rows, (chunk row, owner
-    reference row) down its columns, and the farthest-pair candidates (a callable, None without extremes)."""
+    reference row) down its columns, and the farthest-pair candidates (a callable, None without extremes).
+    """
     k = stop - start
     block = operands.scores(start, stop, first_column)
     rows = np.arange(k)
@@ -440,7 +445,8 @@ def _block_candidates(sweep: _Sweep, operands: Operands, start, stop, first_colu
 def _tiled_candidates(sweep: _Sweep, operands: Operands, start, stop, first_column, first_owner):
     """:func:`_block_candidates` with the block read one tile of reference rows at a time
     (privcore.engine.tiles): the rows' candidates from a running threshold, each tile's columns' candidates as
-    in the whole block (a column lies in one tile, with all the chunk's rows). Same neighbours, same results."""
+    in the whole block (a column lies in one tile, with all the chunk's rows). Same neighbours, same results.
+    """
     m = len(sweep.reference)
     query_norm = operands.query_norm[start:stop]
     shift = (0.5 - 2.0 * operands.error_scale) * query_norm

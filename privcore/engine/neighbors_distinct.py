@@ -90,7 +90,8 @@ def distinct_rows(table: np.ndarray) -> DistinctRows:
 
 def _groups(inverse: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``inverse`` (distinct row of every row, numbered by first occurrence), the rows grouped by it
-    (ascending within a group) and the groups' starts."""
+    (ascending within a group) and the groups' starts.
+    """
     rows = np.argsort(inverse, kind="stable")
     starts = np.r_[0, np.cumsum(np.bincount(inverse, minlength=count))].astype(np.int64)
     return inverse, rows, starts
@@ -171,13 +172,15 @@ def expand(point_result: Neighbours, query: DistinctRows, reference: DistinctRow
 
 def expand_within(point_result: Neighbours, table: DistinctRows) -> Neighbours:
     """The rows' nearest two other rows of the same table from the distinct rows' nearest two other distinct
-    rows (:func:`_expand_within`)."""
+    rows (:func:`_expand_within`).
+    """
     return Neighbours(*_expand_within(point_result, table))
 
 
 def _expand_reference(point_result: Neighbours, reference: DistinctRows) -> tuple[np.ndarray, np.ndarray]:
     """Per query distinct row: first = the first copy of the nearest distinct row; second = the smaller by
-    (distance, index) of its second copy and the second-nearest distinct row's first copy."""
+    (distance, index) of its second copy and the second-nearest distinct row's first copy.
+    """
     near, second_near = point_result.index[:, 0], point_result.index[:, 1]
     d_near, d_second = point_result.distance[:, 0], point_result.distance[:, 1]
     first_copy, second_copy = reference.copy_rank(0), reference.copy_rank(1)
@@ -200,7 +203,8 @@ def _expand_reference(point_result: Neighbours, reference: DistinctRows) -> tupl
 
 def _expand_within(point_result: Neighbours, table: DistinctRows) -> tuple[np.ndarray, np.ndarray]:
     """Per row: its other copies first (distance 0, lowest positions), then the other distinct rows as in
-    :func:`_expand_reference` (whose nearest two are other distinct rows)."""
+    :func:`_expand_reference` (whose nearest two are other distinct rows).
+    """
     n = len(table.inverse)
     point = table.inverse
     copies = table.copies[point]

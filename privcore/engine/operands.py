@@ -78,12 +78,14 @@ class Operands:
 
     def scores(self, start: int, stop: int, first_column: int = 0) -> Any:
         """``|r|²/2 − q·r`` for query rows [start, stop) against the reference rows from ``first_column`` on
-        (the squared distance is ``|q|² + 2·score``, so within a row the order is the distances' order)."""
+        (the squared distance is ``|q|² + 2·score``, so within a row the order is the distances' order).
+        """
         return self.scores_of_rows(slice(start, stop), first_column)
 
     def scores_of_rows(self, rows, first_column: int = 0, last_column: int | None = None) -> Any:
         """:meth:`scores` for the query rows ``rows`` (a slice or positions) against reference rows
-        [first_column, last_column) (default: to the end)."""
+        [first_column, last_column) (default: to the end).
+        """
         block = self.query[rows] @ self.reference[first_column:last_column].T
         if self.half_ref_norm is not None:
             self.xp.subtract(self.half_ref_norm[first_column:last_column], block, out=block)

@@ -136,7 +136,8 @@ class RunningRowCandidates:
 
     def add(self, block_t, first: int) -> None:
         """Take a transposed tile ``block_t`` (:func:`tile_scores`) of reference rows ``first, first + 1, …``
-        against the chunk's rows (a row's excluded entries ``inf``); ``block_t`` is read, not changed."""
+        against the chunk's rows (a row's excluded entries ``inf``); ``block_t`` is read, not changed.
+        """
         rows, group = self.rows, self.group
         width = block_t.shape[0]
         minima = group_minima_t(block_t, group)
@@ -168,7 +169,8 @@ class RunningRowCandidates:
 
     def result(self) -> tuple[np.ndarray, np.ndarray]:
         """(chunk row, reference row) of every kept score within the tolerance of its row's final second-best
-        group minimum, int64."""
+        group minimum, int64.
+        """
         if not self._rows:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
         rows, cols, scores = (np.concatenate(a) for a in (self._rows, self._cols, self._scores))
@@ -206,7 +208,8 @@ class RunningFarthest:
 
     def candidates(self) -> tuple[np.ndarray, np.ndarray]:
         """(chunk row, reference row) of the pairs to refine: all pairs within the tolerance of the largest,
-        or, beyond :data:`FAR_CANDIDATES` of them, the approximately farthest pair alone."""
+        or, beyond :data:`FAR_CANDIDATES` of them, the approximately farthest pair alone.
+        """
         operands = self.operands
         query_norm = operands.query_norm[self.start : self.stop]
         far_sq = query_norm + 2.0 * self.row_max

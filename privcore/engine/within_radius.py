@@ -120,7 +120,8 @@ def _chunk_within(query, reference, operands, query_norm, radius, start, stop, m
     """Pairs (global query row, reference row, exact distance) within the radius, for query rows [start, stop).
 
     The thresholds are computed on the host (``query_norm`` is the host copy), the scores and the mask in
-    ``operands.xp``; the candidates are refined exactly on the host."""
+    ``operands.xp``; the candidates are refined exactly on the host.
+    """
     r = radius[start:stop]
     finite = np.where(np.isfinite(r), r, 0.0)
     # Squared distance = |q|² + 2·score with score = |r|²/2 − q·r: a candidate has score ≤ threshold.

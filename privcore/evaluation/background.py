@@ -146,7 +146,8 @@ class Beside:
 
     def take(self, metric_id: str, by: str = "here") -> bool:
         """Claim ``metric_id`` for the calling thread (``by``: "here" or "background"): False where it is taken
-        already. A metric that is not claimable always runs where it is asked."""
+        already. A metric that is not claimable always runs where it is asked.
+        """
         if metric_id not in self.claimed:
             return True
         with self._lock:
@@ -163,7 +164,8 @@ class Beside:
 
     def run_claimable(self, run: Callable[[str], object]) -> None:
         """On the background thread, after its own metrics: run each claimable metric that the main thread has
-        not taken, in the order asked for, setting its future."""
+        not taken, in the order asked for, setting its future.
+        """
         for metric_id, future in self.claimed.items():
             if not self.take(metric_id, "background") or not future.set_running_or_notify_cancel():
                 continue
@@ -174,7 +176,8 @@ class Beside:
 
     def collected(self) -> dict[str, Future]:
         """Once the main thread has come to the end of the list: the results the background thread gives, its
-        own metrics first, then the claimable metrics it took."""
+        own metrics first, then the claimable metrics it took.
+        """
         self.close()
         with self._lock:
             theirs = [m for m in self.claimed if self._owner[m] == "background"]

@@ -114,7 +114,8 @@ def _size_match_seconds(ids: list[str], real_rows: int, synthetic_rows: int, hol
     costs covers the metric and its baseline, two runs at the tables' sizes; the comparison adds ten runs at the
     smaller table's size where the sizes differ, and five to ten on the pooled tables where they are less than two
     to one (counted as five: most comparisons settle on the first five; the demo's quick run, 3,000 rows per
-    table, took 1.47x as long with the comparison as without, three interleaved pairs on two busy cores)."""
+    table, took 1.47x as long with the comparison as without, three interleaved pairs on two busy cores).
+    """
     matched, larger = min(synthetic_rows, holdout_rows), max(synthetic_rows, holdout_rows)
     runs = (REPEATS if synthetic_rows != holdout_rows else 0) + (FIRST_SPREAD if larger < 2 * matched else 0)
     scale = (real_rows + 2 * matched) / REFERENCE_ROWS

@@ -347,7 +347,8 @@ def _evaluate_prepared(plan: EvaluationPlan) -> Report:
 
 def _encode_for_classifiers(shared: SharedComputation) -> bool:
     """Encode every table in E ahead of the classifiers starting on their own thread (see
-    :mod:`privcore.evaluation.background`); False where E cannot be built (the metrics then say why)."""
+    :mod:`privcore.evaluation.background`); False where E cannot be built (the metrics then say why).
+    """
     try:
         shared.space("E")
         for role in ("real", "synthetic", "holdout"):
@@ -543,7 +544,8 @@ def _run_measure(info, shared: SharedComputation, params, seed, strict, errors, 
 def _size_match(info, shared: SharedComputation, params, seed, result: MetricResult, strict,
                 errors) -> SizeMatch | None:
     """``result`` and its baseline compared between like-sized tables (:mod:`privcore.evaluation.size_match`);
-    None where a subsample cannot be scored (the excess is then the whole tables')."""
+    None where a subsample cannot be scored (the excess is then the whole tables').
+    """
     def risk_on(role: str) -> float:
         output = info.compute(MetricContext(shared, params, seed, synthetic_role=role))
         if output.risk is None or not math.isfinite(float(output.risk)):
@@ -632,7 +634,8 @@ def tolerance_only_pairs(metric_ids: Iterable[str], has_holdout: bool) -> set[tu
 
 def _in_baseline(passes) -> list[tuple[str, str, str]]:
     """Passes as a §5 baseline reads them: the holdout in place of the synthetic table (passes that already
-    read the holdout have no baseline counterpart)."""
+    read the holdout have no baseline counterpart).
+    """
     return [tuple("holdout" if role == "synthetic" else role for role in p) for p in passes if "holdout" not in p]
 
 

@@ -196,7 +196,8 @@ class Assessment:
     @property
     def excess_text(self) -> str:
         """The excess over the reference as the cards lead with it: "+0.012"; for a utility measure its score
-        relative to a fresh sample: "96 %" (its score where there is no fresh sample)."""
+        relative to a fresh sample: "96 %" (its score where there is no fresh sample).
+        """
         if self.utility is not None:
             if self.utility.relative is None:
                 return f"{self.utility.score:.3f}"
@@ -313,7 +314,8 @@ def table_useful(metric_id: str, result) -> Answer:
 
 def what_it_loses(report, metric_id: str, most: int = 3) -> Answer:
     """"What does it lose most?" by a utility measure: the columns, pairs or targets furthest from the real table
-    (the utility counterpart of "is this person at risk?")."""
+    (the utility counterpart of "is this person at risk?").
+    """
     result = report[metric_id]
     name = metric_name(metric_id)
     if not result.applicable or result.details is None:
@@ -489,7 +491,7 @@ def _record_value(report, metric_id: str, row: int) -> tuple[float | None, str]:
 
 
 def person_at_risk(report, metric_id: str, row: int) -> Answer:
-    """Is real record ``row`` at risk according to ``metric_id``? (From the metric's own per-record values.)"""
+    """"Is this person at risk?" for real record ``row`` by ``metric_id``, from the metric's own per-record values."""
     result = report[metric_id]
     name = metric_name(metric_id)
     if not result.applicable:
@@ -518,7 +520,8 @@ def person_at_risk(report, metric_id: str, row: int) -> Answer:
 
 def _reason(result, row: int) -> str | None:
     """The metric's own sentence on what in real record ``row`` gave it its score (the value-reuse attack names
-    the reused value that weighed most), or None when the metric gives none."""
+    the reused value that weighed most), or None when the metric gives none.
+    """
     reasons = getattr(result.details, "reasons", None) if result.details is not None else None
     if reasons is None or result.per_record_unit != "real" or row >= len(reasons):
         return None
@@ -670,7 +673,8 @@ def record_flags(report, metric_ids: Sequence[str] | None = None) -> pd.DataFram
 
 def cannot_tell_metrics(report) -> dict[str, str]:
     """Metric id → why it cannot tell on this data, for every metric of ``report`` whose fresh sample scores the
-    maximum (left out of :func:`record_flags`)."""
+    maximum (left out of :func:`record_flags`).
+    """
     out = {}
     for mid in report:
         a = assess(mid, report[mid])

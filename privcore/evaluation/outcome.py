@@ -48,7 +48,8 @@ class Report(Mapping[str, MetricResult]):
 
     def to_dict(self, rule: Any = None) -> dict[str, Any]:
         """The JSON contract (``python -m privcore schema``), headed by the verdict under ``rule``
-        (a :class:`privcore.evaluation.verdict.VerdictRule`; default thresholds when None)."""
+        (a :class:`privcore.evaluation.verdict.VerdictRule`; default thresholds when None).
+        """
         return {
             "verdict": verdict(self, rule).to_dict(),
             "metrics": {mid: res.to_dict() for mid, res in self.results.items()},
@@ -65,7 +66,8 @@ class Report(Mapping[str, MetricResult]):
 def combined_json(reports: Mapping[str, Any], *, indent: int | None = 2, settings: Mapping[str, Any] | None = None,
                   rule: Any = None) -> str:
     """One JSON document with every synthetic table's report (each in the JSON contract, its verdict under
-    ``rule``)."""
+    ``rule``).
+    """
     doc: dict[str, Any] = {"tables": {name: rep.to_dict(rule) for name, rep in reports.items()}}
     if settings:
         doc["settings"] = json.loads(json.dumps(settings, default=str))

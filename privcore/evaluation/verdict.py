@@ -113,6 +113,7 @@ class Verdict:
 
     @property
     def word(self) -> str:
+        """The verdict's word ("Release", "Release with caution" or "Do not release")."""
         return VERDICT_STYLE[self.level][0]
 
     def to_dict(self) -> dict[str, Any]:
@@ -395,7 +396,8 @@ def verdict(report, rule: VerdictRule | None = None, dp_epsilon: float | None = 
 def _shown(evidence: list[Evidence]) -> list[Evidence]:
     """The evidence listed with the answer: the decisive evidence first, always, including when it found nothing
     (the strongest membership attack where it ran, then the other attacks that point at a leak), then the
-    strongest of the rest; three items in all."""
+    strongest of the rest; three items in all.
+    """
     decisive = [e for e in evidence if e.weight == "decisive"]
     strongest = [e for e in decisive if e.metric == "mia_best"] or decisive[:1]
     lead = strongest + [e for e in decisive if e.pushes_to != RELEASE and e not in strongest]
@@ -484,7 +486,8 @@ def _headline(level: str, evidence: list[Evidence], decisive_ran: bool, has_hold
 def audit_severity(summary: Mapping[str, Any]) -> str:
     """What the audit found, in one word: ``"exposed"`` (a target above AUC 0.8 with its interval above 0.5),
     ``"suspect"`` (above 0.8 but within reach of chance, or more targets above 0.6 than chance explains),
-    ``"none"`` (no target stood out) or ``"unknown"`` (no attack could be trained)."""
+    ``"none"`` (no target stood out) or ``"unknown"`` (no attack could be trained).
+    """
     share6, chance = summary.get("share_auc_above_0.6"), summary.get("chance_share_above_0.6") or 0.0
     if share6 is None:
         return "unknown"
@@ -497,7 +500,8 @@ def audit_severity(summary: Mapping[str, Any]) -> str:
 
 def _percent(share: float) -> str:
     """A share in words: "17%", but "2.6%" below 10% and "under 0.1%" for a few, so that a handful of exposed
-    people out of thousands does not read as 0%."""
+    people out of thousands does not read as 0%.
+    """
     if share == 0:
         return "0%"
     if share < 0.001:

@@ -59,9 +59,11 @@ class Generator(Protocol):
     columns).
     """
 
-    def fit(self, table: pd.DataFrame, types: Mapping[str, str]) -> "Generator": ...
+    def fit(self, table: pd.DataFrame, types: Mapping[str, str]) -> "Generator":
+        """Learn from ``table`` (``types`` maps each column to its type) and return the generator itself."""
 
-    def sample(self, n: int, seed: int) -> pd.DataFrame: ...
+    def sample(self, n: int, seed: int) -> pd.DataFrame:
+        """``n`` rows with the training table's columns and dtypes, the same rows for the same ``seed``."""
 
 
 @runtime_checkable
@@ -75,7 +77,8 @@ class PerRecordLoss(Protocol):
     generator of your own may offer it; none has to.
     """
 
-    def per_record_loss(self, table: pd.DataFrame, *, seed: int = 0, **options: Any) -> np.ndarray: ...
+    def per_record_loss(self, table: pd.DataFrame, *, seed: int = 0, **options: Any) -> np.ndarray:
+        """The fitted model's loss on each record of ``table``, lower for a record it explains better."""
 
 
 class GeneratorError(InputError):
@@ -241,7 +244,8 @@ def check_level(level: Any, who: str) -> float:
 # --------------------------------------------------------------------------------------------------
 def check_table(table: Any, who: str, role: str = "training table") -> pd.DataFrame:
     """``table`` with a fresh index, once checked to be a DataFrame with rows and unique column names (else a
-    :class:`GeneratorError` or :class:`TooFewRowsError` naming ``who`` and ``role``)."""
+    :class:`GeneratorError` or :class:`TooFewRowsError` naming ``who`` and ``role``).
+    """
     if not isinstance(table, pd.DataFrame):
         raise GeneratorError(f"{who} needs its {role} as a pandas DataFrame; got {type(table).__name__}.")
     if len(table) == 0:
@@ -254,7 +258,8 @@ def check_table(table: Any, who: str, role: str = "training table") -> pd.DataFr
 
 def check_types(table: pd.DataFrame, types: Mapping[str, str] | None, who: str) -> dict[str, str]:
     """Each column's type: from ``types`` (an unknown kind is refused, a column it does not name is
-    categorical), or guessed from the values when ``types`` is None."""
+    categorical), or guessed from the values when ``types`` is None.
+    """
     if types is None:
         return {col: guess_column_type(table[col]).type for col in table.columns}
     if not isinstance(types, Mapping):

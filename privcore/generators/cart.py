@@ -63,6 +63,7 @@ class SequentialCART(BaseGenerator):
         self.min_leaf, self.column_order = checked["min_leaf"], checked["column_order"]
 
     def settings(self):
+        """The generator's settings (for reports and ``repr``)."""
         return {"min_leaf": self.min_leaf, "column_order": self.column_order}
 
     # -- fit --------------------------------------------------------------------------------------

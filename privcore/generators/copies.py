@@ -44,7 +44,8 @@ LEAK_SYNTHETIC_ATTR = "leaked_synthetic_rows"
 
 def record_leak(out: pd.DataFrame, real_rows, synthetic_rows) -> pd.DataFrame:
     """``out`` with the training rows it leaks and where they landed recorded in its ``attrs`` (for tests and
-    the lab's ground truth)."""
+    the lab's ground truth).
+    """
     out.attrs[LEAK_ATTR] = [int(i) for i in real_rows]
     out.attrs[LEAK_SYNTHETIC_ATTR] = [int(i) for i in synthetic_rows]
     return out
@@ -69,6 +70,7 @@ class ExactCopy(BaseGenerator):
             "when_n_differs"]
 
     def settings(self):
+        """The generator's settings (for reports and ``repr``)."""
         return {"when_n_differs": self.when_n_differs}
 
     def _draw(self, n, rng):
@@ -134,6 +136,7 @@ class NoisyCopy(BaseGenerator):
         return gen
 
     def settings(self):
+        """The generator's settings: ``level`` when built from one, else the noise and swap probability."""
         if self.level is not None:
             return {"level": self.level}
         return {"noise": self.noise, "swap_probability": self.swap_probability}
@@ -251,6 +254,7 @@ class RareRecords(_Ladder):
         self.key_arg, self.sensitive, self.pool, self.bins = key, sensitive, checked["pool"], checked["bins"]
 
     def settings(self):
+        """The generator's settings (for reports and ``repr``)."""
         return {"level": self.level, "pool": self.pool, "bins": self.bins}
 
     def _fit(self):
@@ -342,6 +346,7 @@ class ValueReuse(_Ladder):
         self.columns_arg = None if columns is None else list(columns)
 
     def settings(self):
+        """The generator's settings (for reports and ``repr``)."""
         return {"level": self.level, "columns": self.columns_arg}
 
     def _fit(self):

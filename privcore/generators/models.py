@@ -192,6 +192,7 @@ class RareLeak(GaussianCopula):
         self.leak_fraction, self.min_leaks = checked["leak_fraction"], checked["min_leaks"]
 
     def settings(self):
+        """The generator's settings (for reports and ``repr``)."""
         return {"leak_fraction": self.leak_fraction, "min_leaks": self.min_leaks}
 
     def _draw(self, n, rng):
@@ -307,6 +308,7 @@ class IndependentHistograms(BaseGenerator):
         self.bins = check_settings_of(self.name, self.PARAMS, {"bins": bins})["bins"]
 
     def settings(self):
+        """The generator's settings (for reports and ``repr``)."""
         return {"bins": self.bins}
 
     def _fit(self):
@@ -413,6 +415,7 @@ class DPMarginals(PopulationMixin, BaseGenerator):
         self._set_population(population, False, "")
 
     def settings(self):
+        """The generator's settings (for reports and ``repr``)."""
         return {"epsilon": self.epsilon, "bins": self.bins, "range_share": self.range_share}
 
     # -- grids (public information only) ----------------------------------------------------------

@@ -193,6 +193,7 @@ class PrivBayes(PopulationMixin, BaseGenerator):
         self.epsilon = None if checked["epsilon"] == math.inf else checked["epsilon"]  # ∞, like None: no noise
 
     def settings(self):
+        """The generator's settings (for reports and ``repr``)."""
         return {"k": self.k, "bins": self.bins, "epsilon": self.epsilon, "beta": self.beta, "seed": self.seed}
 
     # -- fit --------------------------------------------------------------------------------------

@@ -82,7 +82,7 @@ def sdv_metadata(metadata_class: Any, table: pd.DataFrame, types: Mapping[str, s
 
 
 class SDVSynthesizer(SDVAdapter):
-    """One of SDV's single-table synthesizers, a new one trained from scratch on every ``fit``.
+    r"""One of SDV's single-table synthesizers, a new one trained from scratch on every ``fit``.
 
     Parameters
     ----------
@@ -113,7 +113,7 @@ class SDVSynthesizer(SDVAdapter):
     - Seeds: the fit draws from global state seeded by the table's content (one table, one model), the sample
       from the synthesizer's own random state and the global one seeded by ``seed`` (one seed, one table);
       see :func:`privcore.generators.adapters.sample_sdv`.
-    - Settings are declared :class:`~privcore.data.params.Param`\\ s with SDV's defaults, and CTGAN's batch
+    - Settings are declared :class:`~privcore.data.params.Param`\ s with SDV's defaults, and CTGAN's batch
       size is checked against its ``pac`` before any training.
     """
 

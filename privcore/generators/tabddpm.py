@@ -74,7 +74,7 @@ def _torch():
 
 @contextmanager
 def _threads(count: int):
-    """torch's CPU threads set to ``count`` for the block, then restored."""
+    """PyTorch's CPU threads set to ``count`` for the block, then restored."""
     torch = _torch()
     before = torch.get_num_threads()
     torch.set_num_threads(count)
@@ -173,6 +173,7 @@ class TabDDPM(BaseGenerator):
         self.base = _checked_base(base, self)
 
     def settings(self) -> dict[str, Any]:
+        """The generator's settings (for reports and ``repr``)."""
         return {"timesteps": self.timesteps, "steps": self.steps, "batch_size": self.batch_size, "lr": self.lr,
                 "width": self.width, "depth": self.depth, "weight_decay": self.weight_decay,
                 "schedule": self.schedule, "device": self.device, "threads": self.threads, "seed": self.seed}
@@ -289,7 +290,7 @@ class TabDDPM(BaseGenerator):
         return gauss, multi
 
     def _log_x0(self, codes):
-        """log one-hot of ``codes``; a code of −1 (a category the training table lacked) is uniform."""
+        """Log one-hot of ``codes``; a code of −1 (a category the training table lacked) is uniform."""
         torch = _torch()
         from privcore.generators.diffusion import multinomial  # lazy: imports torch (privcore[tabddpm])
 

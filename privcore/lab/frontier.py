@@ -46,6 +46,7 @@ class FrontierRun:
     verdict: str
 
     def to_dict(self) -> dict[str, Any]:
+        """The run as plain JSON values (ε as :func:`json_epsilon`, a non-finite float as None)."""
         out = asdict(self)
         out["epsilon"] = json_epsilon(self.epsilon)
         return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in out.items()}

@@ -47,10 +47,11 @@ class LabRun:
 
     @property
     def excess(self) -> float | None:
-        """risk − baseline, None when either is missing."""
+        """Risk − baseline, None when either is missing."""
         return None if self.risk is None or self.baseline is None else self.risk - self.baseline
 
     def to_dict(self) -> dict[str, Any]:
+        """The run as plain JSON values (``epsilon`` only for ``dp_marginals``)."""
         out = {"leak": self.leak, "level": self.level, "seed": self.seed, "metric": self.metric,
                "risk": self.risk, "baseline": self.baseline}
         if self.leak == "dp_marginals":
@@ -76,6 +77,7 @@ class CurvePoint:
     separated: bool
 
     def to_dict(self) -> dict[str, Any]:
+        """The point as plain JSON values (``epsilon`` left out when None)."""
         out = asdict(self)
         if self.epsilon is None:
             del out["epsilon"]

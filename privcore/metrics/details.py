@@ -452,7 +452,8 @@ class MembershipScores(Details):
 @dataclass(frozen=True)
 class BatteryAttack(Details):
     """One attack of the membership battery on all members and non-members: AUC with its bootstrap interval,
-    one-sided p-value for AUC > 0.5 (raw and Holm-adjusted over the battery) and TPR at low FPR."""
+    one-sided p-value for AUC > 0.5 (raw and Holm-adjusted over the battery) and TPR at low FPR.
+    """
 
     kind: ClassVar[str] = "battery_attack"
     auc: float
@@ -470,7 +471,8 @@ class BatteryAttack(Details):
 @dataclass(frozen=True)
 class HeldOutSplit(Details):
     """One direction of the honest split: the attack and threshold chosen on one half of the members and
-    non-members, counted on the other half."""
+    non-members, counted on the other half.
+    """
 
     kind: ClassVar[str] = "held_out_split"
     chosen_on: str
@@ -500,7 +502,8 @@ class HeldOutSplit(Details):
 @dataclass(frozen=True)
 class MembershipBattery(Details):
     """Every membership attack side by side, the strongest chosen on one half and reported on the other, and
-    the ε lower bound it implies (mia_best)."""
+    the ε lower bound it implies (mia_best).
+    """
 
     kind: ClassVar[str] = "membership_battery"
     per_record_figure: ClassVar[bool] = False  # the ROC curves of every attack show the evidence

@@ -61,6 +61,7 @@ class DisclosureCurve:
     real_min_l1: np.ndarray
 
     def at(self, epsilon: float) -> float:
+        """IDR at ``epsilon`` (one of :attr:`epsilons`)."""
         return float(self.idr[self.epsilons.index(epsilon)])
 
 
@@ -105,7 +106,8 @@ def _group_min_l1(
 def _tuple_min_l1(real_t: pd.DataFrame, syn_t: pd.DataFrame, categorical: list[str], numerical: list[str],
                   max_eps: float, chunk_elements: int) -> tuple[np.ndarray, np.ndarray]:
     """Per distinct real and synthetic tuple, the smallest L1 numerical difference to the other side among
-    tuples with equal categorical keys."""
+    tuples with equal categorical keys.
+    """
     n_real = len(real_t)
     (group_real, group_syn), _ = joint_tuple_ids([real_t, syn_t], categorical)
     num_real = real_t[numerical].to_numpy(dtype=np.float64)

@@ -27,7 +27,8 @@ ATTACK_NAMES = {"today": ("the audit's attack", OKABE_ITO["blue"]),
 def attacks_per_model(report: Any) -> dict[str, dict[str, Any]]:
     """Every attack of a shared audit that was read per target model: ``{attack: {"models": [...], "summary":
     {...}}}`` with the keys of :data:`ATTACK_NAMES` (only those that ran; a report made without the
-    per-model reading has none)."""
+    per-model reading has none).
+    """
     out: dict[str, dict[str, Any]] = {}
     if getattr(report, "per_model", None):
         out["today"] = report.per_model

@@ -41,7 +41,8 @@ def ordered_columns(details: Reconstruction) -> list:
 def _two_panels(labels: list[str], rows: list, title: str) -> go.Figure:
     """The two panels: per row (label), the scores of members, non-members and the population reference on the left,
     the advantage with its interval and the 0 line on the right. ``rows`` carry ``members``, ``nonmembers``,
-    ``population``, ``advantage`` and ``advantage_interval`` (a column's or a whole table's)."""
+    ``population``, ``advantage`` and ``advantage_interval`` (a column's or a whole table's).
+    """
     fig = make_subplots(rows=1, cols=2, shared_yaxes=True, horizontal_spacing=0.08)
     for (label, colour, symbol), values in ((_MEMBERS, [r.members for r in rows]),
                                             (_NONMEMBERS, [r.nonmembers for r in rows]),

@@ -26,7 +26,8 @@ NO_RECONSTRUCTION = ("No reconstruction metric ran, so there is nothing to show 
 
 def reconstruction_result(report) -> tuple[str, Reconstruction] | None:
     """The id and details of the reconstruction metric that speaks for ``report``: the first of
-    :data:`RECONSTRUCTION_METRICS` that ran and applied; None when none did."""
+    :data:`RECONSTRUCTION_METRICS` that ran and applied; None when none did.
+    """
     if report is None:
         return None
     for metric_id in RECONSTRUCTION_METRICS:

@@ -88,7 +88,8 @@ def pair_trends_figure(report, result, name: str) -> list[Figure]:
 
 def model_utility_figure(report, result, name: str) -> list[Figure]:
     """Per target and learner: the model trained on synthetic and on real, both tested on the holdout, with the
-    intervals over the seeds."""
+    intervals over the seeds.
+    """
     d: ModelUtility = result.details
     title = f"{name}: models trained on synthetic and on real data, tested on real people"
     labels = [f"{s.target}, {s.learner} ({s.score_name})" for s in d.scores]

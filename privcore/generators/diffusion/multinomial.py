@@ -70,13 +70,13 @@ def _normalise(x: torch.Tensor, cats: Categories) -> torch.Tensor:
 
 
 def log_onehot(codes: torch.Tensor, cats: Categories) -> torch.Tensor:
-    """log of the one-hot vectors of ``codes`` (``(records, F)`` category numbers), with padding."""
+    """Log of the one-hot vectors of ``codes`` (``(records, F)`` category numbers), with padding."""
     onehot = torch.nn.functional.one_hot(codes, cats.width).to(torch.float32)
     return _masked(onehot.clamp(min=1e-30).log(), cats)
 
 
 def q_pred(log_x0: torch.Tensor, t: torch.Tensor, s: SimpleNamespace, cats: Categories) -> torch.Tensor:
-    """log q(x_t | x_0) = log(ᾱ_t x_0 + (1 − ᾱ_t)/K)."""
+    """Log q(x_t | x_0) = log(ᾱ_t x_0 + (1 − ᾱ_t)/K)."""
     return _masked(torch.logaddexp(log_x0 + extract(s.log_cumprod_alpha, t, log_x0),
                                    extract(s.log_1m_cumprod_alpha, t, log_x0) - cats.log_k), cats)
 
@@ -89,7 +89,7 @@ def q_pred_one_timestep(log_xt: torch.Tensor, t: torch.Tensor, s: SimpleNamespac
 
 def q_posterior(log_x0: torch.Tensor, log_xt: torch.Tensor, t: torch.Tensor, s: SimpleNamespace,
                 cats: Categories) -> torch.Tensor:
-    """log q(x_{t−1} | x_t, x_0), Hoogeboom et al. (2021) §4; at t = 0 the "previous" state is x_0 itself.
+    """Log q(x_{t−1} | x_t, x_0), Hoogeboom et al. (2021) §4; at t = 0 the "previous" state is x_0 itself.
 
     Notes
     -----
@@ -107,7 +107,7 @@ def q_posterior(log_x0: torch.Tensor, log_xt: torch.Tensor, t: torch.Tensor, s: 
 
 def p_pred(logits: torch.Tensor, log_xt: torch.Tensor, t: torch.Tensor, s: SimpleNamespace,
            cats: Categories) -> torch.Tensor:
-    """log p(x_{t−1} | x_t): the posterior at x̂_0 = softmax of the model's logits (Hoogeboom et al. §4)."""
+    """Log p(x_{t−1} | x_t): the posterior at x̂_0 = softmax of the model's logits (Hoogeboom et al. §4)."""
     log_x0 = _normalise(logits, cats)
     return q_posterior(log_x0, log_xt, t, s, cats)
 
@@ -120,7 +120,7 @@ def draw(log_probs: torch.Tensor, uniform: torch.Tensor, cats: Categories) -> to
 
 def q_sample(log_x0: torch.Tensor, t: torch.Tensor, uniform: torch.Tensor, s: SimpleNamespace,
              cats: Categories) -> torch.Tensor:
-    """log one-hot of x_t ~ q(x_t | x_0)."""
+    """Log one-hot of x_t ~ q(x_t | x_0)."""
     return log_onehot(draw(q_pred(log_x0, t, s, cats), uniform, cats), cats)
 
 
@@ -131,7 +131,7 @@ def kl(log_p: torch.Tensor, log_q: torch.Tensor, cats: Categories) -> torch.Tens
 
 
 def log_categorical(log_x0: torch.Tensor, log_prob: torch.Tensor, cats: Categories) -> torch.Tensor:
-    """log p(x_0) under ``log_prob`` for the one-hot ``log_x0``, per record and column."""
+    """Log p(x_0) under ``log_prob`` for the one-hot ``log_x0``, per record and column."""
     terms = log_x0.exp() * log_prob
     return torch.where(cats.mask, terms, torch.zeros_like(terms)).sum(dim=-1)
 

@@ -382,7 +382,8 @@ def prepare_tables(
 
 def child_rngs(seed: int | None, n: int) -> list[np.random.Generator]:
     """``n`` independent generators derived from one seed (each random step gets its own stream, so
-    changing one step's number of draws never changes another's)."""
+    changing one step's number of draws never changes another's).
+    """
     return [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(n)]
 
 
@@ -432,7 +433,8 @@ def gower_matrices(
 def gower_scaled(q_num: np.ndarray, q_cat: np.ndarray, c_num: np.ndarray, c_cat: np.ndarray):
     """Queries and candidates ready for :func:`gower_block_distances`: numerical columns divided by their
     range over queries and candidates together (1 for a constant column, as Anonymeter's
-    ``preprocessing.transformations``), candidate blocks transposed."""
+    ``preprocessing.transformations``), candidate blocks transposed.
+    """
     n = c_num.shape[0]
     if q_num.shape[1]:
         both = np.concatenate([q_num, c_num], axis=0)
@@ -448,7 +450,8 @@ def gower_scaled(q_num: np.ndarray, q_cat: np.ndarray, c_num: np.ndarray, c_cat:
 def gower_block_distances(scaled, start: int, stop: int, out: np.ndarray, tmp: np.ndarray,
                           neq: np.ndarray) -> None:
     """Gower-type distances of query rows ``[start, stop)`` to every candidate, written into ``out``
-    (``tmp`` and ``neq`` are scratch blocks of the same shape)."""
+    (``tmp`` and ``neq`` are scratch blocks of the same shape).
+    """
     qn, qc, cn, cc = scaled
     out.fill(0.0)
     for j in range(qn.shape[1]):

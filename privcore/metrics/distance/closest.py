@@ -161,7 +161,7 @@ def compute_auth(ctx: MetricContext) -> MetricOutput:
 
 
 def _safe_ratio(numerator: np.ndarray | float, denominator: float) -> np.ndarray:
-    """numerator / denominator with MDCR's conventions for a zero denominator: 0/0 = 1, x/0 = ∞."""
+    """Numerator / denominator with MDCR's conventions for a zero denominator: 0/0 = 1, x/0 = ∞."""
     numerator = np.asarray(numerator, dtype=float)
     if denominator > 0:
         return numerator / denominator

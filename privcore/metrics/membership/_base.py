@@ -173,7 +173,8 @@ def attack_summary(
 def summary_fields(summary: dict) -> dict:
     """:func:`attack_summary`'s flat keys as :class:`~privcore.metrics.details.MembershipScores` fields: the
     ``tpr_at_<fpr>`` values and their ``tpr_at_<fpr>_interval`` go into ``tpr_at`` and ``tpr_at_interval``,
-    keyed by the FPR as written in the key (``"0.01"``, ``"0.1"``)."""
+    keyed by the FPR as written in the key (``"0.01"``, ``"0.1"``).
+    """
     fields: dict = {"tpr_at": {}, "tpr_at_interval": {}}
     for key, value in summary.items():
         if key.startswith("tpr_at_") and key.endswith("_interval"):
@@ -456,7 +457,8 @@ def attack_scores(ctx: MetricContext, attack_id: str, params: Mapping, reference
 def battery_settings(ctx: MetricContext, attack_id: str, reference_table: Any = None) -> dict:
     """Attack ``attack_id``'s parameters as this evaluation runs it (its defaults when it was not chosen), with
     the caller's reference table, so that every attack a combining metric reads plays on the same ``R``
-    and reads the same cached scores as the attack's own metric."""
+    and reads the same cached scores as the attack's own metric.
+    """
     settings = dict(ctx.shared.metric_params.get(attack_id) or registry.get(attack_id).default_params)
     settings["reference"] = reference_table
     return settings
@@ -624,7 +626,8 @@ def t_kde_logpdf(data: np.ndarray, query: np.ndarray, bandwidths, *, tail: float
 def squared_distance_blocks(query: np.ndarray, data: np.ndarray, chunk_elements: int):
     """Yield ``(rows, d2)``: a slice of query rows and their squared Euclidean distances to every data row
     (clipped at 0 against rounding), at most about ``chunk_elements`` distances at a time. Shared by the
-    kernel density estimates, which need every distance, not only the nearest."""
+    kernel density estimates, which need every distance, not only the nearest.
+    """
     sq_data = np.einsum("ij,ij->i", data, data)
     step = max(1, chunk_elements // max(len(data), 1))
     for start in range(0, len(query), step):
@@ -829,7 +832,8 @@ def small_lgbm(seed: int, n_train: int, settings: Mapping):
 
 def fit_and_score(features, labels, train, score_rows, extra_rows, seed, settings):
     """One fold of :func:`crossfit_within_halves`: a LightGBM model (:func:`small_lgbm`) trained on the rows
-    ``train``, its probability of "member" at ``score_rows`` and at ``extra_rows``."""
+    ``train``, its probability of "member" at ``score_rows`` and at ``extra_rows``.
+    """
     model = small_lgbm(seed, len(train), settings)
     model.fit(features[train], labels[train])
     scored = model.predict_proba(features[score_rows])[:, 1]

@@ -223,7 +223,8 @@ def compute_mia_classifier(ctx: MetricContext) -> MetricOutput:
 
 def synthetic_probability(features: np.ndarray, labels: np.ndarray, queries: np.ndarray, seed: int) -> np.ndarray:
     """Predicted probability of label 1 at ``queries`` from one seeded LightGBM random forest
-    (:data:`CLASSIFIER_SETTINGS`) trained on ``features``/``labels``."""
+    (:data:`CLASSIFIER_SETTINGS`) trained on ``features``/``labels``.
+    """
     model = make_lgbm(seed).set_params(**CLASSIFIER_SETTINGS)
     model.fit(features, labels)
     return model.predict_proba(queries)[:, 1]
@@ -276,7 +277,8 @@ def compute_mia_density_count(ctx: MetricContext) -> MetricOutput:
 
 def reference_to_synthetic(ctx: MetricContext, reference: Reference) -> np.ndarray:
     """Distance in E from each reference row to its nearest synthetic row (from the shared holdout pass
-    when ``R`` is half of the holdout; one pass per evaluation for a user table)."""
+    when ``R`` is half of the holdout; one pass per evaluation for a user table).
+    """
     if reference.table is None:
         return ctx.neighbours("E", "holdout", "synthetic").d1[reference.positions]
     return ctx.shared.cached(

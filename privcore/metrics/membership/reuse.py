@@ -1,4 +1,4 @@
-"""The value-reuse membership attack: does the release reuse a person's rare exact values?"""
+"""The value-reuse membership attack: whether the release reuses a person's rare exact values."""
 
 from __future__ import annotations
 

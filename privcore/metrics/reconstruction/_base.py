@@ -132,7 +132,8 @@ def advantage_interval(member_truths, member_hits, nonmember_truths, nonmember_h
                        confidence: float = 0.95, members: np.ndarray | None = None,
                        nonmembers: np.ndarray | None = None) -> tuple[float, float] | None:
     """Percentile bootstrap interval of members' score − non-members' score, the two groups resampled apart
-    (each resample recomputes the rarity weights). None when ``n_boot`` is 0."""
+    (each resample recomputes the rarity weights). None when ``n_boot`` is 0.
+    """
     if n_boot <= 0:
         return None
     members = np.arange(len(member_hits[0])) if members is None else members
@@ -218,7 +219,8 @@ class ExposedRecord(Details):
 @dataclass(frozen=True)
 class Reconstruction(Details):
     """A reconstruction attack: the secret columns guessed from the key columns, scored on members and on
-    non-members; the advantage (members − non-members) is what the generator leaked beyond population inference."""
+    non-members; the advantage (members − non-members) is what the generator leaked beyond population inference.
+    """
 
     kind: ClassVar[str] = "reconstruction"
     #: "nearest" or "learned" (for the honest best: the attack chosen on the other half).

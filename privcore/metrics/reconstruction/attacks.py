@@ -80,7 +80,8 @@ def _model(numerical: bool, seed: int, threads: int):
 
 class _Constant:
     """A column with one value in the released table, or keys that carry nothing (no feature): every guess is the
-    released table's most common value (its mean for a number)."""
+    released table's most common value (its mean for a number).
+    """
 
     def __init__(self, value):
         self.value = value
@@ -112,7 +113,8 @@ def chain_order(ctx: MetricContext, released: str, secret: list[str]) -> list[st
     """The order of the chain, chosen on the released table alone: how well each column of a released record is
     given by the released record nearest to it on the key columns (itself left out; the shared engine's pass within
     the table), scored as the attack is scored; the most predictable column first, so that its guess informs the
-    harder ones. No model is trained to choose the order."""
+    harder ones. No model is trained to choose the order.
+    """
     def compute() -> list[str]:
         source = _table(ctx, released)
         if len(source) < 2:

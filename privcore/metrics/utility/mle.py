@@ -26,7 +26,7 @@ ROLES = ("synthetic", "real")
 
 
 def _interval(values: list[float]) -> tuple[float, float] | None:
-    """mean ± 1.96 standard errors over the seeds (None for fewer than two)."""
+    """Mean ± 1.96 standard errors over the seeds (None for fewer than two)."""
     values = [v for v in values if np.isfinite(v)]
     if len(values) < 2:
         return None
@@ -80,7 +80,8 @@ def _class_codes(values: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], 
 
 def _score(task: str, model, features, truth, positive) -> float:
     """The fitted model's score on the holdout: ROC AUC, macro F1 or R² (``positive``: the positive class's
-    label, as the model's ``classes_`` hold it)."""
+    label, as the model's ``classes_`` hold it).
+    """
     from sklearn.metrics import f1_score, r2_score, roc_auc_score  # lazy: heavy, as in _model
 
     if task == "numerical":
@@ -143,7 +144,8 @@ def _fit_all(task, seed0: int, rows: int, kept: dict, values: dict, positive: st
 
 def _features(encoded: dict[str, np.ndarray], keep: np.ndarray) -> dict[str, np.ndarray]:
     """The encoded columns ``keep`` of each role: a view where they are a leading or trailing run of columns (the
-    bootstrap draws copy the rows anyway), a copy otherwise; the holdout, which every model scores, C-ordered."""
+    bootstrap draws copy the rows anyway), a copy otherwise; the holdout, which every model scores, C-ordered.
+    """
     columns = np.flatnonzero(keep)
     run = len(columns) and columns[-1] - columns[0] + 1 == len(columns)
     out = {role: (table[:, columns[0]:columns[-1] + 1] if run else table[:, keep]) for role, table in encoded.items()}
@@ -156,7 +158,8 @@ def _fitted(ctx: MetricContext, task: str, rows: int, kept: dict, values: dict, 
     """:func:`_fit_all` for one target; where the caller keeps ``reuse`` between evaluations (the lab, the
     dashboard comparing several synthetic tables against one real table and holdout), the models trained on the
     real table are fitted once for all of them: their scores depend on the real table, the holdout, the target
-    and the number of rows, which the key names, not on the synthetic table."""
+    and the number of rows, which the key names, not on the synthetic table.
+    """
     if not ctx.shared.reusing:
         return _fit_all(task, ctx.seed, rows, kept, values, positive, ctx.workers)
     key = ("utility_mle trained on real", task, positive, ctx.seed, rows, SEEDS, LEARNERS,
