@@ -81,8 +81,9 @@ def card_anchor(metric_id: str) -> str:
 
 
 def verdict_panel(table: str, report, rule: VerdictRule) -> None:
-    """The answer for one synthetic table: verdict badge, headline, three strongest pieces of evidence with
-    links to their cards, and what was not tested.
+    """The answer for one synthetic table: verdict badge, headline, evidence and what was not tested.
+
+    The evidence is the three strongest pieces, with links to their cards.
     """
     v = verdict(report, rule)
     word, icon, colour, text_colour = VERDICT_STYLE[v.level]
@@ -106,8 +107,9 @@ def verdict_panel(table: str, report, rule: VerdictRule) -> None:
 
 
 def verdict_rule_form(state, key: str = "verdict_rule") -> VerdictRule:
-    """The rule behind the verdict, in words, with its four privacy thresholds and two utility thresholds
-    editable; returns the rule in use.
+    """The rule behind the verdict, in words, with its thresholds editable; returns the rule in use.
+
+    Its four privacy thresholds and two utility thresholds are editable.
     """
     default = VerdictRule()
     with st.expander("How the answer is reached (and its thresholds)", icon=":material/gavel:"):
@@ -135,9 +137,11 @@ def verdict_rule_form(state, key: str = "verdict_rule") -> VerdictRule:
 
 
 def score_card(metric_id: str, result) -> None:
-    """A bordered card that leads with the excess over the reference (the fresh sample, else the chance level)
-    and its level (word + icon + colour); the raw risk, baseline and interval come second. A metric that cannot
-    tell on this data (its fresh sample scores the maximum) says so, with the reason, instead of a level.
+    """A bordered card that leads with the excess over the reference and its level.
+
+    The reference is the fresh sample, else the chance level; the level is shown as word + icon + colour. The raw risk,
+    baseline and interval come second. A metric that cannot tell on this data (its fresh sample scores the maximum) says
+    so, with the reason, instead of a level.
     """
     a = R.assess(metric_id, result)
     with st.container(border=True):
@@ -258,9 +262,11 @@ def question(title: str, answer: R.Answer) -> None:
 
 
 def three_questions(report, metric_id: str, row: int, threshold: float) -> None:
-    """Three answers side by side, to "Is this person at risk?", "Is the dataset shareable?" and "Does this metric
-    apply here?"; for a utility measure the same three, rephrased ("What does it lose most?", "Is the table
-    useful?", "Does this measure apply here?").
+    """Three answers side by side, for a person, for the dataset and for the metric.
+
+    They answer "Is this person at risk?", "Is the dataset shareable?" and "Does this metric apply here?"; for a utility
+    measure the same three, rephrased ("What does it lose most?", "Is the table useful?", "Does this measure apply
+    here?").
     """
     cols = st.columns(3)
     if R.assess(metric_id, report[metric_id]).is_utility:
@@ -343,8 +349,9 @@ def worked_computation(report, metric_id: str, row: int) -> None:
 
 
 def attack_details(report, metric_id: str, limit: int = 10) -> None:
-    """What an attack actually did, from its own details: the singling-out descriptions that worked, the
-    inference guesses, the links made.
+    """What an attack actually did, from its own details.
+
+    That is the singling-out descriptions that worked, the inference guesses, the links made.
     """
     result = report[metric_id]
     if not result.applicable:

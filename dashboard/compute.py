@@ -33,8 +33,10 @@ _FINAL_PROGRESS_WAIT = 1.0  # seconds the server waits for a finished job's last
 
 
 def usable_cores() -> int:
-    """Cores this process may run on: :func:`privcore.base.cores.usable_cores` (affinity, cgroup quota, thread
-    variables), so that the pool and the computation agree on one answer.
+    """Cores this process may run on: :func:`privcore.base.cores.usable_cores`.
+
+    It counts the affinity, the cgroup quota and the thread variables, so that the pool and the computation agree on one
+    answer.
     """
     return privcore_usable_cores()
 
@@ -128,8 +130,9 @@ def _run_in_worker(job_id: int, environment: dict[str, str], function: Callable,
 
 
 def _release_memory() -> None:
-    """Give the memory of a finished job back to the system (glibc keeps freed blocks otherwise, and a
-    worker would stay at the size of its largest job).
+    """Give the memory of a finished job back to the system.
+
+    Otherwise glibc keeps freed blocks, and a worker would stay at the size of its largest job.
     """
     gc.collect()
     try:
@@ -288,9 +291,10 @@ def shared_pool() -> ComputePool | None:
 
 
 def run_job(function: Callable, *args: Any, progress: ProgressCallback | None = None, **kwargs: Any) -> Any:
-    """Run ``function(*args, progress=progress, **kwargs)`` in the server's worker pool (or in this
-    thread when it has none) and return the result. ``function`` and its arguments must be picklable
-    (a module-level function).
+    """Run ``function(*args, progress=progress, **kwargs)`` in the server's worker pool and return the result.
+
+    It runs in this thread when the server has no pool. ``function`` and its arguments must be picklable (a module-level
+    function).
 
     With sign-in on, the job takes one of the signed-in user's slots (:func:`dashboard.session.user_limits.job_slot`)
     while it runs; a user at the limit gets :class:`dashboard.session.user_limits.UserLimitReached` (an

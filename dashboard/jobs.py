@@ -1,8 +1,7 @@
-"""The dashboard's heavy computations as plain, picklable functions (run by :mod:`dashboard.compute` in
-worker processes; no Streamlit import, so a worker starts quickly).
+"""The dashboard's heavy computations as plain, picklable functions.
 
-The jobs never import a view: what they share lives in :mod:`dashboard.progress` and
-:mod:`dashboard.generator_factory`.
+:mod:`dashboard.compute` runs them in worker processes; no Streamlit import, so a worker starts quickly. The jobs never
+import a view: what they share lives in :mod:`dashboard.progress` and :mod:`dashboard.generator_factory`.
 """
 
 from __future__ import annotations
@@ -35,8 +34,9 @@ def evaluate_tables(
     names: Mapping[str, str],
     progress: Callable[[float, str], None],
 ) -> dict[str, Report]:
-    """Evaluate every synthetic table against the real one (and the holdout), sharing the passes that do
-    not involve a synthetic table; ``progress`` gets the fraction over all tables.
+    """Evaluate every synthetic table against the real one (and the holdout).
+
+    The passes that do not involve a synthetic table are shared; ``progress`` gets the fraction over all tables.
 
     ``names`` maps ``"real"`` and ``"holdout"`` to the file names used in messages.
     """
@@ -86,8 +86,9 @@ def lab_supplied(real: pd.DataFrame, ladder: Mapping[float, list[pd.DataFrame]],
 
 def audit_generator(real: pd.DataFrame, schema: Schema, name: str, settings: Mapping[str, Any], budget_settings,
                     *, progress: Callable[[float, str], None]):
-    """:func:`privcore.audit.targeted.audit` of the built-in generator ``name`` (made in the worker: its factory is a
-    closure, which cannot travel between processes).
+    """:func:`privcore.audit.targeted.audit` of the built-in generator ``name``, made in the worker.
+
+    Its factory is a closure, which cannot travel between processes.
     """
     from privcore.audit import audit  # on the first audit only (it loads scikit-learn's models)
 

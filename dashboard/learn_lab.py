@@ -1,7 +1,7 @@
-"""The Learn page's computations: is a lesson's effect more than chance, which metric catches which leak, and
-(lesson 1) what the distance to the closest record is made of.
+"""The Learn page's computations: chance, which metric catches which leak, and lesson 1's distance.
 
-No Streamlit here: the page caches the results per session.
+They tell whether a lesson's effect is more than chance, which metric catches which leak, and (lesson 1) what the
+distance to the closest record is made of. No Streamlit here: the page caches the results per session.
 """
 
 from __future__ import annotations
@@ -131,8 +131,9 @@ def walkthrough(result: LabResult) -> list[str]:
 
 
 def closest_sentence(breakdown: pd.DataFrame) -> str:
-    """Lesson 1's reading of :func:`privcore.evaluation.interpret.distance_breakdown`: which columns make the
-    closest and the next synthetic record as far as they are.
+    """Lesson 1's reading of :func:`privcore.evaluation.interpret.distance_breakdown`.
+
+    It tells which columns make the closest and the next synthetic record as far as they are.
     """
     shares = [c for c in breakdown.columns if c.endswith(": adds to d²")]
     parts = []

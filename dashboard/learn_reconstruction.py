@@ -1,6 +1,7 @@
-"""The Learn page's lesson "Reconstruction, or inference from the population?": the same
-reconstruction attack on a noisy copy of the training people and on a fresh sample of real people, with its numbers in
-plain words.
+"""The Learn page's lesson "Reconstruction, or inference from the population?".
+
+The same reconstruction attack on a noisy copy of the training people and on a fresh sample of real people, with its
+numbers in plain words.
 """
 
 from __future__ import annotations
@@ -50,9 +51,10 @@ def _interval(details: Reconstruction) -> str:
 
 
 def lesson_lines(details: Mapping[str, Reconstruction], scenarios: tuple[str, ...] = LESSON_TABLES) -> list[str]:
-    """One plain paragraph per table (title → details, in the order of ``scenarios``): how it is made, how well the
-    attacker fills in members and non-members, what the advantage's interval says, and the column it fills in best
-    beyond the non-members; every claim read off the numbers.
+    """One plain paragraph per table (title → details, in the order of ``scenarios``).
+
+    Each says how the table is made, how well the attacker fills in members and non-members, what the advantage's
+    interval says, and the column it fills in best beyond the non-members; every claim read off the numbers.
 
     Notes
     -----

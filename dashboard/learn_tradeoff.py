@@ -1,5 +1,6 @@
-"""The Learn page's lesson "Private because useless": three demo tables as points of the
-Privacy and utility view, with their numbers in plain words.
+"""The Learn page's lesson "Private because useless".
+
+Three demo tables as points of the Privacy and utility view, with their numbers in plain words.
 """
 
 from __future__ import annotations
@@ -62,9 +63,10 @@ def lesson_points(reports: Mapping[str, object]) -> list[TradeoffPoint]:
 
 def lesson_lines(reports: Mapping[str, object], points: list[TradeoffPoint],
                  rule: VerdictRule | None = None) -> list[str]:
-    """One plain paragraph per table, in the order of :data:`LESSON_TABLES`: how it is made, then what the
-    evaluation found (distance metrics, the verdict and its strongest evidence, the utility kept), every claim
-    read off the numbers.
+    """One plain paragraph per table, in the order of :data:`LESSON_TABLES`.
+
+    Each says how the table is made, then what the evaluation found (distance metrics, the verdict and its strongest
+    evidence, the utility kept), every claim read off the numbers.
     """
     rule = rule or VerdictRule()
     by_name = {p.name: p for p in points}

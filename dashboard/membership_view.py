@@ -92,8 +92,10 @@ def membership_table(details: MembershipBattery) -> pd.DataFrame:
 
 
 def choice_table(details: MembershipBattery) -> pd.DataFrame:
-    """One row per half: the attack chosen there, what it had to beat, how often it led on the half's
-    resamples, its AUC on that half and on the other half (where it is counted).
+    """One row per half: the attack chosen there and how it fared.
+
+    Each row gives what the attack had to beat, how often it led on the half's resamples, its AUC on that half and on
+    the other half (where it is counted).
 
     Examples
     --------

@@ -83,8 +83,9 @@ class Selection:
 
 
 def default_choice(tables: Tables) -> list[str]:
-    """The default metric ids for the loaded tables: the quick preset, with the membership attacks when a
-    holdout is loaded (before removing what cannot run).
+    """The default metric ids for the loaded tables.
+
+    The quick preset, with the membership attacks when a holdout is loaded (what cannot run is removed later).
     """
     return list(registry.quick_metrics(holdout=tables.holdout is not None))
 
@@ -131,15 +132,17 @@ def sync_selection(state: MutableMapping, tables: Tables, schema: Schema,
 
 
 def param_specs(metric_id: str) -> tuple[Param, ...]:
-    """The parameters the Metrics page shows for ``metric_id``: its declared, settable ones (tables are
-    set on the Data page).
+    """The parameters the Metrics page shows for ``metric_id``: its declared, settable ones.
+
+    Tables are set on the Data page.
     """
     return tuple(p for p in registry.get(metric_id).params if p.settable)
 
 
 def param_default(param: Param, schema: Schema) -> Any:
-    """The value the metric uses when not overridden: the declared default, or the one derived from
-    the schema (e.g. linkability's two column sets from the key).
+    """The value the metric uses when not overridden.
+
+    That is the declared default, or the one derived from the schema (e.g. linkability's two column sets from the key).
     """
     return param.default_for(schema)
 
@@ -169,8 +172,10 @@ def describe_value(param: Param, value: Any) -> str:
 
 
 def check_param(metric_id: str, param: Param, value: Any, schema: Schema) -> tuple[Any, str | None]:
-    """Validate a widget's value with :func:`privcore.data.params.check_value`, the check ``evaluate`` and the
-    command line apply; returns (the value to store, None) or (None, the very same sentence).
+    """Validate a widget's value with :func:`privcore.data.params.check_value`.
+
+    It is the check ``evaluate`` and the command line apply; returns (the value to store, None) or (None, the very same
+    sentence).
 
     Examples
     --------
@@ -229,8 +234,9 @@ def set_param(state: MutableMapping, metric_id: str, param: Param, value: Any, s
 
 
 def reset_params(state: MutableMapping, metric_id: str, widget_keys: Iterable[str] = ()) -> None:
-    """Drop the overrides of ``metric_id``'s page parameters (the reference table stays) and forget the
-    widgets' drafts, so that they show the defaults again.
+    """Drop the overrides of ``metric_id``'s page parameters and forget the widgets' drafts.
+
+    The reference table stays; the widgets then show the defaults again.
     """
     params: dict = state.setdefault("metric_params", {})
     own = {k: v for k, v in (params.get(metric_id) or {}).items()

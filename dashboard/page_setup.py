@@ -180,8 +180,10 @@ def require_fitting_tables(key: str) -> None:
 
 
 def require_schema(key: str = "blocked"):
-    """The configured schema; while a loaded table does not fit, name it with its fix and stop; without a
-    schema, point to the Configure page and stop.
+    """The configured schema; stop with a message when there is none or a loaded table does not fit.
+
+    While a loaded table does not fit, name it with its fix and stop; without a schema, point to the Configure page and
+    stop.
     """
     require_tables()
     require_fitting_tables(key)

@@ -1,8 +1,8 @@
-"""The Results page's "Reconstruction" tab: how much of the training people's records an attacker who knows their key
-columns fills in, beyond what it fills in for other real people.
+"""The Results page's "Reconstruction" tab.
 
-Thin: the metric that speaks, the words and the table come from :mod:`privcore.report.reconstruction_text`, the
-figure from :mod:`privcore.report.reconstruction_figures`.
+How much of the training people's records an attacker who knows their key columns fills in, beyond what it fills in for
+other real people. Thin: the metric that speaks, the words and the table come from
+:mod:`privcore.report.reconstruction_text`, the figure from :mod:`privcore.report.reconstruction_figures`.
 """
 
 from __future__ import annotations

@@ -1,5 +1,7 @@
-"""The optional reference table: real records of the same population that were neither used for training nor are
-in the holdout, passed to every metric that declares a ``reference`` parameter while it fits the real table.
+"""The optional reference table: real records of the same population.
+
+They were neither used for training nor are in the holdout; the table is passed to every metric that declares a
+``reference`` parameter while it fits the real table.
 """
 
 from __future__ import annotations

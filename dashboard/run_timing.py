@@ -25,9 +25,10 @@ def install_from_environment() -> bool:
 
 
 def install(path: str | os.PathLike) -> bool:
-    """Record every script run of every session from now on in ``path``: one JSON line when the browser's request
-    for a run reaches the server (``request``) and one when the run ends (``end``), with the wall-clock time, the
-    session's id and its signed-in user's e-mail.
+    """Record every script run of every session from now on in ``path``.
+
+    One JSON line when the browser's request for a run reaches the server (``request``) and one when the run ends
+    (``end``), with the wall-clock time, the session's id and its signed-in user's e-mail.
 
     Notes
     -----
@@ -73,8 +74,9 @@ def _write(target: Path, session, kind: str, how: str = "") -> None:
 
 def server_shares(lines: list[dict], user: str, windows: list[tuple[float, float]],
                   sent: list[float] = ()) -> list[float | None]:
-    """Per window (a page load's start and end, wall clock): seconds from the first request of ``user``'s runs
-    in it to the last end, or None where none reached the server.
+    """Per window, seconds from the first request of ``user``'s runs in it to the last end.
+
+    A window is a page load's start and end, wall clock; None where no request reached the server.
 
     A request counts from the earlier of its arrival on the server's event loop and ``sent``, the times the
     browser sent a message (so a loop too busy to read the request at once is counted too).

@@ -90,8 +90,10 @@ def store(state: MutableMapping, key: str, reports: dict[str, Report]) -> None:
 
 
 def run(state: MutableMapping) -> dict[str, Report] | None:
-    """Run the evaluation behind the Results page's button: reuse cached results, else compute with an
-    ``st.progress`` bar. Input problems are shown as a friendly message (never a traceback).
+    """Run the evaluation behind the Results page's button.
+
+    Reuse cached results, else compute with an ``st.progress`` bar. Input problems are shown as a friendly message
+    (never a traceback).
     """
     key = current_run_key(state)
     if key is None:

@@ -17,8 +17,10 @@ NOTE = "cfg_preset_note"
 
 
 def apply_preset(state: MutableMapping, model_id: str) -> None:
-    """Set the draft's key (and the key widget) from the threat model ``model_id``; keep it when the preset matches
-    no column. The sentence that says what happened goes to ``state[NOTE]`` as ``(found_any, text)``.
+    """Set the draft's key (and the key widget) from the threat model ``model_id``.
+
+    Keep it when the preset matches no column. The sentence that says what happened goes to ``state[NOTE]`` as
+    ``(found_any, text)``.
 
     Notes
     -----

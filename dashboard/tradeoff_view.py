@@ -18,8 +18,9 @@ from privcore.report.tradeoff_figures import fidelity_figures, tradeoff_figure
 
 
 def tradeoff_view(reports: Mapping[str, object], rule: VerdictRule, name: str, key: str) -> None:
-    """The trade-off scatter of ``reports`` under ``rule`` and the fidelity figures of the table ``name``; when
-    no utility measure ran, what to choose to get them instead of an empty plot.
+    """The trade-off scatter of ``reports`` under ``rule`` and the fidelity figures of the table ``name``.
+
+    When no utility measure ran, what to choose to get them instead of an empty plot.
     """
     points = tradeoff_points(reports, rule)
     if not any(p.utility_score is not None for p in points):

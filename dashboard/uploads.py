@@ -224,8 +224,10 @@ def set_real(state: MutableMapping, table: LoadedTable) -> None:
 
 
 def inferred_schema(frame: pd.DataFrame) -> Schema:
-    """The settings proposed for a new real table: inferred types and, when the data suggest one, a
-    sensitive column (:func:`privcore.data.schema.suggest_sensitive`); the Configure page can change both.
+    """The settings proposed for a new real table: inferred types and maybe a sensitive column.
+
+    A sensitive column is proposed when the data suggest one (:func:`privcore.data.schema.suggest_sensitive`); the
+    Configure page can change both.
     """
     suggestion = suggest_sensitive(frame)
     return infer_schema(frame, sensitive=None if suggestion is None else suggestion.column)
@@ -294,8 +296,9 @@ def epsilon_problem(state: MutableMapping, name: str) -> str | None:
 
 
 def declared_epsilon(state: MutableMapping, name: str) -> float | None:
-    """The ε-differential-privacy guarantee declared for synthetic table ``name`` (None: none, or unusable,
-    which the Data page says).
+    """The ε-differential-privacy guarantee declared for synthetic table ``name``.
+
+    None: none, or unusable, which the Data page says.
     """
     try:
         return check_dp_epsilon(state.get(epsilon_key(name)))
@@ -321,8 +324,9 @@ def rename_synthetic(state: MutableMapping, old: str, new: str) -> str | None:
 
 
 def choose_default_metrics(state: MutableMapping) -> None:
-    """Select the quick preset for the loaded tables and mark the choice as the default, which follows the
-    data (:func:`dashboard.metric_choice.sync_selection`).
+    """Select the quick preset for the loaded tables and mark the choice as the default.
+
+    The default follows the data (:func:`dashboard.metric_choice.sync_selection`).
     """
     tables: Tables = state["tables"]
     state["selected_metrics"] = list(registry.quick_metrics(holdout=tables.holdout is not None))

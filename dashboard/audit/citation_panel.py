@@ -12,8 +12,10 @@ _ICONS = {"exposed": ":material/gpp_bad:", "suspect": ":material/warning:", "unk
 
 
 def audit_citations(state, table: str, real_hash: str) -> None:
-    """Under a table's verdict: each audit of a generator run in this session on this real table; the one
-    that made the table first. Nothing when no audit ran.
+    """The audits of a generator cited under a table's verdict; nothing when no audit ran.
+
+    Each audit run in this session of a generator on this real table is listed under the verdict, the one that made the
+    table first.
     """
     found = sorted(citations(state, real_hash), key=lambda c: not c.same_generator)
     for citation in found:

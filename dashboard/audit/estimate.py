@@ -29,8 +29,10 @@ MAX_CACHED_ESTIMATES = 32
 
 def estimate_key(design: str, content_hash: str, schema: Schema, name: str, settings: Mapping[str, Any],
                  budget: Any, whitebox: bool = False, stronger: bool = False) -> str:
-    """Cache key of one estimate: the design, the table's content hash, the schema, the generator, its settings,
-    the budget (a dataclass of the design's settings) and whether the white-box and the stronger attacks run.
+    """Cache key of one estimate.
+
+    It covers the design, the table's content hash, the schema, the generator, its settings, the budget (a dataclass of
+    the design's settings) and whether the white-box and the stronger attacks run.
     """
     parts = json.dumps(["estimate", design, content_hash, schema.to_dict(), name, dict(settings), asdict(budget)]
                        + (["whitebox"] if whitebox else []) + (["stronger"] if stronger else []),

@@ -1,8 +1,8 @@
-"""The Audit page's results for the shared design (Streamlit): the summary, the attacks side by side, the figure,
-the evidence for the most exposed people, the per-model and white-box readings, the per-record table and the JSON.
+"""The Audit page's results for the shared design (Streamlit).
 
-The logic (sentences, table, order) is :mod:`dashboard.audit.shared_view`; the figure is
-:func:`privcore.report.audit_figures.shared_audit_figure`.
+It shows the summary, the attacks side by side, the figure, the evidence for the most exposed people, the per-model and
+white-box readings, the per-record table and the JSON. The logic (sentences, table, order) is
+:mod:`dashboard.audit.shared_view`; the figure is :func:`privcore.report.audit_figures.shared_audit_figure`.
 """
 
 from __future__ import annotations

@@ -89,8 +89,10 @@ STRONGER_HELP = ("Two more attacks on the same synthetic outputs, no model acces
 
 def audit_key(content_hash: str, schema: Schema, name: str, settings: Mapping[str, Any],
               shared_settings: SharedSettings, whitebox: bool = False, stronger: bool = False) -> str:
-    """Cache key of one shared audit: the design, the table's content hash, the schema, the generator, every setting
-    and whether the white-box attack runs.
+    """Cache key of one shared audit.
+
+    It covers the design, the table's content hash, the schema, the generator, every setting and whether the white-box
+    attack runs.
 
     Notes
     -----
@@ -107,8 +109,9 @@ def run_audit(real: pd.DataFrame, schema: Schema, name: str, settings: Mapping[s
               shared_settings: SharedSettings,
               progress: Callable[[float, str], None] | None = None,
               whitebox: bool = False, stronger: bool = False) -> tuple[SharedAuditReport | None, str | None]:
-    """Run the shared audit in the worker pool (with the white-box attack when ``whitebox``); ``(report, None)``,
-    or ``(None, message)`` (never a traceback).
+    """Run the shared audit in the worker pool (with the white-box attack when ``whitebox``).
+
+    Returns ``(report, None)``, or ``(None, message)`` (never a traceback).
     """
     try:
         report = compute.run_job(jobs.audit_generator_shared, real, schema, name, dict(settings), shared_settings,
@@ -152,8 +155,9 @@ def summary_lines(summary: Mapping[str, Any]) -> list[str]:
 
 
 def stronger_lines(report: SharedAuditReport) -> list[str]:
-    """The stronger black-box attacks' shares (:mod:`privcore.audit.stronger`) in words, each beside today's
-    attack's and what chance gives it; empty when they did not run.
+    """The stronger black-box attacks' shares (:mod:`privcore.audit.stronger`) in words.
+
+    Each stands beside today's attack's share and what chance gives it; empty when they did not run.
 
     >>> from privcore.audit import StrongerResult
     >>> shares = lambda s, c: {"share_interval_above_0.5": s, "chance_share_interval_above_0.5": c}
@@ -176,8 +180,9 @@ def stronger_lines(report: SharedAuditReport) -> list[str]:
 
 
 def stronger_sentence(report: SharedAuditReport) -> str | None:
-    """What the stronger attacks say, in one sentence for the box beside the DCR test and today's attack (None
-    when they did not run).
+    """What the stronger attacks say, in one sentence (None when they did not run).
+
+    The sentence goes in the box beside the DCR test and today's attack.
     """
     strong = getattr(report, "stronger", None)
     if strong is None:
@@ -240,8 +245,10 @@ def exposure_order(report: SharedAuditReport) -> list[int]:
 
 
 def records_frame(report: SharedAuditReport) -> pd.DataFrame:
-    """One line per audited record, the most exposed first (:func:`exposure_order`); each record's AUC under the
-    meta-classifier and, after a white-box attack, under it too (over the models, as today's AUC).
+    """One line per audited record, the most exposed first (:func:`exposure_order`).
+
+    Each line gives the record's AUC under the meta-classifier and, after a white-box attack, under it too (over the
+    models, like today's AUC).
     """
     white = getattr(report, "whitebox", None)  # a report pickled without the white-box attack has none
     white_auc = {r["row"]: r["auc"] for r in white.records} if white is not None else None

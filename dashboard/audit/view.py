@@ -169,8 +169,10 @@ def changed_settings(spec: GeneratorSpec, values: Mapping[str, Any]) -> dict[str
 
 
 def generator_problem(name: str, settings: Mapping[str, Any], schema: Schema, real: pd.DataFrame) -> str | None:
-    """The named error a generator's settings give (a value out of range, two that exclude each other), the
-    install command of one whose extra is missing, or None.
+    """The named error a generator's settings give, the install command of a missing extra, or None.
+
+    A named error is a value out of range or two values that exclude each other; the install command is for a generator
+    whose extra is missing.
     """
     missing = not_installed(get_generator_spec(name))
     if missing:
@@ -231,8 +233,9 @@ def store(state: MutableMapping, key: str, report: AuditReport) -> None:
 
 
 def throttled(update: Callable[[float, str], None], steps: int = 100) -> Callable[[float, str], None]:
-    """``update`` called only when the fraction reaches another of ``steps`` steps (about ``steps``
-    messages to the browser at most, however many models an audit trains).
+    """``update`` called only when the fraction reaches another of ``steps`` steps.
+
+    That is about ``steps`` messages to the browser at most, however many models an audit trains.
 
     >>> seen = []
     >>> tick = throttled(lambda f, m: seen.append(f), steps=4)
@@ -289,8 +292,10 @@ def explanation_markdown(write: Callable[[str], Any]) -> None:
 
 
 def verdict_level(summary: Mapping[str, Any]) -> str:
-    """How to show the verdict: ``"error"`` (a target clearly exposed), ``"warning"`` (suspect, or no attack
-    at all) or ``"success"`` (no target stood out), from :func:`privcore.evaluation.verdict.audit_severity`.
+    """How to show the verdict: ``"error"``, ``"warning"`` or ``"success"``.
+
+    ``"error"`` when a target is clearly exposed, ``"warning"`` when one is suspect or there was no attack at all, and
+    ``"success"`` when no target stood out; from :func:`privcore.evaluation.verdict.audit_severity`.
 
     >>> verdict_level({"share_auc_above_0.8": 0.0, "share_auc_above_0.6": 0.2, "chance_share_above_0.6": 0.22})
     'success'
@@ -351,8 +356,10 @@ def _interval(pair: Any) -> str:
 
 
 def targets_frame(report: AuditReport) -> pd.DataFrame:
-    """One line per target: real row, how chosen, vulnerability, AUC with interval, TPR at each FPR level, the
-    ε the attack rules out, and the model counts.
+    """One line per target, with its real row, numbers and model counts.
+
+    Each line gives the real row, how it was chosen, the vulnerability, the AUC with its interval, the TPR at each FPR
+    level, the ε the attack rules out, and the model counts.
     """
     lines = []
     for t in report.targets:

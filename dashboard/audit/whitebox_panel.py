@@ -1,6 +1,7 @@
-"""The Audit page's section for the white-box attack of a shared audit (Streamlit): the threat model, the results in
-words, the per-model figure and table. Logic in :mod:`dashboard.audit.whitebox_view`; the figure is
-:func:`privcore.report.whitebox_figures.whitebox_figure`.
+"""The Audit page's section for the white-box attack of a shared audit (Streamlit).
+
+It shows the threat model, the results in words, the per-model figure and table. Logic in
+:mod:`dashboard.audit.whitebox_view`; the figure is :func:`privcore.report.whitebox_figures.whitebox_figure`.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
-"""The Audit page's logic for the white-box attack (:mod:`privcore.audit.whitebox`): whether a generator offers it,
-and its results in words and as a table. Never imports Streamlit; the page's section is
-:mod:`dashboard.audit.whitebox_panel`.
+"""The Audit page's logic for the white-box attack (:mod:`privcore.audit.whitebox`).
+
+It says whether a generator offers it, and gives its results in words and as a table. Never imports Streamlit; the
+page's section is :mod:`dashboard.audit.whitebox_panel`.
 """
 
 from __future__ import annotations
@@ -73,8 +74,10 @@ def summary_lines(result: WhiteBoxResult) -> list[str]:
 
 
 def models_frame(result: WhiteBoxResult) -> pd.DataFrame:
-    """One line per target model: its members and non-members, the AUC with its interval and the TPR at each FPR
-    (empty where too few non-members measure it).
+    """One line per target model, with its AUC and the TPR at each FPR.
+
+    Each line gives the model's members and non-members, the AUC with its interval and the TPR at each FPR (empty where
+    too few non-members measure it).
     """
     lines = []
     for m in result.models:

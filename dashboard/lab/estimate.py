@@ -25,8 +25,9 @@ TIMINGS = "lab_timings"
 
 @dataclass(frozen=True)
 class Timing:
-    """Seconds of the first evaluation on this table (it also computes the passes every run shares) and of
-    a second one (what each further synthetic table costs).
+    """Seconds of the first evaluation on this table and of a second one.
+
+    The first also computes the passes every run shares; the second is what each further synthetic table costs.
     """
 
     first: float
@@ -72,8 +73,10 @@ def generated_probe_tables(real: pd.DataFrame, holdout: pd.DataFrame | None, sch
 
 
 def timing(state: MutableMapping, key: str, measure: Callable[[], Timing]) -> tuple[Timing | None, str | None]:
-    """The timing under ``key``, measured once per session; or None and the message of the input error the
-    measurement ran into (the lab would run into it too, e.g. a supplied table whose columns differ).
+    """The timing under ``key``, measured once per session; or None and the message of an input error.
+
+    The message is that of the input error the measurement ran into (the lab would run into it too, e.g. a supplied
+    table whose columns differ).
 
     Notes
     -----

@@ -99,8 +99,9 @@ def guarded(call: Callable[[], Any]) -> tuple[Any, str | None]:
 def run_generated(real: pd.DataFrame, holdout: pd.DataFrame | None, schema: Schema, settings: Mapping[str, Any],
                   *, params: Mapping[str, Any] | None = None, names: Mapping[str, str] | None = None,
                   progress: Callable[[float, str], None] | None = None) -> tuple[LabResult | None, str | None]:
-    """:func:`privcore.lab.run` with the checked settings, in a worker process (:mod:`dashboard.compute`);
-    ``progress(fraction, message)`` moves a bar. ``(result, None)`` or ``(None, message)``.
+    """:func:`privcore.lab.run` with the checked settings, in a worker process (:mod:`dashboard.compute`).
+
+    ``progress(fraction, message)`` moves a bar. Returns ``(result, None)`` or ``(None, message)``.
     """
     return guarded(lambda: compute.run_job(
         jobs.lab_generated, real, schema, holdout=holdout, leaks=settings["leaks"], levels=settings["levels"],

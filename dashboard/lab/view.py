@@ -71,8 +71,9 @@ def levels_text(levels: Iterable[float]) -> str:
 
 
 def leak_choices(schema: Schema) -> tuple[list[str], dict[str, str]]:
-    """The leak types that can run on this schema, and for the others why not (``attribute_leak`` needs a
-    sensitive column).
+    """The leak types that can run on this schema, and for the others why not.
+
+    For example ``attribute_leak`` needs a sensitive column.
     """
     available, unavailable = [], {}
     for leak in LADDER:
@@ -89,8 +90,9 @@ def leak_description(leak: str) -> str:
 
 
 def metric_options() -> list[str]:
-    """Every registered privacy metric id, in the registry's display order (the lab measures which metric notices
-    which leak by its risk; utility measures have none).
+    """Every registered privacy metric id, in the registry's display order.
+
+    The lab measures which metric notices which leak by its risk; utility measures have none.
     """
     return [m for m in registry.metric_ids() if not registry.is_utility(registry.get(m))]
 

@@ -50,8 +50,10 @@ def _store() -> session_store.SessionStore:
 
 
 def _live_state():
-    """The session's own state mapping (not the ``st.session_state`` proxy, which always resolves to the
-    session running *now*): the store must keep pointing at this session after another one runs.
+    """The session's own state mapping (not the ``st.session_state`` proxy).
+
+    The proxy always resolves to the session running *now*: the store must keep pointing at this session after another
+    one runs.
     """
     ctx = get_script_run_ctx(suppress_warning=True)
     return None if ctx is None else ctx.session_state
@@ -122,9 +124,10 @@ def _drop_work(state) -> None:
 
 
 def _restore_presented_id(state, store: session_store.SessionStore, owner: str | None) -> str:
-    """The id of the URL, else of the cookie, if the store still has it for ``owner``; else a new one. A
-    dead id in the URL is reported even when the cookie brings back other work: the link the user followed
-    is stale. A live id of someone else in the URL is reported as such, and never restored.
+    """The id of the URL, else of the cookie, if the store still has it for ``owner``; else a new one.
+
+    A dead id in the URL is reported even when the cookie brings back other work: the link the user followed is stale. A
+    live id of someone else in the URL is reported as such, and never restored.
     """
     from_url = st.query_params.get(QUERY_KEY)
     stale = None  # the notice about the URL's link: "expired" or "foreign"
@@ -179,8 +182,9 @@ def _cookie() -> str | None:
 
 
 def keep_alive(state) -> None:
-    """Count a long computation as use, so that its session does not expire while it runs (call it from
-    progress updates; it is cheap).
+    """Count a long computation as use, so that its session does not expire while it runs.
+
+    Call it from progress updates; it is cheap.
     """
     sid = state.get(ID_KEY)
     if sid is not None and _live_state() is not None:

@@ -150,8 +150,9 @@ def _setting(name: str):
 
 
 def viewer_owner() -> str | None:
-    """:func:`dashboard.session.store.owner_token` of the signed-in viewer, or None (not signed in, or the
-    provider gave no subject).
+    """:func:`dashboard.session.store.owner_token` of the signed-in viewer, or None.
+
+    None when the viewer is not signed in, or the provider gave no subject.
     """
     try:
         if not st.user.is_logged_in:

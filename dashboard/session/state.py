@@ -61,8 +61,9 @@ def content_hash(frame: pd.DataFrame) -> str:
 
 
 def run_key(tables: Tables, schema_dict: dict, metric_ids: list[str], params: dict) -> str:
-    """Cache key of one evaluation run: the data's hashes plus every setting (a table given as a
-    parameter, such as the membership attacks' reference, counts by its content hash).
+    """Cache key of one evaluation run: the data's hashes plus every setting.
+
+    A table given as a parameter, such as the membership attacks' reference, counts by its content hash.
     """
     settings = json.dumps([schema_dict, sorted(metric_ids), params], sort_keys=True, default=_settings_value)
     return hashlib.sha256((tables.fingerprint() + settings).encode()).hexdigest()[:16]

@@ -145,8 +145,10 @@ class SessionStore:
     # -------------------------------------------------------------------------------------- writes
     def attach(self, session_id: str, state: MutableMapping,
                keys: Callable[[MutableMapping], Iterable[str]], owner: str | None = None) -> bool:
-        """Make ``state`` the live state behind ``session_id``: a new entry bound to ``owner``, or (for a
-        session that restored the id) the entry's current state, the earlier one kept weakly.
+        """Make ``state`` the live state behind ``session_id``.
+
+        Either a new entry bound to ``owner``, or (for a session that restored the id) the entry's current state, the
+        earlier one kept weakly.
 
         Returns False, changing nothing, when the entry belongs to another owner.
         """
@@ -163,9 +165,10 @@ class SessionStore:
             return True
 
     def touch(self, session_id: str, state: MutableMapping | None = None, owner: str | None = None) -> bool:
-        """Mark the entry as used now, by ``state`` if given (the session that ran last is the one a
-        reload gets back); False when there is no entry (never created, expired or forgotten) or it
-        belongs to another owner than ``owner``.
+        """Mark the entry as used now, by ``state`` if given.
+
+        The session that ran last is the one a reload gets back. False when there is no entry (never created, expired or
+        forgotten) or it belongs to another owner than ``owner``.
         """
         self.sweep()
         with self._lock:
@@ -202,8 +205,9 @@ class SessionStore:
 
     # --------------------------------------------------------------------------------------- reads
     def restore(self, session_id: str, owner: str | None = None) -> dict[str, object] | None:
-        """The user's work kept under ``session_id`` (key → value), or None if there is no live entry
-        or it belongs to another owner than ``owner``.
+        """The user's work kept under ``session_id`` (key → value), or None.
+
+        None if there is no live entry or it belongs to another owner than ``owner``.
 
         Only the holder of the id (and, with sign-in on, only its owner) gets anything: there is no
         listing and no lookup by anything else.
@@ -226,8 +230,9 @@ class SessionStore:
         return restored
 
     def belongs_to_other(self, session_id: str | None, owner: str | None) -> bool:
-        """True when ``session_id`` is a live entry of someone other than ``owner`` (the page then says
-        so instead of calling the link expired). Tells nothing else about the entry.
+        """True when ``session_id`` is a live entry of someone other than ``owner``.
+
+        The page then says so instead of calling the link expired. Tells nothing else about the entry.
         """
         if not session_id:
             return False
@@ -291,8 +296,9 @@ def _clear(entry: _Entry) -> None:
 
 
 class Sweeper:
-    """A daemon thread that sweeps a store at a fixed interval, so that expired data is deleted even
-    when nobody uses the app (a page run sweeps too).
+    """A daemon thread that sweeps a store at a fixed interval.
+
+    Expired data is thus deleted even when nobody uses the app (a page run sweeps too).
     """
 
     def __init__(self, store: SessionStore, interval: float) -> None:
