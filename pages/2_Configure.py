@@ -1,8 +1,8 @@
-"""Configure page: column types, which columns to analyse, key (or a "what the attacker knows" preset,
-``dashboard.threat_presets``), sensitive column, pairing, options.
+"""Configure page: column types, columns to analyse, key, sensitive column, pairing, options.
 
-The form lives in ``st.session_state["schema_draft"]``; every run rebuilds the schema from it, validates it
-and stores it in ``st.session_state["schema"]`` only when it is valid.
+The key can come from a "what the attacker knows" preset (``dashboard.threat_presets``). The form lives in
+``st.session_state["schema_draft"]``; every run rebuilds the schema from it, validates it and stores it in
+``st.session_state["schema"]`` only when it is valid.
 """
 
 import streamlit as st

@@ -1,8 +1,8 @@
-"""Metrics page: every registered metric by family, whether it can run on the loaded data, presets,
-and the parameters of the selected metrics.
+"""Metrics page: every registered metric by family, whether it can run, presets and parameters.
 
-The choice is stored in ``st.session_state["selected_metrics"]`` and the changed parameters in
-``metric_params`` (see :mod:`dashboard.metric_choice`).
+It says whether each metric can run on the loaded data and shows the parameters of the selected metrics. The choice is
+stored in ``st.session_state["selected_metrics"]`` and the changed parameters in ``metric_params`` (see
+:mod:`dashboard.metric_choice`).
 """
 
 import streamlit as st
