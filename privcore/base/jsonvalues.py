@@ -19,8 +19,9 @@ def finite_or_none(value: Any) -> float | None:
 
 
 def without_timings(value: Any) -> Any:
-    """A JSON document (report, lab, audit) with every ``"seconds"`` entry left out, recursively: the only
-    values that differ between two runs of the same computation, so that reports can be compared.
+    """A JSON document (report, lab, audit) with every ``"seconds"`` entry left out, recursively.
+
+    Those are the only values that differ between two runs of the same computation, so that reports can be compared.
 
     Examples
     --------

@@ -1,5 +1,6 @@
-"""``log Σ exp`` along the rows of a finite matrix: SciPy's ``logsumexp(a, axis=1)`` with the same floating-point
-operations, without its generic overhead.
+"""``log Σ exp`` along the rows of a finite matrix.
+
+SciPy's ``logsumexp(a, axis=1)`` with the same floating-point operations, without its generic overhead.
 """
 
 from __future__ import annotations

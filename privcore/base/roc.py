@@ -1,5 +1,7 @@
-"""ROC curves and AUC from scores and labels, the one implementation behind every membership attack and the
-generator audit: ties count one half, and many resampled statistics come from one pass over ranked counts.
+"""ROC curves and AUC from scores and labels.
+
+The one implementation behind every membership attack and the generator audit: ties count one half, and many resampled
+statistics come from one pass over ranked counts.
 """
 
 from __future__ import annotations
@@ -54,8 +56,9 @@ class RocStatistics:
 
 
 def _shared_labels(labels: np.ndarray, shape: tuple[int, int]) -> np.ndarray | None:
-    """The labels as one boolean row when every replicate has the same (a bootstrap with the classes as
-    strata, a broadcast row), else None.
+    """The labels as one boolean row when every replicate has the same, else None.
+
+    Every replicate has the same labels for a bootstrap with the classes as strata, or a broadcast row.
     """
     labels = np.asarray(labels)
     if labels.ndim == 1:
