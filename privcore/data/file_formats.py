@@ -1,5 +1,6 @@
-"""Read an uploaded table's bytes and tell its format: size limits, gzip, Parquet and Excel (text tables are
-read by :mod:`privcore.data.text_tables`).
+"""Read an uploaded table's bytes and tell its format.
+
+Size limits, gzip, Parquet and Excel (text tables are read by :mod:`privcore.data.text_tables`).
 """
 
 from __future__ import annotations

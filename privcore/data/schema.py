@@ -442,17 +442,20 @@ _TYPE_OF = np.frompyfunc(type, 1, 1)
 
 
 def _distinct_texts(values: np.ndarray) -> np.ndarray:
-    """The category text of each value, written once per distinct value (values that are equal as keys must
-    have equal texts).
+    """The category text of each value, written once per distinct value.
+
+    Values that are equal as keys must have equal texts.
     """
     codes, uniques = pd.factorize(values)
     return np.array([_category_text(v) for v in uniques] + [""], dtype=object)[codes]
 
 
 def _texts_by_type(values: np.ndarray, kinds: np.ndarray) -> np.ndarray:
-    """The category text of each value of a column of mixed kinds: the values of one plain type (str, int,
-    float, bool and numpy's numbers), where equal values have equal texts, are written once per distinct value;
-    any other type (a Decimal: 1.0 and 1 are equal keys with different texts) value by value.
+    """The category text of each value of a column of mixed kinds.
+
+    The values of one plain type (str, int, float, bool and numpy's numbers), where equal values have equal texts, are
+    written once per distinct value; any other type (a Decimal: 1.0 and 1 are equal keys with different texts) value by
+    value.
     """
     texts = np.empty(len(values), dtype=object)
     codes, distinct = pd.factorize(kinds)  # (comparing an array with a numpy type object would not work)

@@ -1,6 +1,8 @@
-"""Check loaded tables against each other: the same columns, no column without values, the same kind
-(numeric or text) of every column in every table, enough rows. Each problem is raised as an
-:class:`privcore.base.errors.InputError` subclass whose message names the table and says what to do.
+"""Check loaded tables against each other.
+
+The same columns, no column without values, the same kind (numeric or text) of every column in every table, enough rows.
+Each problem is raised as an :class:`privcore.base.errors.InputError` subclass whose message names the table and says
+what to do.
 """
 
 from __future__ import annotations

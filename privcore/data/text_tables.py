@@ -1,5 +1,6 @@
-"""Read a delimited text table (CSV, TSV and the like): decode the bytes, refuse binary files, find the
-delimiter, and explain the parser's errors.
+"""Read a delimited text table (CSV, TSV and the like).
+
+Decode the bytes, refuse binary files, find the delimiter, and explain the parser's errors.
 """
 
 from __future__ import annotations
@@ -25,8 +26,9 @@ _CONTROL_CHARS = frozenset(
 
 
 def read_text(data: bytes, name: str) -> tuple[list, pd.DataFrame]:
-    """The header and the body of a delimited text table (see :func:`privcore.data.io.load_table`'s Notes on
-    encodings and delimiters).
+    """The header and the body of a delimited text table.
+
+    See :func:`privcore.data.io.load_table`'s Notes on encodings and delimiters.
 
     Parameters
     ----------

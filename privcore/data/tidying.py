@@ -1,6 +1,7 @@
-"""Turn a table's header row and body, as read from any format, into the tidy frame :func:`privcore.data.io.load_table`
-returns: names and text stripped, missing tokens as NaN, numbers typed, and a first row that looks like data
-rather than column names refused.
+"""Turn a table's header row and body, as read from any format, into a tidy frame.
+
+The frame :func:`privcore.data.io.load_table` returns: names and text stripped, missing tokens as NaN, numbers typed,
+and a first row that looks like data rather than column names refused.
 """
 
 from __future__ import annotations

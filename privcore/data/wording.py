@@ -1,5 +1,6 @@
-"""The wording shared by the messages of loading and checking tables, so that every message names the file
-and says what to do in the same phrasing.
+"""The wording shared by the messages of loading and checking tables.
+
+Every message thus names the file and says what to do in the same phrasing.
 """
 
 from __future__ import annotations
