@@ -1,7 +1,8 @@
-"""What the sub-commands share when they run: ``--param``, the schema of the type and role options, ``--seed``,
-``--workers`` and ``--device`` checked before any table is read, the report paths and the progress line. Only a
-sub-command that runs imports it (not ``--help``), so it imports what it needs at its top; the exit codes, the parser
-class and the options are in :mod:`privcore.cli.parsers`.
+"""What the sub-commands share when they run.
+
+``--param``, the schema of the type and role options, ``--seed``, ``--workers`` and ``--device`` checked ahead of
+reading any table, the report paths and the progress line. Only a running sub-command imports it (not ``--help``), so it
+imports what it needs at its top; exit codes, parser class and options are in :mod:`privcore.cli.parsers`.
 """
 
 from __future__ import annotations

@@ -223,8 +223,10 @@ attack's, so that no share is compared with chance twice.</p>
 
 
 def _per_model_html(document: dict[str, Any]) -> str:
-    """Each attack read per trained model: the median and range of its TPR at FPR 0 over the models, beside what
-    chance gives, and its median AUC (empty for a document without the per-model reading).
+    """Each attack read per trained model: its TPR at FPR 0 over the models, and its median AUC.
+
+    The median and range of its TPR at FPR 0 over the models, beside what chance gives, and its median AUC (empty for a
+    document without the per-model reading).
     """
     stronger = document.get("stronger") or {}
     white = document.get("whitebox")
@@ -253,8 +255,9 @@ the share of members an attack names without wrongly naming one non-member.</p>
 
 
 def _whitebox_html(white: dict[str, Any] | None) -> str:
-    """The white-box attack's section of the shared audit's page: the threat model, the rates over the models and
-    one line per model (empty without the attack).
+    """The white-box attack's section of the shared audit's page (empty without the attack).
+
+    The threat model, the rates over the models and one line per model.
     """
     if not white:
         return ""

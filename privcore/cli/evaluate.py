@@ -1,5 +1,6 @@
-"""``python -m privcore evaluate``: score a synthetic table against the real one (product.md "Python API and
-command line").
+"""``python -m privcore evaluate``: score a synthetic table against the real one.
+
+See product.md "Python API and command line".
 """
 
 from __future__ import annotations

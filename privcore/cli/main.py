@@ -1,7 +1,7 @@
-"""Command line: ``python -m privcore evaluate|metrics|demo|schema|audit|lab`` (product.md "Python API and
-command line").
+"""Command line: ``python -m privcore evaluate|metrics|demo|schema|audit|lab``.
 
-Exit codes: 0 success, 2 bad input (one line on stderr naming the file and column), 1 internal error.
+See product.md "Python API and command line". Exit codes: 0 success, 2 bad input (one line on stderr naming the file and
+column), 1 internal error.
 """
 
 from __future__ import annotations

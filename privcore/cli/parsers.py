@@ -1,6 +1,8 @@
-"""The parser of ``python -m privcore``: the exit codes, the parser class that exits 2 on a usage error, and every
-sub-command's options (``add_<name>_parser``), with nothing heavier than argparse, so that ``--help`` and a usage
-error cost no more than this module; :mod:`privcore.cli.main` imports the sub-command that runs only then.
+"""The parser of ``python -m privcore``: exit codes, parser class and every sub-command's options.
+
+The parser class exits 2 on a usage error; options come from ``add_<name>_parser``. Nothing heavier than argparse, so
+``--help`` and a usage error cost no more than this module; :mod:`privcore.cli.main` imports the sub-command that runs
+only then.
 """
 
 from __future__ import annotations
@@ -197,9 +199,10 @@ def add_audit_parser(sub) -> None:
 
 
 def add_lab_parser(sub) -> None:
-    """Register the ``lab`` subcommand; its options are added when it parses or shows its help
-    (:class:`Parser`), because their defaults come from the generators and the lab, which
-    the other sub-commands do not need (they cost about 0.1 s at start-up).
+    """Register the ``lab`` subcommand; its options are added when it parses or shows its help.
+
+    See :class:`Parser`. Their defaults come from the generators and the lab, which the other sub-commands do not need
+    (they cost about 0.1 s at start-up).
 
     Notes
     -----

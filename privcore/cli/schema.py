@@ -1,5 +1,6 @@
-"""``python -m privcore schema``: the JSON Schema of the report that ``evaluate --json`` writes (it loads the lab's
-and the audit's schemas too, which ``metrics`` does not need).
+"""``python -m privcore schema``: the JSON Schema of the report that ``evaluate --json`` writes.
+
+It loads the lab's and the audit's schemas too, which ``metrics`` does not need.
 """
 
 from __future__ import annotations
