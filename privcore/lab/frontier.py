@@ -109,8 +109,10 @@ def _spread(values: Sequence[float | None]) -> tuple[float | None, float | None,
 
 
 def frontier_curve(runs: Sequence[FrontierRun]) -> dict[str, list[dict[str, Any]]]:
-    """Per leak (and the fresh-sample reference), one point per level: mean, lowest and highest privacy
-    evidence and utility over the seeds, in the order the levels were first met.
+    """Per leak (and the fresh-sample reference), one point per level.
+
+    Each point has the mean, lowest and highest privacy evidence and utility over the seeds, in the order the levels
+    were first met.
 
     The utility is relative to a fresh sample when every run of the lab has one, else the raw score
     (``"utility_kind"``: ``"relative"`` or ``"score"``).

@@ -93,8 +93,9 @@ def in_daemon_process() -> bool:
 
 def run_tasks(setup: EvaluationSetup, tasks: Iterator[Task], *, workers: int, client: Any = None,
               on_done: Callable[[int, Outcome], None]) -> None:
-    """Evaluate every task on ``workers`` processes or on the Dask ``client``; ``on_done(position, outcome)``
-    is called on the calling thread as each finishes (in any order).
+    """Evaluate every task on ``workers`` processes or on the Dask ``client``.
+
+    ``on_done(position, outcome)`` is called on the calling thread as each finishes (in any order).
 
     At most two tasks per worker are in flight, so only that many synthetic tables are held at once.
 

@@ -411,8 +411,9 @@ def run_ladder(
 
 
 def _privacy_and_utility(ids: list[str], utility: bool) -> tuple[list[str], list[str]]:
-    """The privacy metrics the lab compares and the utility measures of its frontier
-    (:func:`privcore.lab.frontier.split_utility`); :class:`LabError` when no privacy metric is left.
+    """The privacy metrics the lab compares and the utility measures of its frontier.
+
+    See :func:`privcore.lab.frontier.split_utility`; :class:`LabError` when no privacy metric is left.
     """
     privacy, measures = split_utility(ids, utility)
     if not privacy:
@@ -469,8 +470,9 @@ def _evaluate_jobs(evaluator, ids, seeds_used, progress, jobs, training, types, 
 
 def _evaluate_jobs_as_tasks(evaluator, ids, seeds_used, progress, jobs, training, types, count, workers,
                             client) -> list[LabRun]:
-    """As :func:`_evaluate_jobs`, each distinct (table, seed) one task; the result is the same, in the same
-    order (outcomes are recorded in the sequential order once all have arrived).
+    """Like :func:`_evaluate_jobs`, each distinct (table, seed) one task; the same result, in the same order.
+
+    Outcomes are recorded in the sequential order once all have arrived.
     """
     total = sum((count or {}).get(level, len(seeds_used)) for _, level, _, _ in jobs)
     plan, first, outcomes, done = [], {}, {}, 0

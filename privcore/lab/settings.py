@@ -111,8 +111,9 @@ def check_levels(levels: str | Iterable[Any]) -> list[float]:
 
 
 def check_seeds(seeds: Any) -> int:
-    """The number of seeds, a whole number from 1 to :data:`MAX_SEEDS` (a text of one too); :class:`SeedsError`
-    otherwise.
+    """The number of seeds, a whole number from 1 to :data:`MAX_SEEDS`; :class:`SeedsError` otherwise.
+
+    A text of one is accepted too.
 
     >>> check_seeds(" 3"), check_seeds(3)
     (3, 3)

@@ -107,8 +107,10 @@ def detection_level(levels: Sequence[float], passed: Sequence[bool]) -> float | 
 
 
 def rises(values: Sequence[float], reference: Sequence[float], margin: float = DEFAULT_MARGIN) -> bool:
-    """A rise that does not separate: the mean exceeds the reference mean by more than ``margin`` and the AUC
-    is at least :data:`RISING_AUC`, but some value is within the reference's spread (:func:`separated` fails).
+    """A rise that does not separate.
+
+    The mean exceeds the reference mean by more than ``margin`` and the AUC is at least :data:`RISING_AUC`, but some
+    value is within the reference's spread (:func:`separated` fails).
 
     The summary sentence says such a leak raises the metric "but not beyond seed noise": a consistent shift
     smaller than the margin is no rise, and a rise that separates is a detection.
