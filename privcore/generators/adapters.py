@@ -18,8 +18,9 @@ __all__ = ["SDVAdapter", "as_generator"]
 
 
 def seed_global_state(seed: int) -> None:
-    """Seed the global random state SDV-style synthesizers draw from: Python's, numpy's legacy one and,
-    if it is already imported, torch's.
+    """Seed the global random state SDV-style synthesizers draw from.
+
+    That is Python's, numpy's legacy one and, if it is already imported, torch's.
     """
     random.seed(seed)
     np.random.seed(seed % 2**32)
@@ -29,16 +30,19 @@ def seed_global_state(seed: int) -> None:
 
 
 def table_seed(table: pd.DataFrame) -> int:
-    """A seed from a table's content, so that fitting on the same table trains the same model and fitting
-    on another table (an audit's next shadow model) draws other initial weights.
+    """A seed from a table's content.
+
+    Fitting on the same table thus trains the same model and fitting on another table (an audit's next shadow model)
+    draws other initial weights.
     """
     hashes = pd.util.hash_pandas_object(table, index=False).to_numpy()
     return int(np.bitwise_xor.reduce(hashes) % np.uint64(2**31)) if hashes.size else 0
 
 
 def sdv_tables(synthesizer: Any) -> list[str] | None:
-    """The table names an SDV 2 synthesizer fits on and samples (``{name: DataFrame}``); None for SDV 1 and
-    other SDV-style objects, which take and return the DataFrame itself.
+    """The table names an SDV 2 synthesizer fits on and samples (``{name: DataFrame}``).
+
+    None for SDV 1 and other SDV-style objects, which take and return the DataFrame itself.
     """
     if type(synthesizer).__module__.split(".")[0] != "sdv":
         return None
@@ -50,8 +54,9 @@ def sdv_tables(synthesizer: Any) -> list[str] | None:
 
 
 def fit_sdv(synthesizer: Any, table: pd.DataFrame) -> None:
-    """``synthesizer.fit`` on a copy of ``table`` (SDV may rename columns in place), in the form its SDV
-    version wants, from global random state seeded by :func:`table_seed`.
+    """``synthesizer.fit`` on a copy of ``table``, in the form its SDV version wants.
+
+    A copy because SDV may rename columns in place; fitted from global random state seeded by :func:`table_seed`.
     """
     seed_global_state(table_seed(table))
     names = sdv_tables(synthesizer)
@@ -169,8 +174,9 @@ class SDVAdapter(_Wrapper):
 
 
 class _CheckedAdapter(_Wrapper):
-    """An outside object with ``fit`` and ``sample(n, seed)``; ``types`` passed on only if its ``fit`` takes
-    them.
+    """An outside object with ``fit`` and ``sample(n, seed)``.
+
+    ``types`` is passed on only if its ``fit`` takes them.
     """
 
     def __init__(self, inner: Any, name: str, pass_types: bool):

@@ -243,8 +243,9 @@ def check_level(level: Any, who: str) -> float:
 # checks
 # --------------------------------------------------------------------------------------------------
 def check_table(table: Any, who: str, role: str = "training table") -> pd.DataFrame:
-    """``table`` with a fresh index, once checked to be a DataFrame with rows and unique column names (else a
-    :class:`GeneratorError` or :class:`TooFewRowsError` naming ``who`` and ``role``).
+    """``table`` with a fresh index, once checked to be a DataFrame with rows and unique column names.
+
+    Else a :class:`GeneratorError` or :class:`TooFewRowsError` naming ``who`` and ``role``.
     """
     if not isinstance(table, pd.DataFrame):
         raise GeneratorError(f"{who} needs its {role} as a pandas DataFrame; got {type(table).__name__}.")
@@ -257,8 +258,9 @@ def check_table(table: Any, who: str, role: str = "training table") -> pd.DataFr
 
 
 def check_types(table: pd.DataFrame, types: Mapping[str, str] | None, who: str) -> dict[str, str]:
-    """Each column's type: from ``types`` (an unknown kind is refused, a column it does not name is
-    categorical), or guessed from the values when ``types`` is None.
+    """Each column's type: from ``types``, or guessed from the values when ``types`` is None.
+
+    From ``types``, an unknown kind is refused and a column it does not name is categorical.
     """
     if types is None:
         return {col: guess_column_type(table[col]).type for col in table.columns}

@@ -43,8 +43,9 @@ LEAK_SYNTHETIC_ATTR = "leaked_synthetic_rows"
 
 
 def record_leak(out: pd.DataFrame, real_rows, synthetic_rows) -> pd.DataFrame:
-    """``out`` with the training rows it leaks and where they landed recorded in its ``attrs`` (for tests and
-    the lab's ground truth).
+    """``out`` with the training rows it leaks and where they landed recorded in its ``attrs``.
+
+    For tests and the lab's ground truth.
     """
     out.attrs[LEAK_ATTR] = [int(i) for i in real_rows]
     out.attrs[LEAK_SYNTHETIC_ATTR] = [int(i) for i in synthetic_rows]
@@ -318,8 +319,9 @@ class AttributeLeak(_Ladder):
 
 
 class ValueReuse(_Ladder):
-    """A fresh sample in which a share ``level`` of the rows carry a training record's exact value of a nearly
-    unique numerical column (Adult's ``fnlwgt``).
+    """A fresh sample in which a share ``level`` of the rows carry a training record's exact value.
+
+    The value is that of a nearly unique numerical column (Adult's ``fnlwgt``).
 
     Everything else in each row stays a fresh real person's, so no synthetic row is near a training record and
     the distance and density attacks see next to nothing; the reused value itself gives its owner away (the

@@ -121,8 +121,10 @@ def _all_specs() -> dict[str, GeneratorSpec]:
 
 
 def list_generators() -> list[GeneratorSpec]:
-    """Every generator by name: the built-ins in listing order (those whose extra is missing included, see
-    :attr:`GeneratorSpec.installed`), then those the server admin registered in ``PRIVCORE_GENERATORS``.
+    """Every generator by name: the built-ins in listing order, then the server admin's.
+
+    The built-ins include those whose extra is missing (see :attr:`GeneratorSpec.installed`); then come those the server
+    admin registered in ``PRIVCORE_GENERATORS``.
 
     >>> [g.name for g in list_generators()][:4]
     ['exact_copy', 'fresh_sample', 'independent_histograms', 'dp_marginals']

@@ -129,7 +129,8 @@ class TableEncoding:
 
 
 def _key(value: object) -> str:
-    """A category's key, as :func:`~privcore.generators.base.category_codes` compares them: by text, every
-    missing value (None, NaN, NaT) one category.
+    """A category's key, as :func:`~privcore.generators.base.category_codes` compares them.
+
+    By text, every missing value (None, NaN, NaT) one category.
     """
     return "\x00missing" if pd.isna(value) else str(value)

@@ -17,8 +17,9 @@ __all__ = ["timestep_embedding", "MLPDenoiser"]
 
 
 def timestep_embedding(t: torch.Tensor, dim: int, max_period: float = 10_000.0) -> torch.Tensor:
-    """The sinusoidal embedding of Vaswani et al. (2017) as in guided diffusion: [cos(t·f_i), sin(t·f_i)],
-    frequencies f_i = max_period^(−i/(dim/2)); an odd ``dim`` gets a zero last column.
+    """The sinusoidal embedding of Vaswani et al. (2017) as in guided diffusion.
+
+    [cos(t·f_i), sin(t·f_i)], frequencies f_i = max_period^(−i/(dim/2)); an odd ``dim`` gets a zero last column.
     """
     half = dim // 2
     freqs = torch.exp(-math.log(max_period) * torch.arange(half, dtype=torch.float32, device=t.device) / half)
