@@ -33,12 +33,13 @@ def _thread(metric_id: str) -> str:
 
 
 def background_ids(ids: Iterable[str], workers: int, cluster, reuse) -> list[str]:
-    """The metrics of ``ids`` to run on the background thread: none on one core, with a Dask cluster (whose
-    workers already run the fits) or with passes shared between evaluations (the metric lab runs many
-    evaluations side by side), none when nothing else would run beside them, and none when a chosen metric
-    calls BLAS on several threads (one whose declaration leaves ``one_thread_blas`` False: BLAS's rounding
-    depends on its thread count, so a choice that includes one runs metric after metric, and the report never
-    depends on the number of workers).
+    """The metrics of ``ids`` to run on the background thread.
+
+    None on one core, with a Dask cluster (whose workers already run the fits) or with passes shared between evaluations
+    (the metric lab runs many evaluations side by side), none when nothing else would run beside them, and none when a
+    chosen metric calls BLAS on several threads (one whose declaration leaves ``one_thread_blas`` False: BLAS's rounding
+    depends on its thread count, so a choice that includes one runs metric after metric, and the report never depends on
+    the number of workers).
 
     Parameters
     ----------
@@ -95,8 +96,9 @@ def background_workers(metric_id: str, workers: int) -> int:
 
 
 def claimable_ids(ids: Iterable[str], in_background: list[str]) -> list[str]:
-    """The metrics of ``ids`` that the background thread may take once its own are done: none where nothing
-    runs in the background (those declared with ``thread="either"``).
+    """The metrics of ``ids`` that the background thread may take once its own are done.
+
+    None where nothing runs in the background (those declared with ``thread="either"``).
 
     Examples
     --------
@@ -145,8 +147,9 @@ class Beside:
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def take(self, metric_id: str, by: str = "here") -> bool:
-        """Claim ``metric_id`` for the calling thread (``by``: "here" or "background"): False where it is taken
-        already. A metric that is not claimable always runs where it is asked.
+        """Claim ``metric_id`` for the calling thread (``by``: "here" or "background"): False where it is taken already.
+
+        A metric that is not claimable always runs where it is asked.
         """
         if metric_id not in self.claimed:
             return True
@@ -163,8 +166,9 @@ class Beside:
                 self._owner.setdefault(metric_id, "nobody")
 
     def run_claimable(self, run: Callable[[str], object]) -> None:
-        """On the background thread, after its own metrics: run each claimable metric that the main thread has
-        not taken, in the order asked for, setting its future.
+        """On the background thread, after its own metrics: run each claimable metric the main thread has not taken.
+
+        They run in the order asked for, each setting its future.
         """
         for metric_id, future in self.claimed.items():
             if not self.take(metric_id, "background") or not future.set_running_or_notify_cancel():
@@ -175,8 +179,9 @@ class Beside:
                 future.set_exception(error)
 
     def collected(self) -> dict[str, Future]:
-        """Once the main thread has come to the end of the list: the results the background thread gives, its
-        own metrics first, then the claimable metrics it took.
+        """The results the background thread gives, once the main thread has come to the end of the list.
+
+        Its own metrics come first, then the claimable metrics it took.
         """
         self.close()
         with self._lock:
@@ -187,8 +192,9 @@ class Beside:
 @contextlib.contextmanager
 def running_in_background(ids: list[str], run: Callable[[str], object], prepare: Callable[[], bool],
                           claimable: list[str] | None = None):
-    """Start ``run(metric_id)`` for each of ``ids`` in turn on one background thread, then for each of
-    ``claimable`` that the calling thread has not taken (:meth:`Beside.take`); yield the :class:`Beside`.
+    """Start ``run(metric_id)`` for each of ``ids`` in turn on one background thread; yield the :class:`Beside`.
+
+    After ``ids``, the thread runs each of ``claimable`` that the calling thread has not taken (:meth:`Beside.take`).
 
     ``prepare()`` runs first, on the calling thread: it computes what the background metrics share with
     the others (the encoded tables), so that no cache is filled from two threads at once; where it returns

@@ -110,11 +110,12 @@ def estimate_seconds(metric_ids: Iterable[str], real_rows: int, synthetic_rows: 
 
 
 def _size_match_seconds(ids: list[str], real_rows: int, synthetic_rows: int, holdout_rows: int) -> float:
-    """The extra runs of the size-matched metrics (:mod:`privcore.evaluation.size_match`): each of their calibrated
-    costs covers the metric and its baseline, two runs at the tables' sizes; the comparison adds ten runs at the
-    smaller table's size where the sizes differ, and five to ten on the pooled tables where they are less than two
-    to one (counted as five: most comparisons settle on the first five; the demo's quick run, 3,000 rows per
-    table, took 1.47x as long with the comparison as without, three interleaved pairs on two busy cores).
+    """The extra runs of the size-matched metrics (:mod:`privcore.evaluation.size_match`).
+
+    Each of their calibrated costs covers the metric and its baseline, two runs at the tables' sizes; the comparison
+    adds ten runs at the smaller table's size where the sizes differ, and five to ten on the pooled tables where they
+    are less than two to one (counted as five: most comparisons settle on the first five; the demo's quick run, 3,000
+    rows per table, took 1.47x as long with the comparison as without, three interleaved pairs on two busy cores).
     """
     matched, larger = min(synthetic_rows, holdout_rows), max(synthetic_rows, holdout_rows)
     runs = (REPEATS if synthetic_rows != holdout_rows else 0) + (FIRST_SPREAD if larger < 2 * matched else 0)

@@ -346,8 +346,9 @@ def _evaluate_prepared(plan: EvaluationPlan) -> Report:
 
 
 def _encode_for_classifiers(shared: SharedComputation) -> bool:
-    """Encode every table in E ahead of the classifiers starting on their own thread (see
-    :mod:`privcore.evaluation.background`); False where E cannot be built (the metrics then say why).
+    """Encode every table in E ahead of the classifiers starting on their own thread.
+
+    See :mod:`privcore.evaluation.background`. False where E cannot be built (the metrics then say why).
     """
     try:
         shared.space("E")
@@ -543,7 +544,8 @@ def _run_measure(info, shared: SharedComputation, params, seed, strict, errors, 
 
 def _size_match(info, shared: SharedComputation, params, seed, result: MetricResult, strict,
                 errors) -> SizeMatch | None:
-    """``result`` and its baseline compared between like-sized tables (:mod:`privcore.evaluation.size_match`);
+    """``result`` and its baseline compared between like-sized tables (:mod:`privcore.evaluation.size_match`).
+
     None where a subsample cannot be scored (the excess is then the whole tables').
     """
     def risk_on(role: str) -> float:
@@ -606,9 +608,11 @@ def _to_result(info, output: MetricOutput, params, started) -> MetricResult:
 
 
 def tolerance_only_pairs(metric_ids: Iterable[str], has_holdout: bool) -> set[tuple[str, str, str]]:
-    """The pairs of tables (:func:`privcore.engine.context.pair_key`) whose extremes every metric of
-    ``metric_ids`` that has a pass between them reads only for the tie tolerance (``MetricInfo.tolerance_only``),
-    with their §5 baselines' pairs where a holdout is given.
+    """The pairs of tables whose extremes the metrics of ``metric_ids`` read only for the tie tolerance.
+
+    The pairs are :func:`privcore.engine.context.pair_key` keys; a pair is included where every metric of ``metric_ids``
+    that has a pass between them reads its extremes only for the tie tolerance (``MetricInfo.tolerance_only``), with
+    their §5 baselines' pairs where a holdout is given.
 
     Examples
     --------
@@ -633,15 +637,17 @@ def tolerance_only_pairs(metric_ids: Iterable[str], has_holdout: bool) -> set[tu
 
 
 def _in_baseline(passes) -> list[tuple[str, str, str]]:
-    """Passes as a §5 baseline reads them: the holdout in place of the synthetic table (passes that already
-    read the holdout have no baseline counterpart).
+    """Passes as a §5 baseline reads them: the holdout in place of the synthetic table.
+
+    Passes that already read the holdout have no baseline counterpart.
     """
     return [tuple("holdout" if role == "synthetic" else role for role in p) for p in passes if "holdout" not in p]
 
 
 def planned_passes(metric_ids: Iterable[str], has_holdout: bool) -> set[tuple[str, str, str]]:
-    """The neighbour passes the metrics ``metric_ids`` declare (``MetricInfo.passes``), with their §5
-    baselines' passes (the holdout in place of the synthetic table) where a holdout is given.
+    """The neighbour passes the metrics ``metric_ids`` declare (``MetricInfo.passes``).
+
+    With their §5 baselines' passes (the holdout in place of the synthetic table) where a holdout is given.
 
     Examples
     --------

@@ -134,8 +134,9 @@ def default_threshold(metric_id: str) -> float:
 
 
 def reference_level(metric_id: str) -> float | None:
-    """The risk a perfect generator gets on ``metric_id`` where it is not 0 (same-size tables, no holdout given):
-    its declared ``reference_level``, or None.
+    """The risk a perfect generator gets on ``metric_id`` where it is not 0: its declared ``reference_level``, or None.
+
+    This is for same-size tables with no holdout given.
 
     Examples
     --------
@@ -195,8 +196,9 @@ class Assessment:
 
     @property
     def excess_text(self) -> str:
-        """The excess over the reference as the cards lead with it: "+0.012"; for a utility measure its score
-        relative to a fresh sample: "96 %" (its score where there is no fresh sample).
+        """The excess over the reference as the cards lead with it: "+0.012".
+
+        For a utility measure, its score relative to a fresh sample: "96 %" (its score where there is no fresh sample).
         """
         if self.utility is not None:
             if self.utility.relative is None:
@@ -313,8 +315,9 @@ def table_useful(metric_id: str, result) -> Answer:
 
 
 def what_it_loses(report, metric_id: str, most: int = 3) -> Answer:
-    """"What does it lose most?" by a utility measure: the columns, pairs or targets furthest from the real table
-    (the utility counterpart of "is this person at risk?").
+    """"What does it lose most?" by a utility measure: the columns, pairs or targets furthest from the real table.
+
+    The utility counterpart of "is this person at risk?".
     """
     result = report[metric_id]
     name = metric_name(metric_id)
@@ -519,8 +522,9 @@ def person_at_risk(report, metric_id: str, row: int) -> Answer:
 
 
 def _reason(result, row: int) -> str | None:
-    """The metric's own sentence on what in real record ``row`` gave it its score (the value-reuse attack names
-    the reused value that weighed most), or None when the metric gives none.
+    """The metric's own sentence on what in real record ``row`` gave it its score, or None when the metric gives none.
+
+    For example, the value-reuse attack names the reused value that weighed most.
     """
     reasons = getattr(result.details, "reasons", None) if result.details is not None else None
     if reasons is None or result.per_record_unit != "real" or row >= len(reasons):
@@ -672,8 +676,9 @@ def record_flags(report, metric_ids: Sequence[str] | None = None) -> pd.DataFram
 
 
 def cannot_tell_metrics(report) -> dict[str, str]:
-    """Metric id → why it cannot tell on this data, for every metric of ``report`` whose fresh sample scores the
-    maximum (left out of :func:`record_flags`).
+    """Metric id → why it cannot tell on this data, for each metric of ``report`` whose fresh sample scores the maximum.
+
+    These are left out of :func:`record_flags`.
     """
     out = {}
     for mid in report:

@@ -47,8 +47,9 @@ class Report(Mapping[str, MetricResult]):
         return len(self.results)
 
     def to_dict(self, rule: Any = None) -> dict[str, Any]:
-        """The JSON contract (``python -m privcore schema``), headed by the verdict under ``rule``
-        (a :class:`privcore.evaluation.verdict.VerdictRule`; default thresholds when None).
+        """The JSON contract (``python -m privcore schema``), headed by the verdict under ``rule``.
+
+        ``rule`` is a :class:`privcore.evaluation.verdict.VerdictRule`; default thresholds when None.
         """
         return {
             "verdict": verdict(self, rule).to_dict(),
@@ -65,8 +66,9 @@ class Report(Mapping[str, MetricResult]):
 
 def combined_json(reports: Mapping[str, Any], *, indent: int | None = 2, settings: Mapping[str, Any] | None = None,
                   rule: Any = None) -> str:
-    """One JSON document with every synthetic table's report (each in the JSON contract, its verdict under
-    ``rule``).
+    """One JSON document with every synthetic table's report.
+
+    Each report is in the JSON contract, its verdict under ``rule``.
     """
     doc: dict[str, Any] = {"tables": {name: rep.to_dict(rule) for name, rep in reports.items()}}
     if settings:

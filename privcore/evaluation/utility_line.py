@@ -171,8 +171,9 @@ def utility_line(report, useful_at: float = 0.9, keeps_little_below: float = 0.5
 
 
 def audit_utility_sentence(utility: dict[str, Any] | None) -> str:
-    """The audit verdict's sentence on usefulness, from the audit summary's ``utility`` (measured on one of the
-    generator's outputs by :func:`privcore.audit.one_output.output_checks`); "" when it was not measured.
+    """The audit verdict's sentence on usefulness, from the audit summary's ``utility``; "" when it was not measured.
+
+    ``utility`` is measured on one of the generator's outputs by :func:`privcore.audit.one_output.output_checks`.
 
     Examples
     --------

@@ -394,9 +394,10 @@ def verdict(report, rule: VerdictRule | None = None, dp_epsilon: float | None = 
 
 
 def _shown(evidence: list[Evidence]) -> list[Evidence]:
-    """The evidence listed with the answer: the decisive evidence first, always, including when it found nothing
-    (the strongest membership attack where it ran, then the other attacks that point at a leak), then the
-    strongest of the rest; three items in all.
+    """The evidence listed with the answer: the decisive evidence first, then the strongest of the rest; three in all.
+
+    The decisive evidence comes first always, including when it found nothing: the strongest membership attack where it
+    ran, then the other attacks that point at a leak.
     """
     decisive = [e for e in evidence if e.weight == "decisive"]
     strongest = [e for e in decisive if e.metric == "mia_best"] or decisive[:1]
@@ -484,9 +485,11 @@ def _headline(level: str, evidence: list[Evidence], decisive_ran: bool, has_hold
 # words of both verdicts are kept side by side
 # --------------------------------------------------------------------------------------------------
 def audit_severity(summary: Mapping[str, Any]) -> str:
-    """What the audit found, in one word: ``"exposed"`` (a target above AUC 0.8 with its interval above 0.5),
-    ``"suspect"`` (above 0.8 but within reach of chance, or more targets above 0.6 than chance explains),
-    ``"none"`` (no target stood out) or ``"unknown"`` (no attack could be trained).
+    """What the audit found, in one word.
+
+    ``"exposed"`` (a target above AUC 0.8 with its interval above 0.5), ``"suspect"`` (above 0.8 but within reach of
+    chance, or more targets above 0.6 than chance explains), ``"none"`` (no target stood out) or ``"unknown"`` (no
+    attack could be trained).
     """
     share6, chance = summary.get("share_auc_above_0.6"), summary.get("chance_share_above_0.6") or 0.0
     if share6 is None:
@@ -499,8 +502,9 @@ def audit_severity(summary: Mapping[str, Any]) -> str:
 
 
 def _percent(share: float) -> str:
-    """A share in words: "17%", but "2.6%" below 10% and "under 0.1%" for a few, so that a handful of exposed
-    people out of thousands does not read as 0%.
+    """A share in words: "17%", but "2.6%" below 10% and "under 0.1%" for a few.
+
+    So a handful of exposed people out of thousands does not read as 0%.
     """
     if share == 0:
         return "0%"
