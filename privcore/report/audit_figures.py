@@ -1,8 +1,8 @@
-"""The figures of the generator audit: each target's attack AUC with its interval (:mod:`privcore.audit.targeted`),
-and for the shared design (:mod:`privcore.audit.shared`) each record's AUC against its distance to the nearest
-other real record (the "DCR delusion" picture).
+"""The figures of the generator audit, in the conventions of :mod:`privcore.report.figure_base`.
 
-Conventions of :mod:`privcore.report.figure_base`; the two kinds of target differ by marker as well as colour.
+Each target's attack AUC with its interval (:mod:`privcore.audit.targeted`), and for the shared design
+(:mod:`privcore.audit.shared`) each record's AUC against its distance to the nearest other real record (the "DCR
+delusion" picture). The two kinds of target differ by marker as well as colour.
 """
 
 from __future__ import annotations

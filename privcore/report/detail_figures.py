@@ -1,5 +1,7 @@
-"""The figures of each kind of evidence a metric reports (its ``details`` type): attack rates, ROC curves,
-per-ε curves, per-fold scores, holdout tests, identical shares, the membership battery and reconstruction.
+"""The figures of each kind of evidence a metric reports (its ``details`` type).
+
+Attack rates, ROC curves, per-ε curves, per-fold scores, holdout tests, identical shares, the membership battery and
+reconstruction.
 """
 
 from __future__ import annotations

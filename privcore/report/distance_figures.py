@@ -40,8 +40,9 @@ def _neighbours(report, space: str, query: str, reference: str):
 
 
 def distance_comparison(report, space: str = "E", *, name: str | None = None) -> Figure:
-    """Distances from each real record to its nearest synthetic record, against its nearest other real
-    record (and its nearest holdout record), from the report's shared neighbour passes.
+    """Distances from each real record to its nearest synthetic record, against its nearest other real record.
+
+    Also against its nearest holdout record; from the report's shared neighbour passes.
     """
     space_word = {"phi": "the FAMD projection", "E_idscore": "IdScore's entropy-weighted space"}.get(
         space, "the encoded space E")
@@ -97,8 +98,10 @@ def normalised_distance_histogram(report, *, thresholds: Mapping[str, float] | N
 
 
 def famd_map(report, *, max_points: int = MAX_POINTS, max_links: int = MAX_LINKS, seed: int = 0) -> Figure:
-    """Real and synthetic records on the first two FAMD axes, with links from a sample of real records to
-    their nearest synthetic record (nearest in the full projection Φk, as DCR and NNDR see it).
+    """Real and synthetic records on the first two FAMD axes, with links to their nearest synthetic record.
+
+    The links go from a sample of real records to their nearest synthetic record, nearest in the full projection Φk, as
+    DCR and NNDR see it.
     """
     title = "Map of real and synthetic records (first two FAMD axes)"
     if report is None or getattr(report, "shared", None) is None or report.data is None:

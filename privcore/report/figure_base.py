@@ -111,8 +111,9 @@ def wrap_category_ticks(fig: go.Figure, categories: list[str], axis: str = "y",
 
 
 def wrapped(text: str, width: int) -> str:
-    """``text`` broken into lines of at most ``width`` characters at spaces, joined by ``<br>`` (Plotly's line
-    break); a word longer than ``width`` keeps a line of its own.
+    """``text`` broken into lines of at most ``width`` characters at spaces, joined by ``<br>`` (Plotly's line break).
+
+    A word longer than ``width`` keeps a line of its own.
 
     Examples
     --------

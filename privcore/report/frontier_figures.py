@@ -32,9 +32,10 @@ def point_label(level: float, epsilon: Any) -> str:
 
 
 def frontier_figure(document: Mapping[str, Any]) -> Figure:
-    """Utility kept against the strongest privacy evidence, one point per level (mean over seeds, bars from the
-    lowest to the highest seed), one line per leak type in level order; the fresh-sample reference and the ideal
-    corner marked.
+    """Utility kept against the strongest privacy evidence, one point per level, one line per leak type in level order.
+
+    Each point is the mean over seeds, with bars from the lowest to the highest seed; the lines run in level order. The
+    fresh-sample reference and the ideal corner are marked.
 
     Parameters
     ----------

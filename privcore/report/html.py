@@ -114,8 +114,9 @@ def _table_section(name: str, report, write_figure: FigureWriter, threshold: flo
 
 def _tradeoff_section(reports: Mapping[str, Any], rule: Any, write_figure: FigureWriter,
                       include_figures: bool) -> dict[str, Any] | None:
-    """The "Privacy and utility" section: one row (and one point) per table, the best trade-off in one sentence, and
-    the worst columns of each table; None when no utility measure ran.
+    """The "Privacy and utility" section; None when no utility measure ran.
+
+    One row (and one point) per table, the best trade-off in one sentence, and the worst columns of each table.
     """
     points = tradeoff_points(reports, rule)
     if not any(p.utility_score is not None for p in points):

@@ -300,8 +300,10 @@ def _agreement_alt(metrics: Sequence[str], rho: np.ndarray) -> str:
 
 
 def lab_figures(document: Mapping[str, Any]) -> list[Figure]:
-    """The lab's figures in reading order: detection heatmap, response curves (risk, then excess), agreement, and
-    the privacy–utility frontier when the lab ran utility measures.
+    """The lab's figures in reading order.
+
+    Detection heatmap, response curves (risk, then excess), agreement, and the privacy–utility frontier when the lab ran
+    utility measures.
 
     Notes
     -----

@@ -1,8 +1,8 @@
-"""The shared audit's attacks per target model (:mod:`privcore.audit.per_model`): how many of each model's members
-each attack picks out without one false accusation (TPR at FPR 0), the benchmark reading of "The DCR Delusion".
+"""The shared audit's attacks per target model (:mod:`privcore.audit.per_model`).
 
-A :class:`~privcore.report.figure_base.Figure` with a one-sentence caption and an alt text, Okabe–Ito colours, a
-distinct marker per attack. This module imports no Streamlit.
+How many of each model's members each attack picks out without one false accusation (TPR at FPR 0), the benchmark
+reading of "The DCR Delusion". A :class:`~privcore.report.figure_base.Figure` with a one-sentence caption and an alt
+text, Okabe–Ito colours, a distinct marker per attack. This module imports no Streamlit.
 """
 
 from __future__ import annotations
@@ -25,9 +25,10 @@ ATTACK_NAMES = {"today": ("the audit's attack", OKABE_ITO["blue"]),
 
 
 def attacks_per_model(report: Any) -> dict[str, dict[str, Any]]:
-    """Every attack of a shared audit that was read per target model: ``{attack: {"models": [...], "summary":
-    {...}}}`` with the keys of :data:`ATTACK_NAMES` (only those that ran; a report made without the
-    per-model reading has none).
+    """Every attack of a shared audit that was read per target model.
+
+    ``{attack: {"models": [...], "summary": {...}}}`` with the keys of :data:`ATTACK_NAMES` (only those that ran; a
+    report made without the per-model reading has none).
     """
     out: dict[str, dict[str, Any]] = {}
     if getattr(report, "per_model", None):

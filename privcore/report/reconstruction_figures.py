@@ -1,5 +1,6 @@
-"""The figure of a reconstruction attack (:class:`privcore.metrics.reconstruction._base.Reconstruction`): how well
-each secret column is filled in for the training members, for non-members and from the population, and the
+"""The figure of a reconstruction attack (:class:`privcore.metrics.reconstruction._base.Reconstruction`).
+
+How well each secret column is filled in for the training members, for non-members and from the population, and the
 members' advantage with its interval.
 """
 
@@ -39,9 +40,11 @@ def ordered_columns(details: Reconstruction) -> list:
 
 
 def _two_panels(labels: list[str], rows: list, title: str) -> go.Figure:
-    """The two panels: per row (label), the scores of members, non-members and the population reference on the left,
-    the advantage with its interval and the 0 line on the right. ``rows`` carry ``members``, ``nonmembers``,
-    ``population``, ``advantage`` and ``advantage_interval`` (a column's or a whole table's).
+    """The two panels of a reconstruction figure, one row per label.
+
+    Per row (label), the scores of members, non-members and the population reference on the left, the advantage with its
+    interval and the 0 line on the right. ``rows`` carry ``members``, ``nonmembers``, ``population``, ``advantage`` and
+    ``advantage_interval`` (a column's or a whole table's).
     """
     fig = make_subplots(rows=1, cols=2, shared_yaxes=True, horizontal_spacing=0.08)
     for (label, colour, symbol), values in ((_MEMBERS, [r.members for r in rows]),
@@ -133,8 +136,10 @@ def column_advantage_figure(details: Reconstruction, *, name: str = "Reconstruct
 
 def tables_figure(details: Mapping[str, Reconstruction], *,
                   title: str = "Reconstruction: members against other people") -> Figure:
-    """One row per synthetic table (name → a reconstruction metric's details): the whole record's scores on members,
-    non-members and the population reference, and the advantage with its interval (the Learn page's lesson).
+    """One row per synthetic table (name → a reconstruction metric's details), the Learn page's lesson.
+
+    Each row has the whole record's scores on members, non-members and the population reference, and the advantage with
+    its interval.
 
     Parameters
     ----------

@@ -25,8 +25,9 @@ NO_RECONSTRUCTION = ("No reconstruction metric ran, so there is nothing to show 
 
 
 def reconstruction_result(report) -> tuple[str, Reconstruction] | None:
-    """The id and details of the reconstruction metric that speaks for ``report``: the first of
-    :data:`RECONSTRUCTION_METRICS` that ran and applied; None when none did.
+    """The id and details of the reconstruction metric that speaks for ``report``; None when none did.
+
+    The first of :data:`RECONSTRUCTION_METRICS` that ran and applied.
     """
     if report is None:
         return None
@@ -101,8 +102,9 @@ def reconstruction_summary(details: Reconstruction, metric_id: str = "recon_best
 
 
 def exposed_table(details: Reconstruction) -> pd.DataFrame:
-    """The most exposed members: one row per column reconstructed beyond the non-members' rate, true value and
-    reconstruction side by side.
+    """The most exposed members: one row per column reconstructed beyond the non-members' rate.
+
+    True value and reconstruction side by side.
 
     Columns: ``real row``, ``column``, ``true value``, ``reconstructed``, ``people with this value`` (the share
     of the members who share the true value; "a number" for a numerical column) and ``exposure`` (the member's

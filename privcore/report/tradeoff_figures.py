@@ -178,8 +178,10 @@ def worst_columns_figure(report, name: str, columns: int = WORST_COLUMNS) -> Fig
 
 
 def fidelity_figures(report, name: str) -> list[Figure]:
-    """The per-column and per-pair fidelity of one synthetic table: the worst columns' distributions and the
-    association-difference heatmap, those of the two whose measures ran (empty when neither did).
+    """The per-column and per-pair fidelity of one synthetic table.
+
+    The worst columns' distributions and the association-difference heatmap, those of the two whose measures ran (empty
+    when neither did).
 
     Notes
     -----

@@ -1,7 +1,7 @@
-"""The figures of the utility measures (metrics.md §6): column shapes, the pair-difference heatmap, train on
-synthetic / test on real with intervals, and the discriminator's folds.
+"""The figures of the utility measures (metrics.md §6).
 
-Each draws the synthetic table's evidence and, where the §5 baseline ran, the fresh sample's beside it.
+Column shapes, the pair-difference heatmap, train on synthetic / test on real with intervals, and the discriminator's
+folds. Each draws the synthetic table's evidence and, where the §5 baseline ran, the fresh sample's beside it.
 Conventions of :mod:`privcore.report.figure_base`. This module imports no Streamlit.
 """
 
@@ -87,8 +87,9 @@ def pair_trends_figure(report, result, name: str) -> list[Figure]:
 
 
 def model_utility_figure(report, result, name: str) -> list[Figure]:
-    """Per target and learner: the model trained on synthetic and on real, both tested on the holdout, with the
-    intervals over the seeds.
+    """Per target and learner: the model trained on synthetic and on real, both tested on the holdout.
+
+    With the intervals over the seeds.
     """
     d: ModelUtility = result.details
     title = f"{name}: models trained on synthetic and on real data, tested on real people"

@@ -1,7 +1,7 @@
-"""The figure of the shared audit's white-box attack (:mod:`privcore.audit.whitebox`): per target model, the share
-of its training records the attacker picks out without a single false accusation (TPR at FPR 0).
+"""The figure of the shared audit's white-box attack (:mod:`privcore.audit.whitebox`).
 
-Same conventions as :mod:`privcore.report.audit_figures`: a :class:`~privcore.report.figure_base.Figure` with a
+Per target model, the share of its training records the attacker picks out without a single false accusation (TPR at FPR
+0). Same conventions as :mod:`privcore.report.audit_figures`: a :class:`~privcore.report.figure_base.Figure` with a
 one-sentence caption and an alt text, Okabe–Ito colours only. This module imports no Streamlit.
 """
 
