@@ -1,6 +1,7 @@
-"""Auditing a generator: membership inference against the generator itself, per target (:func:`audit`) or every
-record of a pool at once (:func:`audit_shared`). The package's face: import from here; each name loads its module
-on first use, so importing the face costs nothing until an audit runs.
+"""Auditing a generator: membership inference against the generator itself.
+
+Per target (:func:`audit`) or every record of a pool at once (:func:`audit_shared`). The package's face: import from
+here; each name loads its module on first use, so importing the face costs nothing until an audit runs.
 """
 
 from __future__ import annotations

@@ -1,6 +1,8 @@
-"""What both audit designs share: the error, the budget's declared settings, the column queries, the ROC
-summary and the report's face. The targeted (:mod:`privcore.audit.targeted`) and shared
-(:mod:`privcore.audit.shared`) designs import this module and never each other.
+"""What both audit designs share.
+
+The error, the budget's declared settings, the column queries, the ROC summary and the report's face. The targeted
+(:mod:`privcore.audit.targeted`) and shared (:mod:`privcore.audit.shared`) designs import this module and never each
+other.
 """
 
 from __future__ import annotations
@@ -82,8 +84,9 @@ def seed_param(help_text: str) -> Param:
 
 
 class Budget:
-    """The budget of an audit: every field declared once as a :class:`~privcore.data.params.Param` in ``PARAMS``
-    (the dashboard builds its inputs from them) and checked by :func:`~privcore.data.params.check_value`.
+    """The budget of an audit, every field declared once as a :class:`~privcore.data.params.Param` in ``PARAMS``.
+
+    The dashboard builds its inputs from them; each is checked by :func:`~privcore.data.params.check_value`.
 
     A design's settings are a frozen dataclass deriving from this class; :meth:`check` refuses the first field
     out of its declared range with the declared sentence, then the design's rules between fields
@@ -120,8 +123,10 @@ class Budget:
 
 
 class AuditReportFace:
-    """What both designs' reports share: how pages name the generator and the common part of the JSON contract
-    (:mod:`privcore.audit.contract`). A report class sets ``design`` and ``per_person`` (its list of people).
+    """What both designs' reports share: how pages name the generator and the common part of the JSON contract.
+
+    The contract is :mod:`privcore.audit.contract`. A report class sets ``design`` and ``per_person`` (its list of
+    people).
     """
 
     design: ClassVar[str]

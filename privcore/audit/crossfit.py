@@ -80,9 +80,10 @@ def crossfit_scores(features: np.ndarray, membership: np.ndarray, usable: np.nda
 
 
 def model_folds(usable: np.ndarray, folds: int):
-    """The cross-fitting split of the models: for each fold that has a usable model, the masks ``(train, test)``
-    of the usable models outside it (which train the attack) and in it (which the attack then scores); model
-    ``k`` is in fold ``k mod folds``.
+    """The cross-fitting split of the models: the masks ``(train, test)`` for each fold that has a usable model.
+
+    ``train`` masks the usable models outside the fold (which train the attack), ``test`` those in it (which the attack
+    then scores); model ``k`` is in fold ``k mod folds``.
 
     Examples
     --------
@@ -97,8 +98,9 @@ def model_folds(usable: np.ndarray, folds: int):
 
 
 def fold_scores(features: np.ndarray, membership: np.ndarray, train: np.ndarray, test: np.ndarray) -> np.ndarray:
-    """Scores of the models in ``test`` by each record's rule learnt on the models in ``train`` (one fold of
-    :func:`crossfit_scores`).
+    """Scores of the models in ``test`` by each record's rule learnt on the models in ``train``.
+
+    One fold of :func:`crossfit_scores`.
 
     Parameters
     ----------
@@ -126,8 +128,9 @@ def fold_scores(features: np.ndarray, membership: np.ndarray, train: np.ndarray,
 
 
 def _rule(features: np.ndarray, membership: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each record's feature (index) and its direction (+1: larger in in-models, −1: smaller, 0: no rule),
-    from the training models (see :func:`crossfit_scores`).
+    """Each record's feature (index) and its direction (+1: larger in in-models, −1: smaller, 0: no rule).
+
+    Both come from the training models (see :func:`crossfit_scores`).
     """
     inside = membership.astype(float)
     outside = 1.0 - inside
@@ -215,8 +218,9 @@ def record_statistics(scores: np.ndarray, membership: np.ndarray, usable: np.nda
 
 def null_shares(features: np.ndarray, membership: np.ndarray, usable: np.ndarray,
                 settings: Any) -> dict[str, float]:
-    """Shares of records that the attack puts above AUC 0.6 and 0.8 and above an interval of 0.5 when
-    membership carries no information: the training sets shuffled among the models, the attack rerun.
+    """Shares of records that the attack puts above AUC 0.6 and 0.8 and above an interval of 0.5 by chance.
+
+    That is, when membership carries no information: the training sets shuffled among the models, the attack rerun.
 
     Parameters
     ----------

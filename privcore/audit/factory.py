@@ -18,8 +18,9 @@ SEED_SETTING = "seed"
 
 @dataclass(frozen=True)
 class GeneratorFactory:
-    """A generator by name (built-in, or ``MODULE:ATTR``) and settings, built for a population: a picklable
-    ``make``.
+    """A generator by name (built-in, or ``MODULE:ATTR``) and settings, built for a population.
+
+    A picklable ``make``.
 
     Examples
     --------
@@ -50,8 +51,10 @@ class GeneratorFactory:
 
 
 def model_for_fit(make: Callable[..., Any], population: pd.DataFrame | None, seed: int) -> Any:
-    """One model's unfitted generator: a :class:`GeneratorFactory` gets the fit's ``seed``; any other
-    ``make(population)`` is called as it is (its randomness is its own affair).
+    """One model's unfitted generator.
+
+    A :class:`GeneratorFactory` gets the fit's ``seed``; any other ``make(population)`` is called as it is (its
+    randomness is its own affair).
 
     Notes
     -----

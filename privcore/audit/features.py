@@ -17,8 +17,9 @@ EXACT = 1e-12
 
 
 def query_masks(queries: np.ndarray) -> np.ndarray:
-    """Column subsets (rows of a 0/1 matrix, as :func:`privcore.audit._base.random_queries` draws them)
-    as bit masks of shape (queries, words), 64 columns per word.
+    """Column subsets as bit masks of shape (queries, words), 64 columns per word.
+
+    The subsets come as rows of a 0/1 matrix, as :func:`privcore.audit._base.random_queries` draws them.
 
     Notes
     -----
@@ -111,8 +112,9 @@ class SharedFeatures:
 
     @property
     def n_features(self) -> int:
-        """Features per record: queries, then distances, then one rare-value share per column (categorical ones
-        first), then the value-reuse score.
+        """Features per record: queries, then distances, then rare-value shares, then the value-reuse score.
+
+        The rare-value shares are one per column, categorical ones first.
         """
         return len(self.names)
 

@@ -46,8 +46,10 @@ class FineTunedFactory(GeneratorFactory):
 
 def fine_tuned_factory(population: pd.DataFrame, types: Mapping[str, str], *, base_settings: Mapping[str, Any],
                        fine_tune: Mapping[str, Any]) -> FineTunedFactory:
-    """Fit the base TabDDPM on ``population`` (rows outside the audited pool) and return the factory whose models
-    fine-tune it with ``fine_tune`` settings (:data:`FINE_TUNE_SETTINGS`).
+    """Fit the base TabDDPM on ``population`` and return the factory whose models fine-tune it.
+
+    ``population`` holds the rows outside the audited pool; the models fine-tune with ``fine_tune`` settings
+    (:data:`FINE_TUNE_SETTINGS`).
 
     Parameters
     ----------

@@ -1,6 +1,8 @@
-"""What an audit measures on *one* of the generator's outputs, beside its attack: the DCR holdout test (the distance
-proxy, to show how little it says) and the utility the output keeps (so that the audit's answer weighs privacy
-against usefulness, as the evaluation's verdict does: :mod:`privcore.evaluation.utility_line`).
+"""What an audit measures on *one* of the generator's outputs, beside its attack.
+
+The DCR holdout test (the distance proxy, to show how little it says) and the utility the output keeps (so that the
+audit's answer weighs privacy against usefulness, as the evaluation's verdict does:
+:mod:`privcore.evaluation.utility_line`).
 """
 
 from __future__ import annotations

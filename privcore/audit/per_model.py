@@ -101,8 +101,10 @@ def spread(values: list[float]) -> dict[str, float | None]:
 
 
 def models_summary(models: list[ModelAttack], null: list[ModelAttack]) -> dict[str, Any]:
-    """Median and range over the models of the AUC and of each TPR level, the share of models whose AUC interval
-    lies above 0.5, and the same attack's AUC and TPR at FPR 0 on the shuffled training sets (``chance``).
+    """Median and range over the models of the AUC and of each TPR level, with the chance level.
+
+    Also the share of models whose AUC interval lies above 0.5, and the same attack's AUC and TPR at FPR 0 on the
+    shuffled training sets (``chance``).
     """
     def collect(attacks: list[ModelAttack], key: str | None) -> list[float]:
         values = [m.auc if key is None else m.tpr_at.get(key) for m in attacks]
@@ -118,8 +120,9 @@ def models_summary(models: list[ModelAttack], null: list[ModelAttack]) -> dict[s
 
 
 def cyclic_shuffle(membership: np.ndarray, seed: int) -> np.ndarray:
-    """Each model given another model's training set: a cyclic shift over a random order, so that no model keeps
-    its own (which would leak its true membership into the chance level).
+    """Each model given another model's training set: a cyclic shift over a random order.
+
+    So no model keeps its own (which would leak its true membership into the chance level).
     """
     order = np.random.default_rng([seed, 2]).permutation(len(membership))
     shuffled = np.empty_like(membership)
@@ -129,9 +132,10 @@ def cyclic_shuffle(membership: np.ndarray, seed: int) -> np.ndarray:
 
 def per_model_entry(scores: np.ndarray, null_scores: np.ndarray, membership: np.ndarray, shuffled: np.ndarray,
                     usable: np.ndarray, seed: int, null_usable: np.ndarray | None = None) -> dict[str, Any]:
-    """One attack's per-model JSON entry: ``models`` (one :class:`ModelAttack` each) and ``summary``
-    (:func:`models_summary`, with the chance level from ``null_scores`` on the ``shuffled`` membership, over the
-    models of ``null_usable``: by default ``usable``; leave out any model the shuffle left its own set).
+    """One attack's per-model JSON entry: ``models`` (one :class:`ModelAttack` each) and ``summary``.
+
+    ``summary`` is :func:`models_summary`, with the chance level from ``null_scores`` on the ``shuffled`` membership,
+    over the models of ``null_usable``: by default ``usable``; leave out any model the shuffle left its own set.
     """
     models = model_attacks(scores, membership, usable, seed)
     null = model_attacks(null_scores, shuffled, usable if null_usable is None else null_usable, seed)

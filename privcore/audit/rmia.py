@@ -1,6 +1,7 @@
-"""RMIA on the shared audit's models: each record's closeness to a target output, calibrated on the shadow models
-and compared with population records (Zarifzadeh et al., ICML 2024, "Low-Cost High-Power Membership Inference
-Attacks").
+"""RMIA on the shared audit's models.
+
+Each record's closeness to a target output, calibrated on the shadow models and compared with population records
+(Zarifzadeh et al., ICML 2024, "Low-Cost High-Power Membership Inference Attacks").
 """
 
 from __future__ import annotations
@@ -57,8 +58,9 @@ def log_signal(distances: np.ndarray, h: float) -> np.ndarray:
 
 
 def pairwise_scores(log_lr: np.ndarray) -> np.ndarray:
-    """RMIA's score of every record on one target model: the share of the *other* records z with
-    ``LR(x)/LR(z) > γ`` (ties ½), from the records' ``log LR`` on that model.
+    """RMIA's score of every record on one target model, from the records' ``log LR`` on that model.
+
+    The score is the share of the *other* records z with ``LR(x)/LR(z) > γ`` (ties ½).
 
     Examples
     --------
@@ -74,8 +76,10 @@ def pairwise_scores(log_lr: np.ndarray) -> np.ndarray:
 
 
 def _log_reference(log_p: np.ndarray, membership: np.ndarray, shadows: np.ndarray) -> np.ndarray:
-    """``log Pr(x)`` for every record: half the mean signal over the ``shadows`` trained with x, half over those
-    without it (the mean over every shadow where one side is empty); shape (records,).
+    """``log Pr(x)`` for every record; shape (records,).
+
+    Half the mean signal over the ``shadows`` trained with x, half over those without it (the mean over every shadow
+    where one side is empty).
     """
     inside = membership[shadows].astype(float)
     seen = log_p[shadows]

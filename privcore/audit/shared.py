@@ -478,8 +478,9 @@ def _summary(records: list[RecordResult], setup: FitSetup, schema: Schema, label
 
 
 def _one_output(setup: FitSetup, schema: Schema) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
-    """The DCR holdout test and the utility on model 0's output: its training records against the pool records it
-    left out (:func:`privcore.audit.one_output.output_checks`).
+    """The DCR holdout test and the utility on model 0's output.
+
+    Its training records against the pool records it left out (:func:`privcore.audit.one_output.output_checks`).
     """
     inside = setup.pool[setup.membership[0]].reset_index(drop=True)
     outside = setup.pool[~setup.membership[0]].reset_index(drop=True)

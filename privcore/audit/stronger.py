@@ -1,5 +1,6 @@
-"""The shared audit's stronger black-box attacks, reported beside today's: RMIA and a gradient-boosted
-meta-classifier.
+"""The shared audit's stronger black-box attacks, reported beside today's.
+
+RMIA and a gradient-boosted meta-classifier.
 """
 
 from __future__ import annotations
@@ -59,8 +60,9 @@ def _statistics(scores: np.ndarray, membership: np.ndarray, usable: np.ndarray, 
 
 def stronger_scores(features: np.ndarray, membership: np.ndarray, usable: np.ndarray, folds: int, distances: slice,
                     seed: int, ids: np.ndarray) -> dict[str, list[dict | None]]:
-    """Each stronger attack's per-record statistics on one membership matrix, without the chance level (what
-    :mod:`privcore.audit.timing` times once).
+    """Each stronger attack's per-record statistics on one membership matrix, without the chance level.
+
+    What :mod:`privcore.audit.timing` times once.
 
     Parameters
     ----------

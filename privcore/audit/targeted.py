@@ -261,15 +261,17 @@ def split_sizes(n: int, settings: AuditSettings) -> tuple[int, int, int, int]:
 
 
 def meta_classifier(seed: int) -> RandomForestClassifier:
-    """The attack's meta-classifier of one target: a random forest with out-of-bag scores (one thread: the
-    audit's processes already use every core).
+    """The attack's meta-classifier of one target: a random forest with out-of-bag scores.
+
+    It uses one thread: the audit's processes already use every core.
     """
     return RandomForestClassifier(n_estimators=200, min_samples_leaf=2, random_state=seed, n_jobs=1, oob_score=True)
 
 
 def chance_share_above(threshold: float, n_in: int, n_out: int, *, draws: int = 20_000, seed: int = 0) -> float:
-    """Probability that an attack that guesses at random scores an AUC above ``threshold`` on ``n_in``
-    models with the target and ``n_out`` without (Monte Carlo over random rankings).
+    """Probability that an attack that guesses at random scores an AUC above ``threshold``.
+
+    On ``n_in`` models with the target and ``n_out`` without (Monte Carlo over random rankings).
     """
     rng = np.random.default_rng(seed)
     order = np.argsort(rng.random((draws, n_in + n_out)), axis=1)
@@ -566,8 +568,9 @@ def _mean(values) -> float | None:
 
 
 def _one_output(data, schema, fitted, make, population, evaluation, m, seed):
-    """The DCR holdout test and the utility on one synthetic output, to show them beside the attack
-    (:func:`privcore.audit.one_output.output_checks`).
+    """The DCR holdout test and the utility on one synthetic output, to show them beside the attack.
+
+    See :func:`privcore.audit.one_output.output_checks`.
     """
     rng = np.random.default_rng([seed, 7])
     picks = rng.permutation(evaluation)

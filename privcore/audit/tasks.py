@@ -138,8 +138,9 @@ def _run_on_worker(setup: FitSetup, index: int) -> FitOutcome:
 
 def run_fits(setup: FitSetup, indices: Sequence[int], *, workers: int,
              on_done: Callable[[FitOutcome], None], client: Any = None) -> None:
-    """Run model ``indices`` on ``workers`` processes (1: here) or on the Dask ``client``; ``on_done(outcome)``
-    on this thread as each finishes, in any order.
+    """Run model ``indices`` on ``workers`` processes (1: here) or on the Dask ``client``.
+
+    ``on_done(outcome)`` runs on this thread as each finishes, in any order.
 
     Inside a daemonic process (the dashboard's worker pool), which may not start children, it runs here
     (unless a client is given: the cluster's workers are not this process's children).

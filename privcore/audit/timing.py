@@ -410,9 +410,10 @@ def _attack_seconds(settings: SharedSettings, records: int, n_features: int, mem
 
 
 def _stronger_seconds(settings: SharedSettings, records: int, extractor: Any, membership: np.ndarray) -> float:
-    """Seconds of the stronger attacks (RMIA, the meta-classifier, their statistics), on the real membership and
-    each shuffle: one run timed on random features of the audit's shape for at most :data:`ATTACK_RECORDS`
-    records, then scaled (the classifier's pairs grow linearly with the records).
+    """Seconds of the stronger attacks (RMIA, the meta-classifier, their statistics).
+
+    They run on the real membership and each shuffle. One run is timed on random features of the audit's shape for at
+    most :data:`ATTACK_RECORDS` records, then scaled (the classifier's pairs grow linearly with the records).
     """
     sample = min(records, ATTACK_RECORDS)
     rng = np.random.default_rng(settings.seed)
@@ -427,8 +428,9 @@ def _stronger_seconds(settings: SharedSettings, records: int, extractor: Any, me
 
 
 def _whitebox_seconds(settings: SharedSettings, records: int, columns: int, membership: np.ndarray) -> float:
-    """Seconds of the white-box attack (classifiers, per-model and per-record statistics, its chance level),
-    timed on random losses of the audit's shape for at most :data:`ATTACK_RECORDS` records, then scaled.
+    """Seconds of the white-box attack (classifiers, per-model and per-record statistics, its chance level).
+
+    Timed on random losses of the audit's shape for at most :data:`ATTACK_RECORDS` records, then scaled.
     """
     sample = min(records, ATTACK_RECORDS)
     rng = np.random.default_rng(settings.seed)
