@@ -1,8 +1,8 @@
-"""Metric implementations, one module per family, and what metrics declare themselves with: the
-:mod:`~privcore.metrics.registry`, the :mod:`~privcore.metrics.results` and :mod:`~privcore.metrics.details`
-types and their :mod:`~privcore.metrics.names`.
+"""Metric implementations, one module per family, and what metrics declare themselves with.
 
-:func:`load_all` imports every metric module, which registers its metrics; the registry calls it on first use.
+The :mod:`~privcore.metrics.registry`, the :mod:`~privcore.metrics.results` and :mod:`~privcore.metrics.details` types
+and their :mod:`~privcore.metrics.names`. :func:`load_all` imports every metric module, which registers its metrics; the
+registry calls it on first use.
 """
 
 import importlib
@@ -12,8 +12,9 @@ _LOADED: list[bool] = []
 
 
 def load_all() -> None:
-    """Import every public module under ``privcore.metrics``, which registers their metrics (a no-op after the
-    first call).
+    """Import every public module under ``privcore.metrics``, which registers their metrics.
+
+    A no-op after the first call.
 
     Notes
     -----

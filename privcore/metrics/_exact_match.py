@@ -1,5 +1,7 @@
-"""Exact-match keys: integer codes for "equal on these columns", shared by every metric that compares
-records value by value (CRP, ZCAP, GCAP, AIR's entropy weights, HitR's groups, the IMS test, SynQP).
+"""Exact-match keys: integer codes for "equal on these columns".
+
+Shared by every metric that compares records value by value (CRP, ZCAP, GCAP, AIR's entropy weights, HitR's groups, the
+IMS test, SynQP).
 """
 
 from __future__ import annotations

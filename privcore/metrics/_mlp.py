@@ -24,8 +24,9 @@ N_ITER_NO_CHANGE = 10
 
 
 class DetectionMLP:
-    """``MLPClassifier(hidden_layer_sizes=(hidden,), early_stopping=True, max_iter, random_state)`` for
-    labels 0/1, trained in the features' precision (float32 or float64).
+    """``MLPClassifier(hidden_layer_sizes=(hidden,), early_stopping=True, max_iter, random_state)`` for labels 0/1.
+
+    Trained in the features' precision (float32 or float64).
 
     Parameters
     ----------
@@ -83,8 +84,9 @@ class DetectionMLP:
 
 def fit_together(models: list[DetectionMLP], features: np.ndarray, labels: np.ndarray,
                  rows: list[np.ndarray], widen: Callable[[], int] | None = None) -> None:
-    """Fit ``models[i]`` on ``features[rows[i]]`` and ``labels[rows[i]]``, each exactly as its own
-    :meth:`DetectionMLP.fit` would, the networks stacked and trained in lockstep.
+    """Fit ``models[i]`` on ``features[rows[i]]`` and ``labels[rows[i]]``, each exactly as its own fit would.
+
+    Each is fitted exactly as its own :meth:`DetectionMLP.fit` would, the networks stacked and trained in lockstep.
 
     D-MLP trains one network per cross-validation fold. Per batch, each network's products are a few
     microseconds of arithmetic surrounded by about twenty array operations on 200 × 100 values; stacked,
@@ -122,8 +124,9 @@ def fit_together(models: list[DetectionMLP], features: np.ndarray, labels: np.nd
 
 
 class _Network:
-    """One network's state before and after training: its random stream, its split (indices into the shared
-    features), its initial and best parameters.
+    """One network's state before and after training.
+
+    Its random stream, its split (indices into the shared features), its initial and best parameters.
     """
 
     def __init__(self, rng, flat, shapes, train, validation, validation_labels):
@@ -169,9 +172,10 @@ def _train_stack(networks: list[_Network], features, labels, hidden: int, max_it
 
 
 class _StackState:
-    """Where a stack's training stands between epochs: its networks, their parameters and Adam's moments
-    (one row each), each network's running order of its training rows, and the step count (the same for all:
-    they started together).
+    """Where a stack's training stands between epochs.
+
+    Its networks, their parameters and Adam's moments (one row each), each network's running order of its training rows,
+    and the step count (the same for all: they started together).
     """
 
     def __init__(self, active, flat, first_moment, second_moment, orders, step):
@@ -243,8 +247,10 @@ def _continue_stack(state: _StackState, features, target, hidden: int, max_iter:
 
 
 def _stacked_views(flat, hidden, d):
-    """Views ``w1`` (k, d, hidden), ``w2`` (k, hidden, 1), ``b1`` (k, 1, hidden), ``b2`` (k, 1, 1) of the stacked
-    flat parameters (k, P): the per-network shapes with a leading network axis, biases broadcast over rows.
+    """Views ``w1``, ``w2``, ``b1``, ``b2`` of the stacked flat parameters (k, P).
+
+    ``w1`` (k, d, hidden), ``w2`` (k, hidden, 1), ``b1`` (k, 1, hidden), ``b2`` (k, 1, 1): the per-network shapes with a
+    leading network axis, biases broadcast over rows.
     """
     k, sizes = len(flat), (d * hidden, hidden, hidden, 1)
     bounds = np.cumsum((0,) + sizes)
@@ -253,7 +259,8 @@ def _stacked_views(flat, hidden, d):
 
 
 def _gradients(x, y, params, grads):
-    """Back-propagation of one batch per network into ``grads`` (views of the stacked flat gradients);
+    """Back-propagation of one batch per network into ``grads`` (views of the stacked flat gradients).
+
     ``x`` (k, n, d), ``y`` (k, n, 1) boolean. Every product is one BLAS call per network, as unstacked.
     """
     w1, w2, b1, b2 = params
@@ -280,19 +287,21 @@ def _gradients(x, y, params, grads):
 
 
 def _mean_over_rows(values, out):
-    """``np.mean(values, 1, out=out, keepdims=True)`` by numpy's own two steps (a sum along the rows, then a
-    division by the count as a ``numpy.intp``, so in float64, rounded once into ``out``), without the
-    bookkeeping around them that takes about a third of its time on a batch.
+    """``np.mean(values, 1, out=out, keepdims=True)`` by numpy's own two steps, without their bookkeeping.
+
+    The two steps are a sum along the rows, then a division by the count as a ``numpy.intp``, so in float64, rounded
+    once into ``out``; the bookkeeping around them, left out here, takes about a third of its time on a batch.
     """
     np.add.reduce(values, 1, out=out, keepdims=True)
     np.true_divide(out, np.intp(values.shape[1]), out=out, casting="unsafe")
 
 
 def _adam_step(params, grads, m, v, step, buffers):
-    """scikit-learn's AdamOptimizer update, in place on the flat arrays: ``m = β1·m + (1 − β1)·g``,
-    ``v = β2·v + (1 − β2)·g²``, ``p += −rate·m / (√v + ε)``. The rate is a float64 scalar, so (as
-    there) the update is formed in float64 and rounded once into ``p``; ``buffers`` (a float64 and a
-    parameter-dtype array) keep the step from allocating.
+    """scikit-learn's AdamOptimizer update, in place on the flat arrays.
+
+    ``m = β1·m + (1 − β1)·g``, ``v = β2·v + (1 − β2)·g²``, ``p += −rate·m / (√v + ε)``. The rate is a float64 scalar, so
+    (as there) the update is formed in float64 and rounded once into ``p``; ``buffers`` (a float64 and a parameter-dtype
+    array) keep the step from allocating.
     """
     m *= BETA_1
     m += (1 - BETA_1) * grads

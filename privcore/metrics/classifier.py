@@ -90,9 +90,11 @@ def _to_input_order(values: np.ndarray, origin: np.ndarray, start: int, stop: in
 
 
 def make_mlp(seed: int) -> DetectionMLP:
-    """D-MLP's classifier as metrics.md §2.2.3 fixes it: ``MLPClassifier(hidden_layer_sizes=(100,),
-    early_stopping=True, max_iter=300, random_state=seed)``, trained by :class:`DetectionMLP`, which
-    performs the same computation without scikit-learn's per-batch overhead (tests may substitute a stub).
+    """D-MLP's classifier as metrics.md §2.2.3 fixes it, trained by :class:`DetectionMLP`.
+
+    ``MLPClassifier(hidden_layer_sizes=(100,), early_stopping=True, max_iter=300, random_state=seed)``, trained by
+    :class:`DetectionMLP`, which performs the same computation without scikit-learn's per-batch overhead (tests may
+    substitute a stub).
     """
     from privcore.metrics._mlp import DetectionMLP  # imported here: it loads scikit-learn (see above)
 
@@ -139,9 +141,10 @@ def _fit_fold_task(features, labels, train, test, seed) -> tuple[np.ndarray, int
 
 def _run_folds(features, labels, folds, seed, workers: int, cluster=None,
                more_threads=None) -> list[tuple[np.ndarray, int, bool]]:
-    """Fit the folds' networks: trained together on up to ``workers`` threads
-    (:func:`privcore.metrics._mlp.fit_together`), each with single-threaded BLAS, or as tasks on a Dask cluster
-    (one per fold, the features sent to every worker once).
+    """Fit the folds' networks: trained together on threads, or as tasks on a Dask cluster.
+
+    Trained together on up to ``workers`` threads (:func:`privcore.metrics._mlp.fit_together`), each with
+    single-threaded BLAS, or as tasks on a Dask cluster (one per fold, the features sent to every worker once).
 
     The network's matrices are small (batches of 200 rows), so multi-threaded BLAS mostly spins: with
     two BLAS threads on a busy 2-core machine ten epochs were measured at 6.1 s of CPU against 0.37 s

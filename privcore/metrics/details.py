@@ -451,8 +451,10 @@ class MembershipScores(Details):
 
 @dataclass(frozen=True)
 class BatteryAttack(Details):
-    """One attack of the membership battery on all members and non-members: AUC with its bootstrap interval,
-    one-sided p-value for AUC > 0.5 (raw and Holm-adjusted over the battery) and TPR at low FPR.
+    """One attack of the membership battery on all members and non-members.
+
+    AUC with its bootstrap interval, one-sided p-value for AUC > 0.5 (raw and Holm-adjusted over the battery) and TPR at
+    low FPR.
     """
 
     kind: ClassVar[str] = "battery_attack"
@@ -470,8 +472,9 @@ class BatteryAttack(Details):
 
 @dataclass(frozen=True)
 class HeldOutSplit(Details):
-    """One direction of the honest split: the attack and threshold chosen on one half of the members and
-    non-members, counted on the other half.
+    """One direction of the honest split: the attack and threshold chosen on one half, counted on the other.
+
+    The halves are of the members and non-members.
     """
 
     kind: ClassVar[str] = "held_out_split"
@@ -501,8 +504,9 @@ class HeldOutSplit(Details):
 
 @dataclass(frozen=True)
 class MembershipBattery(Details):
-    """Every membership attack side by side, the strongest chosen on one half and reported on the other, and
-    the ε lower bound it implies (mia_best).
+    """Every membership attack side by side, the strongest chosen on one half and reported on the other (mia_best).
+
+    With the ε lower bound it implies.
     """
 
     kind: ClassVar[str] = "membership_battery"

@@ -301,8 +301,9 @@ def metric_ids() -> list[str]:
 
 
 def battery_ids() -> tuple[str, ...]:
-    """The membership attacks that the strongest attack compares: every metric with a scorer, in display order
-    (which also breaks ties between equally strong attacks).
+    """The membership attacks that the strongest attack compares: every metric with a scorer, in display order.
+
+    The display order also breaks ties between equally strong attacks.
 
     Examples
     --------

@@ -229,8 +229,9 @@ class MetricResult:
 
     @property
     def excess(self) -> float | None:
-        """Risk above the fresh-sample baseline (metrics.md §5) between like-sized tables (:class:`SizeMatch`),
-        or None without a baseline or where the holdout is too small to compare.
+        """Risk above the fresh-sample baseline (metrics.md §5) between like-sized tables (:class:`SizeMatch`).
+
+        None without a baseline or where the holdout is too small to compare.
         """
         if self.risk is None or self.baseline is None:
             return None

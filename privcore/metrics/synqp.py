@@ -105,8 +105,9 @@ def _group_min_l1(
 
 def _tuple_min_l1(real_t: pd.DataFrame, syn_t: pd.DataFrame, categorical: list[str], numerical: list[str],
                   max_eps: float, chunk_elements: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per distinct real and synthetic tuple, the smallest L1 numerical difference to the other side among
-    tuples with equal categorical keys.
+    """Per distinct real and synthetic tuple, the smallest L1 numerical difference to the other side.
+
+    Among tuples with equal categorical keys.
     """
     n_real = len(real_t)
     (group_real, group_syn), _ = joint_tuple_ids([real_t, syn_t], categorical)

@@ -1,5 +1,6 @@
-"""Shared machinery of the Anonymeter-style attacks: input preparation, the outcome type and an exact,
-chunked k-nearest-neighbour search in a Gower-type space.
+"""Shared machinery of the Anonymeter-style attacks.
+
+Input preparation, the outcome type and an exact, chunked k-nearest-neighbour search in a Gower-type space.
 """
 
 from __future__ import annotations
@@ -381,8 +382,9 @@ def prepare_tables(
 
 
 def child_rngs(seed: int | None, n: int) -> list[np.random.Generator]:
-    """``n`` independent generators derived from one seed (each random step gets its own stream, so
-    changing one step's number of draws never changes another's).
+    """``n`` independent generators derived from one seed.
+
+    Each random step gets its own stream, so changing one step's number of draws never changes another's.
     """
     return [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(n)]
 
@@ -431,9 +433,10 @@ def gower_matrices(
 
 
 def gower_scaled(q_num: np.ndarray, q_cat: np.ndarray, c_num: np.ndarray, c_cat: np.ndarray):
-    """Queries and candidates ready for :func:`gower_block_distances`: numerical columns divided by their
-    range over queries and candidates together (1 for a constant column, as Anonymeter's
-    ``preprocessing.transformations``), candidate blocks transposed.
+    """Queries and candidates ready for :func:`gower_block_distances`.
+
+    Numerical columns divided by their range over queries and candidates together (1 for a constant column, as
+    Anonymeter's ``preprocessing.transformations``), candidate blocks transposed.
     """
     n = c_num.shape[0]
     if q_num.shape[1]:
@@ -449,8 +452,9 @@ def gower_scaled(q_num: np.ndarray, q_cat: np.ndarray, c_num: np.ndarray, c_cat:
 
 def gower_block_distances(scaled, start: int, stop: int, out: np.ndarray, tmp: np.ndarray,
                           neq: np.ndarray) -> None:
-    """Gower-type distances of query rows ``[start, stop)`` to every candidate, written into ``out``
-    (``tmp`` and ``neq`` are scratch blocks of the same shape).
+    """Gower-type distances of query rows ``[start, stop)`` to every candidate, written into ``out``.
+
+    ``tmp`` and ``neq`` are scratch blocks of the same shape.
     """
     qn, qc, cn, cc = scaled
     out.fill(0.0)

@@ -136,8 +136,10 @@ def _attack(
 
 
 def random_links(sizes: np.ndarray, n_synthetic: int, rng: np.random.Generator) -> np.ndarray:
-    """The baseline attacker: for each row ``(a, b)`` of ``sizes``, whether a random set of ``b`` distinct
-    synthetic rows meets a random set of ``a`` (drawn as ``Hypergeometric(a, n − a, b) > 0``).
+    """The baseline attacker: for each row ``(a, b)`` of ``sizes``, whether random sets of synthetic rows meet.
+
+    Whether a random set of ``b`` distinct synthetic rows meets a random set of ``a`` (drawn as ``Hypergeometric(a, n −
+    a, b) > 0``).
     """
     sizes = np.asarray(sizes, dtype=np.int64).reshape(-1, 2)
     if sizes.size == 0:

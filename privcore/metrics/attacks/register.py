@@ -62,8 +62,10 @@ def _rate(rate, n_success=None, n_total=None) -> Rate | None:
 
 
 def _details(out: AttackOutcome) -> AttackRates:
-    """The attack's typed details: the four rates, and the attack's own details by name (its per-attack
-    records ``main``/``control``/``baseline`` under ``attack_main``/``attack_control``/``attack_baseline``).
+    """The attack's typed details: the four rates, and the attack's own details by name.
+
+    Its per-attack records ``main``/``control``/``baseline`` go under
+    ``attack_main``/``attack_control``/``attack_baseline``.
     """
     res = out.result
     counts = (

@@ -224,8 +224,9 @@ def random_queries(
 
 
 def singling_out_probability_integral(n, w_min: float, w_max: float):
-    r"""Integral of the singling-out probability :math:`P(w, n) = n w (1-w)^{n-1}` over
-    :math:`w \in [w_{min}, w_{max}]` (Cohen & Nissim 2020), in closed form.
+    r"""Integral of the singling-out probability :math:`P(w, n) = n w (1-w)^{n-1}`, in closed form.
+
+    Over :math:`w \in [w_{min}, w_{max}]` (Cohen & Nissim 2020).
 
     .. math:: \frac{(n w_{min} + 1)(1 - w_{min})^n - (n w_{max} + 1)(1 - w_{max})^n}{n + 1}
     """

@@ -1,8 +1,8 @@
-"""Distance-based metrics in the vector space E (metrics.md §2; review §2.2): CVP, DVP, Auth, IdScore,
-NSND, MDCR, NNAA and HitR.
+"""Distance-based metrics in the vector space E (metrics.md §2; review §2.2).
 
-Ties (metrics.md §0): distances closer than ``1e-12 · d_max`` compare as equal. :mod:`._base` holds what the
-metrics share; this module registers the family's metrics in one order and re-exports what others use.
+CVP, DVP, Auth, IdScore, NSND, MDCR, NNAA and HitR. Ties (metrics.md §0): distances closer than ``1e-12 · d_max``
+compare as equal. :mod:`._base` holds what the metrics share; this module registers the family's metrics in one order
+and re-exports what others use.
 """
 
 from __future__ import annotations

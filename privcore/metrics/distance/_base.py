@@ -1,8 +1,8 @@
-"""What the distance metrics in E share: the nearest synthetic record of each real one and its normalised
-distance, the checks every distance metric makes, and the words their explanations share (metrics.md §2).
+"""What the distance metrics in E share (metrics.md §2).
 
-Ties (metrics.md §0): two distances closer than ``1e-12 · d_max`` (``d_max`` = the largest
-real–synthetic distance in the space used) compare as equal; each comparison says which way a tie goes.
+The nearest synthetic record of each real one and its normalised distance, the checks every distance metric makes, and
+the words their explanations share. Ties (metrics.md §0): two distances closer than ``1e-12 · d_max`` (``d_max`` = the
+largest real–synthetic distance in the space used) compare as equal; each comparison says which way a tie goes.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
-"""Membership-inference attacks (family "Membership inference", metrics.md §3): whether an attacker can tell the
-people in the training data from other real people, given the synthetic table.
+"""Membership-inference attacks (family "Membership inference", metrics.md §3).
 
-:mod:`._base` holds what the attacks share; each concrete module registers its metrics on import, and this
-module imports them in one order and re-exports what other modules use.
+Whether an attacker can tell the people in the training data from other real people, given the synthetic table.
+:mod:`._base` holds what the attacks share; each concrete module registers its metrics on import, and this module
+imports them in one order and re-exports what other modules use.
 """
 
 # The attacks register in this order (the registry's order of the family).

@@ -1,7 +1,8 @@
-"""What every membership attack shares (metrics.md §3): who plays member, non-member and reference, the ROC
-summary of one attack, the parameters and registry texts, the evaluation-wide cache of attack scores and the
-metric output built from them, and the machinery that more than one attack reads (kernel densities, Gen-LRA's
-standardised space, the halves of ``mia_best`` and cross-fitting within them).
+"""What every membership attack shares (metrics.md §3).
+
+Who plays member, non-member and reference, the ROC summary of one attack, the parameters and registry texts, the
+evaluation-wide cache of attack scores and the metric output built from them, and the machinery that more than one
+attack reads (kernel densities, Gen-LRA's standardised space, the halves of ``mia_best`` and cross-fitting within them).
 """
 
 from __future__ import annotations
@@ -171,9 +172,10 @@ def attack_summary(
 
 
 def summary_fields(summary: dict) -> dict:
-    """:func:`attack_summary`'s flat keys as :class:`~privcore.metrics.details.MembershipScores` fields: the
-    ``tpr_at_<fpr>`` values and their ``tpr_at_<fpr>_interval`` go into ``tpr_at`` and ``tpr_at_interval``,
-    keyed by the FPR as written in the key (``"0.01"``, ``"0.1"``).
+    """:func:`attack_summary`'s flat keys as :class:`~privcore.metrics.details.MembershipScores` fields.
+
+    The ``tpr_at_<fpr>`` values and their ``tpr_at_<fpr>_interval`` go into ``tpr_at`` and ``tpr_at_interval``, keyed by
+    the FPR as written in the key (``"0.01"``, ``"0.1"``).
     """
     fields: dict = {"tpr_at": {}, "tpr_at_interval": {}}
     for key, value in summary.items():
@@ -455,9 +457,10 @@ def attack_scores(ctx: MetricContext, attack_id: str, params: Mapping, reference
 
 
 def battery_settings(ctx: MetricContext, attack_id: str, reference_table: Any = None) -> dict:
-    """Attack ``attack_id``'s parameters as this evaluation runs it (its defaults when it was not chosen), with
-    the caller's reference table, so that every attack a combining metric reads plays on the same ``R``
-    and reads the same cached scores as the attack's own metric.
+    """Attack ``attack_id``'s parameters as this evaluation runs it, with the caller's reference table.
+
+    Its defaults when it was not chosen; with the caller's reference table, so that every attack a combining metric
+    reads plays on the same ``R`` and reads the same cached scores as the attack's own metric.
     """
     settings = dict(ctx.shared.metric_params.get(attack_id) or registry.get(attack_id).default_params)
     settings["reference"] = reference_table
@@ -483,10 +486,11 @@ def output_from_scores(ctx: MetricContext, attack_id: str) -> MetricOutput:
 
 def shared_attack_summary(ctx: MetricContext, member_scores, nonmember_scores, tolerance: float, n_boot: int,
                           confidence: float) -> dict:
-    """:func:`attack_summary` of these scores with the evaluation's seed, computed once per evaluation: an
-    attack's own metric and ``mia_best`` summarise the same scores with the same bootstrap, which at 10,000
-    members and non-members is most of an attack's time. Keyed on the scores' bytes, so equal inputs, and only
-    they, share one summary (treat it as read-only).
+    """:func:`attack_summary` of these scores with the evaluation's seed, computed once per evaluation.
+
+    An attack's own metric and ``mia_best`` summarise the same scores with the same bootstrap, which at 10,000 members
+    and non-members is most of an attack's time. Keyed on the scores' bytes, so equal inputs, and only they, share one
+    summary (treat it as read-only).
 
     Parameters
     ----------
@@ -520,8 +524,9 @@ def shared_attack_summary(ctx: MetricContext, member_scores, nonmember_scores, t
 
 def attack_output(ctx: MetricContext, sets: MembershipSets, member_scores, nonmember_scores, per_record, *,
                   tolerance: float, details: dict, params: dict, warnings: list[str]) -> MetricOutput:
-    """An attack's metric output: its ROC summary (:func:`attack_summary`) as
-    :class:`~privcore.metrics.details.MembershipScores`, risk = the advantage, raw = the AUC.
+    """An attack's metric output: its ROC summary as :class:`~privcore.metrics.details.MembershipScores`.
+
+    The ROC summary is :func:`attack_summary`; risk = the advantage, raw = the AUC.
 
     ``n_boot`` and ``confidence`` come from ``ctx.params``, already checked against their declarations
     (:data:`COMMON_PARAMS`) by :func:`privcore.data.params.check_value`.
@@ -624,8 +629,9 @@ def t_kde_logpdf(data: np.ndarray, query: np.ndarray, bandwidths, *, tail: float
 
 
 def squared_distance_blocks(query: np.ndarray, data: np.ndarray, chunk_elements: int):
-    """Yield ``(rows, d2)``: a slice of query rows and their squared Euclidean distances to every data row
-    (clipped at 0 against rounding), at most about ``chunk_elements`` distances at a time. Shared by the
+    """Yield ``(rows, d2)``: a slice of query rows and their squared Euclidean distances to every data row.
+
+    Distances are clipped at 0 against rounding, at most about ``chunk_elements`` of them at a time. Shared by the
     kernel density estimates, which need every distance, not only the nearest.
     """
     sq_data = np.einsum("ij,ij->i", data, data)
@@ -742,8 +748,9 @@ def standardised_factors(ctx: MetricContext) -> np.ndarray:
 
 
 def standardised_synthetic_neighbours(ctx: MetricContext, sets: MembershipSets, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Distances and indices of the ``k`` synthetic rows nearest to every real row and each non-member, in
-    Gen-LRA's space (:func:`standardised_factors`), one pass per evaluation for Gen-LRA and the learned attack.
+    """Distances and indices of the ``k`` synthetic rows nearest to every real row and each non-member.
+
+    In Gen-LRA's space (:func:`standardised_factors`), one pass per evaluation for Gen-LRA and the learned attack.
 
     At least :data:`DEFAULT_K` neighbours are found and kept, so the attack asking second reads the first
     ``k`` columns (nearest first, lowest index among ties: the same as a pass for ``k`` alone).
@@ -764,8 +771,7 @@ def standardised_synthetic_neighbours(ctx: MetricContext, sets: MembershipSets, 
 
 
 def seeded_halves(n_members: int, n_nonmembers: int, seed: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Step 1 of :mod:`privcore.metrics.membership.best`'s docstring: the halves A and B of the members and of the
-    non-members.
+    """Step 1 of :mod:`privcore.metrics.membership.best`'s docstring: the halves A and B of members and non-members.
 
     Returns
     -------
@@ -797,8 +803,9 @@ INNER_FOLDS = 5
 
 def stratified_folds(members: np.ndarray, nonmembers: np.ndarray, folds: int, rng: np.random.Generator
                      ) -> list[np.ndarray]:
-    """Seeded stratified folds of one half: fold ``f`` holds every ``folds``-th member and non-member of a
-    random order, so each fold has members and non-members in the half's proportion.
+    """Seeded stratified folds of one half: fold ``f`` holds every ``folds``-th member and non-member of a random order.
+
+    So each fold has members and non-members in the half's proportion.
 
     Parameters
     ----------
@@ -831,8 +838,9 @@ def small_lgbm(seed: int, n_train: int, settings: Mapping):
 
 
 def fit_and_score(features, labels, train, score_rows, extra_rows, seed, settings):
-    """One fold of :func:`crossfit_within_halves`: a LightGBM model (:func:`small_lgbm`) trained on the rows
-    ``train``, its probability of "member" at ``score_rows`` and at ``extra_rows``.
+    """One fold of :func:`crossfit_within_halves`: a LightGBM model (:func:`small_lgbm`) trained on the rows ``train``.
+
+    Its probability of "member" at ``score_rows`` and at ``extra_rows``.
     """
     model = small_lgbm(seed, len(train), settings)
     model.fit(features[train], labels[train])
@@ -842,9 +850,10 @@ def fit_and_score(features, labels, train, score_rows, extra_rows, seed, setting
 
 
 def learned_features(ctx: MetricContext, sets: MembershipSets, reference: Reference, k: int) -> np.ndarray:
-    """Distances from every real row, then each non-member, to its ``k`` nearest synthetic rows and its ``k``
-    nearest reference rows, in Gen-LRA's space; one search per evaluation (the learned and the stacked attack
-    both read it).
+    """Distances from every real row, then each non-member, to its ``k`` nearest synthetic and reference rows.
+
+    To its ``k`` nearest synthetic rows and its ``k`` nearest reference rows, in Gen-LRA's space; one search per
+    evaluation (the learned and the stacked attack both read it).
 
     Returns
     -------
@@ -872,9 +881,9 @@ def learned_features(ctx: MetricContext, sets: MembershipSets, reference: Refere
 def crossfit_within_halves(ctx: MetricContext, features: np.ndarray, sets: MembershipSets, settings: Any,
                            fold_tag: int, fit: Callable | None = None, folds: int = INNER_FOLDS
                            ) -> tuple[np.ndarray, int]:
-    """Scores of a model trained to tell members from non-members, cross-fitted within the halves of
-    ``mia_best`` (:mod:`privcore.metrics.membership.learned`'s docstring): no record is scored by a model that saw
-    its label.
+    """Scores of a model trained to tell members from non-members, cross-fitted within the halves of ``mia_best``.
+
+    See :mod:`privcore.metrics.membership.learned`'s docstring: no record is scored by a model that saw its label.
 
     Parameters
     ----------

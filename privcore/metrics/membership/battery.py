@@ -222,8 +222,9 @@ def compute_mia_classifier(ctx: MetricContext) -> MetricOutput:
 
 
 def synthetic_probability(features: np.ndarray, labels: np.ndarray, queries: np.ndarray, seed: int) -> np.ndarray:
-    """Predicted probability of label 1 at ``queries`` from one seeded LightGBM random forest
-    (:data:`CLASSIFIER_SETTINGS`) trained on ``features``/``labels``.
+    """Predicted probability of label 1 at ``queries`` from one seeded LightGBM random forest.
+
+    The forest (:data:`CLASSIFIER_SETTINGS`) is trained on ``features``/``labels``.
     """
     model = make_lgbm(seed).set_params(**CLASSIFIER_SETTINGS)
     model.fit(features, labels)
@@ -276,8 +277,9 @@ def compute_mia_density_count(ctx: MetricContext) -> MetricOutput:
 
 
 def reference_to_synthetic(ctx: MetricContext, reference: Reference) -> np.ndarray:
-    """Distance in E from each reference row to its nearest synthetic row (from the shared holdout pass
-    when ``R`` is half of the holdout; one pass per evaluation for a user table).
+    """Distance in E from each reference row to its nearest synthetic row.
+
+    From the shared holdout pass when ``R`` is half of the holdout; one pass per evaluation for a user table.
     """
     if reference.table is None:
         return ctx.neighbours("E", "holdout", "synthetic").d1[reference.positions]
@@ -333,8 +335,9 @@ def compute_mia_dpi(ctx: MetricContext) -> MetricOutput:
 
 def dpi_counts(queries: np.ndarray, synthetic: np.ndarray, reference: np.ndarray, k: int, tolerance: float, *,
                chunk_elements: int = 2**22) -> tuple[np.ndarray, np.ndarray]:
-    """``(k_Z, k_R)`` per query row: synthetic and reference rows among its ``k`` nearest in the union,
-    rows tied with the ``k``-th nearest sharing the remaining places in proportion.
+    """``(k_Z, k_R)`` per query row: synthetic and reference rows among its ``k`` nearest in the union.
+
+    Rows tied with the ``k``-th nearest share the remaining places in proportion.
 
     Examples
     --------

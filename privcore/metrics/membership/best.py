@@ -238,8 +238,9 @@ def honest_splits(scores: Mapping[str, tuple[np.ndarray, np.ndarray]], seed: int
 
 
 def held_out_intervals(held_out: list[dict], n_boot: int, confidence: float, seed: int, threads: int = 1):
-    """Percentile-bootstrap intervals of the mean held-out AUC and mean held-out TPR − FPR (the resamples
-    evaluated on ``threads`` threads, the same for every count).
+    """Percentile-bootstrap intervals of the mean held-out AUC and mean held-out TPR − FPR.
+
+    The resamples are evaluated on ``threads`` threads, the same for every count.
 
     Each replicate resamples the members and the non-members of both held-out halves (with replacement,
     separately: strata) and recomputes both AUCs and both gaps at the fixed thresholds; the attack and the

@@ -127,8 +127,9 @@ def calibrated_scores(ctx: MetricContext, sets: MembershipSets, reference: Refer
 
 
 def distance_scores(ctx: MetricContext, sets: MembershipSets, reference: Reference, params: Mapping) -> AttackScores:
-    """The distance attack's scores ``−d_E(x, Z)`` on the battery's members and non-members (read from the
-    shared real→synthetic and holdout→synthetic passes, which ``mia_distance`` reads too).
+    """The distance attack's scores ``−d_E(x, Z)`` on the battery's members and non-members.
+
+    Read from the shared real→synthetic and holdout→synthetic passes, which ``mia_distance`` reads too.
 
     Notes
     -----

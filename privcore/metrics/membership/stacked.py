@@ -57,8 +57,9 @@ FOLD_TAG = 23
 
 
 def standardised(values: np.ndarray) -> np.ndarray:
-    """Scores as z-scores over the scored records; infinities become the most extreme finite score, and a
-    constant score becomes 0 (it tells nobody apart).
+    """Scores as z-scores over the scored records.
+
+    Infinities become the most extreme finite score, and a constant score becomes 0 (it tells nobody apart).
 
     Examples
     --------

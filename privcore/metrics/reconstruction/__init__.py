@@ -1,6 +1,6 @@
-"""Reconstruction attacks (family "Reconstruction"): an attacker who knows a person's key columns reconstructs every
-other column of their record from the synthetic table.
+"""Reconstruction attacks (family "Reconstruction").
 
+An attacker who knows a person's key columns reconstructs every other column of their record from the synthetic table.
 :mod:`._base` holds the scores, :mod:`.attacks` the two attacks, :mod:`.metrics` what each metric computes and
 :mod:`.register` their declarations.
 """

@@ -1,7 +1,8 @@
-"""What the reconstruction attacks share: the secret columns, the scores of a reconstruction, the advantage of
-members over non-members with its bootstrap interval, the per-person exposure, and the details kinds.
+"""What the reconstruction attacks share.
 
-Scores as the NIST CRC red-team's winning code (steveng9/Reconstruction ``scoring.py``).
+The secret columns, the scores of a reconstruction, the advantage of members over non-members with its bootstrap
+interval, the per-person exposure, and the details kinds. Scores as the NIST CRC red-team's winning code
+(steveng9/Reconstruction ``scoring.py``).
 """
 
 from __future__ import annotations
@@ -131,8 +132,9 @@ def table_score(truths: list[Truth], hit_columns: list[np.ndarray], rows: np.nda
 def advantage_interval(member_truths, member_hits, nonmember_truths, nonmember_hits, n_boot: int, seed: int,
                        confidence: float = 0.95, members: np.ndarray | None = None,
                        nonmembers: np.ndarray | None = None) -> tuple[float, float] | None:
-    """Percentile bootstrap interval of members' score − non-members' score, the two groups resampled apart
-    (each resample recomputes the rarity weights). None when ``n_boot`` is 0.
+    """Percentile bootstrap interval of members' score − non-members' score; None when ``n_boot`` is 0.
+
+    The two groups are resampled apart (each resample recomputes the rarity weights).
     """
     if n_boot <= 0:
         return None
@@ -161,8 +163,10 @@ def value_rates(truth: Truth, hit: np.ndarray) -> tuple[dict[str, float], float]
 
 
 def exposure(member_truths, member_hits, nonmember_truths, nonmember_hits) -> tuple[np.ndarray, np.ndarray]:
-    """Per member and secret column, how far the reconstruction beats the non-members' rate for the same true
-    value (the column's rate where no non-member has it), at least 0; and per member the mean over the columns.
+    """Per member and secret column, how far the reconstruction beats the non-members' rate for the same true value.
+
+    The non-members' rate is the column's rate where no non-member has the value; at least 0; and per member the mean
+    over the columns.
 
     Returns
     -------
@@ -218,8 +222,9 @@ class ExposedRecord(Details):
 
 @dataclass(frozen=True)
 class Reconstruction(Details):
-    """A reconstruction attack: the secret columns guessed from the key columns, scored on members and on
-    non-members; the advantage (members − non-members) is what the generator leaked beyond population inference.
+    """A reconstruction attack: the secret columns guessed from the key columns, scored on members and on non-members.
+
+    The advantage (members − non-members) is what the generator leaked beyond population inference.
     """
 
     kind: ClassVar[str] = "reconstruction"

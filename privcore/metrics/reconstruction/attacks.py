@@ -1,7 +1,8 @@
-"""The two reconstruction attacks: the nearest released records on the key columns, and learned predictors chained
-column after column. Both take a *released* table (the synthetic table, or the holdout for the population
-reference) and a *target* table (members or non-members), and return a guess for every secret column of every
-target.
+"""The two reconstruction attacks.
+
+The nearest released records on the key columns, and learned predictors chained column after column. Both take a
+*released* table (the synthetic table, or the holdout for the population reference) and a *target* table (members or
+non-members), and return a guess for every secret column of every target.
 """
 
 from __future__ import annotations
@@ -28,8 +29,9 @@ def _table(ctx: MetricContext, role: str) -> pd.DataFrame:
 
 
 def nearest_guess(ctx: MetricContext, released: str, targets: str, secret: list[str], k: int) -> dict[str, np.ndarray]:
-    """Each target's secret columns from its ``k`` nearest released records on the key columns: the most common
-    value among them (ties: the value of the nearest), or their mean for a numerical column.
+    """Each target's secret columns from its ``k`` nearest released records on the key columns.
+
+    The most common value among them (ties: the value of the nearest), or their mean for a numerical column.
 
     Notes
     -----
@@ -79,8 +81,9 @@ def _model(numerical: bool, seed: int, threads: int):
 
 
 class _Constant:
-    """A column with one value in the released table, or keys that carry nothing (no feature): every guess is the
-    released table's most common value (its mean for a number).
+    """A column with one value in the released table, or keys that carry nothing (no feature).
+
+    Every guess is the released table's most common value (its mean for a number).
     """
 
     def __init__(self, value):
@@ -110,10 +113,11 @@ def _as_feature(values: np.ndarray, numerical: bool, labels: np.ndarray | None) 
 
 
 def chain_order(ctx: MetricContext, released: str, secret: list[str]) -> list[str]:
-    """The order of the chain, chosen on the released table alone: how well each column of a released record is
-    given by the released record nearest to it on the key columns (itself left out; the shared engine's pass within
-    the table), scored as the attack is scored; the most predictable column first, so that its guess informs the
-    harder ones. No model is trained to choose the order.
+    """The order of the chain, chosen on the released table alone; the most predictable column first.
+
+    How well each column of a released record is given by the released record nearest to it on the key columns (itself
+    left out; the shared engine's pass within the table), scored as the attack is scored; the most predictable column
+    first, so that its guess informs the harder ones. No model is trained to choose the order.
     """
     def compute() -> list[str]:
         source = _table(ctx, released)
@@ -139,9 +143,11 @@ def chain_order(ctx: MetricContext, released: str, secret: list[str]) -> list[st
 
 
 def learned_guess(ctx: MetricContext, released: str, targets: list[str], secret: list[str]) -> dict[str, dict]:
-    """Each target table's secret columns predicted by LightGBM models trained on the released table, the keys as
-    inputs and chained in :func:`chain_order` (each model also reads the columns before it: the released table's
-    true values when it learns, the chain's own guesses when it attacks). Returns target role → column → guesses.
+    """Each target table's secret columns predicted by LightGBM models trained on the released table.
+
+    The keys are inputs, the models chained in :func:`chain_order` (each model also reads the columns before it: the
+    released table's true values when it learns, the chain's own guesses when it attacks). Returns target role → column
+    → guesses.
     """
 
     def compute() -> dict[str, dict]:

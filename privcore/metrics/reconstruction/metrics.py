@@ -183,8 +183,9 @@ def _halves(n: int, seed: int, salt: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def compute_best(ctx: MetricContext) -> MetricOutput:
-    """The honest best of the two attacks: chosen by its advantage on one half of the members and non-members,
-    reported on the other half (with its interval there).
+    """The honest best of the two attacks: chosen by its advantage on one half, reported on the other half.
+
+    The halves are of the members and non-members; the result is reported with its interval there.
 
     Notes
     -----

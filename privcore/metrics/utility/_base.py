@@ -1,5 +1,6 @@
-"""What the utility measures share (metrics.md §6): the bins, the distances between binned shares, the association
-of two columns, and the declaration texts.
+"""What the utility measures share (metrics.md §6).
+
+The bins, the distances between binned shares, the association of two columns, and the declaration texts.
 """
 
 from __future__ import annotations
@@ -223,8 +224,10 @@ def cramers_v(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def array_digest(*arrays: np.ndarray) -> str:
-    """A digest of arrays' shapes, types and values: part of the key of a result kept for reuse between
-    evaluations (:meth:`privcore.engine.context.SharedComputation.keep_for_reuse`).
+    """A digest of arrays' shapes, types and values.
+
+    Part of the key of a result kept for reuse between evaluations
+    (:meth:`privcore.engine.context.SharedComputation.keep_for_reuse`).
 
     >>> array_digest(np.zeros(2)) == array_digest(np.zeros(2)), array_digest(np.zeros(2)) == array_digest(np.zeros(3))
     (True, False)

@@ -79,8 +79,9 @@ def _class_codes(values: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], 
 
 
 def _score(task: str, model, features, truth, positive) -> float:
-    """The fitted model's score on the holdout: ROC AUC, macro F1 or R² (``positive``: the positive class's
-    label, as the model's ``classes_`` hold it).
+    """The fitted model's score on the holdout: ROC AUC, macro F1 or R².
+
+    ``positive``: the positive class's label, as the model's ``classes_`` hold it.
     """
     from sklearn.metrics import f1_score, r2_score, roc_auc_score  # lazy: heavy, as in _model
 
@@ -143,8 +144,10 @@ def _fit_all(task, seed0: int, rows: int, kept: dict, values: dict, positive: st
 
 
 def _features(encoded: dict[str, np.ndarray], keep: np.ndarray) -> dict[str, np.ndarray]:
-    """The encoded columns ``keep`` of each role: a view where they are a leading or trailing run of columns (the
-    bootstrap draws copy the rows anyway), a copy otherwise; the holdout, which every model scores, C-ordered.
+    """The encoded columns ``keep`` of each role: a view where possible, a copy otherwise.
+
+    A view where they are a leading or trailing run of columns (the bootstrap draws copy the rows anyway), a copy
+    otherwise; the holdout, which every model scores, C-ordered.
     """
     columns = np.flatnonzero(keep)
     run = len(columns) and columns[-1] - columns[0] + 1 == len(columns)
@@ -155,10 +158,12 @@ def _features(encoded: dict[str, np.ndarray], keep: np.ndarray) -> dict[str, np.
 
 def _fitted(ctx: MetricContext, task: str, rows: int, kept: dict, values: dict, positive, keep: np.ndarray,
             encoded: dict) -> dict:
-    """:func:`_fit_all` for one target; where the caller keeps ``reuse`` between evaluations (the lab, the
-    dashboard comparing several synthetic tables against one real table and holdout), the models trained on the
-    real table are fitted once for all of them: their scores depend on the real table, the holdout, the target
-    and the number of rows, which the key names, not on the synthetic table.
+    """:func:`_fit_all` for one target, the models trained on the real table fitted once where ``reuse`` is kept.
+
+    Where the caller keeps ``reuse`` between evaluations (the lab, the dashboard comparing several synthetic tables
+    against one real table and holdout), the models trained on the real table are fitted once for all of them: their
+    scores depend on the real table, the holdout, the target and the number of rows, which the key names, not on the
+    synthetic table.
     """
     if not ctx.shared.reusing:
         return _fit_all(task, ctx.seed, rows, kept, values, positive, ctx.workers)
@@ -252,8 +257,10 @@ def default_targets(schema) -> list[str]:
 
 
 def compute_mle(ctx: MetricContext) -> MetricOutput:
-    """Train on synthetic, test on the holdout, over the same trained on real: ``utility`` = mean over targets and
-    learners of ``min(1, synthetic score / real score)``; ``raw`` = the mean uncapped ratio.
+    """Train on synthetic, test on the holdout, over the same trained on real.
+
+    ``utility`` = mean over targets and learners of ``min(1, synthetic score / real score)``; ``raw`` = the mean
+    uncapped ratio.
 
     Examples
     --------

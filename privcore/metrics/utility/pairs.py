@@ -19,8 +19,9 @@ AVERAGED = ("the share of the real table's pairwise association kept: 1 − Σ|a
 
 
 def association_kept(real_association, difference) -> float | None:
-    """The share of the real table's association kept: ``max(0, 1 − Σ w·|Δ|/|a| / Σ w)`` with ``w = a²``, i.e.
-    ``max(0, 1 − Σ |a|·|Δ| / Σ a²)`` over the pairs; None when the real table has no association at all.
+    """The share of the real table's association kept; None when the real table has no association at all.
+
+    ``max(0, 1 − Σ w·|Δ|/|a| / Σ w)`` with ``w = a²``, i.e. ``max(0, 1 − Σ |a|·|Δ| / Σ a²)`` over the pairs.
 
     Each pair's relative loss ``|Δ| / |a|`` is weighted by its real association squared (for ρ the share of variation
     the pair explains), so that weakly related pairs, whose measured association is mostly sampling noise, count
