@@ -17,10 +17,11 @@ FAR_CANDIDATES = 4096
 
 
 def row_candidates(block, rows, others, query_norm, operands, max_half_ref):
-    """(chunk row, block column) of every score that may be among its row's two nearest, ``others`` being the
-    columns a row may have as neighbours (the block's, less the row itself where it is excluded as ``inf``):
-    with two or more, those within the rounding bound of the second-best (:func:`top_two_candidates`); with
-    one, that one; with none (a one-row table without itself), no neighbour at all.
+    """(chunk row, block column) of every score that may be among its row's two nearest.
+
+    ``others`` are the columns a row may have as neighbours (the block's, less the row itself where it is excluded as
+    ``inf``): with two or more, the candidates are those within the rounding bound of the second-best
+    (:func:`top_two_candidates`); with one, that one; with none (a one-row table without itself), no neighbour at all.
 
     Parameters
     ----------
@@ -153,8 +154,10 @@ K_SAMPLE_PER_NEIGHBOUR = 8
 
 
 def k_candidates(block, kept, tolerance, xp):
-    """(chunk row, block column) of every score within ``tolerance`` of its row's ``kept``-th smallest (``kept``
-    below the block's width): the pairs that may truly be among the row's ``kept`` nearest, in row-major order.
+    """(chunk row, block column) of every score within ``tolerance`` of its row's ``kept``-th smallest.
+
+    ``kept`` is below the block's width: the pairs that may truly be among the row's ``kept`` nearest, in row-major
+    order.
 
     On the host, when the block is wide, each row's ``kept``-th smallest is not found by partitioning the row:
     the ``kept``-th smallest of evenly spaced columns is an upper bound ``u`` of it (a subset's order statistic

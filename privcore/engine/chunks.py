@@ -1,8 +1,7 @@
-"""Chunks of a matrix pass: how many distances a chunk holds and how chunks run on this machine's threads
-or are grouped into tasks for a Dask cluster.
+"""Chunks of a matrix pass: how many distances a chunk holds and how chunks run on threads or on a Dask cluster.
 
-Shared by every chunked pass (:mod:`privcore.engine.neighbors`, :mod:`privcore.engine.neighbors_both_ways`,
-:mod:`privcore.engine.within_radius`).
+Chunks run on this machine's threads or are grouped into tasks for a Dask cluster. Shared by every chunked pass
+(:mod:`privcore.engine.neighbors`, :mod:`privcore.engine.neighbors_both_ways`, :mod:`privcore.engine.within_radius`).
 """
 
 from __future__ import annotations
@@ -20,8 +19,9 @@ CLUSTER_TASKS_PER_WORKER = 3
 
 
 def cluster_tasks(starts: list[int], n_workers: int) -> list[tuple[int, ...]]:
-    """The chunks of a pass grouped into about :data:`CLUSTER_TASKS_PER_WORKER` tasks per worker: a Dask task
-    costs milliseconds of scheduling, as much as a small chunk's work, so each task runs several chunks (one
+    """The chunks of a pass grouped into about :data:`CLUSTER_TASKS_PER_WORKER` tasks per worker.
+
+    A Dask task costs milliseconds of scheduling, as much as a small chunk's work, so each task runs several chunks (one
     at a time, so a worker's memory stays that of one chunk).
 
     Parameters
@@ -47,8 +47,9 @@ def cluster_tasks(starts: list[int], n_workers: int) -> list[tuple[int, ...]]:
 
 
 def run_chunks(run, starts, workers, progress, total, size_of, message):
-    """Run ``run(start)`` for every chunk on worker threads; report progress from the calling thread only
-    (callers such as Streamlit may only update their page from their own thread).
+    """Run ``run(start)`` for every chunk on worker threads; report progress from the calling thread only.
+
+    Callers such as Streamlit may only update their page from their own thread.
 
     Parameters
     ----------

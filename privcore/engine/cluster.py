@@ -1,7 +1,7 @@
-"""Dask cluster backend: the neighbour passes of an evaluation run on a ``dask.distributed``
-cluster, for tables one machine cannot finish in time.
+"""Dask cluster backend: the neighbour passes of an evaluation run on a ``dask.distributed`` cluster.
 
-Optional: ``pip install 'privcore[dask]'``. The tables travel to the cluster: use one you control.
+It serves tables one machine cannot finish in time. Optional: ``pip install 'privcore[dask]'``. The tables travel to the
+cluster: use one you control.
 """
 
 from __future__ import annotations
@@ -129,7 +129,9 @@ def run_chunks_on_cluster(client: Any, task: Callable, shared: Sequence[Any], ch
 
 
 def map_on_cluster(client: Any, task: Callable, shared: Sequence[Any], items: Sequence[tuple]) -> list[Any]:
-    """``task(*shared, *item)`` for every item as tasks on the cluster, results in item order (independent
-    fits: a classifier's folds or repeats, an attack's models); ``shared`` is sent to every worker once.
+    """``task(*shared, *item)`` for every item as tasks on the cluster, results in item order.
+
+    The items are independent fits: a classifier's folds or repeats, an attack's models; ``shared`` is sent to every
+    worker once.
     """
     return run_chunks_on_cluster(client, task, shared, items, None, len(items), lambda result: 1, "")

@@ -134,9 +134,10 @@ class SharedComputation:
         self._subsamples: dict[str, tuple[str, np.ndarray]] = {}
 
     def __getstate__(self) -> dict[str, Any]:
-        """What a pickled evaluation keeps (the dashboard computes in worker processes and sends reports
-        back): every computed space, table and pass, but not the progress callback, the caller's ``reuse``
-        dict (other evaluations' passes) or factories that cannot be pickled (spaces not built yet by a
+        """What a pickled evaluation keeps: every computed space, table and pass.
+
+        The dashboard computes in worker processes and sends reports back. Left out: the progress callback, the caller's
+        ``reuse`` dict (other evaluations' passes) and factories that cannot be pickled (spaces not built yet by a
         metric's own factory are rebuilt on demand only from the standard ones).
         """
         state = self.__dict__.copy()
@@ -167,9 +168,10 @@ class SharedComputation:
         return self._spaces[name]
 
     def subsample(self, role: str, size: int, repeat: int, seed: int) -> str:
-        """The role name of a random subset of ``size`` rows of table ``role`` (without replacement), drawn for
-        ``repeat`` with ``seed``: the same rows for the same arguments, so that every metric compared at one
-        size reads the same subsample and its neighbour passes are shared.
+        """The role name of a random subset of ``size`` rows of table ``role``, drawn for ``repeat`` with ``seed``.
+
+        Drawn without replacement: the same rows for the same arguments, so that every metric compared at one size reads
+        the same subsample and its neighbour passes are shared.
 
         Examples
         --------
@@ -190,9 +192,10 @@ class SharedComputation:
         return name
 
     def table(self, role: str) -> pd.DataFrame:
-        """The table playing ``role``: ``"real"``, ``"synthetic"``, ``"holdout"``, ``"pool"`` (the synthetic
-        table and the holdout one after the other, the population a fresh sample is drawn from when the
-        synthetic table is one) or a :meth:`subsample` of one of them.
+        """The table playing ``role``: ``"real"``, ``"synthetic"``, ``"holdout"``, ``"pool"`` or a subsample of one.
+
+        ``"pool"`` is the synthetic table and the holdout one after the other, the population a fresh sample is drawn
+        from when the synthetic table is one; a subsample is a :meth:`subsample`.
         """
         if role in self._subsamples:
             base, rows = self._subsamples[role]
@@ -215,8 +218,9 @@ class SharedComputation:
         return self._encoded[key]
 
     def neighbours(self, space: str, query: str, reference: str) -> Neighbours:
-        """Nearest two ``reference`` rows of each ``query`` row in ``space`` (self excluded by position
-        when both roles are the same table). Computed once per evaluation.
+        """Nearest two ``reference`` rows of each ``query`` row in ``space``, computed once per evaluation.
+
+        Self is excluded by position when both roles are the same table.
         """
         key = (space, query, reference)
         if key in self._neighbours:
@@ -244,9 +248,10 @@ class SharedComputation:
         return self._neighbours[key]
 
     def _compute_pass(self, space: str, query: str, reference: str) -> dict[tuple[str, str, str], Neighbours]:
-        """Run the pass ``query → reference`` and, where the reverse pass is planned and not known yet and the
-        pass runs on CPUs (this machine's or a cluster's), the reverse from the same block (identical results,
-        one pass). Tables with repeated rows are searched once per distinct row
+        """Run the pass ``query → reference`` and, where planned and worth it, the reverse from the same block.
+
+        The reverse runs where it is planned and not known yet and the pass runs on CPUs (this machine's or a
+        cluster's): identical results, one pass. Tables with repeated rows are searched once per distinct row
         (:mod:`privcore.engine.neighbors_distinct`).
         """
         key, reverse = (space, query, reference), (space, reference, query)
@@ -311,14 +316,16 @@ class SharedComputation:
         return self._reuse is not None
 
     def reused(self, key: Any) -> Any:
-        """A result stored with :meth:`keep_for_reuse` by an earlier evaluation sharing ``reuse`` (or this
-        one), or None.
+        """A result stored with :meth:`keep_for_reuse` by an evaluation sharing ``reuse``, or None.
+
+        That evaluation is an earlier one, or this one.
         """
         return (self._reuse or {}).get("results", {}).get(key)
 
     def keep_for_reuse(self, key: Any, value: Any) -> None:
-        """Keep ``value`` for the later evaluations that share ``reuse`` (nothing without ``reuse``). ``key``
-        must name everything the value depends on besides the real table, the holdout and the schema (the
+        """Keep ``value`` for the later evaluations that share ``reuse`` (nothing without ``reuse``).
+
+        ``key`` must name everything the value depends on besides the real table, the holdout and the schema (the
         fingerprint ``reuse`` checks): for example a digest of the encoded arrays the value was computed on.
         """
         if self._reuse is not None:
@@ -340,9 +347,10 @@ class SharedComputation:
         return self._extremes[pair]
 
     def tie_tolerance(self, space: str, a: str, b: str) -> TieTolerance:
-        """The tie tolerance (metrics.md §0) of tables ``a`` and ``b`` in ``space``: exact where d_max is known,
-        else bounded, the exact d_max computed only where the bounds decide a comparison differently
-        (:mod:`privcore.engine.tolerance`).
+        """The tie tolerance (metrics.md §0) of tables ``a`` and ``b`` in ``space``: exact or bounded.
+
+        Exact where d_max is known, else bounded, the exact d_max computed only where the bounds decide a comparison
+        differently (:mod:`privcore.engine.tolerance`).
         """
         pair = pair_key(space, a, b)
         if pair in self._extremes:
@@ -433,8 +441,9 @@ class MetricContext:
 
     @property
     def workers(self) -> int:
-        """Threads this metric may use: :func:`privcore.evaluate`'s ``workers``, or fewer where the metric runs
-        beside the others (:mod:`privcore.evaluation.background`).
+        """Threads this metric may use: :func:`privcore.evaluate`'s ``workers``, or fewer beside the others.
+
+        See :mod:`privcore.evaluation.background`.
         """
         return self.shared.workers if self._workers is None else self._workers
 

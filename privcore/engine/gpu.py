@@ -1,7 +1,7 @@
-"""GPU backend of the neighbour engine: the exact matrix path of :mod:`privcore.engine.neighbors` on an
-NVIDIA GPU, with results identical to the CPU path.
+"""GPU backend of the neighbour engine: the exact matrix path of :mod:`privcore.engine.neighbors` on an NVIDIA GPU.
 
-Optional: ``pip install 'privcore[gpu]'`` (CuPy for CUDA 12); the device is chosen by :func:`resolve_device`.
+Its results are identical to the CPU path's. Optional: ``pip install 'privcore[gpu]'`` (CuPy for CUDA 12); the device is
+chosen by :func:`resolve_device`.
 """
 
 from __future__ import annotations
@@ -147,8 +147,9 @@ def current_device() -> str:
 
 @contextlib.contextmanager
 def using_device(device: str) -> Iterator[str]:
-    """Within the block, neighbour passes called without ``device=`` (metrics calling
-    :mod:`privcore.engine.neighbors` directly) use ``device``; :func:`privcore.evaluate` sets it for its run.
+    """Within the block, neighbour passes called without ``device=`` use ``device``.
+
+    These are metrics calling :mod:`privcore.engine.neighbors` directly; :func:`privcore.evaluate` sets it for its run.
     """
     token = _CURRENT.set(check_device(device))
     try:
@@ -195,10 +196,11 @@ def to_host(array: Any) -> np.ndarray:
 
 
 def device_chunk_elements(chunk_elements: int) -> int:
-    """Distances per chunk on the GPU: the larger of ``chunk_elements`` and :data:`GPU_CHUNK_ELEMENTS`, but
-    no more than a quarter of the free device memory holds for :data:`GPU_THREADS` chunks at once (a chunk
-    needs its block and a few smaller temporaries). Emulated: ``chunk_elements`` as given, so tests can
-    split tables into small chunks.
+    """Distances per chunk on the GPU: the larger of ``chunk_elements`` and :data:`GPU_CHUNK_ELEMENTS`, within memory.
+
+    No more than a quarter of the free device memory holds for :data:`GPU_THREADS` chunks at once (a chunk needs its
+    block and a few smaller temporaries). Emulated: ``chunk_elements`` as given, so tests can split tables into small
+    chunks.
     """
     if emulated():
         return chunk_elements

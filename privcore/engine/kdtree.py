@@ -1,6 +1,7 @@
-"""The k-d tree path of the engine, for few columns (e.g. the FAMD projection Φk): a tree proposes each query
-row's candidates, which are refined exactly as in the matrix path, so both paths return identical results.
-It runs on the CPU.
+"""The k-d tree path of the engine, for few columns (e.g. the FAMD projection Φk); it runs on the CPU.
+
+A tree proposes each query row's candidates, which are refined exactly as in the matrix path, so both paths return
+identical results.
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ TREE_MIN_ROWS = 256
 
 
 def uses_tree(dims: int, reference_rows: int) -> bool:
-    """The engine's ``method="auto"`` choice: a k-d tree for at most ``TREE_MAX_DIM`` columns and more than
-    ``TREE_MIN_ROWS`` reference rows (without columns every distance is 0: the matrix path handles that, a
-    k-d tree cannot).
+    """The engine's ``method="auto"`` choice: a k-d tree for few columns and many reference rows.
+
+    A k-d tree for at most ``TREE_MAX_DIM`` columns and more than ``TREE_MIN_ROWS`` reference rows (without columns
+    every distance is 0: the matrix path handles that, a k-d tree cannot).
 
     Parameters
     ----------
@@ -68,9 +70,11 @@ def tree_top_two(query, reference, exclude_self, with_extremes, chunk_elements, 
 
 def _tree_refined(query, reference, wanted, exclude_self, select, width, chunk_elements, workers, progress,
                   message):
-    """Exact nearest rows by k-d tree candidates: ``select(cand_rows, cand_cols, exact, n_rows)`` (``width``
-    columns of distances and indices) on every reference row within ``radius = d_wanted · (1 + 1e-9)`` of
-    each query row, ``d_wanted`` being the tree's ``wanted``-th nearest distance.
+    """Exact nearest rows by k-d tree candidates.
+
+    ``select(cand_rows, cand_cols, exact, n_rows)`` (``width`` columns of distances and indices) on every reference row
+    within ``radius = d_wanted · (1 + 1e-9)`` of each query row, ``d_wanted`` being the tree's ``wanted``-th nearest
+    distance.
 
     The tree is asked for one neighbour more than ``wanted``: where that extra one already lies beyond the
     radius, the ``wanted`` rows it found are all the rows within it (as a radius search would return), so
@@ -163,8 +167,9 @@ def _extreme_points(points):
 
 
 def tree_top_k(query, reference, k, chunk_elements, workers, progress, label) -> Neighbours:
-    """:func:`nearest_k` in few columns: a k-d tree's k-th distance bounds the candidates, refined exactly
-    (:func:`_tree_refined`), so ties and the lowest-index rule come out as in the matrix path.
+    """:func:`nearest_k` in few columns: a k-d tree's k-th distance bounds the candidates, refined exactly.
+
+    The refinement is :func:`_tree_refined`, so ties and the lowest-index rule come out as in the matrix path.
 
     Parameters
     ----------

@@ -63,10 +63,11 @@ class GroupedTopTwo:
 
 
 def key_columns(query: np.ndarray, reference: np.ndarray, ratio: float = GAP_RATIO) -> np.ndarray:
-    """The columns that form the key groups: discrete (at most :data:`MAX_VALUES` values in the first
-    :data:`SCREEN_ROWS` rows of both tables) and coarse (their smallest gap between two values at least
-    1 / ``ratio`` of the largest such gap: one-hot codes, not a number's fine steps, whose small gap
-    would let no row be settled).
+    """The columns that form the key groups: discrete and coarse.
+
+    Discrete: at most :data:`MAX_VALUES` values in the first :data:`SCREEN_ROWS` rows of both tables. Coarse: their
+    smallest gap between two values at least 1 / ``ratio`` of the largest such gap (one-hot codes, not a number's fine
+    steps, whose small gap would let no row be settled).
 
     Parameters
     ----------
@@ -96,8 +97,9 @@ def key_columns(query: np.ndarray, reference: np.ndarray, ratio: float = GAP_RAT
 
 
 def smallest_gap_squared(keys: np.ndarray) -> float:
-    """The smallest squared difference between two different values of one column of ``keys``: no two rows
-    that differ in some column are nearer (``inf`` where every column holds one value).
+    """The smallest squared difference between two different values of one column of ``keys``.
+
+    No two rows that differ in some column are nearer (``inf`` where every column holds one value).
 
     Parameters
     ----------
@@ -221,8 +223,9 @@ def top_two_in_key_groups(query: np.ndarray, reference: np.ndarray, exclude_self
 
 
 def _estimated_pair_share(query, reference, columns) -> float:
-    """The share of pairs within the key groups among the first :data:`SCREEN_ROWS` rows of both tables (cheap:
-    it spares forming the groups of a pass where they would be too large).
+    """The share of pairs within the key groups among the first :data:`SCREEN_ROWS` rows of both tables.
+
+    Cheap: it spares forming the groups of a pass where they would be too large.
     """
     sample_query, sample_reference = query[:SCREEN_ROWS, columns], reference[:SCREEN_ROWS, columns]
     groups = distinct_rows(np.concatenate([sample_query, sample_reference]))
@@ -231,9 +234,11 @@ def _estimated_pair_share(query, reference, columns) -> float:
 
 
 def _candidates(rows, cols, query_other, reference_other, chunk_elements):
-    """The pairs (grouped by query row) whose squared distance over the non-key columns is within
-    :data:`CANDIDATE_TOLERANCE` of their row's second smallest: they hold the row's nearest two by exact
-    distance, since the exact distance's rounding and this sum's are both far below the tolerance.
+    """The pairs (grouped by query row) that hold each row's nearest two by exact distance.
+
+    Those whose squared distance over the non-key columns is within :data:`CANDIDATE_TOLERANCE` of their row's second
+    smallest: they hold the row's nearest two by exact distance, since the exact distance's rounding and this sum's are
+    both far below the tolerance.
     """
     approximate = np.empty(len(rows))
     batch = max(1, chunk_elements // max(query_other.shape[1], 1))

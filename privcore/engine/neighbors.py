@@ -203,8 +203,10 @@ def nearest_two(
 
 def _matrix_top_two(query, reference, own, with_extremes, chunk_elements, workers, progress, label, cluster,
                     device) -> tuple[Neighbours, PairExtremes | None]:
-    """:func:`nearest_two`'s chunked matrix pass; ``own``: None, or where the query is the reference, the
-    reference position of every query row (not its own candidate).
+    """:func:`nearest_two`'s chunked matrix pass.
+
+    ``own``: None, or where the query is the reference, the reference position of every query row (not its own
+    candidate).
     """
     n, m = len(query), len(reference)
     distance = np.full((n, 2), np.inf)
@@ -254,8 +256,9 @@ def _matrix_top_two(query, reference, own, with_extremes, chunk_elements, worker
 def _chunk_top_two(
     query, reference, operands, start, stop, own, with_extremes, max_half_ref, chunk_elements,
 ):
-    """Exact top-2 for query rows [start, stop) and, with extremes, the chunk's (d_min, d_max); ``own``: None,
-    or the reference position of each of the chunk's rows (not its own candidate).
+    """Exact top-2 for query rows [start, stop) and, with extremes, the chunk's (d_min, d_max).
+
+    ``own``: None, or the reference position of each of the chunk's rows (not its own candidate).
 
     The scores, reductions and masks run in ``operands.xp``; the exact refinement runs on the host arrays
     ``query`` and ``reference``.
@@ -281,9 +284,10 @@ def _chunk_top_two(
 
 
 def _block_candidates(operands, start, stop, own, with_extremes, max_half_ref):
-    """A chunk's top-two candidates (in ``operands.xp``) from its whole block, and its farthest-pair candidates
-    (on the host; a callable, as the tiles' :meth:`privcore.engine.tiles.RunningFarthest.candidates`, or None
-    without extremes). The block is freed on return.
+    """A chunk's top-two and farthest-pair candidates from its whole block; the block is freed on return.
+
+    The top-two candidates are in ``operands.xp``; the farthest-pair candidates are on the host (a callable, as the
+    tiles' :meth:`privcore.engine.tiles.RunningFarthest.candidates`, or None without extremes).
     """
     xp = operands.xp
     block = operands.scores(start, stop)
@@ -301,9 +305,10 @@ def _block_candidates(operands, start, stop, own, with_extremes, max_half_ref):
 
 
 def _chunk_task(operands, starts, rows_per_chunk, exclude_self, with_extremes, max_half_ref, chunk_elements):
-    """Several consecutive chunks of the matrix path as one task for a cluster worker (module level, so it
-    can be sent). ``operands`` are the CPU's (float32 candidates where they pay), sent to every worker once;
-    the float64 tables of the exact refinement are its own (plain) or its fallback's arrays, so they travel
+    """Several consecutive chunks of the matrix path as one task for a cluster worker.
+
+    Module level, so it can be sent. ``operands`` are the CPU's (float32 candidates where they pay), sent to every
+    worker once; the float64 tables of the exact refinement are its own (plain) or its fallback's arrays, so they travel
     once. Returns ``[(start, stop, result), ...]``.
     """
     exact = operands.fallback or operands

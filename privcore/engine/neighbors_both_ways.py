@@ -53,8 +53,9 @@ class RunningTopTwo:
         self._lock = threading.Lock()
 
     def half_square_bound(self, first: int, last: int | None = None) -> np.ndarray:
-        """``d₂²/2`` of owners ``first..last−1`` (default to the end): their current exact second-nearest
-        distance (inf while fewer than two candidates were merged), an upper bound of the final one.
+        """``d₂²/2`` of owners ``first..last−1`` (default to the end): their current exact second-nearest distance.
+
+        It is inf while fewer than two candidates were merged, and an upper bound of the final one.
         """
         with self._lock:
             second = self.distance[first:last, 1].copy()
@@ -91,8 +92,9 @@ class _Sweep:
     chunk_elements: int
 
     def column_thresholds(self, first: int, operands: Operands, dtype, last: int | None = None) -> np.ndarray:
-        """Largest shifted block value a column-candidate of reference rows ``first..`` (up to ``last``,
-        excluded; default all) may have.
+        """Largest shifted block value a column-candidate of reference rows ``first..`` may have.
+
+        The rows run up to ``last``, excluded; default all.
 
         The rounding error of an entry ``d²/2`` is at most ``err·(|q|² + |r|²)`` (the engine's bound, with
         ``err`` the operands' error scale); twice that is allowed. The block holds ``d²/2 − 2·err·|q|²`` for
@@ -158,8 +160,9 @@ def nearest_two_both_ways(
     label: str = "",
     cluster: Any = None,
 ) -> tuple[Neighbours, Neighbours, PairExtremes | None]:
-    """Nearest two reference rows of every query row and nearest two query rows of every reference row,
-    from one pass over their pairs.
+    """Nearest two reference rows of every query row and nearest two query rows of every reference row, in one pass.
+
+    Both come from one pass over their pairs.
 
     The same results as ``nearest_two(query, reference, with_extremes=...)`` and
     ``nearest_two(reference, query)`` on the CPU's matrix path, for the cost of one pass and a little more.
@@ -234,8 +237,10 @@ def nearest_two_both_ways(
 
 
 def applicable(rows: int, reference_rows: int, dims: int, device: str | None = None) -> bool:
-    """Whether :func:`privcore.engine.neighbors.nearest_two` would take its CPU matrix path for this shape (a k-d tree
-    serves at most ``TREE_MAX_DIM`` columns, a GPU large passes) and the sweep pays (:func:`sweep_pays`).
+    """Whether :func:`privcore.engine.neighbors.nearest_two` would take its CPU matrix path here and the sweep pays.
+
+    For this shape: a k-d tree serves at most ``TREE_MAX_DIM`` columns, a GPU large passes; the sweep pays by
+    :func:`sweep_pays`.
 
     Parameters
     ----------
@@ -256,8 +261,9 @@ def applicable(rows: int, reference_rows: int, dims: int, device: str | None = N
 
 
 def sweep_pays(device: str | None, rows: int, reference_rows: int, dims: int) -> bool:
-    """Whether a matrix pass of this shape runs on the CPU and is large enough for the one-block sweeps
-    (:data:`MIN_ROWS`, :data:`MIN_WORK`).
+    """Whether a matrix pass of this shape runs on the CPU and is large enough for the one-block sweeps.
+
+    Large enough: :data:`MIN_ROWS`, :data:`MIN_WORK`.
 
     Parameters
     ----------
@@ -278,8 +284,9 @@ def sweep_pays(device: str | None, rows: int, reference_rows: int, dims: int) ->
 
 
 def _sweep(sweep: _Sweep, starts, threads, cluster, progress, total, message) -> list:
-    """Every chunk of ``sweep``, on this machine's threads or as tasks on a Dask cluster; returns the chunks'
-    results in order, the columns' top two merged into ``sweep.columns``.
+    """Every chunk of ``sweep``, on this machine's threads or as tasks on a Dask cluster.
+
+    Returns the chunks' results in order, the columns' top two merged into ``sweep.columns``.
     """
     if cluster is None:
         return run_chunks(lambda start: _sweep_chunk(sweep, start), starts, threads, progress, total,
@@ -328,10 +335,11 @@ def _prepare(query, reference, within, with_extremes, chunk_elements, workers):
 
 
 def _first_bounds(query, reference, within, setup, chunk_elements) -> np.ndarray:
-    """An upper bound of every reference row's final second-nearest ``d²/2``: its second-smallest distance to
-    :data:`SAMPLE_ROWS` evenly spaced query rows (itself excluded within one table), from float64 products
-    widened by twice their rounding bound. Without it a column would take every entry of the first chunks as
-    a candidate.
+    """An upper bound of every reference row's final second-nearest ``d²/2``.
+
+    Its second-smallest distance to :data:`SAMPLE_ROWS` evenly spaced query rows (itself excluded within one table),
+    from float64 products widened by twice their rounding bound. Without it a column would take every entry of the first
+    chunks as a candidate.
     """
     m = len(reference)
     sample = np.unique(np.linspace(0, len(query) - 1, min(SAMPLE_ROWS, len(query))).astype(np.int64))
@@ -353,10 +361,12 @@ def _first_bounds(query, reference, within, setup, chunk_elements) -> np.ndarray
 
 
 def _column_candidates(columns_t, thresholds, error_scale, half_ref_norm, query_norm):
-    """(chunk row, reference row) of every entry of ``columns_t`` (one reference row per row, the chunk's query
-    rows across; a transposed view of a block is fine) under its reference row's threshold and, in reference
-    rows hit more than twice in this chunk, also within the rounding bound of their second-smallest entry here
-    (the others cannot be among its final two). The rows' minima find the few hit ones in one read.
+    """(chunk row, reference row) of every entry of ``columns_t`` under its reference row's threshold.
+
+    ``columns_t`` has one reference row per row, the chunk's query rows across (a transposed view of a block is fine).
+    In reference rows hit more than twice in this chunk, entries must also be within the rounding bound of their
+    second-smallest entry here (the others cannot be among its final two). The rows' minima find the few hit ones in one
+    read.
     """
     if not columns_t.shape[0]:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
@@ -377,8 +387,10 @@ def _column_candidates(columns_t, thresholds, error_scale, half_ref_norm, query_
 
 
 def _sweep_chunk(sweep: _Sweep, start: int, operands: Operands | None = None):
-    """One chunk of query rows [start, stop): its rows' candidates (merged, within one table; final, between
-    two) and its columns' candidates (merged). Returns ``(start, row result or None, work done)``.
+    """One chunk of query rows [start, stop): its rows' candidates and its columns' candidates.
+
+    The rows' candidates are merged within one table and final between two; the columns' candidates are merged. Returns
+    ``(start, row result or None, work done)``.
 
     The candidates come from the chunk's whole block (:func:`_block_candidates`) or, against a large
     reference, from its tiles (:func:`_tiled_candidates`). A chunk whose float32 candidates are too many
@@ -418,8 +430,10 @@ def _sweep_chunk(sweep: _Sweep, start: int, operands: Operands | None = None):
 
 
 def _block_candidates(sweep: _Sweep, operands: Operands, start, stop, first_column, first_owner):
-    """A chunk's candidates from its whole block: (chunk row, reference row) along its rows, (chunk row, owner
-    reference row) down its columns, and the farthest-pair candidates (a callable, None without extremes).
+    """A chunk's candidates from its whole block.
+
+    (chunk row, reference row) along its rows, (chunk row, owner reference row) down its columns, and the farthest-pair
+    candidates (a callable, None without extremes).
     """
     k = stop - start
     block = operands.scores(start, stop, first_column)
@@ -443,9 +457,10 @@ def _block_candidates(sweep: _Sweep, operands: Operands, start, stop, first_colu
 
 
 def _tiled_candidates(sweep: _Sweep, operands: Operands, start, stop, first_column, first_owner):
-    """:func:`_block_candidates` with the block read one tile of reference rows at a time
-    (privcore.engine.tiles): the rows' candidates from a running threshold, each tile's columns' candidates as
-    in the whole block (a column lies in one tile, with all the chunk's rows). Same neighbours, same results.
+    """:func:`_block_candidates` with the block read one tile of reference rows at a time (privcore.engine.tiles).
+
+    The rows' candidates come from a running threshold, each tile's columns' candidates as in the whole block (a column
+    lies in one tile, with all the chunk's rows). Same neighbours, same results.
     """
     m = len(sweep.reference)
     query_norm = operands.query_norm[start:stop]

@@ -89,8 +89,9 @@ def distinct_rows(table: np.ndarray) -> DistinctRows:
 
 
 def _groups(inverse: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``inverse`` (distinct row of every row, numbered by first occurrence), the rows grouped by it
-    (ascending within a group) and the groups' starts.
+    """``inverse`` (the distinct row of every row), the rows grouped by it and the groups' starts.
+
+    Distinct rows are numbered by first occurrence; within a group the rows are ascending.
     """
     rows = np.argsort(inverse, kind="stable")
     starts = np.r_[0, np.cumsum(np.bincount(inverse, minlength=count))].astype(np.int64)
@@ -104,8 +105,9 @@ BLOCK_VALUES = 2**16
 
 
 def _grouped_by_hash(table: np.ndarray):
-    """Rows grouped by a 64-bit hash of their bytes, checked: ``(None, None, None)`` if two different rows
-    share a hash (then :func:`_grouped_by_sorting` decides).
+    """Rows grouped by a 64-bit hash of their bytes, checked.
+
+    ``(None, None, None)`` if two different rows share a hash (then :func:`_grouped_by_sorting` decides).
 
     Equal rows have equal bytes once −0.0 is made 0.0, so equal hashes: a group never splits equal rows, and
     the check that every row equals its group's first row (numerically, so −0.0 = 0.0 there too) rules out the
@@ -171,15 +173,18 @@ def expand(point_result: Neighbours, query: DistinctRows, reference: DistinctRow
 
 
 def expand_within(point_result: Neighbours, table: DistinctRows) -> Neighbours:
-    """The rows' nearest two other rows of the same table from the distinct rows' nearest two other distinct
-    rows (:func:`_expand_within`).
+    """The rows' nearest two other rows of the same table from the distinct rows' nearest two other distinct rows.
+
+    See :func:`_expand_within`.
     """
     return Neighbours(*_expand_within(point_result, table))
 
 
 def _expand_reference(point_result: Neighbours, reference: DistinctRows) -> tuple[np.ndarray, np.ndarray]:
-    """Per query distinct row: first = the first copy of the nearest distinct row; second = the smaller by
-    (distance, index) of its second copy and the second-nearest distinct row's first copy.
+    """Per query distinct row: the first and second copies that are its nearest two.
+
+    First = the first copy of the nearest distinct row; second = the smaller by (distance, index) of its second copy and
+    the second-nearest distinct row's first copy.
     """
     near, second_near = point_result.index[:, 0], point_result.index[:, 1]
     d_near, d_second = point_result.distance[:, 0], point_result.distance[:, 1]
@@ -202,8 +207,9 @@ def _expand_reference(point_result: Neighbours, reference: DistinctRows) -> tupl
 
 
 def _expand_within(point_result: Neighbours, table: DistinctRows) -> tuple[np.ndarray, np.ndarray]:
-    """Per row: its other copies first (distance 0, lowest positions), then the other distinct rows as in
-    :func:`_expand_reference` (whose nearest two are other distinct rows).
+    """Per row: its other copies first (distance 0, lowest positions), then the other distinct rows.
+
+    The other distinct rows come as in :func:`_expand_reference` (whose nearest two are other distinct rows).
     """
     n = len(table.inverse)
     point = table.inverse

@@ -77,14 +77,16 @@ class Operands:
     fallback: "Operands | None" = None
 
     def scores(self, start: int, stop: int, first_column: int = 0) -> Any:
-        """``|r|²/2 − q·r`` for query rows [start, stop) against the reference rows from ``first_column`` on
-        (the squared distance is ``|q|² + 2·score``, so within a row the order is the distances' order).
+        """``|r|²/2 − q·r`` for query rows [start, stop) against the reference rows from ``first_column`` on.
+
+        The squared distance is ``|q|² + 2·score``, so within a row the order is the distances' order.
         """
         return self.scores_of_rows(slice(start, stop), first_column)
 
     def scores_of_rows(self, rows, first_column: int = 0, last_column: int | None = None) -> Any:
-        """:meth:`scores` for the query rows ``rows`` (a slice or positions) against reference rows
-        [first_column, last_column) (default: to the end).
+        """:meth:`scores` for the query rows ``rows`` against reference rows [first_column, last_column).
+
+        ``rows`` is a slice or positions; ``last_column`` defaults to the end.
         """
         block = self.query[rows] @ self.reference[first_column:last_column].T
         if self.half_ref_norm is not None:
@@ -107,8 +109,10 @@ def _gpu_operands(query, reference, half_ref_norm, query_norm, error_scale) -> O
 
 
 def _cpu_operands(query, reference, half_ref_norm, query_norm, error_scale) -> Operands:
-    """The CPU's operands: float32 scores from one product of augmented tables where that is safe
-    (:data:`FLOAT32_NORM_RATIO`), with the float64 operands as the fallback; else float64 alone.
+    """The CPU's operands: float32 scores where that is safe, with the float64 operands as the fallback.
+
+    Float32 scores come from one product of augmented tables where that is safe (:data:`FLOAT32_NORM_RATIO`), with the
+    float64 operands as the fallback; else float64 alone.
 
     float32 halves the bytes every pass over a score block moves (the product's output, the group minima,
     the masks), which bound the pass in few dimensions: the 17 review metrics' passes at 20,000 Adult rows
@@ -134,8 +138,10 @@ def _cpu_operands(query, reference, half_ref_norm, query_norm, error_scale) -> O
 
 
 def candidate_budget(rows: int, reference_rows: int, dims: int) -> float:
-    """How many float32 candidates ``rows`` query rows may propose before refining them costs more than
-    :data:`REFINE_SHARE` of the float32 block (then float64, whose threshold is narrower, is cheaper).
+    """How many float32 candidates ``rows`` query rows may propose before refining them costs too much.
+
+    Too much: more than :data:`REFINE_SHARE` of the float32 block (then float64, whose threshold is narrower, is
+    cheaper).
 
     Parameters
     ----------
@@ -150,8 +156,7 @@ def candidate_budget(rows: int, reference_rows: int, dims: int) -> float:
 
 
 def too_many_candidates(candidates, rows, operands) -> bool:
-    """Whether a chunk's float32 candidates should be recomputed with the float64 fallback
-    (:func:`candidate_budget`).
+    """Whether a chunk's float32 candidates should be recomputed with the float64 fallback (:func:`candidate_budget`).
 
     Parameters
     ----------
@@ -172,10 +177,11 @@ def too_many_candidates(candidates, rows, operands) -> bool:
 
 
 def _float32_pays(fast, plain, max_half_ref) -> bool:
-    """Whether float32 scores propose few enough candidates for this pass, judged on its first
-    :data:`PROBE_ROWS` query rows (:func:`candidate_budget`). Where rows differ at a far finer scale than their
-    norms (a weighted space whose heavy columns set the norms while light ones separate the rows), float32's
-    wider threshold takes in most of the table.
+    """Whether float32 scores propose few enough candidates for this pass, judged on its first query rows.
+
+    The first :data:`PROBE_ROWS` query rows, by :func:`candidate_budget`. Where rows differ at a far finer scale than
+    their norms (a weighted space whose heavy columns set the norms while light ones separate the rows), float32's wider
+    threshold takes in most of the table.
     """
     rows = min(PROBE_ROWS, len(plain.query))
     if len(plain.reference) < 2:

@@ -18,9 +18,10 @@ TILE_COLUMNS = 2048
 
 
 def applies(operands, reference_rows: int, with_extremes: bool) -> bool:
-    """Whether a pass's chunks find their top-two candidates tile by tile: on the CPU (numpy), with column
-    groups, at least two full groups and more reference rows than one tile (with or without the farthest
-    pair, see :class:`RunningFarthest`).
+    """Whether a pass's chunks find their top-two candidates tile by tile.
+
+    On the CPU (numpy), with column groups, at least two full groups and more reference rows than one tile (with or
+    without the farthest pair, see :class:`RunningFarthest`).
 
     Parameters
     ----------
@@ -41,8 +42,9 @@ def applies(operands, reference_rows: int, with_extremes: bool) -> bool:
 
 
 def tile_rows(query_rows: int, chunk_elements: int, wanted: int | None = None) -> int:
-    """Query rows of a tiled chunk: ``wanted`` (default :data:`TILE_ROWS`), fewer where one tile would exceed
-    ``chunk_elements``.
+    """Query rows of a tiled chunk: ``wanted`` (default :data:`TILE_ROWS`), fewer where one tile would exceed the limit.
+
+    The limit is ``chunk_elements``.
 
     Parameters
     ----------
@@ -62,8 +64,9 @@ def tile_rows(query_rows: int, chunk_elements: int, wanted: int | None = None) -
 
 
 def tile_scores(operands, start: int, stop: int, first: int, last: int) -> np.ndarray:
-    """The scores of :meth:`privcore.engine.operands.Operands.scores` for query rows [start, stop) against
-    reference rows [first, last), transposed: shape (last − first, stop − start).
+    """The scores of :meth:`privcore.engine.operands.Operands.scores`, transposed.
+
+    For query rows [start, stop) against reference rows [first, last): shape (last − first, stop − start).
 
     Parameters
     ----------
@@ -90,8 +93,9 @@ def tile_scores(operands, start: int, stop: int, first: int, last: int) -> np.nd
 
 
 def group_minima_t(block_t: np.ndarray, group: int) -> np.ndarray:
-    """Minimum over each run of ``group`` rows of a transposed tile (the last run may be shorter), per column:
-    shape (⌈rows / group⌉, columns).
+    """Minimum over each run of ``group`` rows of a transposed tile, per column: shape (⌈rows / group⌉, columns).
+
+    The last run may be shorter.
 
     Parameters
     ----------
@@ -135,8 +139,9 @@ class RunningRowCandidates:
         self._rows, self._cols, self._scores = [], [], []
 
     def add(self, block_t, first: int) -> None:
-        """Take a transposed tile ``block_t`` (:func:`tile_scores`) of reference rows ``first, first + 1, …``
-        against the chunk's rows (a row's excluded entries ``inf``); ``block_t`` is read, not changed.
+        """Take a transposed tile ``block_t`` (:func:`tile_scores`) of reference rows ``first, first + 1, …``.
+
+        It is against the chunk's rows (a row's excluded entries ``inf``); ``block_t`` is read, not changed.
         """
         rows, group = self.rows, self.group
         width = block_t.shape[0]
@@ -168,8 +173,9 @@ class RunningRowCandidates:
             begin = end
 
     def result(self) -> tuple[np.ndarray, np.ndarray]:
-        """(chunk row, reference row) of every kept score within the tolerance of its row's final second-best
-        group minimum, int64.
+        """(chunk row, reference row), int64, of every kept score within tolerance of its row's final second-best.
+
+        The tolerance is taken from its row's final second-best group minimum.
         """
         if not self._rows:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
@@ -179,8 +185,9 @@ class RunningRowCandidates:
 
 
 class RunningFarthest:
-    """The pairs of a chunk that may be its farthest (as :func:`privcore.engine.candidates.far_candidates` finds
-    them in a whole block), from score tiles added one at a time.
+    """The pairs of a chunk that may be its farthest, from score tiles added one at a time.
+
+    As :func:`privcore.engine.candidates.far_candidates` finds them in a whole block.
 
     Each row's largest score is kept while the tiles pass; at the end the rows whose largest approximate
     squared distance lies within the tolerance of the chunk's largest are read again (usually one or a few
@@ -207,8 +214,10 @@ class RunningFarthest:
         np.maximum(self.row_max, block_t.max(axis=0), out=self.row_max)
 
     def candidates(self) -> tuple[np.ndarray, np.ndarray]:
-        """(chunk row, reference row) of the pairs to refine: all pairs within the tolerance of the largest,
-        or, beyond :data:`FAR_CANDIDATES` of them, the approximately farthest pair alone.
+        """(chunk row, reference row) of the pairs to refine.
+
+        All pairs within the tolerance of the largest, or, beyond :data:`FAR_CANDIDATES` of them, the approximately
+        farthest pair alone.
         """
         operands = self.operands
         query_norm = operands.query_norm[self.start : self.stop]
@@ -238,8 +247,9 @@ class RunningFarthest:
 
 
 def own_entries_excluded(block_t, own, first: int) -> None:
-    """Set to ``inf`` the entries of the transposed tile ``block_t`` (reference rows ``first, …`` against a
-    chunk of query rows) that pair a query row with its own reference row.
+    """Set to ``inf`` the entries of the transposed tile ``block_t`` that pair a query row with its own reference row.
+
+    ``block_t`` holds reference rows ``first, …`` against a chunk of query rows.
 
     Parameters
     ----------
@@ -256,9 +266,9 @@ def own_entries_excluded(block_t, own, first: int) -> None:
 
 def top_two_candidates_tiled(operands, start: int, stop: int, own, max_half_ref: float,
                              farthest: RunningFarthest | None = None):
-    """(chunk row, reference row) of every score within the rounding tolerance of its row's second-best group
-    minimum, for query rows [start, stop), reading the scores one tile at a time (and, with ``farthest``,
-    giving it every tile).
+    """(chunk row, reference row) of every score within the rounding tolerance of its row's second-best group minimum.
+
+    For query rows [start, stop), reading the scores one tile at a time (and, with ``farthest``, giving it every tile).
 
     Parameters
     ----------

@@ -1,6 +1,7 @@
-"""Passes that find every reference row within a radius of each query row: :func:`all_within` lists the
-pairs, :func:`count_within` only counts them (by label), from the same chunked score blocks and exact
-refinement as :func:`privcore.engine.neighbors.nearest_two`.
+"""Passes that find every reference row within a radius of each query row.
+
+:func:`all_within` lists the pairs, :func:`count_within` only counts them (by label), from the same chunked score blocks
+and exact refinement as :func:`privcore.engine.neighbors.nearest_two`.
 """
 
 from __future__ import annotations
