@@ -13,22 +13,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import platform
 import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
-
-def spread(values: list[float]) -> dict:
-    """Median, 95th percentile (nearest rank), maximum and count."""
-    ordered = sorted(values)
-    if not ordered:
-        return {"median": None, "p95": None, "max": None, "n": 0}
-    rank = max(math.ceil(0.95 * len(ordered)) - 1, 0)
-    return {"median": round(ordered[len(ordered) // 2], 3), "p95": round(ordered[rank], 3),
-            "max": round(ordered[-1], 3), "n": len(ordered)}
+from dashboard.run_timing import spread  # noqa: E402
 
 
 def cpu() -> dict:

@@ -6,6 +6,7 @@ Off unless the server starts with ``PRIVCORE_RUN_TIMING=<file>``; the load test 
 from __future__ import annotations
 
 import json
+import math
 import os
 import threading
 import time
@@ -99,3 +100,19 @@ def server_shares(lines: list[dict], user: str, windows: list[tuple[float, float
         ends = [line["t"] for line in mine if line["kind"] == "end"]
         out.append(max(ends) - min(requests) if requests and ends and max(ends) >= min(requests) else None)
     return out
+
+
+def spread(values: list[float]) -> dict[str, float | None]:
+    """Median, 95th percentile (nearest rank), maximum and count of ``values``, rounded to the millisecond.
+
+    Examples
+    --------
+    >>> spread([0.1, 0.2, 0.3, 0.4]), spread([])
+    ({'median': 0.3, 'p95': 0.4, 'max': 0.4, 'n': 4}, {'median': None, 'p95': None, 'max': None, 'n': 0})
+    """
+    ordered = sorted(values)
+    if not ordered:
+        return {"median": None, "p95": None, "max": None, "n": 0}
+    rank = max(math.ceil(0.95 * len(ordered)) - 1, 0)
+    return {"median": round(ordered[len(ordered) // 2], 3), "p95": round(ordered[rank], 3),
+            "max": round(ordered[-1], 3), "n": len(ordered)}

@@ -27,7 +27,6 @@ loads) and run alone by ``.ci/run``. It stops by itself (timeouts on every wait)
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 import shutil
@@ -218,20 +217,6 @@ def timed_page_load(probe, server) -> tuple[float, float, tuple[float, float]]:
     return ttfb_s, time.perf_counter() - started, (opened, time.time())
 
 
-def spread(values: list[float]) -> dict[str, float | None]:
-    """Median, 95th percentile (nearest rank) and maximum, in seconds rounded to the millisecond.
-
-    >>> spread([0.1, 0.2, 0.3, 0.4]), spread([])
-    ({'median': 0.3, 'p95': 0.4, 'max': 0.4, 'n': 4}, {'median': None, 'p95': None, 'max': None, 'n': 0})
-    """
-    ordered = sorted(values)
-    if not ordered:
-        return {"median": None, "p95": None, "max": None, "n": 0}
-    rank = max(math.ceil(0.95 * len(ordered)) - 1, 0)
-    return {"median": round(ordered[len(ordered) // 2], 3), "p95": round(ordered[rank], 3),
-            "max": round(ordered[-1], 3), "n": len(ordered)}
-
-
 def server_log(server) -> list[dict]:
     """The server's run log (``dashboard.run_timing``), one dict per line."""
     text = server.run_timing.read_text() if server.run_timing.exists() else ""
@@ -263,7 +248,7 @@ def test_eight_sessions_at_once_stay_responsive_separate_and_leak_free(server, b
         sign_in(probe, server, PROBE)
         sent = record_requests(probe)
         idle = [timed_page_load(probe, server) for _ in range(3)]
-        figures["page_load_idle_s"] = spread([load for _, load, _ in idle])
+        figures["page_load_idle_s"] = run_timing.spread([load for _, load, _ in idle])
 
         # 1. All eight start their evaluation; a ninth browser keeps loading the home page meanwhile.
         started, cpu_before = time.perf_counter(), cpu_seconds(server.proc.pid)
@@ -295,15 +280,16 @@ def test_eight_sessions_at_once_stay_responsive_separate_and_leak_free(server, b
         figures["cores_used_during_runs"] = {
             part: round((cpu_after[part] - cpu_before[part]) / figures["eight_runs_s"], 2) for part in cpu_after}
         figures["page_loads_during_runs"] = len(page_loads)
-        figures["page_load_s"] = spread(page_loads)
-        figures["ttfb_s"] = spread(http_loads)
+        figures["page_load_s"] = run_timing.spread(page_loads)
+        figures["ttfb_s"] = run_timing.spread(http_loads)
         log = server_log(server)
         shares = run_timing.server_shares(log, PROBE, windows, sent)
-        figures["server_share_s"] = spread([s for s in shares if s is not None])
-        figures["server_share_idle_s"] = spread([s for s in run_timing.server_shares(
+        figures["server_share_s"] = run_timing.spread([s for s in shares if s is not None])
+        figures["server_share_idle_s"] = run_timing.spread([s for s in run_timing.server_shares(
             log, PROBE, [w for *_, w in idle], sent) if s is not None])
         # From the request's arrival on the server's event loop, leaving out any time it waited to be read there.
-        figures["server_script_s"] = spread([s for s in run_timing.server_shares(log, PROBE, windows) if s is not None])
+        from_arrival = run_timing.server_shares(log, PROBE, windows)
+        figures["server_script_s"] = run_timing.spread([s for s in from_arrival if s is not None])
         figures["loads_without_a_logged_run"] = sum(s is None for s in shares)
         figures["page_loads_at_s"] = [[at, load, None if share is None else round(share, 3)]
                                       for (at, load), share in zip(figures.get("page_loads_at_s", []), shares)]
