@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, replace
 from pathlib import PurePath
-from typing import Any, Iterable, MutableMapping
+from typing import Any, Iterable, MutableMapping, Sequence
 
 import pandas as pd
 
@@ -30,6 +30,8 @@ logger = logging.getLogger(__name__)
 #: convert an old workbook, which is kinder than the browser silently refusing the file.
 UPLOAD_TYPES = ["csv", "tsv", "txt", "gz", "parquet", "pq", "xlsx", "xlsm", "xls"]
 
+#: The scenario ``streamlit run app.py -- --demo`` loads when no name follows the flag, and the home page's
+#: "Start with demo data" button.
 DEFAULT_DEMO = "noisy_copy"
 ROLES = ("real", "synthetic", "holdout", "reference")
 
@@ -339,6 +341,19 @@ def choose_default_metrics(state: MutableMapping) -> None:
 def scenario_choices() -> dict[str, Any]:
     """Demo scenarios by name, in teaching order (each has ``title`` and ``description``)."""
     return {s.name: s for s in list_scenarios()}
+
+
+def demo_requested(argv: Sequence[str]) -> str | None:
+    """The scenario named by ``streamlit run app.py -- --demo [NAME]``, or None.
+
+    >>> demo_requested(["--demo"]), demo_requested(["--demo", "rare_leak"]), demo_requested([])
+    ('noisy_copy', 'rare_leak', None)
+    """
+    if "--demo" not in argv:
+        return None
+    position = list(argv).index("--demo")
+    following = argv[position + 1] if position + 1 < len(argv) else ""
+    return following if following and not following.startswith("-") else DEFAULT_DEMO
 
 
 def load_demo(state: MutableMapping, name: str = DEFAULT_DEMO) -> None:

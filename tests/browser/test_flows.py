@@ -315,6 +315,8 @@ def test_demo_picker_on_data_page_exact_copy(server, page, guard):
 @missing_page_xfail("Results")
 def test_server_started_with_demo_flag(demo_server, page, guard):
     """``streamlit run app.py -- --demo``: a session opened on the home page has the demo loaded."""
+    # The server warmed up (imports, the demo's tables) before it answered its health check (issue 39 item 4).
+    assert "privcore: warmed up in" in demo_server.log_tail() and "the demo 'noisy_copy'" in demo_server.log_tail()
     open_app(page, demo_server, "Home")
     assert_clean(page)
     summary = sidebar(page)
