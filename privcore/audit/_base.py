@@ -17,6 +17,7 @@ from privcore.base.jsonvalues import jsonable
 from privcore.base.roc import roc_statistics
 from privcore.data.params import Param, ParamError, check_value
 from privcore.data.schema import MAX_SEED
+from privcore.engine.neighbors import nearest_k
 
 #: False-positive rates at which the audit reports the true-positive rate (as JSON keys).
 FPR_LEVELS = {"0": 0.0, "0.01": 0.01, "0.1": 0.1}
@@ -26,6 +27,41 @@ NEIGHBOURS = 5
 NUMERICAL_TOLERANCE = 0.05
 #: Bootstrap resamples behind every interval of the audit.
 BOOTSTRAP = 500
+
+
+def nearest_distances(query: np.ndarray, reference: np.ndarray, k: int) -> np.ndarray:
+    """Distances of each query row to its ``k`` nearest reference rows, nearest first (``inf`` where fewer).
+
+    The engine's exact search (``privcore.engine.neighbors.nearest_k``): candidates from a chunked matrix
+    product, distances recomputed as ``sqrt(Σ (q − r)²)``, so they do not depend on the BLAS. One thread: the
+    audit already runs its models on every core.
+
+    >>> nearest_distances(np.array([[0.0], [5.0]]), np.array([[1.0], [3.0], [4.0]]), 2).tolist()
+    [[1.0, 3.0], [1.0, 2.0]]
+    """
+    if len(query) == 0:
+        return np.empty((0, k))
+    return nearest_k(query, reference, k, workers=1).distance
+
+
+def nearest_others(encoded: np.ndarray, rows: np.ndarray, k: int) -> np.ndarray:
+    """Distances of each of ``rows`` to its ``k`` nearest *other* rows of ``encoded`` (``inf`` where fewer).
+
+    A row's own entry is left out by position, so an identical row elsewhere still counts at distance 0.
+
+    >>> nearest_others(np.array([[0.0], [1.0], [1.0], [3.0]]), np.array([0, 1, 3]), 2).tolist()
+    [[1.0, 1.0], [0.0, 1.0], [2.0, 2.0]]
+    """
+    rows = np.asarray(rows, dtype=np.int64)
+    if len(rows) == 0:
+        return np.empty((0, k))
+    found = nearest_k(encoded[rows], encoded, k + 1, workers=1)
+    own = found.index == rows[:, None]
+    # Without its own entry among the k + 1 (k identical rows ahead of it), the first k are the others.
+    drop = np.where(own.any(axis=1), own.argmax(axis=1), k)
+    keep = np.ones(found.index.shape, dtype=bool)
+    keep[np.arange(len(rows)), drop] = False
+    return found.distance[keep].reshape(len(rows), k)
 
 
 class AuditError(InputError):

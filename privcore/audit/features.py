@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from privcore.audit._base import NEIGHBOURS, NUMERICAL_TOLERANCE
+from privcore.audit._base import NEIGHBOURS, NUMERICAL_TOLERANCE, nearest_distances
 from privcore.data.schema import NUMERICAL, Schema
 from privcore.engine.encoding import EuclideanSpace
 from privcore.metrics.membership import value_reuse
@@ -92,7 +92,6 @@ class SharedFeatures:
         self.masks = query_masks(queries)
         self.n_records = len(pool)
         self.encoded = space.transform(pool)
-        self.sq = np.einsum("ij,ij->i", self.encoded, self.encoded)
         self.values = {c: pool[c].to_numpy(dtype=float) for c in self.numerical}
         # Values (categories, and numbers as stored) as codes of the pool's own values: an output value the pool
         # never holds gets -1 and matches no record.
@@ -161,13 +160,10 @@ class SharedFeatures:
         out = np.full((self.n_records, NEIGHBOURS), FAR)
         if len(complete) == 0:
             return out
-        encoded = self.space.transform(complete[self.columns])
-        d2 = self.sq[:, None] + np.einsum("ij,ij->i", encoded, encoded)[None, :] - 2.0 * self.encoded @ encoded.T
-        d2[d2 < EXACT] = 0.0
-        k = min(NEIGHBOURS, d2.shape[1])
-        nearest = np.sort(np.partition(d2, k - 1, axis=1)[:, :k], axis=1) if k < d2.shape[1] else np.sort(d2, axis=1)
-        # Rounded so that the last bits of a matrix product (which depend on the BLAS) never reorder models.
-        out[:, :k] = np.round(np.sqrt(nearest), 9)
+        nearest = nearest_distances(self.encoded, self.space.transform(complete[self.columns]), NEIGHBOURS)
+        nearest[nearest < np.sqrt(EXACT)] = 0.0
+        # Rounded, so that distances equal to the last bits (as from two routes through the data) never reorder models.
+        out[:, :NEIGHBOURS] = np.minimum(np.round(nearest, 9), FAR)
         return out
 
     def _rare_shares(self, output: pd.DataFrame) -> np.ndarray:

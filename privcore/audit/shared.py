@@ -13,9 +13,9 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
-from privcore.audit._base import AuditError, AuditReportFace, Budget, random_queries, seed_param
+from privcore.audit._base import AuditError, AuditReportFace, Budget, nearest_others, random_queries, seed_param
 from privcore.audit.crossfit import crossfit_scores, null_shares, record_statistics
-from privcore.audit.features import SharedFeatures
+from privcore.audit.features import EXACT, SharedFeatures
 from privcore.audit.one_output import output_checks
 from privcore.audit.per_model import cyclic_shuffle, per_model_entry
 from privcore.audit.stronger import StrongerResult, stronger_attack
@@ -398,23 +398,18 @@ def plan_shared(real: pd.DataFrame, schema: Schema | None, settings: SharedSetti
                       warnings=tuple(warnings))
 
 
-def nearest_other(encoded: np.ndarray, rows: np.ndarray, chunk: int = 256) -> np.ndarray:
+def nearest_other(encoded: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """Distance in E of each of ``rows`` to its nearest other row of ``encoded`` (inf when it is alone).
+
+    Rounded to 9 decimals, and below 1e-6 counted as 0, as the distance features are.
 
     Examples
     --------
     >>> nearest_other(np.array([[0.0], [1.0], [3.0]]), np.array([0, 2])).tolist()
     [1.0, 2.0]
     """
-    sq = np.einsum("ij,ij->i", encoded, encoded)
-    out = np.empty(len(rows))
-    for start in range(0, len(rows), chunk):
-        block = rows[start : start + chunk]
-        d2 = np.maximum(sq[block, None] + sq[None, :] - 2.0 * encoded[block] @ encoded.T, 0.0)
-        d2[np.arange(len(block)), block] = np.inf  # not itself
-        d2[d2 < 1e-12] = 0.0
-        out[start : start + chunk] = np.round(np.sqrt(d2.min(axis=1)), 9) if d2.shape[1] else np.inf
-    return out
+    nearest = nearest_others(encoded, rows, 1)[:, 0]
+    return np.where(nearest < np.sqrt(EXACT), 0.0, np.round(nearest, 9))
 
 
 def _records(scores, features, membership, usable, extractor, pool, nearest_real, chosen, row_in_table,

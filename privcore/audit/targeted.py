@@ -22,6 +22,8 @@ from privcore.audit._base import (
     AuditError,
     AuditReportFace,
     Budget,
+    nearest_distances,
+    nearest_others,
     random_queries,
     roc_summary,
     seed_param,
@@ -179,18 +181,7 @@ def achilles_scores(encoded: np.ndarray, k: int = NEIGHBOURS) -> np.ndarray:
     k = min(k, n - 1)
     if k < 1:
         return np.zeros(n)
-    sq = np.einsum("ij,ij->i", encoded, encoded)
-    out = np.empty(n)
-    step = max(1, 2**22 // max(n, 1))
-    for start in range(0, n, step):
-        block = encoded[start : start + step]
-        d2 = np.maximum(sq[start : start + step, None] + sq[None, :] - 2 * block @ encoded.T, 0.0)
-        d2[np.arange(len(block)), np.arange(start, start + len(block))] = np.inf  # not itself
-        nearest = np.sqrt(np.partition(d2, k - 1, axis=1)[:, :k])
-        out[start : start + step] = nearest.mean(axis=1)
-    return out
-
-
+    return nearest_others(encoded, np.arange(n), k).mean(axis=1)
 
 
 class FeatureExtractor:
@@ -216,10 +207,7 @@ class FeatureExtractor:
         shares = ((mismatch @ queries.T) == 0).mean(axis=0) if len(synthetic) else np.zeros(len(queries))
         # A missing number (an ε-DP histogram can draw one) has no distance: such rows are left out here.
         complete = synthetic.dropna(subset=self.numerical) if self.numerical else synthetic
-        encoded = self.space.transform(complete)
-        distances = np.sqrt(np.maximum(((encoded - target_encoded) ** 2).sum(axis=1), 0.0))
-        nearest = np.sort(distances)[:NEIGHBOURS]
-        nearest = np.pad(nearest, (0, NEIGHBOURS - len(nearest)), constant_values=np.inf)
+        nearest = nearest_distances(np.atleast_2d(target_encoded), self.space.transform(complete), NEIGHBOURS)[0]
         return np.r_[shares, np.minimum(nearest, 1e6)]
 
 
