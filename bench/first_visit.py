@@ -117,6 +117,7 @@ def summary(runs: list[dict]) -> dict:
         out[f"visitor_{i + 1}_s"] = round(statistics.median(r["loads_s"][i] for r in runs), 3)
     out["first_over_second"] = round(statistics.median(r["loads_s"][0] / r["loads_s"][1] for r in runs), 3)
     out["first_over_later_max"] = round(max(r["loads_s"][0] / max(r["loads_s"][1:]) for r in runs), 3)
+    out["first_within_1.2x_of_second"] = out["first_over_second"] <= 1.2  # issue 39's target, on the medians
     return out
 
 
