@@ -115,10 +115,12 @@ def deep_imports(root: Path) -> list[str]:
     for path in [*files, root / "app.py"]:
         rel = path.relative_to(root)
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in sorted((n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))), key=lambda n: n.lineno):
+        imports = [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
+        for node in sorted(imports, key=lambda n: n.lineno):
             for alias in node.names if isinstance(node, ast.Import) else ():
                 parts = alias.name.split(".")
-                if len(parts) > 2 and parts[0] == "privcore" and parts[1] in NO_MODULE_IMPORTS and not _inside(rel, parts[1]):
+                if len(parts) > 2 and parts[0] == "privcore" and parts[1] in NO_MODULE_IMPORTS \
+                        and not _inside(rel, parts[1]):
                     found.append(f"{rel}:{node.lineno}: {alias.name}")
             if not isinstance(node, ast.ImportFrom) or not node.module or node.level:
                 continue
