@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from privcore.data.schema import Schema
+from privcore.data import Schema
 from privcore.demo import ADULT_TYPES, SENSITIVE, generate, load_adult
 
 

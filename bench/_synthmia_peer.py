@@ -23,7 +23,7 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
 def encoded_roles(real, synthetic, holdout, types, seed=0):
     """Members, non-members, synthetic and reference rows, encoded as Synth-MIA does (privcore's roles)."""
-    from privcore.metrics.membership import membership_sets
+    from privcore.metrics import membership_sets
 
     sets = membership_sets(len(real), len(holdout), seed, split_holdout=True)
     members, nonmembers, reference = real.iloc[sets.members], holdout.iloc[sets.nonmembers], holdout.iloc[sets.reference]

@@ -23,7 +23,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from privcore.metrics.attacks import (  # noqa: E402
+from privcore.metrics import (  # noqa: E402
     inference,
     linkability,
     singling_out_multivariate,

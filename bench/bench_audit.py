@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 from privcore import evaluate  # noqa: E402
 from privcore.audit import AuditSettings, audit  # noqa: E402
-from privcore.data.schema import Schema  # noqa: E402
+from privcore.data import Schema  # noqa: E402
 from privcore.demo import load_scenario  # noqa: E402
 from privcore.generators import make_generator  # noqa: E402
 from privcore.metrics import registry  # noqa: E402

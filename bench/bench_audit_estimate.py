@@ -42,7 +42,7 @@ from privcore.audit import (  # noqa: E402
     estimate_targeted,
     plan_shared,
 )
-from privcore.data.schema import Schema  # noqa: E402
+from privcore.data import Schema  # noqa: E402
 from privcore.demo import ADULT_TYPES, load_adult  # noqa: E402
 from privcore.generators import get_generator_spec  # noqa: E402
 

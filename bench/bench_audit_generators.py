@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 from privcore.audit import AuditSettings, GeneratorFactory, SharedSettings, audit, audit_shared  # noqa: E402
-from privcore.data.schema import Schema  # noqa: E402
+from privcore.data import Schema  # noqa: E402
 from privcore.demo import ADULT_TYPES, load_adult, load_scenario  # noqa: E402
 from privcore.generators import list_generators, make_generator  # noqa: E402
 

@@ -95,7 +95,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "audit_rmia.json")
     args = parser.parse_args()
 
-    from privcore.data.schema import Schema
+    from privcore.data import Schema
     from privcore.demo import ADULT_TYPES, load_adult
     from privcore.generators import get_generator_spec
 

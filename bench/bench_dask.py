@@ -42,8 +42,8 @@ def _measure(args: tuple, queue) -> None:
     from _adult import adult_schema, adult_tables, peak_rss_mb
 
     from privcore import evaluate
-    from privcore.base.jsonvalues import without_timings
-    from privcore.engine.cluster import connected
+    from privcore.base import without_timings
+    from privcore.engine import connected
 
     rows, cluster = args
     real, synthetic = adult_tables(rows)
@@ -66,7 +66,7 @@ def main() -> None:
     parser.add_argument("--address", default=None)
     parser.add_argument("--out", default=str(BENCH / "results" / "dask.json"))
     args = parser.parse_args()
-    from privcore.base.cores import usable_cores
+    from privcore.base import usable_cores
 
     record = {"benchmark": "dask", "rows": args.rows, "metrics": DISTANCE,
               "machine": {"cpus": os.cpu_count(), "usable_cores": usable_cores(), "python": platform.python_version(),

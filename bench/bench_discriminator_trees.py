@@ -45,7 +45,7 @@ def encoded_cases(rows: int) -> dict:
 
     from privcore.data.prepare import prepare
     from privcore.demo import ADULT_TYPES, generate, load_adult
-    from privcore.engine.context import SharedComputation
+    from privcore.engine import SharedComputation
 
     real, _, _ = noisy_copy_case(rows, seed=0)
     schema = adult_schema()
@@ -74,7 +74,7 @@ def main() -> None:
     from bench_utility_peers import cpu
 
     import privcore.metrics.classifier as classifier
-    from privcore.metrics.utility.discriminator import discriminate
+    from privcore.metrics import discriminate
 
     make_lgbm = classifier.make_lgbm
     load_before = os.getloadavg()

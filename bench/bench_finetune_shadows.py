@@ -25,8 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from privcore.audit import GeneratorFactory, SharedSettings, audit_shared, fine_tuned_factory  # noqa: E402
-from privcore.base.cores import usable_cores  # noqa: E402
-from privcore.data.schema import Schema  # noqa: E402
+from privcore.base import usable_cores  # noqa: E402
+from privcore.data import Schema  # noqa: E402
 from privcore.demo import ADULT_TYPES, SENSITIVE, load_adult  # noqa: E402
 
 

@@ -66,8 +66,7 @@ def _pair(rows: int, queue) -> None:
     import numpy as np
 
     from privcore.data.prepare import prepare
-    from privcore.engine.context import SharedComputation
-    from privcore.engine.neighbors import nearest_two
+    from privcore.engine import SharedComputation, nearest_two
 
     real, synthetic = _tables(rows)
     shared = SharedComputation(prepare(real, synthetic, _schema()))
@@ -113,7 +112,7 @@ def _evaluate(rows: int, device: str, subsample: int | None):
 def _metrics(args: tuple, queue) -> None:
     from _adult import peak_rss_mb
 
-    from privcore.base.jsonvalues import without_timings
+    from privcore.base import without_timings
 
     rows, device, subsample = args
     report, seconds = _evaluate(rows, device, subsample)
@@ -132,7 +131,7 @@ def _metrics(args: tuple, queue) -> None:
 
 def machine() -> dict:
     """CPU, cores, memory and the GPU the numbers were measured on."""
-    from privcore.base.cores import usable_cores
+    from privcore.base import usable_cores
     from privcore.engine import gpu
 
     cpuinfo = Path("/proc/cpuinfo")

@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 from privcore import evaluate, lab  # noqa: E402
-from privcore.data.schema import Schema  # noqa: E402
+from privcore.data import Schema  # noqa: E402
 from privcore.demo import load_scenario  # noqa: E402
 from privcore.generators import make_generator  # noqa: E402
 

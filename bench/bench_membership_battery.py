@@ -227,8 +227,8 @@ def _previous_rule_at(details, scores: dict, seed: int) -> float:
     depend on the evaluation's seed)."""
     import numpy as np
 
-    from privcore.base.roc import roc_auc
-    from privcore.metrics.membership import seeded_halves
+    from privcore.base import roc_auc
+    from privcore.metrics import seeded_halves
 
     def auc(member, non):
         return roc_auc(np.r_[np.ones(len(member)), np.zeros(len(non))], np.r_[member, non])

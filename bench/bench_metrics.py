@@ -61,7 +61,7 @@ def _naive(rows: int, queue) -> None:
     from scipy.spatial.distance import cdist
 
     from privcore.data.prepare import prepare
-    from privcore.engine.context import SharedComputation
+    from privcore.engine import SharedComputation
 
     real, synthetic = adult_tables(rows)
     shared = SharedComputation(prepare(real, synthetic, _schema()))

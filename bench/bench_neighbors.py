@@ -27,7 +27,7 @@ def _encode(rows: int):
     from _adult import adult_schema, adult_tables
 
     from privcore.data.prepare import prepare
-    from privcore.engine.context import SharedComputation
+    from privcore.engine import SharedComputation
 
     real, synthetic = adult_tables(rows)
     shared = SharedComputation(prepare(real, synthetic, adult_schema()))

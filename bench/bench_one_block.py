@@ -46,13 +46,17 @@ def same(a, b) -> bool:
 
 
 def measure(rows: int, columns) -> dict:
+    from privcore.data import Schema
     from privcore.data.prepare import prepare
-    from privcore.data.schema import Schema
     from privcore.demo import ADULT_TYPES, SENSITIVE
-    from privcore.engine.context import SharedComputation
-    from privcore.engine.neighbors import nearest_two
-    from privcore.engine.neighbors_both_ways import nearest_two_both_ways, nearest_two_within
-    from privcore.engine.neighbors_distinct import distinct_rows, expand_within
+    from privcore.engine import (
+        SharedComputation,
+        distinct_rows,
+        expand_within,
+        nearest_two,
+        nearest_two_both_ways,
+        nearest_two_within,
+    )
 
     real, synthetic = adult_tables(rows)
     if columns:

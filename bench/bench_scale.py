@@ -132,7 +132,7 @@ def run_python(code: str, root: Path, *args: str) -> dict:
 
 def machine() -> dict:
     """What the numbers were measured on, including how busy the machine was when the run started."""
-    from privcore.base.cores import usable_cores
+    from privcore.base import usable_cores
 
     model = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                   if line.startswith("model name")), platform.processor()) if Path("/proc/cpuinfo").exists() else ""

@@ -32,10 +32,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from _adult import noisy_copy_case  # noqa: E402
 
 from privcore.data.prepare import prepare  # noqa: E402
-from privcore.engine import tiles  # noqa: E402
-from privcore.engine.encoding import EuclideanSpace  # noqa: E402
-from privcore.engine.neighbors import nearest_two  # noqa: E402
-from privcore.engine.neighbors_both_ways import nearest_two_both_ways, nearest_two_within  # noqa: E402
+from privcore.engine import (  # noqa: E402
+    EuclideanSpace,  # noqa: E402
+    nearest_two,  # noqa: E402
+    nearest_two_both_ways,
+    nearest_two_within,
+    tiles,  # noqa: E402
+)
 
 
 def _passes(real, synthetic):

@@ -202,7 +202,7 @@ def _tvd_without_missing(folder: Path, column: str) -> float:
     out of both tables, as SDMetrics' TVComplement leaves them out."""
     import pandas as pd
 
-    from privcore.metrics.utility._base import bin_column, shares, tvd
+    from privcore.metrics import bin_column, shares, tvd
 
     real, synthetic = (pd.read_csv(folder / f"{role}.csv", usecols=[column], keep_default_na=False, na_values=[""])
                        [column].dropna() for role in ("real", "synthetic"))

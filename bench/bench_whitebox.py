@@ -40,7 +40,7 @@ def main() -> None:
     import torch
 
     from privcore.audit import THREAT_MODEL, GeneratorFactory, SharedSettings, audit_shared
-    from privcore.data.schema import Schema
+    from privcore.data import Schema
     from privcore.demo import ADULT_TYPES, load_adult
 
     real = load_adult().sample(2000, random_state=args.seed).reset_index(drop=True)

@@ -50,8 +50,8 @@ from _adult import progress_printer  # noqa: E402 (bench/, the script's own fold
 
 from privcore import evaluate  # noqa: E402
 from privcore.audit import GeneratorFactory, SharedSettings, audit_shared  # noqa: E402
-from privcore.base.cores import usable_cores  # noqa: E402
-from privcore.data.schema import Schema  # noqa: E402
+from privcore.base import usable_cores  # noqa: E402
+from privcore.data import Schema  # noqa: E402
 from privcore.demo import ADULT_TYPES, SENSITIVE, load_adult  # noqa: E402
 from privcore.generators import make_generator  # noqa: E402
 
@@ -157,7 +157,7 @@ def figure_html(points: dict, path: Path) -> None:
     """Per-record AUC (with interval) against the distance to the nearest other real record, per generator."""
     import plotly.graph_objects as go
 
-    from privcore.base.palette import OKABE_ITO
+    from privcore.base import OKABE_ITO
 
     fig = go.Figure()
     colours = [OKABE_ITO["blue"], OKABE_ITO["vermillion"], OKABE_ITO["bluish_green"]]

@@ -39,12 +39,15 @@ sys.path.insert(0, str(ROOT))
 
 from privcore import evaluate  # noqa: E402
 from privcore.audit import GeneratorFactory, SharedSettings, audit_shared  # noqa: E402
-from privcore.base.cores import usable_cores  # noqa: E402
-from privcore.data.schema import Schema  # noqa: E402
+from privcore.base import usable_cores  # noqa: E402
+from privcore.data import Schema  # noqa: E402
 from privcore.demo import ADULT_TYPES, SENSITIVE, load_adult  # noqa: E402
-from privcore.evaluation.verdict import CAUTION, DO_NOT_RELEASE, RELEASE, VerdictRule, audit_severity, verdict  # noqa: E402
-from privcore.generators import make_generator  # noqa: E402
-from privcore.generators.registry import list_generators  # noqa: E402
+from privcore.evaluation import CAUTION, DO_NOT_RELEASE, RELEASE, VerdictRule, audit_severity  # noqa: E402
+from privcore.evaluation.verdict import verdict  # noqa: E402
+from privcore.generators import (
+    list_generators,  # noqa: E402
+    make_generator,  # noqa: E402
+)
 
 RESULTS = ROOT / "bench" / "results"
 RATIOS = (1, 5, 10)

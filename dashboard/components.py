@@ -14,10 +14,10 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.metric_choice import without_cli_flags
+from privcore.evaluation import KIND_WORDS, VERDICT_STYLE, VerdictRule
 from privcore.evaluation import interpret as R
-from privcore.evaluation.verdict import KIND_WORDS, VERDICT_STYLE, VerdictRule, verdict
-from privcore.metrics import registry
-from privcore.metrics.details import InferenceAttack, LinkabilityAttack, SinglingOutAttack
+from privcore.evaluation.verdict import verdict
+from privcore.metrics import InferenceAttack, LinkabilityAttack, SinglingOutAttack, registry
 from privcore.report import figures as F
 
 #: Plotly options for every chart: no Plotly logo link, no "edit in Chart Studio" (nothing leaves the machine).

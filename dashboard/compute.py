@@ -18,8 +18,8 @@ from collections.abc import Callable
 from typing import Any
 
 from dashboard.session import user_limits
-from privcore.base.cores import usable_cores as privcore_usable_cores
-from privcore.base.progress import ProgressCallback
+from privcore.base import ProgressCallback
+from privcore.base import usable_cores as privcore_usable_cores
 
 LOGGER = logging.getLogger(__name__)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from privcore.audit import GeneratorFactory
-from privcore.data.schema import Schema
+from privcore.data import Schema
 
 
 def generator_context(schema: Schema) -> dict[str, Any]:

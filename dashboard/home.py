@@ -7,7 +7,7 @@ import streamlit as st
 from dashboard import uploads
 from dashboard.page_setup import CONFIGURE_PAGE, DATA_PAGE, LEARN_PAGE, RESULTS_PAGE, setup_page
 from dashboard.session import persistence
-from privcore.base.errors import InputError
+from privcore.base import InputError
 
 
 def render() -> None:

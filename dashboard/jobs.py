@@ -15,8 +15,8 @@ import pandas as pd
 from dashboard.generator_factory import maker
 from dashboard.progress import progress_update
 from privcore import evaluate
-from privcore.data.schema import Schema
-from privcore.evaluation.outcome import Report
+from privcore.data import Schema
+from privcore.evaluation import Report
 from privcore.generators import generator_title
 
 LOGGER = logging.getLogger(__name__)

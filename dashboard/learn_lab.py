@@ -11,11 +11,10 @@ from dataclasses import dataclass
 import pandas as pd
 
 from privcore import lab
-from privcore.data.schema import Schema
+from privcore.data import Schema
 from privcore.demo import load_adult, load_scenario, sample_positions
-from privcore.lab import LabResult
-from privcore.lab.summary import LEAK_PHRASES, format_level
-from privcore.report.figures import short_name
+from privcore.lab import LEAK_PHRASES, LabResult, format_level
+from privcore.report import short_name
 
 #: The lesson lab: three leak types a learner has met in the earlier lessons, three levels, three seeds.
 LESSON_LEAKS = ("partial_copy", "rare_records", "column_resample")

@@ -9,11 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from privcore import Schema, evaluate
-from privcore.data.threat_models import THREAT_MODELS, preset_key
+from privcore.data import THREAT_MODELS, preset_key
 from privcore.demo import load_scenario
-from privcore.metrics.reconstruction._base import Reconstruction
-from privcore.report.reconstruction_figures import ordered_columns
-from privcore.report.reconstruction_text import leak_words
+from privcore.metrics import Reconstruction
+from privcore.report import leak_words, ordered_columns
 
 __all__ = ["LESSON_TABLES", "LESSON_METRIC", "THREAT_MODEL", "lesson_key", "lesson_details", "lesson_lines"]
 

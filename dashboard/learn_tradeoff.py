@@ -7,10 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from privcore.evaluation.interpret import assess
-from privcore.evaluation.tradeoff import TradeoffPoint, tradeoff_points
-from privcore.evaluation.verdict import VerdictRule
-from privcore.metrics.names import short_name
+from privcore.evaluation import TradeoffPoint, VerdictRule, assess, tradeoff_points
+from privcore.metrics import short_name
 
 #: The lesson's tables: the demo scenario of each.
 LESSON_TABLES = ("column_resampler", "fresh_sample", "noisy_copy")

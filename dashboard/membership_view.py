@@ -12,9 +12,8 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.components import show_figure
-from privcore.metrics.details import MembershipBattery
-from privcore.metrics.names import short_attack
-from privcore.report.membership_figures import (
+from privcore.metrics import MembershipBattery, short_attack
+from privcore.report import (
     battery_auc_intervals,
     battery_roc_curves,
     choice_sentence,

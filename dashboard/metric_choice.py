@@ -14,9 +14,8 @@ from typing import Any, Iterable, MutableMapping
 
 from dashboard.reference_table import store_overrides
 from dashboard.session.state import DEFAULT_CHOICE, LEFT_OUT, Tables
-from privcore.data.params import Param, ParamError, check_value, format_numbers
-from privcore.data.schema import Schema
-from privcore.evaluation.evaluate import unmet_need
+from privcore.data import Param, ParamError, Schema, check_value, format_numbers
+from privcore.evaluation import unmet_need
 from privcore.metrics import registry
 
 # ------------------------------------------------------------------------------ metric availability

@@ -11,7 +11,7 @@ from dashboard import run_timing, uploads
 from dashboard.session import persistence, sign_in
 from dashboard.session.state import LoadedTable, Tables, init_state
 from dashboard.table_checks import FitProblem, blocking_problems, describe, problem_summary
-from privcore.data.schema import Schema, infer_schema
+from privcore.data import Schema, infer_schema
 
 DATA_PAGE = "pages/1_Data.py"
 CONFIGURE_PAGE = "pages/2_Configure.py"

@@ -11,10 +11,10 @@ import streamlit as st
 
 from dashboard import components as C
 from dashboard.page_setup import METRICS_PAGE
-from privcore.metrics.names import metric_name
-from privcore.report.reconstruction_figures import column_advantage_figure
-from privcore.report.reconstruction_text import (
+from privcore.metrics import metric_name
+from privcore.report import (
     NO_RECONSTRUCTION,
+    column_advantage_figure,
     exposed_table,
     reconstruction_result,
     reconstruction_summary,

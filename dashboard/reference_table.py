@@ -10,11 +10,9 @@ from typing import MutableMapping
 
 from dashboard.session.state import LoadedTable, Tables
 from dashboard.table_checks import FitProblem, describe, sentence
-from privcore.base.errors import ColumnMismatchError, InputError
-from privcore.data.io import check_column_kinds_agree, check_no_all_missing, check_same_columns
-from privcore.data.schema import Schema
-from privcore.data.table_checks import only, read_columns
-from privcore.evaluation.evaluate import with_reference
+from privcore.base import ColumnMismatchError, InputError
+from privcore.data import Schema, check_column_kinds_agree, check_no_all_missing, check_same_columns, only, read_columns
+from privcore.evaluation import with_reference
 from privcore.metrics import registry
 
 #: Metrics that take the reference table as their ``reference`` parameter (every one that declares it, so

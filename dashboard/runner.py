@@ -11,9 +11,8 @@ import streamlit as st
 from dashboard import compute, jobs
 from dashboard.session import persistence
 from dashboard.session.state import Tables, run_key
-from privcore.base.errors import InputError
-from privcore.base.progress import ProgressCallback
-from privcore.evaluation.outcome import Report
+from privcore.base import InputError, ProgressCallback
+from privcore.evaluation import Report
 
 LOGGER = logging.getLogger(__name__)
 

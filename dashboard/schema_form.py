@@ -12,8 +12,8 @@ import pandas as pd
 
 from dashboard.session.state import LoadedTable, Tables
 from dashboard.table_checks import describe, sentence
-from privcore.base.errors import InputError
-from privcore.data.schema import COLUMN_TYPES, Schema, guess_column_type, infer_schema, suggest_sensitive
+from privcore.base import InputError
+from privcore.data import COLUMN_TYPES, Schema, guess_column_type, infer_schema, suggest_sensitive
 
 logger = logging.getLogger(__name__)
 

@@ -38,8 +38,8 @@ def warm_up(argv: Sequence[str]) -> WarmUp:
     # lazy: app.py imports this module in the server's first moment; these imports are the warm-up's work
     import dashboard
     from dashboard.uploads import demo_requested  # lazy: as above
-    from privcore.base.errors import InputError  # lazy: as above
-    from privcore.metrics.registry import load_all  # lazy: as above
+    from privcore.base import InputError  # lazy: as above
+    from privcore.metrics import load_all  # lazy: as above
 
     began = time.perf_counter()
     names = tuple(m.name for m in pkgutil.walk_packages(dashboard.__path__, "dashboard."))

@@ -10,10 +10,8 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from dashboard.session.state import Tables
-from privcore.base.errors import ColumnMismatchError, InputError
-from privcore.data.io import check_column_kinds_agree, check_no_all_missing, check_same_columns
-from privcore.data.schema import Schema
-from privcore.data.table_checks import only, read_columns
+from privcore.base import ColumnMismatchError, InputError
+from privcore.data import Schema, check_column_kinds_agree, check_no_all_missing, check_same_columns, only, read_columns
 
 
 def describe(role: str, name: str) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import MutableMapping
 
 from dashboard.schema_form import analysed_columns, default_key
-from privcore.data.threat_models import THREAT_MODELS, preset_key, secret_sentence
+from privcore.data import THREAT_MODELS, preset_key, secret_sentence
 
 __all__ = ["NOTE", "apply_preset", "key_of", "secret_columns_sentence"]
 

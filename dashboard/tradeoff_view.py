@@ -12,9 +12,8 @@ import streamlit as st
 
 from dashboard import components as C
 from dashboard.page_setup import METRICS_PAGE
-from privcore.evaluation.tradeoff import NO_UTILITY, tradeoff_points
-from privcore.evaluation.verdict import VerdictRule
-from privcore.report.tradeoff_figures import fidelity_figures, tradeoff_figure
+from privcore.evaluation import NO_UTILITY, VerdictRule, tradeoff_points
+from privcore.report import fidelity_figures, tradeoff_figure
 
 
 def tradeoff_view(reports: Mapping[str, object], rule: VerdictRule, name: str, key: str) -> None:

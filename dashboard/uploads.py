@@ -16,11 +16,10 @@ from dashboard.reference_table import reference_problem, set_reference, sync_ref
 from dashboard.schema_form import schema_from_draft, validate_schema
 from dashboard.session import user_limits
 from dashboard.session.state import DEFAULT_CHOICE, LoadedTable, Tables
-from privcore.base.errors import InputError
-from privcore.data.io import load_table
-from privcore.data.schema import Schema, infer_schema, suggest_sensitive
+from privcore.base import InputError
+from privcore.data import Schema, infer_schema, load_table, suggest_sensitive
 from privcore.demo import list_scenarios, load_scenario
-from privcore.evaluation.evaluate import check_dp_epsilon
+from privcore.evaluation import check_dp_epsilon
 from privcore.metrics import registry
 
 logger = logging.getLogger(__name__)

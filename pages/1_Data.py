@@ -8,7 +8,7 @@ import streamlit as st
 
 from dashboard import reference_table, table_checks, uploads
 from dashboard.page_setup import CONFIGURE_PAGE, setup_page
-from privcore.data.io import MAX_UPLOAD_MB
+from privcore.data import MAX_UPLOAD_MB
 
 setup_page("Data")
 state = st.session_state

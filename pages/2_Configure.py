@@ -9,8 +9,7 @@ import streamlit as st
 
 from dashboard import reference_table, schema_form, threat_presets
 from dashboard.page_setup import METRICS_PAGE, require_tables, setup_page
-from privcore.data.schema import COLUMN_TYPES, MAX_SEED
-from privcore.data.threat_models import THREAT_MODELS
+from privcore.data import COLUMN_TYPES, MAX_SEED, THREAT_MODELS
 
 EDITOR = "column_editor"
 WIDGETS = (EDITOR, "cfg_sensitive", "cfg_key", "cfg_pairing", "cfg_missing", "cfg_seed", threat_presets.NOTE)

@@ -11,7 +11,7 @@ from dashboard import metric_choice
 from dashboard.page_setup import DATA_PAGE, RESULTS_PAGE, require_schema, setup_page
 from dashboard.reference_table import REFERENCE_METRICS
 from dashboard.session.state import DEFAULT_CHOICE, LEFT_OUT
-from privcore.evaluation.estimate import describe_estimate, estimate_seconds
+from privcore.evaluation import describe_estimate, estimate_seconds
 from privcore.metrics import registry
 
 setup_page("Metrics")

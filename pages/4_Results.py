@@ -15,11 +15,11 @@ from dashboard.audit.citation_panel import audit_citations
 from dashboard.page_setup import METRICS_PAGE, require_schema, setup_page
 from dashboard.reconstruction_view import reconstruction_view
 from dashboard.tradeoff_view import tradeoff_view
-from privcore.base.errors import NotApplicable
+from privcore.base import NotApplicable
+from privcore.evaluation import combined_json
 from privcore.evaluation import interpret as R
-from privcore.evaluation.outcome import combined_json
 from privcore.report import figures as F
-from privcore.report.html import html_report
+from privcore.report import html_report
 
 setup_page("Results", icon=":material/monitoring:")
 state = st.session_state

@@ -15,7 +15,7 @@ from dashboard.audit.citation import remember
 from dashboard.audit.shared_panel import show_shared_results
 from dashboard.page_setup import require_real_table, setup_page
 from dashboard.session.persistence import keep_alive
-from privcore.report.audit_figures import audit_figure
+from privcore.report import audit_figure
 
 setup_page("Audit", icon=":material/policy:")
 state = st.session_state

@@ -4,20 +4,16 @@ The public surface is small: :func:`evaluate`, :class:`Schema`, :func:`infer_sch
 and the result types. Everything else is an implementation module.
 """
 
-from privcore.base.errors import InputError
-from privcore.data.schema import Schema, infer_schema
-from privcore.evaluation.evaluate import evaluate
-from privcore.evaluation.outcome import Report
-from privcore.metrics.results import MetricResult
+from privcore.base import lazy_face
+
+#: Each public name and where it is defined, loaded on first access so that ``import privcore`` stays light (the
+#: evaluation and the loader's optional format readers only when asked for).
+_FACE: dict[str, str] = {
+    "evaluate": "evaluation.evaluate", "Report": "evaluation", "Schema": "data", "infer_schema": "data",
+    "load_table": "data", "InputError": "base", "MetricResult": "metrics",
+}
 
 __all__ = ["evaluate", "Schema", "infer_schema", "InputError", "MetricResult", "Report", "load_table"]
 __version__ = "0.1.0"
 
-
-def __getattr__(name):
-    # The loader pulls in optional format readers; import it only when asked for.
-    if name == "load_table":
-        from privcore.data.io import load_table  # lazy: `import privcore` stays light (see above)
-
-        return load_table
-    raise AttributeError(name)
+lazy_face(__name__, _FACE, globals())

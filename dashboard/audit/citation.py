@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, MutableMapping
 
-from privcore.evaluation.verdict import audit_severity
+from privcore.evaluation import audit_severity
 from privcore.generators import generator_label
 
 #: Session-state key: audit key → content hash of the real table audited.

@@ -16,9 +16,8 @@ import pandas as pd
 
 from dashboard import compute, jobs
 from privcore.audit import AuditEstimate
-from privcore.base.errors import InputError
-from privcore.base.formatting import format_duration
-from privcore.data.schema import Schema
+from privcore.base import InputError, format_duration
+from privcore.data import Schema
 
 LOGGER = logging.getLogger(__name__)
 

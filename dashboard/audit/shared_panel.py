@@ -14,8 +14,7 @@ from dashboard.audit import shared_view as SV
 from dashboard.audit.view import verdict_level
 from dashboard.audit.whitebox_panel import show_whitebox_results
 from privcore.audit import SharedAuditReport
-from privcore.report.audit_figures import shared_audit_figure
-from privcore.report.per_model_figures import attacks_per_model, per_model_figure
+from privcore.report import attacks_per_model, per_model_figure, shared_audit_figure
 
 _ICONS = {"error": ":material/gpp_bad:", "warning": ":material/warning:", "success": ":material/verified_user:"}
 

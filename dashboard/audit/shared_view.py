@@ -17,9 +17,8 @@ import pandas as pd
 
 from dashboard import compute, jobs
 from privcore.audit import DEFAULT_RECORDS, SharedAuditReport, SharedSettings
-from privcore.base.errors import InputError
-from privcore.data.params import Param
-from privcore.data.schema import Schema
+from privcore.base import InputError
+from privcore.data import Param, Schema
 
 LOGGER = logging.getLogger(__name__)
 

@@ -19,10 +19,9 @@ from dashboard import compute, jobs
 from dashboard.generator_factory import generator_context
 from dashboard.metric_choice import number_format
 from privcore.audit import ATTACKER_KNOWS, EXPLANATION, FPR_LEVELS, AuditReport, AuditSettings
-from privcore.base.errors import InputError
-from privcore.data.params import Param
-from privcore.data.schema import Schema
-from privcore.evaluation.verdict import audit_severity as severity
+from privcore.base import InputError
+from privcore.data import Param, Schema
+from privcore.evaluation import audit_severity as severity
 from privcore.generators import (
     GeneratorContextError,
     GeneratorError,

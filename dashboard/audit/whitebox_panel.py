@@ -11,7 +11,7 @@ import streamlit as st
 from dashboard import components as C
 from dashboard.audit import whitebox_view as WV
 from privcore.audit import THREAT_MODEL, SharedAuditReport
-from privcore.report.whitebox_figures import whitebox_figure
+from privcore.report import whitebox_figure
 
 
 def show_whitebox_results(report: SharedAuditReport, key: str) -> None:

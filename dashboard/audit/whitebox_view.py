@@ -12,7 +12,7 @@ import pandas as pd
 
 from dashboard.generator_factory import generator_context
 from privcore.audit import WHITEBOX_FPR_LEVELS, WhiteBoxResult, has_loss
-from privcore.data.schema import Schema
+from privcore.data import Schema
 from privcore.generators import GeneratorError, GeneratorSpec, make_generator
 
 #: The option's label and help on the page.

@@ -16,8 +16,8 @@ from threadpoolctl import threadpool_limits
 
 from dashboard.lab.runs import guarded
 from privcore import evaluate
-from privcore.base.formatting import format_duration
-from privcore.data.schema import Schema
+from privcore.base import format_duration
+from privcore.data import Schema
 from privcore.lab import evaluations_needed, split_tables
 
 TIMINGS = "lab_timings"

@@ -16,8 +16,8 @@ import pandas as pd
 
 from dashboard import compute, jobs
 from dashboard.session.state import content_hash
-from privcore.base.errors import InputError
-from privcore.data.schema import Schema
+from privcore.base import InputError
+from privcore.data import Schema
 from privcore.lab import LabResult
 
 LOGGER = logging.getLogger(__name__)

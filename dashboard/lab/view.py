@@ -15,16 +15,25 @@ import pandas as pd
 
 from dashboard.lab.ladder import LadderTable
 from dashboard.lab.runs import StoredLab
-from privcore.base.errors import InputError
-from privcore.base.formatting import format_duration
-from privcore.data.schema import Schema
+from privcore.base import InputError, format_duration
+from privcore.data import Schema
 from privcore.generators import LADDER, get_generator_spec
-from privcore.lab import DEFAULT_LEVELS, DEFAULT_METRICS, DEFAULT_SEEDS, LabResult, UnknownLabMetricError, split_tables
-from privcore.lab.settings import check_label, check_leaks, check_levels, check_metrics, check_seeds, run_seeds
-from privcore.metrics import registry
-from privcore.metrics.names import metric_name
-from privcore.report.figures import short_name
-from privcore.report.lab_figures import leak_label
+from privcore.lab import (
+    DEFAULT_LEVELS,
+    DEFAULT_METRICS,
+    DEFAULT_SEEDS,
+    LabResult,
+    UnknownLabMetricError,
+    check_label,
+    check_leaks,
+    check_levels,
+    check_metrics,
+    check_seeds,
+    run_seeds,
+    split_tables,
+)
+from privcore.metrics import metric_name, registry
+from privcore.report import leak_label, short_name
 from privcore.report.lab_html import lab_html
 
 #: The page's script (for ``st.page_link`` from other pages).

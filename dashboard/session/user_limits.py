@@ -13,9 +13,8 @@ from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass
 
 from dashboard.session import store as session_store
-from privcore.base.errors import InputError
-from privcore.base.formatting import format_bytes
-from privcore.data.memory import machine_memory, parse_size
+from privcore.base import InputError, format_bytes
+from privcore.data import machine_memory, parse_size
 
 LOGGER = logging.getLogger(__name__)
 

@@ -12,12 +12,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from privcore.base.errors import InputError
-from privcore.base.jsonvalues import jsonable
-from privcore.base.roc import roc_statistics
-from privcore.data.params import Param, ParamError, check_value
-from privcore.data.schema import MAX_SEED
-from privcore.engine.neighbors import nearest_k
+from privcore.base import InputError, jsonable, roc_statistics
+from privcore.data import MAX_SEED, Param, ParamError, check_value
+from privcore.engine import nearest_k
 
 #: False-positive rates at which the audit reports the true-positive rate (as JSON keys).
 FPR_LEVELS = {"0": 0.0, "0.01": 0.01, "0.1": 0.1}

@@ -12,7 +12,7 @@ import numpy as np
 from scipy.stats import mannwhitneyu, rankdata
 
 from privcore.audit._base import BOOTSTRAP, roc_summary
-from privcore.base.stats import epsilon_lower_bound
+from privcore.base import epsilon_lower_bound
 
 #: Variances are floored here so that a feature constant on one side (an exact copy: distance 0) stays finite.
 VARIANCE_FLOOR = 1e-8

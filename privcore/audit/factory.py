@@ -8,9 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from privcore.generators import make_generator
-from privcore.generators.outside import is_reference, reference_maker
-from privcore.generators.registry import get_generator_spec
+from privcore.generators import get_generator_spec, is_reference, make_generator, reference_maker
 
 #: The setting through which a built-in generator takes its own randomness.
 SEED_SETTING = "seed"

@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 
 from privcore.audit._base import NEIGHBOURS, NUMERICAL_TOLERANCE, nearest_distances
-from privcore.data.schema import NUMERICAL, Schema
-from privcore.engine.encoding import EuclideanSpace
-from privcore.metrics.membership import value_reuse
+from privcore.data import NUMERICAL, Schema
+from privcore.engine import EuclideanSpace
+from privcore.metrics import value_reuse
 
 #: A missing distance (no complete synthetic row) is replaced by this large value so that features stay finite.
 FAR = 1e6

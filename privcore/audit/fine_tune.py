@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 
 from privcore.audit.factory import SEED_SETTING, GeneratorFactory
-from privcore.generators.tabddpm import TabDDPM
+from privcore.generators import TabDDPM
 
 #: The settings a fine-tuned model takes for itself; its architecture (timesteps, width, depth, schedule) is the
 #: base's.

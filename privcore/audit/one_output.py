@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from privcore.data.schema import Schema
+from privcore.data import Schema
 from privcore.evaluation.evaluate import evaluate
 from privcore.evaluation.utility_line import utility_line
 

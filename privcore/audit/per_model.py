@@ -8,8 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from privcore.base.jsonvalues import jsonable
-from privcore.base.roc import roc_statistics
+from privcore.base import jsonable, roc_statistics
 
 __all__ = ["FPR_LEVELS", "ModelAttack", "cyclic_shuffle", "model_attacks", "models_summary", "per_model_entry",
            "spread"]

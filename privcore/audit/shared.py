@@ -22,18 +22,13 @@ from privcore.audit.stronger import StrongerResult, stronger_attack
 from privcore.audit.tasks import FitOutcome, FitSetup, run_fits
 from privcore.audit.whitebox import WhiteBoxResult, wants_whitebox, whitebox_result
 from privcore.audit.why import gather, sentence
-from privcore.base.errors import TooFewRowsError
-from privcore.base.jsonvalues import jsonable
-from privcore.base.progress import ProgressCallback
-from privcore.base.stats import holm_adjust
-from privcore.data.params import Param
+from privcore.base import ProgressCallback, TooFewRowsError, holm_adjust, jsonable
+from privcore.data import Param, Schema, infer_schema
 from privcore.data.prepare import prepare
-from privcore.data.schema import Schema, infer_schema
-from privcore.engine.cluster import connected
-from privcore.engine.encoding import EuclideanSpace
-from privcore.evaluation.verdict import audit_verdict
-from privcore.generators.registry import generator_label as registry_label
-from privcore.metrics.membership import value_text
+from privcore.engine import EuclideanSpace, connected
+from privcore.evaluation import audit_verdict
+from privcore.generators import generator_label as registry_label
+from privcore.metrics import value_text
 
 #: Records audited when ``records`` is not set (and the table has that many).
 DEFAULT_RECORDS = 1000

@@ -14,7 +14,7 @@ from privcore.audit.crossfit import NULL_SHUFFLES, crossfit_scores, record_stati
 from privcore.audit.meta import meta_scores
 from privcore.audit.per_model import per_model_entry
 from privcore.audit.rmia import rmia_scores
-from privcore.base.jsonvalues import jsonable
+from privcore.base import jsonable
 
 __all__ = ["STRONGER_ATTACKS", "StrongerResult", "attack_shares", "stronger_attack", "stronger_scores"]
 

@@ -30,18 +30,22 @@ from privcore.audit._base import (
 )
 from privcore.audit.factory import model_for_fit
 from privcore.audit.one_output import output_checks
-from privcore.base.errors import InputError, TooFewRowsError
-from privcore.base.jsonvalues import jsonable
-from privcore.base.progress import ProgressCallback
-from privcore.base.roc import roc_statistics
-from privcore.base.stats import bootstrap_replicates, epsilon_lower_bound, percentile_interval
-from privcore.data.params import Param
+from privcore.base import (
+    InputError,
+    ProgressCallback,
+    TooFewRowsError,
+    bootstrap_replicates,
+    epsilon_lower_bound,
+    jsonable,
+    percentile_interval,
+    roc_statistics,
+)
+from privcore.data import NUMERICAL, Param, Schema, infer_schema
 from privcore.data.prepare import prepare
-from privcore.data.schema import NUMERICAL, Schema, infer_schema
-from privcore.engine.encoding import EuclideanSpace
-from privcore.evaluation.verdict import audit_verdict
-from privcore.generators.registry import generator_label as registry_label
-from privcore.metrics.registry import Explanation
+from privcore.engine import EuclideanSpace
+from privcore.evaluation import audit_verdict
+from privcore.generators import generator_label as registry_label
+from privcore.metrics import Explanation
 
 POOL_SHARE, AUX_SHARE = 0.2, 0.4
 MAX_TRAINING_ROWS = 1000

@@ -18,7 +18,7 @@ from threadpoolctl import threadpool_limits
 from privcore.audit.factory import GeneratorFactory, model_for_fit
 from privcore.audit.features import SharedFeatures
 from privcore.audit.whitebox import loss_matrix
-from privcore.base.errors import InputError
+from privcore.base import InputError
 
 __all__ = ["FitOutcome", "FitSetup", "GeneratorFactory", "fit_seed", "run_fits"]
 

@@ -32,14 +32,12 @@ from privcore.audit.targeted import (
 )
 from privcore.audit.tasks import fit_seed
 from privcore.audit.whitebox import loss_matrix, wants_whitebox, whitebox_result
-from privcore.base.errors import InputError
-from privcore.base.progress import ProgressCallback
+from privcore.base import InputError, ProgressCallback
+from privcore.data import Schema, infer_schema
 from privcore.data.prepare import prepare
-from privcore.data.schema import Schema, infer_schema
-from privcore.engine.encoding import EuclideanSpace
+from privcore.engine import EuclideanSpace
 from privcore.evaluation.evaluate import evaluate
-from privcore.generators.outside import is_reference
-from privcore.generators.registry import get_generator_spec
+from privcore.generators import get_generator_spec, is_reference
 
 __all__ = ["AuditEstimate", "ModelTiming", "estimate_shared", "estimate_targeted", "PROBE_EPOCHS", "PROBE_STEPS"]
 

@@ -18,8 +18,8 @@ from sklearn.preprocessing import StandardScaler
 from privcore.audit._base import AuditError
 from privcore.audit.crossfit import model_folds, record_statistics
 from privcore.audit.per_model import FPR_LEVELS, ModelAttack, cyclic_shuffle, model_attacks, models_summary
-from privcore.base.jsonvalues import jsonable
-from privcore.generators.base import per_record_loss
+from privcore.base import jsonable
+from privcore.generators import per_record_loss
 
 __all__ = ["THREAT_MODEL", "WHITEBOX_FPR_LEVELS", "ModelAttack", "WhiteBoxResult", "attack_losses", "calibrated",
            "has_loss", "loss_matrix", "wants_whitebox", "whitebox_result"]

@@ -13,10 +13,9 @@ import sys
 from pathlib import Path
 from typing import Any, Iterable
 
-from privcore.base.errors import InputError
-from privcore.data.params import check_value
-from privcore.data.schema import check_seed, infer_schema
-from privcore.engine.gpu import check_device, require_gpu
+from privcore.base import InputError
+from privcore.data import check_seed, check_value, infer_schema
+from privcore.engine import check_device, require_gpu
 from privcore.metrics import registry
 
 

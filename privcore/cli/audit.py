@@ -14,7 +14,7 @@ from typing import Any, Iterable
 
 from privcore import demo
 from privcore.audit import AuditSettings, GeneratorFactory, SharedSettings, audit, audit_shared
-from privcore.base.errors import InputError
+from privcore.base import InputError
 from privcore.cli.args import (
     check_output_path,
     checked_seed,
@@ -23,8 +23,8 @@ from privcore.cli.args import (
     schema_from_args,
 )
 from privcore.cli.parsers import EXIT_OK
-from privcore.data.io import load_table
-from privcore.engine.cluster import check_address
+from privcore.data import load_table
+from privcore.engine import check_address
 from privcore.generators import generator_title, list_generators
 
 

@@ -9,7 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from privcore.base.errors import InputError
+from privcore.base import InputError
 from privcore.cli.args import (
     check_output_path,
     checked_device,
@@ -21,9 +21,10 @@ from privcore.cli.args import (
     write_report,
 )
 from privcore.cli.parsers import EXIT_INTERNAL, EXIT_OK
-from privcore.data.io import load_table, validate_tables
-from privcore.engine.cluster import check_address
-from privcore.evaluation.evaluate import check_dp_epsilon, evaluate, resolve_metric_ids
+from privcore.data import load_table, validate_tables
+from privcore.engine import check_address
+from privcore.evaluation import check_dp_epsilon, resolve_metric_ids
+from privcore.evaluation.evaluate import evaluate
 
 
 def load_inputs(args):
@@ -95,7 +96,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
     else:
         print(text)
     if args.html:
-        from privcore.report.html import html_report  # lazy: heavy, Plotly only for --html
+        from privcore.report import html_report  # lazy: heavy, Plotly only for --html
 
         write_report(args.html, "--html", html_report({names.get("synthetic", "synthetic"): report}))
     if report.errors:

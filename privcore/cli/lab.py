@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from privcore import demo, lab
-from privcore.base.errors import InputError
+from privcore.base import InputError
 from privcore.cli.args import (
     check_output_path,
     checked_seed,
@@ -22,11 +22,19 @@ from privcore.cli.args import (
     schema_from_args,
 )
 from privcore.cli.parsers import EXIT_INTERNAL, EXIT_OK
-from privcore.data.io import load_table
-from privcore.engine.cluster import check_address
+from privcore.data import load_table
+from privcore.engine import check_address
 from privcore.generators import LADDER
-from privcore.lab import DEFAULT_LEVELS, DEFAULT_SEEDS, LevelError
-from privcore.lab.settings import check_leaks, check_levels, check_margin, check_metrics, check_seeds
+from privcore.lab import (
+    DEFAULT_LEVELS,
+    DEFAULT_SEEDS,
+    LevelError,
+    check_leaks,
+    check_levels,
+    check_margin,
+    check_metrics,
+    check_seeds,
+)
 from privcore.report.lab_html import lab_html
 
 

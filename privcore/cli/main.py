@@ -11,7 +11,7 @@ import importlib
 import sys
 from typing import Sequence
 
-from privcore.base.errors import InputError
+from privcore.base import InputError
 from privcore.cli.parsers import (
     EXIT_BAD_INPUT,
     EXIT_INTERNAL,

@@ -9,7 +9,7 @@ import argparse
 import json
 
 from privcore.cli.parsers import EXIT_OK
-from privcore.report.json_schema import report_schema
+from privcore.report import report_schema
 
 
 def run_schema(args: argparse.Namespace) -> int:

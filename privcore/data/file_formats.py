@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from privcore.base.errors import EmptyFileError, FileTooLargeError, InputError, UnparseableFileError
+from privcore.base import EmptyFileError, FileTooLargeError, InputError, UnparseableFileError
 from privcore.data.tidying import check_unique_names, header_text
 from privcore.data.wording import SUPPORTED_FORMATS, capitalised, empty_file_message, short_error
 

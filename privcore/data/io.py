@@ -11,7 +11,7 @@ from typing import BinaryIO
 
 import pandas as pd
 
-from privcore.base.errors import EmptyFileError, UnparseableFileError
+from privcore.base import EmptyFileError, UnparseableFileError
 from privcore.data.file_formats import detect_format, gunzip, read_bytes, read_excel, read_parquet, source_filename
 from privcore.data.table_checks import (
     check_column_kinds_agree,

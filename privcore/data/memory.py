@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from privcore.base.errors import InputError
-from privcore.base.formatting import format_bytes
+from privcore.base import InputError, format_bytes
 from privcore.data.schema import NUMERICAL, Schema
 
 BUDGET_VARIABLE = "PRIVCORE_MEMORY_BUDGET"

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from privcore.base.errors import InputError
+from privcore.base import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
     from privcore.data.schema import Schema

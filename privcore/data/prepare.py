@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from privcore.base.errors import AllMissingColumnError, SchemaError
+from privcore.base import AllMissingColumnError, SchemaError
 from privcore.data.memory import check_memory
 from privcore.data.schema import NUMERICAL, Schema, canonical_categories
 

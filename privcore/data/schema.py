@@ -9,7 +9,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from privcore.base.errors import ExtremeValueError, SchemaError
+from privcore.base import ExtremeValueError, SchemaError
 from privcore.data.wording import declare_categorical, leave_out
 
 NUMERICAL = "numerical"

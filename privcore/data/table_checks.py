@@ -13,7 +13,7 @@ from collections.abc import Mapping
 import pandas as pd
 from pandas.api import types as ptypes
 
-from privcore.base.errors import (
+from privcore.base import (
     AllMissingColumnError,
     ColumnMismatchError,
     ColumnTypeConflictError,

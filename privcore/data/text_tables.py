@@ -12,7 +12,7 @@ from collections import Counter
 
 import pandas as pd
 
-from privcore.base.errors import EmptyFileError, UnparseableFileError
+from privcore.base import EmptyFileError, UnparseableFileError
 from privcore.data.wording import SUPPORTED_FORMATS, capitalised, empty_file_message, short_error
 
 _DELIMITERS = ",;\t|"

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from pandas.api import types as ptypes
 
-from privcore.base.errors import DuplicateColumnsError, EmptyFileError, NoHeaderError
+from privcore.base import DuplicateColumnsError, EmptyFileError, NoHeaderError
 from privcore.data.wording import capitalised, listed
 
 #: Cell values (after stripping surrounding whitespace) read as missing. Matched exactly, not

@@ -7,9 +7,16 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from privcore.generators import BaseGenerator, ColumnResample, ExactCopy, GaussianCopula, NoisyCopy, RareLeak
-from privcore.generators.copies import LEAK_ATTR
-from privcore.generators.models import rarest_categorical_rows
+from privcore.generators import (
+    LEAK_ATTR,
+    BaseGenerator,
+    ColumnResample,
+    ExactCopy,
+    GaussianCopula,
+    NoisyCopy,
+    RareLeak,
+    rarest_categorical_rows,
+)
 
 __all__ = [
     "exact_copy",

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from privcore.base.errors import InputError
+from privcore.base import InputError
 
 _LOCAL = re.compile(r"local:(\d+)")
 

@@ -9,9 +9,8 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from privcore.base.cores import resolve_workers
-from privcore.data.prepare import PreparedData
-from privcore.data.schema import Schema
+from privcore.base import resolve_workers
+from privcore.data import PreparedData, Schema
 from privcore.engine.encoding import EuclideanSpace, FAMDProjection
 from privcore.engine.gpu import check_device
 from privcore.engine.neighbors import DEFAULT_CHUNK_ELEMENTS, Neighbours, PairExtremes, nearest_two

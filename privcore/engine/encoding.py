@@ -12,9 +12,8 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from privcore.base.errors import ExtremeValueError, NotApplicable
-from privcore.data.prepare import MISSING
-from privcore.data.schema import BINARY, MAX_MAGNITUDE, NUMERICAL, Schema
+from privcore.base import ExtremeValueError, NotApplicable
+from privcore.data import BINARY, MAX_MAGNITUDE, MISSING, NUMERICAL, Schema
 
 #: Largest encoded table (rows × coordinates × 8 bytes) the distance spaces may build: 2 GiB.
 MAX_ENCODED_BYTES = 2 * 1024**3

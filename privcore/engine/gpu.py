@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from privcore.base.errors import InputError
+from privcore.base import InputError
 
 #: The devices a caller may name.
 DEVICES = ("auto", "cpu", "gpu")

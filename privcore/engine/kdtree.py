@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from privcore.base.cores import resolve_workers
+from privcore.base import resolve_workers
 from privcore.engine.candidates import exact_distances, select_k, select_two
 from privcore.engine.results import Neighbours, PairExtremes
 

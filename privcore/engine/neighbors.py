@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from privcore.base.progress import ProgressCallback
+from privcore.base import ProgressCallback
 from privcore.engine import cluster as dask_cluster
 from privcore.engine import gpu, key_groups, tiles
 from privcore.engine.candidates import (

@@ -10,8 +10,7 @@ from typing import Any
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from privcore.base.cores import resolve_workers
-from privcore.base.progress import ProgressCallback
+from privcore.base import ProgressCallback, resolve_workers
 from privcore.engine import cluster as dask_cluster
 from privcore.engine import gpu, tiles
 from privcore.engine.candidates import exact_distances, far_candidates, row_candidates, select_two

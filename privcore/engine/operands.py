@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from privcore.base.cores import resolve_workers
+from privcore.base import resolve_workers
 from privcore.engine import gpu
 from privcore.engine.candidates import top_two_candidates
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privcore.base.progress import ProgressCallback
+from privcore.base import ProgressCallback
 from privcore.engine import gpu
 from privcore.engine.candidates import exact_distances
 from privcore.engine.chunks import DEFAULT_CHUNK_ELEMENTS, run_chunks

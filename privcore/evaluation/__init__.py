@@ -4,3 +4,22 @@
 ``interpret`` gives levels, the three questions and record flags, and ``verdict`` one release decision. Interpretation
 only: nothing here draws or imports Plotly.
 """
+
+from privcore.base import lazy_face
+
+#: Each name of the face and the module that defines it (loaded on first access).
+_FACE: dict[str, str] = {
+    "describe_estimate": "estimate", "estimate_seconds": "estimate",
+    "check_dp_epsilon": "evaluate", "resolve_metric_ids": "evaluate", "unmet_need": "evaluate",
+    "validated_params": "evaluate", "with_reference": "evaluate",
+    "Answer": "interpret", "assess": "interpret", "Assessment": "interpret", "dataset_shareable": "interpret",
+    "info_of": "interpret", "LEVEL_BANDS": "interpret", "LEVELS": "interpret", "metric_applies": "interpret",
+    "THRESHOLD_REASON": "interpret", "what_it_loses": "interpret",
+    "combined_json": "outcome", "Report": "outcome",
+    "best_tradeoff": "tradeoff", "NO_UTILITY": "tradeoff", "tradeoff_point": "tradeoff", "tradeoff_points": "tradeoff",
+    "tradeoff_sentence": "tradeoff", "TradeoffPoint": "tradeoff",
+    "audit_severity": "verdict", "audit_verdict": "verdict", "CAUTION": "verdict", "DO_NOT_RELEASE": "verdict",
+    "KIND_WORDS": "verdict", "RELEASE": "verdict", "VERDICT_STYLE": "verdict", "VerdictRule": "verdict",
+}
+
+__all__ = lazy_face(__name__, _FACE, globals())

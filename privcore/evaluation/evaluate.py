@@ -14,21 +14,34 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from privcore.base.errors import InputError, NotApplicable, TooFewRowsError
-from privcore.base.progress import ProgressCallback
-from privcore.data.params import Param, check_params, check_settings
-from privcore.data.prepare import PreparedData, prepare
-from privcore.data.schema import BINARY, CATEGORICAL, NUMERICAL, Schema, check_seed, infer_schema
-from privcore.engine.cluster import connected
-from privcore.engine.context import MetricContext, SharedComputation, pair_key
-from privcore.engine.gpu import check_device, require_gpu, using_device
-from privcore.engine.neighbors import DEFAULT_CHUNK_ELEMENTS
+from privcore.base import InputError, NotApplicable, ProgressCallback, TooFewRowsError
+from privcore.data import (
+    BINARY,
+    CATEGORICAL,
+    NUMERICAL,
+    Param,
+    PreparedData,
+    Schema,
+    check_params,
+    check_seed,
+    check_settings,
+    infer_schema,
+)
+from privcore.data.prepare import prepare
+from privcore.engine import (
+    DEFAULT_CHUNK_ELEMENTS,
+    MetricContext,
+    SharedComputation,
+    check_device,
+    connected,
+    pair_key,
+    require_gpu,
+    using_device,
+)
 from privcore.evaluation.background import background_ids, background_workers, claimable_ids, running_in_background
 from privcore.evaluation.outcome import Report
 from privcore.evaluation.size_match import size_match
-from privcore.metrics import registry
-from privcore.metrics.results import MetricOutput, MetricResult, SizeMatch, UtilityScore
-from privcore.metrics.utility._base import FRESH_SAMPLE, MATCH_REPEATS
+from privcore.metrics import FRESH_SAMPLE, MATCH_REPEATS, MetricOutput, MetricResult, SizeMatch, UtilityScore, registry
 
 
 def resolve_metric_ids(metrics: str | Iterable[str], holdout: bool = False) -> list[str]:

@@ -13,10 +13,17 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from privcore.base.palette import OKABE_ITO
-from privcore.metrics import registry
-from privcore.metrics.details import ColumnShapes, Discrimination, MembershipScores, ModelUtility, PairTrends
-from privcore.metrics.names import metric_name, short_name
+from privcore.base import OKABE_ITO
+from privcore.metrics import (
+    ColumnShapes,
+    Discrimination,
+    MembershipScores,
+    ModelUtility,
+    PairTrends,
+    metric_name,
+    registry,
+    short_name,
+)
 
 __all__ = [
     "Level",

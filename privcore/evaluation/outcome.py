@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping
 
 from privcore.evaluation.verdict import verdict
-from privcore.metrics.results import MetricResult
+from privcore.metrics import MetricResult
 
 __all__ = ["Report", "combined_json"]
 

@@ -7,8 +7,8 @@ from typing import Callable
 
 import numpy as np
 
-from privcore.engine.context import POOL
-from privcore.metrics.results import SizeMatch
+from privcore.engine import POOL
+from privcore.metrics import SizeMatch
 
 #: Random subsets of the larger table (and, when the tables are less than two to one, of half of it).
 REPEATS = 10

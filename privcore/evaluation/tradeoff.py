@@ -13,7 +13,7 @@ import numpy as np
 
 from privcore.evaluation.interpret import assess
 from privcore.evaluation.verdict import DO_NOT_RELEASE, VERDICT_STYLE, Evidence, VerdictRule, verdict
-from privcore.metrics.details import MembershipBattery, MembershipScores
+from privcore.metrics import MembershipBattery, MembershipScores
 
 __all__ = ["TradeoffPoint", "tradeoff_point", "tradeoff_points", "best_tradeoff", "tradeoff_sentence",
            "UTILITY_TIE_DIGITS", "NO_UTILITY"]

@@ -8,9 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from privcore.metrics import registry
-from privcore.metrics.details import ColumnShapes, ModelUtility, PairTrends
-from privcore.metrics.names import metric_name
+from privcore.metrics import ColumnShapes, ModelUtility, PairTrends, metric_name, registry
 
 #: What each utility measure keeps, in words ("keeps the columns' shapes").
 KEEPS_WORDS = {

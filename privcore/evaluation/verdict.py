@@ -11,9 +11,7 @@ from typing import Any, Mapping
 
 from privcore.evaluation.interpret import UTILITY_BANDS, Assessment, assess
 from privcore.evaluation.utility_line import UtilityLine, audit_utility_sentence, utility_line
-from privcore.metrics.details import MembershipBattery, MembershipScores
-from privcore.metrics.names import short_attack
-from privcore.metrics.registry import battery_ids
+from privcore.metrics import MembershipBattery, MembershipScores, battery_ids, short_attack
 
 #: Families whose metrics simulate an attacker and carry an interval: they decide.
 DECISIVE_FAMILIES = ("Attack-based", "Membership inference", "Reconstruction")

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privcore.data.schema import check_seed
+from privcore.data import check_seed
 from privcore.generators.base import BaseGenerator, GeneratorError, check_sample, check_sample_size, check_table
 
 __all__ = ["SDVAdapter", "as_generator"]

@@ -8,9 +8,17 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 import pandas as pd
 
-from privcore.base.errors import ColumnMismatchError, InputError, TooFewRowsError
-from privcore.data.params import Param, ParamError, check_settings
-from privcore.data.schema import CATEGORICAL, COLUMN_TYPES, NUMERICAL, check_seed, guess_column_type
+from privcore.base import ColumnMismatchError, InputError, TooFewRowsError
+from privcore.data import (
+    CATEGORICAL,
+    COLUMN_TYPES,
+    NUMERICAL,
+    Param,
+    ParamError,
+    check_seed,
+    check_settings,
+    guess_column_type,
+)
 
 __all__ = [
     "Generator",

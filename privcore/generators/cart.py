@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from privcore.data.params import Param
+from privcore.data import Param
 from privcore.generators.base import BaseGenerator, GeneratorSettingError, check_settings_of, is_numerical, match_dtypes
 
 __all__ = ["SequentialCART"]

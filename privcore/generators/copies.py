@@ -7,8 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from privcore.data.params import Param
-from privcore.engine.neighbors import nearest_two
+from privcore.data import Param
+from privcore.engine import nearest_two
 from privcore.generators.base import (
     LEVEL,
     BaseGenerator,

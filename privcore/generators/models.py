@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from privcore.data.params import Param
+from privcore.data import Param
 from privcore.generators.base import (
     BINS,
     LEVEL,

@@ -13,8 +13,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from privcore.data.params import Param
-from privcore.data.schema import MAX_SEED
+from privcore.data import MAX_SEED, Param
 from privcore.generators.base import (
     BINS,
     BaseGenerator,

@@ -8,7 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from privcore.data.params import check_settings
+from privcore.data import check_settings
 from privcore.generators.base import Generator, GeneratorSettingError, UnknownGeneratorError
 from privcore.generators.cart import SequentialCART
 from privcore.generators.copies import (

@@ -12,8 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from privcore.data.params import Param
-from privcore.data.schema import BINARY, NUMERICAL
+from privcore.data import BINARY, NUMERICAL, Param
 from privcore.generators.adapters import SDVAdapter, fit_sdv, seed_global_state
 from privcore.generators.base import GeneratorError, GeneratorSettingError, check_types
 from privcore.generators.spec import GeneratorSpec, install_command, module_installed

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from privcore.data.params import Param
+from privcore.data import Param
 
 __all__ = ["GeneratorSpec", "install_command", "module_installed"]
 

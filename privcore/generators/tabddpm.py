@@ -10,8 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privcore.data.params import Param
-from privcore.data.schema import MAX_SEED, check_seed
+from privcore.data import MAX_SEED, Param, check_seed
 from privcore.generators.base import (
     BaseGenerator,
     GeneratorError,

@@ -4,22 +4,21 @@ API: :func:`run` (a generated leak ladder), :func:`run_ladder` (a supplied one) 
 Errors are :class:`privcore.base.errors.InputError` subclasses under :class:`LabError`.
 """
 
-from privcore.lab import errors
-from privcore.lab.errors import *  # noqa: F403 - the named errors, listed in errors.__all__
-from privcore.lab.result import CurvePoint, LabResult, LabRun, lab_report_schema
-from privcore.lab.runs import LabProgress, run, run_ladder, split_tables
-from privcore.lab.settings import (
-    DEFAULT_LEVELS,
-    DEFAULT_METRICS,
-    DEFAULT_SEEDS,
-    MIN_PART_ROWS,
-    REFERENCE,
-    evaluations_needed,
-)
-from privcore.lab.statistics import DEFAULT_MARGIN
+from privcore.base import lazy_face
 
-__all__ = [
-    "run", "run_ladder", "LabProgress", "LabResult", "LabRun", "CurvePoint", "lab_report_schema", "split_tables",
-    "evaluations_needed", "DEFAULT_LEVELS", "DEFAULT_METRICS", "DEFAULT_SEEDS", "DEFAULT_MARGIN", "MIN_PART_ROWS",
-    "REFERENCE", *errors.__all__,
-]
+#: Each name of the face and the module that defines it (loaded on first access).
+_FACE: dict[str, str] = {
+    "LabError": "errors", "LabTableTooSmallError": "errors", "LevelError": "errors", "SeedsError": "errors",
+    "UnknownLabMetricError": "errors", "UnknownLeakError": "errors",
+    "CurvePoint": "result", "lab_report_schema": "result", "LabResult": "result", "LabRun": "result",
+    "LabProgress": "runs", "run": "runs", "run_ladder": "runs", "split_tables": "runs",
+    "check_label": "settings", "check_leaks": "settings", "check_levels": "settings", "check_margin": "settings",
+    "check_metrics": "settings", "check_seeds": "settings", "DEFAULT_LEVELS": "settings",
+    "DEFAULT_METRICS": "settings", "DEFAULT_SEEDS": "settings", "evaluations_needed": "settings",
+    "MIN_PART_ROWS": "settings", "REFERENCE": "settings", "run_seeds": "settings",
+    "DEFAULT_MARGIN": "statistics",
+    "format_level": "summary", "leak_label": "summary", "LEAK_LABELS": "summary", "LEAK_PHRASES": "summary",
+    "short_name": "summary",
+}
+
+__all__ = lazy_face(__name__, _FACE, globals())

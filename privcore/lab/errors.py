@@ -6,7 +6,7 @@ the message on one line; the dashboard shows it next to the setting).
 
 from __future__ import annotations
 
-from privcore.base.errors import InputError, TooFewRowsError
+from privcore.base import InputError, TooFewRowsError
 
 __all__ = [
     "LabError",

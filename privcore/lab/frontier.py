@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from privcore.evaluation.tradeoff import tradeoff_point
+from privcore.evaluation import tradeoff_point
 from privcore.lab.summary import json_epsilon
 from privcore.metrics import registry
 

@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from privcore.data.schema import Schema
+from privcore.data import Schema
 from privcore.evaluation.evaluate import evaluate
 from privcore.lab.frontier import TablePoint, table_point
 

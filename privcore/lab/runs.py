@@ -12,11 +12,10 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from privcore.base.cores import usable_cores
-from privcore.data.io import validate_tables
-from privcore.data.schema import NUMERICAL, Schema, infer_schema
-from privcore.engine.cluster import connected
-from privcore.evaluation.evaluate import validated_params
+from privcore.base import usable_cores
+from privcore.data import NUMERICAL, Schema, infer_schema, validate_tables
+from privcore.engine import connected
+from privcore.evaluation import validated_params
 from privcore.generators import LADDER, level_to_epsilon, make_generator
 from privcore.lab.errors import LabError, LabTableTooSmallError, LevelError
 from privcore.lab.frontier import FrontierRun, TablePoint, split_utility

@@ -8,10 +8,9 @@ from typing import Any
 
 import numpy as np
 
-from privcore.base.errors import InputError
-from privcore.data.params import Param, check_settings
-from privcore.data.schema import MAX_SEED, check_seed
-from privcore.evaluation.evaluate import resolve_metric_ids
+from privcore.base import InputError
+from privcore.data import MAX_SEED, Param, check_seed, check_settings
+from privcore.evaluation import resolve_metric_ids
 from privcore.generators import LADDER
 from privcore.lab.errors import LabError, LevelError, SeedsError, UnknownLabMetricError, UnknownLeakError
 from privcore.lab.statistics import DEFAULT_MARGIN

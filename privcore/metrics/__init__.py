@@ -8,6 +8,31 @@ registry calls it on first use.
 import importlib
 import pkgutil
 
+from privcore.base import lazy_face
+
+#: Each name of the face and the module that defines it (loaded on first access).
+_FACE: dict[str, str] = {
+    "inference": "attacks", "linkability": "attacks", "singling_out_multivariate": "attacks",
+    "singling_out_univariate": "attacks",
+    "AttackRates": "details", "ClassifierScores": "details", "ColumnShapes": "details", "DETAILS_TYPES": "details",
+    "Discrimination": "details", "EpsilonSeries": "details", "IdenticalShares": "details",
+    "InferenceAttack": "details", "LinkabilityAttack": "details", "MembershipBattery": "details",
+    "MembershipScores": "details", "ModelUtility": "details", "PairTrends": "details", "ProxyTest": "details",
+    "SinglingOutAttack": "details",
+    "membership_sets": "membership", "seeded_halves": "membership", "value_reuse": "membership",
+    "value_text": "membership",
+    "metric_name": "names", "short_attack": "names", "short_name": "names", "SHORT_NAMES": "names",
+    "RECONSTRUCTION_DETAILS": "reconstruction",
+    "Reconstruction": "reconstruction._base",
+    "battery_ids": "registry", "Explanation": "registry",
+    "MetricOutput": "results", "MetricResult": "results", "SizeMatch": "results", "UtilityScore": "results",
+    "bin_column": "utility._base", "column_kinds": "utility._base", "FRESH_SAMPLE": "utility._base",
+    "MATCH_REPEATS": "utility._base", "shares": "utility._base", "tvd": "utility._base",
+    "discriminate": "utility.discriminator",
+}
+
+__all__ = sorted(["load_all", *lazy_face(__name__, _FACE, globals())])
+
 _LOADED: list[bool] = []
 
 

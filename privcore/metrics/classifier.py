@@ -24,9 +24,11 @@ from concurrent.futures import ThreadPoolExecutor  # noqa: E402
 import numpy as np  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
-from privcore.base.errors import NotApplicable  # noqa: E402
-from privcore.engine.cluster import map_on_cluster  # noqa: E402
-from privcore.engine.context import MetricContext  # noqa: E402
+from privcore.base import NotApplicable  # noqa: E402
+from privcore.engine import (
+    MetricContext,  # noqa: E402
+    map_on_cluster,  # noqa: E402
+)
 from privcore.metrics.details import ClassifierScores  # noqa: E402
 from privcore.metrics.registry import Explanation, MetricInfo, register  # noqa: E402
 from privcore.metrics.results import MetricOutput  # noqa: E402

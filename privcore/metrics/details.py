@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Iterator
 
 import numpy as np
 
-from privcore.base.jsonvalues import jsonable
+from privcore.base import jsonable
 
 __all__ = [
     "Details", "records", "Rate", "KeyMatches", "AttributeInference", "CopyCounts", "NormalisedDistances",

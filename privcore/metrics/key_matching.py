@@ -7,11 +7,9 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pandas as pd
 
-from privcore.base.cores import resolve_workers
-from privcore.base.errors import NotApplicable
-from privcore.data.schema import NUMERICAL
-from privcore.engine.context import MetricContext
-from privcore.engine.neighbors import DEFAULT_CHUNK_ELEMENTS
+from privcore.base import NotApplicable, resolve_workers
+from privcore.data import NUMERICAL
+from privcore.engine import DEFAULT_CHUNK_ELEMENTS, MetricContext
 from privcore.metrics._exact_match import first_positions, tuple_ids
 from privcore.metrics.registry import NEEDS_REASONS
 

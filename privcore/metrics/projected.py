@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from privcore.base.errors import NotApplicable
-from privcore.engine.context import MetricContext
+from privcore.base import NotApplicable
+from privcore.engine import MetricContext
 from privcore.metrics.details import PairedRecords, ProjectionDistances
 from privcore.metrics.registry import Explanation, MetricInfo, register
 from privcore.metrics.results import MetricOutput

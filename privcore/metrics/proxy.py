@@ -8,10 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from privcore.base.errors import NotApplicable
-from privcore.data.params import Param
-from privcore.engine.context import MetricContext
-from privcore.engine.neighbors import Neighbours
+from privcore.base import NotApplicable
+from privcore.data import Param
+from privcore.engine import MetricContext, Neighbours
 from privcore.metrics._exact_match import joint_tuple_ids
 from privcore.metrics.details import IdenticalShares, ProxyTest
 from privcore.metrics.registry import Explanation, MetricInfo, register

@@ -10,12 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
-from privcore.data.params import Param
+from privcore.data import Param
 from privcore.metrics import load_all
 from privcore.metrics.details import Details
 
 if TYPE_CHECKING:  # pragma: no cover
-    from privcore.engine.context import MetricContext
+    from privcore.engine import MetricContext
     from privcore.metrics.results import MetricOutput
 
 #: Requirements a metric may declare; evaluate() turns a missing one into a "not applicable" reason.

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from privcore.base.jsonvalues import finite_or_none, jsonable
+from privcore.base import finite_or_none, jsonable
 from privcore.metrics.details import Details
 
 

@@ -6,10 +6,8 @@ import math
 
 import numpy as np
 
-from privcore.data.params import Param
-from privcore.data.schema import NUMERICAL
-from privcore.engine.context import MetricContext
-from privcore.engine.neighbors import all_within
+from privcore.data import NUMERICAL, Param
+from privcore.engine import MetricContext, all_within
 from privcore.metrics._exact_match import first_positions, joint_tuple_ids, tuple_ids, value_codes
 from privcore.metrics.details import AttributeInference, CopyCounts, KeyMatches
 from privcore.metrics.key_matching import (

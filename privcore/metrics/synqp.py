@@ -10,10 +10,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from privcore.base.errors import NotApplicable
-from privcore.data.params import Param
-from privcore.data.schema import NUMERICAL
-from privcore.engine.context import MetricContext
+from privcore.base import NotApplicable
+from privcore.data import NUMERICAL, Param
+from privcore.engine import MetricContext
 from privcore.metrics._exact_match import first_positions, joint_tuple_ids
 from privcore.metrics.details import EpsilonSeries
 from privcore.metrics.registry import Explanation, MetricInfo, register

@@ -12,7 +12,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from privcore.base.palette import OKABE_ITO, ROLE_COLOURS
+from privcore.base import OKABE_ITO, ROLE_COLOURS
 from privcore.report.figure_base import MAX_POINTS, Figure, apply_layout, empty_figure, sample_indices
 
 __all__ = ["audit_figure", "shared_audit_figure", "TARGET_STYLES", "RECORD_STYLES", "THRESHOLD"]

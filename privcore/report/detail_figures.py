@@ -11,9 +11,8 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from privcore.base.formatting import format_value, percent
-from privcore.base.palette import ROLE_COLOURS
-from privcore.metrics.details import (
+from privcore.base import ROLE_COLOURS, format_value, percent
+from privcore.metrics import (
     AttackRates,
     ClassifierScores,
     EpsilonSeries,
@@ -21,8 +20,8 @@ from privcore.metrics.details import (
     MembershipBattery,
     MembershipScores,
     ProxyTest,
+    Reconstruction,
 )
-from privcore.metrics.reconstruction._base import Reconstruction
 from privcore.report.figure_base import Figure, apply_layout, finite_values
 from privcore.report.generic_figures import attack_intervals, distance_histogram, epsilon_curve, fold_scores, roc_curves
 from privcore.report.membership_figures import battery_figures

@@ -6,9 +6,8 @@ from typing import Any, Mapping, Sequence
 
 import plotly.graph_objects as go
 
-from privcore.base.palette import OKABE_ITO, PALETTE
-from privcore.metrics import registry
-from privcore.metrics.names import metric_name
+from privcore.base import OKABE_ITO, PALETTE
+from privcore.metrics import metric_name, registry
 from privcore.report.detail_figures import figures_of_details
 from privcore.report.distance_figures import distance_comparison, famd_map, normalised_distance_histogram
 from privcore.report.figure_base import Figure, apply_layout, empty_figure

@@ -12,9 +12,8 @@ from typing import Mapping
 import numpy as np
 import plotly.graph_objects as go
 
-from privcore.base.errors import NotApplicable
-from privcore.base.palette import ROLE_COLOURS
-from privcore.engine.neighbors import nearest_two
+from privcore.base import ROLE_COLOURS, NotApplicable
+from privcore.engine import nearest_two
 from privcore.report.figure_base import (
     MAX_LINKS,
     MAX_POINTS,

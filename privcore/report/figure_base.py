@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
-from privcore.base.palette import OKABE_ITO, PALETTE
+from privcore.base import OKABE_ITO, PALETTE
 
 __all__ = ["Figure", "MAX_POINTS", "MAX_LINKS", "BINS", "BIN_DECIMALS", "apply_layout", "wrapped",
            "wrap_category_ticks", "finite_values", "sample_indices", "empty_figure", "bin_shares"]

@@ -6,8 +6,8 @@ The figures' one public face (``from privcore.report import figures as F``); the
 
 from __future__ import annotations
 
-from privcore.base.palette import DASHES, OKABE_ITO, PALETTE, ROLE_COLOURS, SYMBOLS
-from privcore.metrics.names import SHORT_NAMES, metric_name, short_name
+from privcore.base import DASHES, OKABE_ITO, PALETTE, ROLE_COLOURS, SYMBOLS
+from privcore.metrics import SHORT_NAMES, metric_name, short_name
 from privcore.report.detail_figures import DETAIL_FIGURES, attack_rates
 from privcore.report.dispatcher import metric_figures, scores_chart
 from privcore.report.distance_figures import distance_comparison, famd_map, normalised_distance_histogram

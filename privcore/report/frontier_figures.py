@@ -7,9 +7,8 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from privcore.base.palette import DASHES, OKABE_ITO, PALETTE, SYMBOLS
-from privcore.lab.settings import REFERENCE
-from privcore.lab.summary import format_level, leak_label
+from privcore.base import DASHES, OKABE_ITO, PALETTE, SYMBOLS
+from privcore.lab import REFERENCE, format_level, leak_label
 from privcore.report.figure_base import Figure, apply_layout, empty_figure, wrapped
 from privcore.report.tradeoff_figures import AXIS_CHARACTERS, PRIVACY_AXIS, SCORE_AXIS, UTILITY_AXIS
 

@@ -12,8 +12,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from privcore.base.formatting import format_value, percent
-from privcore.base.palette import DASHES, OKABE_ITO, PALETTE, ROLE_COLOURS, SYMBOLS
+from privcore.base import DASHES, OKABE_ITO, PALETTE, ROLE_COLOURS, SYMBOLS, format_value, percent
 from privcore.report.figure_base import (
     BINS,
     MAX_POINTS,

@@ -12,22 +12,25 @@ from typing import Any, Mapping
 
 from markupsafe import Markup
 
-from privcore.evaluation.interpret import (
+from privcore.evaluation import (
+    KIND_WORDS,
     LEVEL_BANDS,
     LEVELS,
     THRESHOLD_REASON,
+    VERDICT_STYLE,
     Answer,
     Assessment,
     assess,
+    best_tradeoff,
     dataset_shareable,
     info_of,
     metric_applies,
+    tradeoff_points,
+    tradeoff_sentence,
     what_it_loses,
 )
-from privcore.evaluation.tradeoff import best_tradeoff, tradeoff_points, tradeoff_sentence
-from privcore.evaluation.verdict import KIND_WORDS, VERDICT_STYLE, verdict
-from privcore.metrics import registry
-from privcore.metrics.names import short_name
+from privcore.evaluation.verdict import verdict
+from privcore.metrics import registry, short_name
 from privcore.report import figures as F
 from privcore.report.figure_embedding import FigureWriter
 from privcore.report.rendering import render

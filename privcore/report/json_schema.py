@@ -5,10 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from privcore.audit import audit_report_schema
-from privcore.lab.result import lab_report_schema
-from privcore.metrics import registry
-from privcore.metrics.details import DETAILS_TYPES
-from privcore.metrics.reconstruction import RECONSTRUCTION_DETAILS
+from privcore.lab import lab_report_schema
+from privcore.metrics import DETAILS_TYPES, RECONSTRUCTION_DETAILS, registry
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 

@@ -10,10 +10,9 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from privcore.base.palette import DASHES, OKABE_ITO, PALETTE, SYMBOLS
-from privcore.lab.settings import REFERENCE
-from privcore.lab.summary import LEAK_LABELS, format_level, leak_label
-from privcore.metrics.names import short_name
+from privcore.base import DASHES, OKABE_ITO, PALETTE, SYMBOLS
+from privcore.lab import LEAK_LABELS, REFERENCE, format_level, leak_label
+from privcore.metrics import short_name
 from privcore.report import frontier_figures
 from privcore.report.figure_base import Figure, apply_layout, empty_figure
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from privcore.lab.summary import LEAK_PHRASES, format_level, short_name
+from privcore.lab import LEAK_PHRASES, format_level, short_name
 from privcore.metrics import registry
 from privcore.report.figure_embedding import FigureWriter
 from privcore.report.rendering import render

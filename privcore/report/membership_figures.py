@@ -7,9 +7,8 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from privcore.base.palette import DASHES, OKABE_ITO, PALETTE, ROLE_COLOURS
-from privcore.metrics.details import MembershipBattery
-from privcore.metrics.names import short_attack
+from privcore.base import DASHES, OKABE_ITO, PALETTE, ROLE_COLOURS
+from privcore.metrics import MembershipBattery, short_attack
 from privcore.report.figure_base import Figure, apply_layout, empty_figure
 from privcore.report.generic_figures import attack_intervals
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from privcore.base.palette import OKABE_ITO, SYMBOLS
+from privcore.base import OKABE_ITO, SYMBOLS
 from privcore.report.figure_base import Figure, apply_layout, empty_figure
 
 __all__ = ["ATTACK_NAMES", "attacks_per_model", "per_model_figure"]

@@ -12,9 +12,8 @@ from collections.abc import Mapping
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from privcore.base.formatting import format_value
-from privcore.base.palette import OKABE_ITO, ROLE_COLOURS
-from privcore.metrics.reconstruction._base import Reconstruction
+from privcore.base import OKABE_ITO, ROLE_COLOURS, format_value
+from privcore.metrics import Reconstruction
 from privcore.report.figure_base import TICK_CHARACTERS, Figure, apply_layout, empty_figure, wrapped
 
 __all__ = ["column_advantage_figure", "tables_figure", "reconstruction_figures", "ordered_columns", "SCORE_AXIS",

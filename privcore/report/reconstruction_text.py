@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from privcore.metrics.names import metric_name
-from privcore.metrics.reconstruction._base import Reconstruction
+from privcore.metrics import Reconstruction, metric_name
 
 __all__ = ["RECONSTRUCTION_METRICS", "NO_RECONSTRUCTION", "reconstruction_result", "reconstruction_summary",
            "leak_words", "exposed_table"]

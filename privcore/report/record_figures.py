@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from privcore.base.palette import OKABE_ITO, ROLE_COLOURS
+from privcore.base import OKABE_ITO, ROLE_COLOURS
 from privcore.report.figure_base import Figure, apply_layout, empty_figure
 
 __all__ = ["narrowing", "narrowing_steps", "rare_values_copied", "rare_values", "flag_counts", "flag_overlap"]

@@ -11,11 +11,18 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from privcore.base.palette import OKABE_ITO, ROLE_COLOURS
-from privcore.evaluation.tradeoff import NO_UTILITY, TradeoffPoint, best_tradeoff, tradeoff_sentence
-from privcore.evaluation.verdict import CAUTION, DO_NOT_RELEASE, RELEASE, VERDICT_STYLE
-from privcore.metrics.details import ColumnShapes, PairTrends
-from privcore.metrics.utility._base import bin_column, column_kinds, shares
+from privcore.base import OKABE_ITO, ROLE_COLOURS
+from privcore.evaluation import (
+    CAUTION,
+    DO_NOT_RELEASE,
+    NO_UTILITY,
+    RELEASE,
+    VERDICT_STYLE,
+    TradeoffPoint,
+    best_tradeoff,
+    tradeoff_sentence,
+)
+from privcore.metrics import ColumnShapes, PairTrends, bin_column, column_kinds, shares
 from privcore.report.figure_base import Figure, apply_layout, empty_figure, wrapped
 from privcore.report.utility_figures import pair_trends_figure
 

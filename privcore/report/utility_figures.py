@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from privcore.base.palette import OKABE_ITO, ROLE_COLOURS
-from privcore.metrics.details import ColumnShapes, Discrimination, ModelUtility, PairTrends
+from privcore.base import OKABE_ITO, ROLE_COLOURS
+from privcore.metrics import ColumnShapes, Discrimination, ModelUtility, PairTrends
 from privcore.report.figure_base import Figure, apply_layout, empty_figure, wrap_category_ticks
 from privcore.report.generic_figures import fold_scores
 

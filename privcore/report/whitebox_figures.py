@@ -11,7 +11,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from privcore.base.palette import OKABE_ITO, ROLE_COLOURS
+from privcore.base import OKABE_ITO, ROLE_COLOURS
 from privcore.report.figure_base import Figure, apply_layout, empty_figure
 
 __all__ = ["whitebox_figure", "BAR_COLOUR"]

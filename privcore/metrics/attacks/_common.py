@@ -12,9 +12,15 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from privcore.base.errors import ColumnMismatchError, SchemaError, TooFewRowsError
-from privcore.base.formatting import format_number
-from privcore.base.stats import AttackResult, Risk, SuccessRate
+from privcore.base import (
+    AttackResult,
+    ColumnMismatchError,
+    Risk,
+    SchemaError,
+    SuccessRate,
+    TooFewRowsError,
+    format_number,
+)
 
 NUMERICAL, CATEGORICAL, BINARY = "numerical", "categorical", "binary"
 COLUMN_TYPES = (NUMERICAL, CATEGORICAL, BINARY)

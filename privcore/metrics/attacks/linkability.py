@@ -8,8 +8,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from privcore.base.errors import SchemaError
-from privcore.base.stats import AttackResult
+from privcore.base import AttackResult, SchemaError
 from privcore.metrics.attacks._common import (
     CHUNK_ELEMENTS,
     AttackOutcome,

@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from privcore.base.errors import NotApplicable
-from privcore.data.params import Param
-from privcore.engine.context import MetricContext
+from privcore.base import NotApplicable
+from privcore.data import Param
+from privcore.engine import MetricContext
 from privcore.metrics.attacks._common import AttackOutcome
 from privcore.metrics.attacks.inference import DEFAULT_TOLERANCE, inference
 from privcore.metrics.attacks.linkability import linkability

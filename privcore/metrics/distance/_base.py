@@ -11,10 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privcore.base.errors import NotApplicable
-from privcore.engine.context import MetricContext
-from privcore.engine.encoding import EuclideanSpace
-from privcore.engine.neighbors import PairExtremes
+from privcore.base import NotApplicable
+from privcore.engine import EuclideanSpace, MetricContext, PairExtremes
 from privcore.metrics.details import NormalisedDistances
 
 REVIEW = "Trudslev et al., A review of privacy metrics for synthetic tabular data (PrivEval)"

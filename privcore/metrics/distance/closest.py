@@ -11,8 +11,8 @@ import math
 
 import numpy as np
 
-from privcore.data.params import Param
-from privcore.engine.context import MetricContext
+from privcore.data import Param
+from privcore.engine import MetricContext
 from privcore.metrics.details import NearestDistances, NormalisedDistances
 from privcore.metrics.distance._base import (
     DISTANCE_BLIND_SPOT,

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from privcore.data.schema import NUMERICAL
-from privcore.engine.context import MetricContext
+from privcore.data import NUMERICAL
+from privcore.engine import MetricContext
 from privcore.metrics._exact_match import joint_tuple_ids
 from privcore.metrics.details import NumericalMatches
 from privcore.metrics.distance._base import DISTANCE_BLIND_SPOT, LAUTRUP, REVIEW, share

@@ -8,9 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from privcore.data.schema import NUMERICAL
-from privcore.engine.context import MetricContext
-from privcore.engine.encoding import EuclideanSpace
+from privcore.data import NUMERICAL
+from privcore.engine import EuclideanSpace, MetricContext
 from privcore.metrics.details import NearestDistances
 from privcore.metrics.distance._base import (
     DISTANCE_BLIND_SPOT,

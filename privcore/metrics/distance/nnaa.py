@@ -11,10 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from privcore.base.errors import NotApplicable
-from privcore.data.params import Param
-from privcore.engine.context import MetricContext
-from privcore.engine.neighbors import Neighbours, nearest_two
+from privcore.base import NotApplicable
+from privcore.data import Param
+from privcore.engine import MetricContext, Neighbours, nearest_two
 from privcore.metrics.details import AdversarialAccuracy
 from privcore.metrics.distance._base import DISTANCE_BLIND_SPOT, E_STEP, LAUTRUP, REVIEW, require_space, share
 from privcore.metrics.registry import Explanation, MetricInfo

@@ -15,15 +15,18 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from privcore.base.errors import InputError, NotApplicable
-from privcore.base.roc import roc_auc, roc_curve, roc_statistics
-from privcore.base.stats import bootstrap_replicates, percentile_interval
-from privcore.data.params import Param
+from privcore.base import (
+    InputError,
+    NotApplicable,
+    bootstrap_replicates,
+    percentile_interval,
+    roc_auc,
+    roc_curve,
+    roc_statistics,
+)
+from privcore.data import NUMERICAL, Param
 from privcore.data.prepare import prepare
-from privcore.data.schema import NUMERICAL
-from privcore.engine.cluster import map_on_cluster
-from privcore.engine.context import MetricContext
-from privcore.engine.neighbors import nearest_k, nearest_two
+from privcore.engine import MetricContext, map_on_cluster, nearest_k, nearest_two
 from privcore.metrics import registry
 from privcore.metrics.classifier import make_lgbm
 from privcore.metrics.details import MembershipScores

@@ -9,11 +9,9 @@ from typing import Mapping
 
 import numpy as np
 
-from privcore.base.errors import NotApplicable
-from privcore.base.logsumexp import logsumexp_rows
-from privcore.data.params import Param
-from privcore.engine.context import MetricContext
-from privcore.engine.neighbors import count_within, nearest_k, nearest_two
+from privcore.base import NotApplicable, logsumexp_rows
+from privcore.data import Param
+from privcore.engine import MetricContext, count_within, nearest_k, nearest_two
 from privcore.metrics.classifier import make_lgbm
 from privcore.metrics.details import MembershipScores
 from privcore.metrics.membership._base import (

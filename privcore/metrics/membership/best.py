@@ -7,11 +7,17 @@ from typing import Mapping
 
 import numpy as np
 
-from privcore.base.errors import NotApplicable
-from privcore.base.roc import roc_auc, roc_curve
-from privcore.base.stats import bootstrap_replicates, epsilon_lower_bound, holm_adjust, percentile_interval
-from privcore.data.params import Param
-from privcore.engine.context import MetricContext
+from privcore.base import (
+    NotApplicable,
+    bootstrap_replicates,
+    epsilon_lower_bound,
+    holm_adjust,
+    percentile_interval,
+    roc_auc,
+    roc_curve,
+)
+from privcore.data import Param
+from privcore.engine import MetricContext
 from privcore.metrics.details import BatteryAttack, HeldOutSplit, MembershipBattery
 from privcore.metrics.membership._base import (
     COMMON_INFO,

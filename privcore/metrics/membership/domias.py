@@ -6,9 +6,8 @@ from typing import Mapping
 
 import numpy as np
 
-from privcore.data.params import Param
-from privcore.engine.context import MetricContext
-from privcore.engine.neighbors import nearest_two
+from privcore.data import Param
+from privcore.engine import MetricContext, nearest_two
 from privcore.metrics.details import MembershipScores
 from privcore.metrics.membership._base import (
     COMMON_INFO,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from privcore.data.params import Param
-from privcore.engine.context import MetricContext
+from privcore.data import Param
+from privcore.engine import MetricContext
 from privcore.metrics.details import MembershipScores
 from privcore.metrics.membership._base import (
     COMMON_INFO,

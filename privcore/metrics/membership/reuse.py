@@ -8,8 +8,8 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from privcore.base.errors import NotApplicable
-from privcore.engine.context import MetricContext
+from privcore.base import NotApplicable
+from privcore.engine import MetricContext
 from privcore.metrics.details import MembershipScores
 from privcore.metrics.membership._base import (
     COMMON_INFO,

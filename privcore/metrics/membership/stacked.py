@@ -6,9 +6,9 @@ from typing import Mapping
 
 import numpy as np
 
-from privcore.base.errors import NotApplicable
-from privcore.data.params import Param
-from privcore.engine.context import MetricContext
+from privcore.base import NotApplicable
+from privcore.data import Param
+from privcore.engine import MetricContext
 from privcore.metrics.details import MembershipScores
 from privcore.metrics.membership._base import (
     COMMON_INFO,

@@ -13,7 +13,7 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from privcore.data.schema import NUMERICAL
+from privcore.data import NUMERICAL
 from privcore.metrics.details import Details, records
 
 #: The scores' names, per kind of column.

@@ -10,9 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from privcore.data.schema import NUMERICAL
-from privcore.engine.context import MetricContext
-from privcore.engine.neighbors import nearest_k
+from privcore.data import NUMERICAL
+from privcore.engine import MetricContext, nearest_k
 from privcore.metrics.reconstruction._base import column_score, hits, truth_of
 
 #: LightGBM settings of the learned attack: enough trees to learn a column from a few keys, few and small enough

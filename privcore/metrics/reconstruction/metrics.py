@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from privcore.base.errors import NotApplicable
-from privcore.data.params import Param
-from privcore.data.schema import NUMERICAL
-from privcore.engine.context import MetricContext
+from privcore.base import NotApplicable
+from privcore.data import NUMERICAL, Param
+from privcore.engine import MetricContext
 from privcore.metrics.reconstruction._base import (
     CLOSENESS,
     RARITY_WEIGHTED,

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from privcore.data.schema import NUMERICAL
+from privcore.data import NUMERICAL
 
 #: Most bins of a numerical column (equal-frequency at the real table's quantiles).
 MAX_BINS = 20

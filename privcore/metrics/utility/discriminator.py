@@ -6,8 +6,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from privcore.base.errors import NotApplicable
-from privcore.engine.context import MetricContext
+from privcore.base import NotApplicable
+from privcore.engine import MetricContext
 from privcore.metrics.classifier import make_lgbm
 from privcore.metrics.details import Discrimination
 from privcore.metrics.registry import Explanation, MetricInfo, register

@@ -9,10 +9,9 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from privcore.base.errors import NotApplicable
-from privcore.data.params import Param
-from privcore.data.schema import NUMERICAL
-from privcore.engine.context import MetricContext
+from privcore.base import NotApplicable
+from privcore.data import NUMERICAL, Param
+from privcore.engine import MetricContext
 from privcore.metrics.details import ModelScore, ModelUtility
 from privcore.metrics.registry import Explanation, MetricInfo, register
 from privcore.metrics.results import MetricOutput

@@ -6,9 +6,9 @@ import itertools
 
 import numpy as np
 
-from privcore.base.errors import NotApplicable
-from privcore.data.schema import NUMERICAL
-from privcore.engine.context import MetricContext
+from privcore.base import NotApplicable
+from privcore.data import NUMERICAL
+from privcore.engine import MetricContext
 from privcore.metrics.details import PairTrends
 from privcore.metrics.registry import Explanation, MetricInfo, register
 from privcore.metrics.results import MetricOutput

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from privcore.base.errors import NotApplicable
-from privcore.data.schema import NUMERICAL
-from privcore.engine.context import MetricContext
+from privcore.base import NotApplicable
+from privcore.data import NUMERICAL
+from privcore.engine import MetricContext
 from privcore.metrics.details import ColumnShapes
 from privcore.metrics.registry import Explanation, MetricInfo, register
 from privcore.metrics.results import MetricOutput
