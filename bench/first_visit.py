@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import signal
 import socket
 import statistics
@@ -27,22 +26,13 @@ import time
 import urllib.request
 from pathlib import Path
 
+from server_load import cpu  # the same lscpu fields as the load test's figures (run from bench/)
+
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                  "--disable-background-networking"]
 VISITORS = 3
 READY = "[data-testid=stApp][data-test-script-state=notRunning]"
-
-
-def cpu() -> dict:
-    """The CPU's model name, family and count, as lscpu gives them."""
-    try:
-        text = subprocess.run(["lscpu"], capture_output=True, text=True, timeout=10).stdout
-    except OSError:
-        return {"machine": platform.machine()}
-    wanted = ("Model name", "CPU family", "CPU(s)")
-    return {k.strip(): v.strip() for k, v in (line.split(":", 1) for line in text.splitlines() if ":" in line)
-            if k.strip() in wanted}
 
 
 def free_port() -> int:
