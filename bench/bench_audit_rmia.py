@@ -13,8 +13,12 @@ thread, ``OMP_NUM_THREADS=1``, about 26 s a fit), with its own fresh-sample null
 sizes as run. The JSON is rewritten after every run (runs of other sizes or generators already in it are kept),
 so that ``--only`` can add one run to the others.
 
+``--keep-features DIR`` also writes, per run, the arrays the attacks read (features, membership, usable models,
+the distances' slice, rows) to ``DIR/<generator>_<records>x<models>.npz``, so that a change to an attack can be
+measured on the same CTGAN outputs without 28 more minutes of fits (``--from-features``: the attacks only).
+
 Usage: ``python bench/bench_audit_rmia.py [--size 1000x64] [--ctgan-size 200x16] [--ctgan-epochs 100]
-[--only privbayes,fresh_sample,sdv_ctgan,ctgan_null] [--out FILE]``.
+[--only privbayes,fresh_sample,sdv_ctgan,ctgan_null] [--keep-features DIR] [--from-features DIR] [--out FILE]``.
 """
 
 from __future__ import annotations
@@ -58,17 +62,81 @@ def shares(summary: dict) -> dict:
                                                "share_auc_above_0.6", "chance_share_above_0.6", "mean_auc")}
 
 
-def run(real, schema, generator: str, settings: dict, records: int, models: int, seed: int) -> dict:
+def keeping(path: Path | None):
+    """A context in which the shared audit's call of the stronger attacks also saves its inputs to ``path``."""
+    import contextlib
+
+    import numpy as np
+
+    import privcore.audit.shared as shared
+
+    if path is None:
+        return contextlib.nullcontext()
+    original = shared.stronger_attack
+
+    def saving(features, membership, usable, distances, folds, seed, rows, rule=None):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.savez_compressed(path, features=features, membership=membership, usable=usable, rows=rows,
+                            distances=np.array([distances.start, distances.stop]), folds=folds, seed=seed)
+        return original(features, membership, usable, distances, folds, seed, rows, rule=rule)
+
+    @contextlib.contextmanager
+    def patched():
+        shared.stronger_attack = saving
+        try:
+            yield
+        finally:
+            shared.stronger_attack = original
+
+    return patched()
+
+
+def from_features(path: Path) -> dict:
+    """Today's rule, RMIA and the meta-classifier rerun on saved features (``--keep-features``): shares and seconds."""
+    import numpy as np
+
+    from privcore.audit import SharedSettings
+    from privcore.audit.crossfit import crossfit_scores, null_shares, record_statistics
+    from privcore.audit.stronger import attack_shares, stronger_attack
+
+    saved = np.load(path)
+    features, membership, usable = saved["features"], saved["membership"], saved["usable"]
+    folds, seed = int(saved["folds"]), int(saved["seed"])
+    distances = slice(*(int(x) for x in saved["distances"]))
+    began = time.perf_counter()
+    rule = crossfit_scores(features, membership, usable, folds)
+    stats = [record_statistics(rule[:, i], membership[:, i], usable, seed, int(row))
+             for i, row in enumerate(saved["rows"])]
+    today = attack_shares(stats)
+    chance = null_shares(features, membership, usable, SharedSettings(models=len(membership),
+                                                                      records=membership.shape[1], seed=seed,
+                                                                      folds=folds))
+    today.update({"chance_share_interval_above_0.5": chance["interval_above_0.5"],
+                  "chance_share_above_0.6": chance["auc_above_0.6"]})
+    seconds_today = time.perf_counter() - began
+    began = time.perf_counter()
+    strong = stronger_attack(features, membership, usable, distances, folds, seed, saved["rows"], rule=rule).summary
+    return {"features": path.name, "records": membership.shape[1], "models": len(membership),
+            "seconds": {"today": round(seconds_today, 1), "stronger_attack": round(time.perf_counter() - began, 1)},
+            "today": shares(today), "rmia": shares(strong["rmia"]), "meta": shares(strong["meta"]),
+            "meta_minus_today": round(strong["meta"]["share_interval_above_0.5"]
+                                      - today["share_interval_above_0.5"], 4)}
+
+
+def run(real, schema, generator: str, settings: dict, records: int, models: int, seed: int,
+        keep: Path | None = None) -> dict:
     """One shared audit with the stronger attacks; the three attacks' shares, seconds and phases."""
     from privcore.audit import GeneratorFactory, SharedSettings, audit_shared
 
     print(f"{generator} {settings or ''}: {records} records, {models} models", file=sys.stderr, flush=True)
     load = os.getloadavg()
     began = time.perf_counter()
-    report = audit_shared(real, None, schema, settings=SharedSettings(models=models, records=records, seed=seed),
-                          make=GeneratorFactory(generator, settings),
-                          progress=lambda fraction, message: print(f"\r  {fraction:4.0%} {message}", end="",
-                                                                   file=sys.stderr, flush=True))
+    with keeping(None if keep is None else keep / f"{generator}_{records}x{models}.npz"):
+        report = audit_shared(real, None, schema,
+                              settings=SharedSettings(models=models, records=records, seed=seed),
+                              make=GeneratorFactory(generator, settings),
+                              progress=lambda fraction, message: print(f"\r  {fraction:4.0%} {message}", end="",
+                                                                       file=sys.stderr, flush=True))
     seconds = time.perf_counter() - began
     print(file=sys.stderr)
     strong = report.stronger.summary
@@ -93,7 +161,14 @@ def main() -> None:
                         help="which runs, comma-separated (ctgan_null: fresh_sample at the CTGAN run's size)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "audit_rmia.json")
+    parser.add_argument("--keep-features", type=Path, help="also save each run's attack inputs in this folder")
+    parser.add_argument("--from-features", type=Path,
+                        help="rerun only the attacks on every .npz saved in this folder, printing the shares")
     args = parser.parse_args()
+    if args.from_features is not None:
+        for path in sorted(args.from_features.glob("*.npz")):
+            print(json.dumps(from_features(path)), flush=True)
+        return
 
     from privcore.data import Schema
     from privcore.demo import ADULT_TYPES, load_adult
@@ -123,7 +198,7 @@ def main() -> None:
     })
     for name in [n for n in everything if n in chosen]:
         generator, settings, records, models = everything[name]
-        done = run(real, schema, generator, settings, records, models, args.seed)
+        done = run(real, schema, generator, settings, records, models, args.seed, args.keep_features)
         same = (generator, settings, records, models)
         result["runs"] = [r for r in result["runs"]
                           if (r["generator"], r["settings"], r["records"], r["models"]) != same] + [done]
