@@ -43,7 +43,8 @@ def test_a_shared_audit_runs_on_fine_tuned_models(tables):
     pool, population, types = tables
     factory = fine_tuned_factory(population, types, base_settings={**TINY, "steps": 30}, fine_tune={"steps": 10})
     schema = Schema(types=types, sensitive="income")
-    report = audit_shared(pool.iloc[:80], None, schema, settings=SharedSettings(models=8, records=80, seed=0),
+    report = audit_shared(pool.iloc[:80], None, schema, stronger=False,
+                          settings=SharedSettings(models=8, records=80, seed=0),
                           make=factory, generator_name="tabddpm")
     assert report.summary["records_scored"] > 0
     assert report.whitebox is not None and len(report.whitebox.models) == 8

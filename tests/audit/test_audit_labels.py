@@ -23,7 +23,7 @@ TINY_SHARED = SharedSettings(models=8, records=40, seed=0)
 @pytest.fixture(scope="module")
 def shared_report(demo, demo_schema):
     real, schema = demo.real, demo_schema
-    return audit_shared(real, None, schema, settings=TINY_SHARED, generator_name="privbayes",
+    return audit_shared(real, None, schema, stronger=False, settings=TINY_SHARED, generator_name="privbayes",
                         make=GeneratorFactory("privbayes"))
 
 
@@ -62,7 +62,7 @@ def test_the_targeted_audits_answer_uses_the_label_with_its_settings(demo, demo_
 def test_a_generator_made_by_name_is_named_by_its_label_without_being_told(demo, demo_schema):
     # No generator_name, no generator_label: the factory's name is looked up in the registry.
     real, schema = demo.real, demo_schema
-    report = audit_shared(real, None, schema, settings=TINY_SHARED, make=GeneratorFactory("exact_copy"))
+    report = audit_shared(real, None, schema, stronger=False, settings=TINY_SHARED, make=GeneratorFactory("exact_copy"))
     assert report.generator == "exact_copy" and report.label == "Exact copy (worst case)"
     assert report.summary["verdict"].startswith("Exact copy (worst case) ")  # too few models to say more
 
@@ -78,5 +78,5 @@ def test_a_generator_of_ones_own_keeps_its_own_name(demo, demo_schema):
         def sample(self, n, seed=0):
             return self.table.sample(n, replace=True, random_state=seed).reset_index(drop=True)
 
-    report = audit_shared(real, Mine(), schema, settings=TINY_SHARED)
+    report = audit_shared(real, Mine(), schema, stronger=False, settings=TINY_SHARED)
     assert report.generator == report.label == "Mine" and "Mine" in report.summary["verdict"]

@@ -24,7 +24,8 @@ def adult():
 
 
 def run(table, schema, name, *, workers=1, **settings):
-    return audit_shared(table, None, schema, settings=SharedSettings(**settings), make=GeneratorFactory(name),
+    return audit_shared(table, None, schema, stronger=False,
+                        settings=SharedSettings(**settings), make=GeneratorFactory(name),
                         workers=workers)
 
 
@@ -134,7 +135,7 @@ def test_the_dp_generator_at_epsilon_1_never_exceeds_its_epsilon(adult):
     # 32 models, about 16 with each record: a perfect attack would show ε ≥ 1.5, so the bound has room to
     # exceed 1; a bound above 1 would mean the audit or the DP generator is wrong.
     real, schema = adult
-    report = audit_shared(real, None, schema, settings=SharedSettings(models=32, records=150, seed=2),
+    report = audit_shared(real, None, schema, stronger=False, settings=SharedSettings(models=32, records=150, seed=2),
                           make=GeneratorFactory("dp_marginals", {"epsilon": 1.0}))
     bounds = [r.epsilon_lower_bound for r in report.records]
     assert all(b is not None and b <= 1.0 for b in bounds), max(bounds)
@@ -157,7 +158,7 @@ def test_one_and_two_workers_give_the_same_json(adult):
     real, schema = adult
     progress = []
     one = run(real.iloc[:400], schema, "independent_histograms", models=8, records=120, workers=1)
-    two = audit_shared(real.iloc[:400], None, schema, settings=SharedSettings(models=8, records=120),
+    two = audit_shared(real.iloc[:400], None, schema, stronger=False, settings=SharedSettings(models=8, records=120),
                        make=GeneratorFactory("independent_histograms"), workers=2,
                        progress=lambda f, m: progress.append(f))
     assert strip(one.to_dict()) == strip(two.to_dict())
@@ -220,7 +221,7 @@ def test_each_model_gets_its_fits_seed_for_a_seeded_generator():
 
 def test_privbayes_at_epsilon_1_with_a_public_domain_never_exceeds_its_epsilon(adult):
     real, schema = adult
-    report = audit_shared(real, None, schema, settings=SharedSettings(models=32, records=150, seed=2),
+    report = audit_shared(real, None, schema, stronger=False, settings=SharedSettings(models=32, records=150, seed=2),
                           make=GeneratorFactory("privbayes", {"epsilon": 1.0}))
     bounds = [r.epsilon_lower_bound for r in report.records]
     assert all(b is not None and b <= 1.0 for b in bounds), max(bounds)
@@ -233,7 +234,7 @@ def test_a_domain_read_from_the_training_data_is_caught(adult):
     from privcore.generators import make_generator
 
     real, schema = adult
-    report = audit_shared(real, None, schema, settings=SharedSettings(models=32, records=150, seed=2),
+    report = audit_shared(real, None, schema, stronger=False, settings=SharedSettings(models=32, records=150, seed=2),
                           make=lambda population: make_generator("privbayes", epsilon=1.0))
     worst = max(report.records, key=lambda r: r.epsilon_lower_bound or 0.0)
     assert worst.epsilon_lower_bound > 1.0 and "never otherwise" in worst.why, (worst.epsilon_lower_bound, worst.why)
@@ -250,7 +251,8 @@ def test_the_targeted_design_agrees_with_an_imperfect_leak(adult):
     targeted = audit(real, None, schema, make=make,
                      settings=AuditSettings(targets=6, random_targets=3, shadow_models=30, eval_models=40,
                                             n_queries=20, seed=0))
-    shared = audit_shared(real, None, schema, settings=SharedSettings(models=64, records=500, seed=0), make=make)
+    shared = audit_shared(real, None, schema, stronger=False,
+                          settings=SharedSettings(models=64, records=500, seed=0), make=make)
     by_row = {r.row: r for r in shared.records}
     pairs = [(t, by_row[t.row]) for t in targeted.targets
              if t.row in by_row and t.auc is not None and by_row[t.row].auc is not None]
@@ -296,7 +298,7 @@ def test_a_reused_unique_number_is_caught_and_named_in_the_why(adult):
     real = real.assign(fnlwgt=np.random.default_rng(43).integers(10_000, 1_500_000, len(real)))
     schema = Schema(types={**schema.types, "fnlwgt": "numerical"}, key=list(schema.key_columns),
                     sensitive=schema.sensitive)
-    report = audit_shared(real, None, schema, settings=SharedSettings(models=32, records=150, seed=0),
+    report = audit_shared(real, None, schema, stronger=False, settings=SharedSettings(models=32, records=150, seed=0),
                           make=lambda population: make_generator("value_reuse", level=1.0, population=population))
     aucs = np.array([r.auc for r in report.records if r.auc is not None])
     assert np.median(aucs) > 0.9, np.quantile(aucs, [0.1, 0.5, 0.9])

@@ -78,7 +78,7 @@ SETTINGS = SharedSettings(models=16, records=100, n_queries=4)
 
 @pytest.fixture(scope="module")
 def copy_report(toy_table):
-    return audit_shared(toy_table, settings=SETTINGS, make=lambda population: CopyWithLoss())
+    return audit_shared(toy_table, stronger=False, settings=SETTINGS, make=lambda population: CopyWithLoss())
 
 
 def test_a_memorising_loss_exposes_members_at_fpr_0(copy_report):
@@ -116,7 +116,7 @@ def test_the_figure_draws_each_models_tpr_at_fpr_0_beside_chance(copy_report):
 
 
 def test_a_loss_that_ignores_membership_stays_at_chance(toy_table):
-    white = audit_shared(toy_table, settings=SETTINGS, make=FreshWithLoss).whitebox
+    white = audit_shared(toy_table, stronger=False, settings=SETTINGS, make=FreshWithLoss).whitebox
     covering = [m.auc_interval[0] <= 0.5 <= m.auc_interval[1] for m in white.models]
     assert np.mean(covering) >= 0.75, [m.auc_interval for m in white.models]
     assert 0.4 <= white.summary["auc"]["median"] <= 0.6
@@ -126,12 +126,13 @@ def test_a_loss_that_ignores_membership_stays_at_chance(toy_table):
 def test_a_generator_without_a_loss_gets_no_white_box_attack(toy_table):
     small = SharedSettings(models=8, records=40, n_queries=2)
     assert not has_loss(NoLoss()) and has_loss(CopyWithLoss())
-    report = audit_shared(toy_table, settings=small, make=lambda population: NoLoss())
+    report = audit_shared(toy_table, stronger=False, settings=small, make=lambda population: NoLoss())
     assert report.whitebox is None and report.to_dict()["whitebox"] is None
     with pytest.raises(AuditError, match="per-record loss"):
-        audit_shared(toy_table, settings=small, make=lambda population: NoLoss(), whitebox=True)
+        audit_shared(toy_table, stronger=False, settings=small, make=lambda population: NoLoss(), whitebox=True)
     # And one with a loss can be audited without it.
-    assert audit_shared(toy_table, settings=small, make=lambda population: CopyWithLoss(), whitebox=False).whitebox is None
+    assert audit_shared(toy_table, stronger=False,
+                        settings=small, make=lambda population: CopyWithLoss(), whitebox=False).whitebox is None
 
 
 def test_the_loss_matrix_is_one_finite_value_per_record_and_column(toy_table):
@@ -180,7 +181,8 @@ def test_tabddpm_runs_through_the_white_box_audit(toy_table):
 
     tiny = {"timesteps": 8, "steps": 20, "batch_size": 32, "width": 16, "depth": 1}
     settings = SharedSettings(models=8, records=30, n_queries=2)
-    report = audit_shared(toy_table.iloc[:60], settings=settings, make=GeneratorFactory("tabddpm", tiny))
+    report = audit_shared(toy_table.iloc[:60], stronger=False,
+                          settings=settings, make=GeneratorFactory("tabddpm", tiny))
     white = report.whitebox
     assert white is not None and white.loss_columns == 8  # one column per timestep 0 … 7
     assert report.splits["failed_models"] == 0 and len(white.models) == 8

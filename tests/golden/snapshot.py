@@ -64,8 +64,8 @@ def figure_data(figure) -> dict[str, Any]:
     })
 
 
-def snapshot(rows: int = ROWS) -> dict[str, Any]:
-    """Every scenario → every metric → its result fields, per-record risks and figures."""
+def snapshot(rows: int = ROWS, metrics: str | list[str] = "all") -> dict[str, Any]:
+    """Every scenario → every metric (or those of ``metrics``) → its result fields, per-record risks and figures."""
     from privcore import Schema, evaluate
     from privcore.demo import list_scenarios, load_scenario
     from privcore.report.figures import metric_figures
@@ -74,7 +74,7 @@ def snapshot(rows: int = ROWS) -> dict[str, Any]:
     for scenario in list_scenarios():
         demo = load_scenario(scenario.name, n=rows)
         schema = Schema(types=dict(demo.types), key=list(demo.key), sensitive=demo.sensitive, seed=0)
-        report = evaluate(demo.real, demo.synthetic, schema, metrics="all", holdout=demo.holdout, seed=0,
+        report = evaluate(demo.real, demo.synthetic, schema, metrics=metrics, holdout=demo.holdout, seed=0,
                           strict=True)
         contract = report.to_dict()
         metrics = {}

@@ -47,13 +47,15 @@ CHANGED_PARAMS = {
 
 
 @pytest.fixture(scope="module")
-def now():
-    return snapshot()
+def before():
+    return read(BEFORE)
 
 
 @pytest.fixture(scope="module")
-def before():
-    return read(BEFORE)
+def now(before):
+    # Only the snapshot's metrics: those registered after it are not compared (test_same_scenarios_and_metrics),
+    # and computing them (the membership battery, the utility measures) doubled this fixture's time.
+    return snapshot(metrics=sorted({m for content in before.values() for m in content["metrics"]}))
 
 
 def test_same_scenarios_and_metrics(now, before):
