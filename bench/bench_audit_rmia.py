@@ -115,12 +115,21 @@ def from_features(path: Path) -> dict:
                   "chance_share_above_0.6": chance["auc_above_0.6"]})
     seconds_today = time.perf_counter() - began
     began = time.perf_counter()
-    strong = stronger_attack(features, membership, usable, distances, folds, seed, saved["rows"], rule=rule).summary
+    result = stronger_attack(features, membership, usable, distances, folds, seed, saved["rows"], rule=rule)
+    strong = result.summary
+    # Which records each attack exposes: the same ones, or different ones (a paired comparison of the two shares).
+    by_today = np.array([s is not None and s["auc_interval"][0] > 0.5 for s in stats])
+    by_meta = np.array([r["meta_auc_interval"] is not None and r["meta_auc_interval"][0] > 0.5 for r in result.records])
     return {"features": path.name, "records": membership.shape[1], "models": len(membership),
             "seconds": {"today": round(seconds_today, 1), "stronger_attack": round(time.perf_counter() - began, 1)},
             "today": shares(today), "rmia": shares(strong["rmia"]), "meta": shares(strong["meta"]),
             "meta_minus_today": round(strong["meta"]["share_interval_above_0.5"]
-                                      - today["share_interval_above_0.5"], 4)}
+                                      - today["share_interval_above_0.5"], 4),
+            "excess_over_chance": {name: round(entry["share_interval_above_0.5"]
+                                               - entry["chance_share_interval_above_0.5"], 4)
+                                   for name, entry in (("today", today), ("meta", strong["meta"]))},
+            "exposed_records": {"both": int((by_today & by_meta).sum()), "today_only": int((by_today & ~by_meta).sum()),
+                                "meta_only": int((by_meta & ~by_today).sum())}}
 
 
 def run(real, schema, generator: str, settings: dict, records: int, models: int, seed: int,
