@@ -62,42 +62,29 @@ def shares(summary: dict) -> dict:
                                                "share_auc_above_0.6", "chance_share_above_0.6", "mean_auc")}
 
 
-def keeping(path: Path | None):
-    """A context in which the shared audit's call of the stronger attacks also saves its inputs to ``path``."""
-    import contextlib
-
+def save_inputs(report, path: Path) -> None:
+    """Write the attacks' inputs the audit kept (``keep_inputs=True``: :class:`privcore.audit.AttackInputs`)."""
     import numpy as np
 
-    import privcore.audit.shared as shared
-
-    if path is None:
-        return contextlib.nullcontext()
-    original = shared.stronger_attack
-
-    def saving(features, membership, usable, distances, folds, seed, rows, rule=None):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        np.savez_compressed(path, features=features, membership=membership, usable=usable, rows=rows,
-                            distances=np.array([distances.start, distances.stop]), folds=folds, seed=seed)
-        return original(features, membership, usable, distances, folds, seed, rows, rule=rule)
-
-    @contextlib.contextmanager
-    def patched():
-        shared.stronger_attack = saving
-        try:
-            yield
-        finally:
-            shared.stronger_attack = original
-
-    return patched()
+    kept = report.attack_inputs
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(path, features=kept.features, membership=kept.membership, usable=kept.usable,
+                        rows=kept.rows, distances=np.array([kept.distances.start, kept.distances.stop]),
+                        folds=kept.folds, seed=kept.seed)
 
 
 def from_features(path: Path) -> dict:
     """Today's rule, RMIA and the meta-classifier rerun on saved features (``--keep-features``): shares and seconds."""
     import numpy as np
 
-    from privcore.audit import SharedSettings
-    from privcore.audit.crossfit import crossfit_scores, null_shares, record_statistics
-    from privcore.audit.stronger import attack_shares, stronger_attack
+    from privcore.audit import (
+        SharedSettings,
+        attack_shares,
+        crossfit_scores,
+        null_shares,
+        record_statistics,
+        stronger_attack,
+    )
 
     saved = np.load(path)
     features, membership, usable = saved["features"], saved["membership"], saved["usable"]
@@ -140,12 +127,12 @@ def run(real, schema, generator: str, settings: dict, records: int, models: int,
     print(f"{generator} {settings or ''}: {records} records, {models} models", file=sys.stderr, flush=True)
     load = os.getloadavg()
     began = time.perf_counter()
-    with keeping(None if keep is None else keep / f"{generator}_{records}x{models}.npz"):
-        report = audit_shared(real, None, schema,
-                              settings=SharedSettings(models=models, records=records, seed=seed),
-                              make=GeneratorFactory(generator, settings),
-                              progress=lambda fraction, message: print(f"\r  {fraction:4.0%} {message}", end="",
-                                                                       file=sys.stderr, flush=True))
+    report = audit_shared(real, None, schema, settings=SharedSettings(models=models, records=records, seed=seed),
+                          make=GeneratorFactory(generator, settings), keep_inputs=keep is not None,
+                          progress=lambda fraction, message: print(f"\r  {fraction:4.0%} {message}", end="",
+                                                                   file=sys.stderr, flush=True))
+    if keep is not None:
+        save_inputs(report, keep / f"{generator}_{records}x{models}.npz")
     seconds = time.perf_counter() - began
     print(file=sys.stderr)
     strong = report.stronger.summary

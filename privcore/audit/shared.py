@@ -114,6 +114,29 @@ class RecordResult:
 
 
 @dataclass
+class AttackInputs:
+    """What the shared audit's attacks read, kept on request (``audit_shared(keep_inputs=True)``).
+
+    So that another attack can be tried on the very outputs an audit trained, without training them again: pass
+    these to :func:`privcore.audit.stronger.stronger_attack` or :func:`privcore.audit.crossfit.crossfit_scores`.
+    Not part of the JSON.
+    """
+
+    #: Shape (models, records, features): every model's output read per pool record (:class:`SharedFeatures`).
+    features: np.ndarray
+    #: Shape (models, records): True where the record trained the model.
+    membership: np.ndarray
+    #: Shape (models,): False for a model whose fit failed.
+    usable: np.ndarray
+    #: Where the nearest-row distances are among the features.
+    distances: slice
+    folds: int
+    seed: int
+    #: Each pool record's row in the real table as given.
+    rows: np.ndarray
+
+
+@dataclass
 class SharedAuditReport(AuditReportFace):
     """Per-record results, the summary and what the audit ran with."""
 
@@ -137,6 +160,8 @@ class SharedAuditReport(AuditReportFace):
     stronger: StrongerResult | None = None
     #: Today's attack read per target model (:mod:`privcore.audit.per_model`): ``models`` and ``summary``.
     per_model: dict[str, Any] | None = None
+    #: The attacks' inputs, when asked for (``keep_inputs``); None otherwise.
+    attack_inputs: AttackInputs | None = None
 
     def more_json(self) -> dict[str, Any]:
         """The attacks beyond today's, each None when not run."""
@@ -162,6 +187,7 @@ def audit_shared(
     cluster: Any = None,
     whitebox: bool | None = None,
     stronger: bool = True,
+    keep_inputs: bool = False,
 ) -> SharedAuditReport:
     """Shared-model membership audit of ``generator`` on every record of a pool (see Notes).
 
@@ -197,6 +223,8 @@ def audit_shared(
         must; False: never.
     stronger : bool
         Also run the stronger black-box attacks, RMIA and the meta-classifier (:mod:`privcore.audit.stronger`).
+    keep_inputs : bool
+        Keep what the attacks read on the report (:class:`AttackInputs`), to try other attacks on the same outputs.
 
     Returns
     -------
@@ -294,10 +322,11 @@ def audit_shared(
                                 shuffled, usable, settings.seed)
     timings["per_model"] = time.perf_counter() - began
     strong = None
+    distances = slice(extractor.nearest_index, extractor.rare_index)
     if stronger:
         began = time.perf_counter()
-        strong = stronger_attack(features, membership, usable, slice(extractor.nearest_index, extractor.rare_index),
-                                 settings.folds, settings.seed, row_in_table[chosen], rule=scores)
+        strong = stronger_attack(features, membership, usable, distances, settings.folds, settings.seed,
+                                 row_in_table[chosen], rule=scores)
         timings["stronger_attack"] = time.perf_counter() - began
     white = None
     if whitebox:
@@ -318,7 +347,9 @@ def audit_shared(
                              splits={"rows": n, "records": n_records, "population": len(population),
                                      "models": settings.models, "failed_models": len(failures),
                                      "training_rows_mean": round(float(membership.sum(axis=1).mean()), 1)},
-                             timings=timings, whitebox=white, stronger=strong, per_model=per_model)
+                             timings=timings, whitebox=white, stronger=strong, per_model=per_model,
+                             attack_inputs=AttackInputs(features, membership, usable, distances, settings.folds,
+                                                        settings.seed, row_in_table[chosen]) if keep_inputs else None)
 
 
 @dataclass(frozen=True)

@@ -154,6 +154,23 @@ def test_a_fresh_sample_toy_stays_at_chance(toy_table):
         assert summary["share_auc_above_0.8"] <= 0.05, (name, summary)
 
 
+def test_kept_inputs_rerun_the_stronger_attacks_to_the_same_result(copy_report, toy_table):
+    # keep_inputs: another attack can be tried on the outputs an audit trained; rerun, the attacks give what the
+    # audit reported, and the JSON is the same with or without the kept inputs.
+    from privcore.audit import stronger_attack
+
+    assert copy_report.attack_inputs is None
+    kept = audit_shared(toy_table, settings=TOY, make=lambda population: CopyTraining(), keep_inputs=True)
+    inputs = kept.attack_inputs
+    assert inputs.features.shape[:2] == inputs.membership.shape == (TOY.models, TOY.records)
+    assert inputs.usable.shape == (TOY.models,) and len(inputs.rows) == TOY.records
+    again = stronger_attack(inputs.features, inputs.membership, inputs.usable, inputs.distances, inputs.folds,
+                            inputs.seed, inputs.rows)
+    assert again.to_dict() == kept.stronger.to_dict()
+    strip = lambda document: {k: v for k, v in document.items() if k not in ("seconds", "timings")}  # noqa: E731
+    assert strip(kept.to_dict()) == strip(copy_report.to_dict())
+
+
 def test_the_json_carries_the_stronger_attacks_and_validates(copy_report, toy_table):
     document = json.loads(json.dumps(copy_report.to_dict(), allow_nan=False))
     validate(document, audit_report_schema())
