@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import pickle
+import threading
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -37,6 +38,22 @@ def _key_space(data: PreparedData) -> EuclideanSpace:
 
 def _famd(data: PreparedData, famd_components: int | None) -> FAMDProjection:
     return FAMDProjection(data.real, data.schema, famd_components)
+
+
+def _one_thread_at_a_time(method: Callable) -> Callable:
+    """Run ``method`` holding the evaluation's lock, so that a cache is filled by one thread only.
+
+    Two threads of one evaluation (metrics beside D-MLP, privcore.evaluation.background) may ask for the same pass:
+    the second waits for the first and reads its result instead of computing it again. The lock is re-entrant,
+    because filling one cache fills others (a pass encodes its tables first), and with one lock for all the caches
+    no two fills can wait for each other.
+    """
+    @functools.wraps(method)
+    def locked(self, *args, **kwargs):
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    return locked
 
 
 # Module-level functions, not lambdas, so that a finished evaluation can be pickled (see __getstate__).
@@ -131,6 +148,7 @@ class SharedComputation:
         self.metric_params: dict[str, dict[str, Any]] = {}
         #: Size-matched subsamples (:meth:`subsample`): role name → (table role it is drawn from, row positions).
         self._subsamples: dict[str, tuple[str, np.ndarray]] = {}
+        self._lock = threading.RLock()
 
     def __getstate__(self) -> dict[str, Any]:
         """What a pickled evaluation keeps: every computed space, table and pass.
@@ -140,7 +158,8 @@ class SharedComputation:
         metric's own factory are rebuilt on demand only from the standard ones).
         """
         state = self.__dict__.copy()
-        state["progress"] = None
+        del state["_lock"]  # a lock cannot be pickled; the copy gets its own
+        state["_progress"] = None
         state["_reuse"] = None
         state["_distinct"] = {}  # recomputed from the encoded tables when needed
         state["cluster"] = None
@@ -150,7 +169,11 @@ class SharedComputation:
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        if "progress" in state:  # pickled before progress became a property
+            state["_progress"] = state.pop("progress")
         self.__dict__.update(state)
+        self._lock = threading.RLock()
+        self.__dict__.setdefault("_progress_owner", None)
         self.__dict__.setdefault("device", "auto")  # pickled without a device attribute
         self.__dict__.setdefault("planned", set())
         self.__dict__.setdefault("tolerance_only", set())
@@ -158,6 +181,24 @@ class SharedComputation:
         self.__dict__.setdefault("_distinct", {})
         self.__dict__.setdefault("_subsamples", {})
 
+    @property
+    def progress(self) -> Callable[[float, str], None] | None:
+        """``progress(fraction, message)`` of the metric running on the thread that set it (None: no report)."""
+        return self._progress
+
+    @progress.setter
+    def progress(self, report: Callable[[float, str], None] | None) -> None:
+        self._progress, self._progress_owner = report, threading.get_ident()
+
+    def _progress_here(self) -> Callable[[float, str], None] | None:
+        """The progress callback where the calling thread set it, else None.
+
+        A metric beside D-MLP (on the evaluation's background thread) runs its passes silently: the callback reports
+        the main thread's metric, and its fractions would be read as that metric's.
+        """
+        return self._progress if self._progress_owner == threading.get_ident() else None
+
+    @_one_thread_at_a_time
     def space(self, name: str, factory: SpaceFactory | None = None) -> Any:
         """The fitted space ``name`` (built on first use)."""
         if name not in self._spaces:
@@ -166,6 +207,7 @@ class SharedComputation:
             self._spaces[name] = self._factories[name](self.data)
         return self._spaces[name]
 
+    @_one_thread_at_a_time
     def subsample(self, role: str, size: int, repeat: int, seed: int) -> str:
         """The role name of a random subset of ``size`` rows of table ``role``, drawn for ``repeat`` with ``seed``.
 
@@ -203,6 +245,7 @@ class SharedComputation:
             return pd.concat([self.data.synthetic, self.data.table("holdout")], ignore_index=True)
         return self.data.table(role)
 
+    @_one_thread_at_a_time
     def encoded(self, space: str, role: str) -> np.ndarray:
         """Table ``role`` encoded in ``space`` (cached); a subsample takes its rows of the whole table's encoding."""
         key = (space, role)
@@ -216,6 +259,7 @@ class SharedComputation:
                 self._encoded[key] = self.space(space).transform(self.data.table(role))
         return self._encoded[key]
 
+    @_one_thread_at_a_time
     def neighbours(self, space: str, query: str, reference: str) -> Neighbours:
         """Nearest two ``reference`` rows of each ``query`` row in ``space``, computed once per evaluation.
 
@@ -263,7 +307,7 @@ class SharedComputation:
         def rows(result: Neighbours, of: DistinctRows, against: DistinctRows) -> Neighbours:
             return expand_distinct(result, of, against) if on_points else result
 
-        engine = dict(chunk_elements=self.chunk_elements, workers=self.workers, progress=self.progress,
+        engine = dict(chunk_elements=self.chunk_elements, workers=self.workers, progress=self._progress_here(),
                       cluster=self.cluster)
         reused = (self._reuse or {}).get("neighbours", {})
         # The first pass between two tables fixes d_min/d_max, unless the metrics read them only for the tie
@@ -291,6 +335,7 @@ class SharedComputation:
             self._extremes[pair] = extremes
         return {key: rows(result, query_rows, reference_rows)}
 
+    @_one_thread_at_a_time
     def distinct(self, space: str, role: str) -> DistinctRows:
         """The distinct rows of table ``role`` in ``space`` (cached; not kept when pickled)."""
         key = (space, role)
@@ -298,6 +343,7 @@ class SharedComputation:
             self._distinct[key] = distinct_rows(self.encoded(space, role))
         return self._distinct[key]
 
+    @_one_thread_at_a_time
     def cached(self, key: Any, compute: Callable[[], Any]) -> Any:
         """``compute()`` the first time ``key`` is asked for in this evaluation, the stored value after.
 
@@ -321,6 +367,7 @@ class SharedComputation:
         """
         return (self._reuse or {}).get("results", {}).get(key)
 
+    @_one_thread_at_a_time
     def keep_for_reuse(self, key: Any, value: Any) -> None:
         """Keep ``value`` for the later evaluations that share ``reuse`` (nothing without ``reuse``).
 
@@ -330,6 +377,7 @@ class SharedComputation:
         if self._reuse is not None:
             self._reuse.setdefault("results", {})[key] = value
 
+    @_one_thread_at_a_time
     def extremes(self, space: str, a: str, b: str) -> PairExtremes:
         """d_min and d_max over all pairs of tables ``a`` × ``b`` in ``space``."""
         pair = pair_key(space, a, b)
@@ -340,11 +388,12 @@ class SharedComputation:
                 _, self._extremes[pair] = nearest_two(self.encoded(space, a), self.encoded(space, b),
                                                       with_extremes=True, label=f"{a}→{b} in {space}",
                                                       chunk_elements=self.chunk_elements, workers=self.workers,
-                                                      progress=self.progress, device=self.device)
+                                                      progress=self._progress_here(), device=self.device)
             else:
                 self.neighbours(space, a, b)
         return self._extremes[pair]
 
+    @_one_thread_at_a_time
     def tie_tolerance(self, space: str, a: str, b: str) -> TieTolerance:
         """The tie tolerance (metrics.md §0) of tables ``a`` and ``b`` in ``space``: exact or bounded.
 

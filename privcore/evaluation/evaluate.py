@@ -310,12 +310,19 @@ def _evaluate_prepared(plan: EvaluationPlan) -> Report:
                             for metric_id in ids}
     others_done = threading.Event()
 
+    in_background = background_ids(ids, shared.workers, client, reuse)
+
     def run_beside(metric_id: str) -> MetricResult:
+        if metric_id not in in_background:
+            # A claimable metric the main thread has not come to: it gets the threads it would have had there.
+            # On one thread, MIR's folds made the evaluation's last second alone where the main thread was about
+            # to end (10,000 Adult rows, all 17 review metrics, 2 cores: 0.87 s against 0.48 s on two).
+            return _run_metric(registry.get(metric_id), shared, shared.metric_params[metric_id], seed, strict,
+                               errors)
         threads = background_workers(metric_id, shared.workers)
         return _run_metric(registry.get(metric_id), shared, shared.metric_params[metric_id], seed, strict, errors,
                            workers=threads, more_threads=lambda: shared.workers if others_done.is_set() else threads)
 
-    in_background = background_ids(ids, shared.workers, client, reuse)
     with running_in_background(in_background, run_beside, lambda: _encode_for_classifiers(shared),
                                claimable_ids(ids, in_background)) as beside:
         # The background metrics' results are collected after every other metric has run: waiting for one at

@@ -42,8 +42,9 @@ ASSUMPTIONS = ("", "exact match on every column", "exact match on the key column
 
 #: Where a metric may run while an evaluation has a background thread (:mod:`privcore.evaluation.background`):
 #: ``""`` on the main thread in turn; ``"background"`` on the background thread from the start; ``"either"`` on
-#: whichever thread comes to it first. Both need a metric that reads only the tables encoded in E (no neighbour
-#: pass, no progress callback) and whose result depends on its seed alone.
+#: whichever thread comes to it first. Both need a metric whose result depends on its seed alone, not on the thread
+#: or the threads beside it. The shared caches fill one thread at a time (``SharedComputation``'s lock), and a pass
+#: reports progress only on the thread that set the callback, so either kind may read neighbour passes.
 THREADS = ("", "background", "either")
 
 FAMILIES = (

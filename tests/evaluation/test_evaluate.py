@@ -359,7 +359,8 @@ def test_the_other_metrics_do_not_wait_for_the_background(demo, demo_schema, mon
 def test_the_background_takes_mir_when_it_is_free_first(demo, demo_schema, monkeypatch):
     """MIR goes to whichever thread comes to it first: here the main thread waits in Auth until the background
     thread, done with D-MLP, has started MIR; the main thread then skips it, and the report (order, results)
-    is the one of every metric in turn, with progress that never goes back."""
+    is the one of every metric in turn, with progress that never goes back. On the background thread MIR gets
+    the evaluation's threads, as on the main thread; D-MLP starts on one."""
     import threading
 
     from privcore.evaluation import evaluate as evaluation
@@ -368,10 +369,12 @@ def test_the_background_takes_mir_when_it_is_free_first(demo, demo_schema, monke
     main = threading.current_thread().name
     mir_started = threading.Event()
     threads: dict[str, list[str]] = {}
+    workers: dict[str, int | None] = {}
     run_metric = evaluation._run_metric
 
     def spying(info, shared, *args, **kwargs):
         threads.setdefault(info.id, []).append(threading.current_thread().name)
+        workers[info.id] = kwargs.get("workers")  # None: the evaluation's own
         if info.id == "mir":
             mir_started.set()
         if info.id == "auth":
@@ -384,6 +387,7 @@ def test_the_background_takes_mir_when_it_is_free_first(demo, demo_schema, monke
                       progress=lambda fraction, message: fractions.append(fraction))
     assert threads["mir"] == threads["dmlp"] and threads["mir"] != [main]  # once, on the background thread
     assert threads["auth"] == threads["nnaa"] == [main]
+    assert workers["dmlp"] == 1 and workers["mir"] is None
     assert list(beside.results) == ids
     assert fractions == sorted(fractions) and fractions[-1] == 1.0
 
