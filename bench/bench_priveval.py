@@ -58,6 +58,10 @@ from _adult import worktree
 REVIEW = ("zcap", "gcap", "air", "crp", "cvp", "dvp", "dmlp", "auth", "idscore", "nsnd", "nndr", "dcr", "mdcr",
           "nnaa", "mir", "hidr", "hitr")
 DEFAULT_BASELINE = "1928f6a"
+#: Issue 42 item 3: the 17 together at least this many times faster than DEFAULT_BASELINE, in wall seconds.
+TARGET_AGAINST_BASELINE = 1.6
+#: Keys of an earlier result kept under ``earlier_runs`` when a run replaces it.
+KEPT_OF_EARLIER = ("this_commit", "lscpu_at_start", "rounds_completed", "overall", f"against_{DEFAULT_BASELINE}")
 #: Issue 42 item 2, bisected on a 2-core AMD EPYC (family 25) at load 8-12: 1928f6a, c2097b0 and 3d6d56f^ in
 #: interleaved fresh processes, the noisy-copy case at 10,000 rows.
 GCAP_CAUSE = (
@@ -88,6 +92,11 @@ WHY_SLOWER = {
             "exact d_max of metrics.md §0's tie tolerance, which HidR reports in its details (two convex hulls "
             "in Φ5, inside 'pass_real_synthetic').",
 }
+WHY_SLOWER["nndr"] = (
+    "As DCR and HidR (PrivEval: 2 FAMD axes of the label codes, faiss in float32; privcore: the mixed table "
+    "prepared, the mixed FAMD fitted (Φ5), an exact synthetic->real pass for the two nearest, and the exact d_max "
+    "of metrics.md §0's tie tolerance, which NNDR reports). Its CPU seconds are below PrivEval's in the quiet runs; "
+    "its wall seconds within PrivEval's own spread between rounds.")
 PINS = ("numpy", "scipy", "pandas", "scikit-learn", "saiph", "faiss-cpu", "lightgbm")
 
 # Shared by the two privcore scripts: the case read back from the CSV files, and per-metric own CPU seconds.
@@ -200,7 +209,8 @@ def stages(space, passes, extremes):
 
 plans = {"auth": ("E", [("real", "synthetic"), ("real", "real")], False),
          "dcr": ("phi", [("real", "synthetic")], False),
-         "hidr": ("phi", [("real", "synthetic")], True)}
+         "hidr": ("phi", [("real", "synthetic")], True),
+         "nndr": ("phi", [("synthetic", "real")], True)}
 result = {}
 for metric_id in ids:
     runs = [stages(*plans[metric_id]) for _ in range(3)]
@@ -361,6 +371,16 @@ def summarize(result: dict, runs: dict, process_seconds: dict, args, baseline) -
                 m: runs["full"][0]["risk"][m] - runs["baseline_full"][0]["risk"][m] for m in REVIEW
                 if m != "dmlp" and runs["full"][0]["risk"][m] != runs["baseline_full"][0]["risk"][m]},
         }
+        base_wall = [r["evaluate_seconds"] for r in runs["baseline_full"]]
+        base_cpu = [r["evaluate_cpu_seconds"] for r in runs["baseline_full"]]
+        result[f"against_{args.baseline}"] = {
+            "evaluate_seconds": {"this": full_wall, "baseline": base_wall},
+            "evaluate_cpu_seconds": {"this": full_cpu, "baseline": base_cpu},
+            "evaluate_wall_ratio": round(median(base_wall) / median(full_wall), 3),
+            "evaluate_cpu_ratio": round(median(base_cpu) / median(full_cpu), 3),
+            "target": TARGET_AGAINST_BASELINE,
+            "met": median(base_wall) / median(full_wall) >= TARGET_AGAINST_BASELINE,
+        }
         line = result["gcap_line"]
         own_this, own_base = (median(line["full_run_own_cpu_seconds"][s]) for s in ("this", "baseline"))
         alone_this, alone_base = (median(line["alone_cpu_seconds"][s]) for s in ("this", "baseline"))
@@ -397,6 +417,13 @@ def main() -> None:
                  "pairing": "row", "tables": "written as CSV, read by both tools"},
         "rounds": args.rounds,
     }
+    out_path = Path(args.out)
+    if out_path.exists():
+        # The runs this one replaces: their overall figures, newest first, so that a figure's spread between runs
+        # (the host's load moves both tools' seconds) stays on record.
+        earlier = json.loads(out_path.read_text())
+        result["earlier_runs"] = [{k: earlier[k] for k in KEPT_OF_EARLIER if k in earlier},
+                                  *earlier.get("earlier_runs", [])]
     runs = {"priveval": [], "full": [], "alone": [], "baseline_full": [], "baseline_alone": []}
     process_seconds = {"priveval": [], "full": []}
     with tempfile.TemporaryDirectory() as tmp:
@@ -409,7 +436,7 @@ def main() -> None:
             steps += [("baseline_full", lambda: run_script(PRIVCORE_FULL, baseline, folder, ",".join(REVIEW))),
                       ("baseline_alone", lambda: run_script(PRIVCORE_ALONE, baseline, folder, "gcap"))]
         if args.stages:
-            result["why_slower_stages_cpu_seconds"] = run_script(STAGES, ROOT, folder, "auth,dcr,hidr")[0]
+            result["why_slower_stages_cpu_seconds"] = run_script(STAGES, ROOT, folder, "auth,dcr,hidr,nndr")[0]
         for round_ in range(args.rounds):
             for name, step in (steps if round_ % 2 == 0 else steps[::-1]):
                 out, seconds = step()
