@@ -40,20 +40,29 @@ def _famd(data: PreparedData, famd_components: int | None) -> FAMDProjection:
     return FAMDProjection(data.real, data.schema, famd_components)
 
 
-def _one_thread_at_a_time(method: Callable) -> Callable:
-    """Run ``method`` holding the evaluation's lock, so that a cache is filled by one thread only.
+def _filled_once(found: Callable[..., Any] | None = None) -> Callable[[Callable], Callable]:
+    """Fill a cache under the evaluation's lock, so that one thread fills it and the others read the result.
 
-    Two threads of one evaluation (metrics beside D-MLP, privcore.evaluation.background) may ask for the same pass:
-    the second waits for the first and reads its result instead of computing it again. The lock is re-entrant,
-    because filling one cache fills others (a pass encodes its tables first), and with one lock for all the caches
-    no two fills can wait for each other.
+    Two threads of one evaluation (a metric beside D-MLP, privcore.evaluation.background) may ask for the same pass:
+    the second waits for the first and reads its result instead of computing it again. ``found(self, *args)`` returns
+    the cached value, or None where it is not filled yet: a filled value is read without the lock (a dict lookup is
+    atomic, and a value is stored only once it is complete), so that a thread reading what is there never waits for
+    a pass another thread is computing. The lock is re-entrant because filling one cache fills others (a pass encodes
+    its tables first); with one lock for these caches no two fills can wait for each other.
     """
-    @functools.wraps(method)
-    def locked(self, *args, **kwargs):
-        with self._lock:
-            return method(self, *args, **kwargs)
+    def decorate(method: Callable) -> Callable:
+        @functools.wraps(method)
+        def filled(self, *args, **kwargs):
+            if found is not None:
+                value = found(self, *args, **kwargs)
+                if value is not None:
+                    return value
+            with self._lock:
+                return method(self, *args, **kwargs)
 
-    return locked
+        return filled
+
+    return decorate
 
 
 # Module-level functions, not lambdas, so that a finished evaluation can be pickled (see __getstate__).
@@ -148,7 +157,7 @@ class SharedComputation:
         self.metric_params: dict[str, dict[str, Any]] = {}
         #: Size-matched subsamples (:meth:`subsample`): role name → (table role it is drawn from, row positions).
         self._subsamples: dict[str, tuple[str, np.ndarray]] = {}
-        self._lock = threading.RLock()
+        self._new_locks()
 
     def __getstate__(self) -> dict[str, Any]:
         """What a pickled evaluation keeps: every computed space, table and pass.
@@ -158,7 +167,8 @@ class SharedComputation:
         metric's own factory are rebuilt on demand only from the standard ones).
         """
         state = self.__dict__.copy()
-        del state["_lock"]  # a lock cannot be pickled; the copy gets its own
+        for lock in ("_lock", "_key_locks", "_key_locks_guard"):
+            del state[lock]  # a lock cannot be pickled; the copy gets its own
         state["_progress"] = None
         state["_reuse"] = None
         state["_distinct"] = {}  # recomputed from the encoded tables when needed
@@ -172,7 +182,7 @@ class SharedComputation:
         if "progress" in state:  # pickled before progress became a property
             state["_progress"] = state.pop("progress")
         self.__dict__.update(state)
-        self._lock = threading.RLock()
+        self._new_locks()
         self.__dict__.setdefault("_progress_owner", None)
         self.__dict__.setdefault("device", "auto")  # pickled without a device attribute
         self.__dict__.setdefault("planned", set())
@@ -180,6 +190,12 @@ class SharedComputation:
         self.__dict__.setdefault("_extremes_wanted", set())
         self.__dict__.setdefault("_distinct", {})
         self.__dict__.setdefault("_subsamples", {})
+
+    def _new_locks(self) -> None:
+        """The locks the caches fill under (:func:`_filled_once`, :meth:`cached`): new ones, never pickled."""
+        self._lock = threading.RLock()
+        self._key_locks: dict[Any, threading.RLock] = {}  # one per key of cached()
+        self._key_locks_guard = threading.Lock()
 
     @property
     def progress(self) -> Callable[[float, str], None] | None:
@@ -198,7 +214,7 @@ class SharedComputation:
         """
         return self._progress if self._progress_owner == threading.get_ident() else None
 
-    @_one_thread_at_a_time
+    @_filled_once(lambda self, name, factory=None: self._spaces.get(name))
     def space(self, name: str, factory: SpaceFactory | None = None) -> Any:
         """The fitted space ``name`` (built on first use)."""
         if name not in self._spaces:
@@ -207,7 +223,7 @@ class SharedComputation:
             self._spaces[name] = self._factories[name](self.data)
         return self._spaces[name]
 
-    @_one_thread_at_a_time
+    @_filled_once()
     def subsample(self, role: str, size: int, repeat: int, seed: int) -> str:
         """The role name of a random subset of ``size`` rows of table ``role``, drawn for ``repeat`` with ``seed``.
 
@@ -245,7 +261,7 @@ class SharedComputation:
             return pd.concat([self.data.synthetic, self.data.table("holdout")], ignore_index=True)
         return self.data.table(role)
 
-    @_one_thread_at_a_time
+    @_filled_once(lambda self, space, role: self._encoded.get((space, role)))
     def encoded(self, space: str, role: str) -> np.ndarray:
         """Table ``role`` encoded in ``space`` (cached); a subsample takes its rows of the whole table's encoding."""
         key = (space, role)
@@ -259,7 +275,7 @@ class SharedComputation:
                 self._encoded[key] = self.space(space).transform(self.data.table(role))
         return self._encoded[key]
 
-    @_one_thread_at_a_time
+    @_filled_once(lambda self, space, query, reference: self._neighbours.get((space, query, reference)))
     def neighbours(self, space: str, query: str, reference: str) -> Neighbours:
         """Nearest two ``reference`` rows of each ``query`` row in ``space``, computed once per evaluation.
 
@@ -335,7 +351,7 @@ class SharedComputation:
             self._extremes[pair] = extremes
         return {key: rows(result, query_rows, reference_rows)}
 
-    @_one_thread_at_a_time
+    @_filled_once(lambda self, space, role: self._distinct.get((space, role)))
     def distinct(self, space: str, role: str) -> DistinctRows:
         """The distinct rows of table ``role`` in ``space`` (cached; not kept when pickled)."""
         key = (space, role)
@@ -343,17 +359,26 @@ class SharedComputation:
             self._distinct[key] = distinct_rows(self.encoded(space, role))
         return self._distinct[key]
 
-    @_one_thread_at_a_time
     def cached(self, key: Any, compute: Callable[[], Any]) -> Any:
         """``compute()`` the first time ``key`` is asked for in this evaluation, the stored value after.
 
         For results shared between metrics beyond the neighbour passes (for example the membership attacks'
         scores, which ``mia_best`` compares without running the attacks again). ``key`` must name everything
         the value depends on besides the tables of this evaluation (metric, parameters, seed).
+
+        Each key fills under a lock of its own: a long computation (a membership attack's models) on one thread
+        keeps another thread from computing the same value meanwhile, not from reading or filling any other.
         """
-        if key not in self._cache:
-            self._cache[key] = compute()
-        return self._cache[key]
+        try:
+            return self._cache[key]
+        except KeyError:
+            pass
+        with self._key_locks_guard:
+            key_lock = self._key_locks.setdefault(key, threading.RLock())
+        with key_lock:
+            if key not in self._cache:
+                self._cache[key] = compute()
+            return self._cache[key]
 
     @property
     def reusing(self) -> bool:
@@ -367,7 +392,7 @@ class SharedComputation:
         """
         return (self._reuse or {}).get("results", {}).get(key)
 
-    @_one_thread_at_a_time
+    @_filled_once()
     def keep_for_reuse(self, key: Any, value: Any) -> None:
         """Keep ``value`` for the later evaluations that share ``reuse`` (nothing without ``reuse``).
 
@@ -377,7 +402,7 @@ class SharedComputation:
         if self._reuse is not None:
             self._reuse.setdefault("results", {})[key] = value
 
-    @_one_thread_at_a_time
+    @_filled_once(lambda self, space, a, b: self._extremes.get(pair_key(space, a, b)))
     def extremes(self, space: str, a: str, b: str) -> PairExtremes:
         """d_min and d_max over all pairs of tables ``a`` × ``b`` in ``space``."""
         pair = pair_key(space, a, b)
@@ -393,7 +418,6 @@ class SharedComputation:
                 self.neighbours(space, a, b)
         return self._extremes[pair]
 
-    @_one_thread_at_a_time
     def tie_tolerance(self, space: str, a: str, b: str) -> TieTolerance:
         """The tie tolerance (metrics.md §0) of tables ``a`` and ``b`` in ``space``: exact or bounded.
 

@@ -62,3 +62,36 @@ def test_a_pickled_evaluation_gets_a_lock_of_its_own_and_keeps_its_passes():
     assert copy._lock is not shared._lock and copy.progress is None
     assert copy.neighbours("E", "real", "synthetic").d1.tolist() == shared.neighbours("E", "real", "synthetic").d1.tolist()
     assert copy.passes == [("E", "real", "synthetic")]
+
+
+def test_a_long_fill_on_one_thread_keeps_no_other_thread_from_what_is_filled_or_from_other_keys():
+    shared = _shared()
+    filled = shared.neighbours("E", "real", "synthetic")
+    inside, release = threading.Event(), threading.Event()
+
+    def long_attack():
+        inside.set()
+        assert release.wait(timeout=30)
+        return "scores"
+
+    def long_pass(*args):
+        inside.set()
+        assert release.wait(timeout=30)
+        return {("E", "synthetic", "real"): filled}
+
+    for busy in (lambda: shared.cached("a membership attack", long_attack),
+                 lambda: shared.neighbours("E", "synthetic", "real")):
+        inside.clear()
+        release.clear()
+        shared._compute_pass = long_pass  # only the second round's pass gets here
+        beside = threading.Thread(target=busy)
+        beside.start()
+        assert inside.wait(timeout=30)
+        started = time.perf_counter()
+        assert shared.neighbours("E", "real", "synthetic") is filled  # filled: read without waiting
+        assert shared.encoded("E", "real") is not None
+        assert shared.cached("another key", lambda: 1) == 1  # another key: filled without waiting
+        assert time.perf_counter() - started < 5
+        release.set()
+        beside.join(timeout=30)
+    assert shared.cached("a membership attack", lambda: "computed twice") == "scores"
