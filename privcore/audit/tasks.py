@@ -13,12 +13,11 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from threadpoolctl import threadpool_limits
 
 from privcore.audit.factory import GeneratorFactory, model_for_fit
 from privcore.audit.features import SharedFeatures
 from privcore.audit.whitebox import loss_matrix
-from privcore.base import InputError
+from privcore.base import InputError, one_blas_thread
 
 __all__ = ["FitOutcome", "FitSetup", "GeneratorFactory", "fit_seed", "run_fits"]
 
@@ -81,7 +80,7 @@ class FitSetup:
         clock = time.perf_counter
         seconds = {"fit_and_sample": 0.0, "features": 0.0}
         losses = None
-        with threadpool_limits(limits=1, user_api="blas"):
+        with one_blas_thread():
             try:
                 began = clock()
                 model, output = self.fitted(index)

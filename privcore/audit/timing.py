@@ -14,7 +14,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from threadpoolctl import threadpool_limits
 
 from privcore.audit._base import NEIGHBOURS, AuditError, random_queries
 from privcore.audit.crossfit import NULL_SHUFFLES, crossfit_scores, record_statistics
@@ -32,7 +31,7 @@ from privcore.audit.targeted import (
 )
 from privcore.audit.tasks import fit_seed
 from privcore.audit.whitebox import loss_matrix, wants_whitebox, whitebox_result
-from privcore.base import InputError, ProgressCallback
+from privcore.base import InputError, ProgressCallback, one_blas_thread
 from privcore.data import Schema, infer_schema
 from privcore.data.prepare import prepare
 from privcore.engine import EuclideanSpace
@@ -232,7 +231,7 @@ def time_model(trial: Callable[[Any, int], tuple[float, float]], make: Any, trai
             progress(index / len(plan), f"timing {what} on {training_rows:,} rows of your table…")
         maker = dataclasses.replace(make, settings={**make.settings, setting: probe}) if probe else make
         try:
-            with threadpool_limits(limits=1, user_api="blas"):  # as every audit model runs
+            with one_blas_thread():  # as every audit model runs
                 fit_seconds, feature_seconds = trial(maker, index)
         except Exception as exc:  # noqa: BLE001 - any failure of the generator is the user's to see, in words
             reason = str(exc) if isinstance(exc, InputError) else f"{type(exc).__name__}: {exc}"

@@ -1,15 +1,15 @@
 """The foundation: what every layer above may use and that imports nothing else of privcore.
 
 ``errors`` (the user-facing :class:`InputError` and the exceptions metrics raise), ``jsonvalues`` (numbers
-made JSON-safe), ``stats`` (ROC, AUC, intervals, bootstrap: the statistics core) and ``cores`` (how many
-CPU cores this process may use).
+made JSON-safe), ``stats`` (ROC, AUC, intervals, bootstrap: the statistics core), ``cores`` (how many
+CPU cores this process may use) and ``blas_threads`` (BLAS held to one thread around a block).
 """
 
 from privcore.base.faces import lazy_face
 
 #: Each name of the face and the module that defines it (loaded on first access).
 _FACE: dict[str, str] = {
-    "resolve_workers": "cores", "usable_cores": "cores",
+    "one_blas_thread": "blas_threads", "resolve_workers": "cores", "usable_cores": "cores",
     "AllMissingColumnError": "errors", "ColumnMismatchError": "errors", "ColumnTypeConflictError": "errors",
     "DuplicateColumnsError": "errors", "EmptyFileError": "errors", "ExtremeValueError": "errors",
     "FileTooLargeError": "errors", "InputError": "errors", "NoHeaderError": "errors", "NotApplicable": "errors",

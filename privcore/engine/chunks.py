@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
-from threadpoolctl import threadpool_limits
+from privcore.base import one_blas_thread
 
 #: Distances held at once per worker: 2**22 float64 = 32 MiB.
 DEFAULT_CHUNK_ELEMENTS = 2**22
@@ -75,7 +75,7 @@ def run_chunks(run, starts, workers, progress, total, size_of, message):
     """
     results, done = [], 0
     # BLAS is limited to one thread per worker so the cores are not oversubscribed.
-    with threadpool_limits(limits=1, user_api="blas"):
+    with one_blas_thread():
         if workers > 1 and len(starts) > 1:
             with ThreadPoolExecutor(max_workers=workers) as pool:
                 for result in pool.map(run, starts):

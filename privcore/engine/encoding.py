@@ -10,9 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from threadpoolctl import threadpool_limits
 
-from privcore.base import ExtremeValueError, NotApplicable
+from privcore.base import ExtremeValueError, NotApplicable, one_blas_thread
 from privcore.data import BINARY, MAX_MAGNITUDE, MISSING, NUMERICAL, Schema
 
 #: Largest encoded table (rows × coordinates × 8 bytes) the distance spaces may build: 2 GiB.
@@ -178,7 +177,7 @@ class FAMDProjection:
         # On one BLAS thread: OpenBLAS's threads spin while they wait, and on a busy 2-core machine the SVD of
         # Adult's 10,000 × 106 coded matrix took 1.2–3.1 s on two threads against 0.19 s on one (measured
         # side by side); on a quiet machine one thread costs a few hundredths of a second.
-        with threadpool_limits(limits=1, user_api="blas"):
+        with one_blas_thread():
             scaled = centred / np.sqrt(len(real))
             if scaled.shape[0] >= int(scaled.shape[1] * 11 / 6):
                 # LAPACK's SVD (dgesdd) of a matrix at least 11/6 times as tall as wide factors it as Q·R first

@@ -9,9 +9,8 @@ import dataclasses
 from typing import Any
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
-from privcore.base import ProgressCallback
+from privcore.base import ProgressCallback, one_blas_thread
 from privcore.engine import cluster as dask_cluster
 from privcore.engine import gpu, key_groups, tiles
 from privcore.engine.candidates import (
@@ -314,7 +313,7 @@ def _chunk_task(operands, starts, rows_per_chunk, exclude_self, with_extremes, m
     exact = operands.fallback or operands
     query, reference = exact.query, exact.reference
     out = []
-    with threadpool_limits(limits=1, user_api="blas"):
+    with one_blas_thread():
         for start in starts:
             stop = min(len(query), start + rows_per_chunk)
             own = np.arange(start, stop) if exclude_self else None

@@ -8,9 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
-from privcore.base import ProgressCallback, resolve_workers
+from privcore.base import ProgressCallback, one_blas_thread, resolve_workers
 from privcore.engine import cluster as dask_cluster
 from privcore.engine import gpu, tiles
 from privcore.engine.candidates import exact_distances, far_candidates, row_candidates, select_two
@@ -311,7 +310,7 @@ def _sweep_task(sweep: _Sweep, starts: tuple[int, ...]):
     Returns ``(chunk results, columns' distance, columns' index)``.
     """
     local = dataclasses.replace(sweep, columns=RunningTopTwo(len(sweep.reference)))
-    with threadpool_limits(limits=1, user_api="blas"):
+    with one_blas_thread():
         results = [_sweep_chunk(local, start) for start in starts]
     return results, local.columns.distance, local.columns.index
 

@@ -8,8 +8,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from threadpoolctl import threadpool_limits
-
+from privcore.base import one_blas_thread
 from privcore.metrics import registry
 
 #: Threads a background metric uses where fewer than the evaluation's. D-MLP's folds train as one stack of
@@ -221,7 +220,7 @@ def running_in_background(ids: list[str], run: Callable[[str], object], prepare:
         yield Beside()
         return
     beside = Beside(claimed={metric_id: Future() for metric_id in claimable or ()})
-    with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(max_workers=1) as pool:
+    with one_blas_thread(), ThreadPoolExecutor(max_workers=1) as pool:
         beside.futures = {metric_id: pool.submit(run, metric_id) for metric_id in ids}
         if beside.claimed:
             pool.submit(beside.run_claimable, run)

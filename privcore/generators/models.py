@@ -312,16 +312,20 @@ class IndependentHistograms(BaseGenerator):
         return {"bins": self.bins}
 
     def _fit(self):
-        self.grids = []
+        self.grids, counts = [], []
         for col in self.table.columns:
             x = self.table[col]
             if is_numerical(self.types, col) and x.nunique() > self.bins:
                 v = x.to_numpy(dtype=float, na_value=np.nan)
                 edges = np.linspace(np.nanmin(v), np.nanmax(v), self.bins + 1)
                 self.grids.append(Grid(col, edges=edges, missing=bool(np.isnan(v).any()), integral=is_integral(v)))
+                counts.append(histogram_counts(self.table, self.grids[-1:])[0])
             else:
-                self.grids.append(Grid(col, values=category_codes(x)[1]))
-        self.probabilities = [_probabilities(c) for c in histogram_counts(self.table, self.grids)]
+                # The codes are each row's bin on this grid already: the counts that histogram_counts would find.
+                codes, values = category_codes(x)
+                self.grids.append(Grid(col, values=values))
+                counts.append(np.bincount(codes, minlength=len(values)).astype(float))
+        self.probabilities = [_probabilities(c) for c in counts]
 
     def _draw(self, n, rng):
         return sample_histograms(self.grids, self.probabilities, n, rng, self.table)

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
-from threadpoolctl import threadpool_limits
 
+from privcore.base import one_blas_thread
 from privcore.data import Schema
 from privcore.evaluation.evaluate import evaluate
 from privcore.lab.frontier import TablePoint, table_point
@@ -71,7 +71,7 @@ def _install(setup: EvaluationSetup) -> None:
 
 def _evaluate_installed(token: str, table: pd.DataFrame, seed: int, label: str) -> Outcome:
     setup, reuse = _INSTALLED[token]
-    with threadpool_limits(limits=1, user_api="blas"):
+    with one_blas_thread():
         return setup.evaluate(reuse, table, seed, label, workers=1)
 
 

@@ -22,9 +22,11 @@ import warnings  # noqa: E402
 from concurrent.futures import ThreadPoolExecutor  # noqa: E402
 
 import numpy as np  # noqa: E402
-from threadpoolctl import threadpool_limits  # noqa: E402
 
-from privcore.base import NotApplicable  # noqa: E402
+from privcore.base import (
+    NotApplicable,  # noqa: E402
+    one_blas_thread,  # noqa: E402
+)
 from privcore.engine import (
     MetricContext,  # noqa: E402
     map_on_cluster,  # noqa: E402
@@ -136,7 +138,7 @@ def _fit_fold_task(features, labels, train, test, seed) -> tuple[np.ndarray, int
     """:func:`_fit_fold` as a task of a Dask cluster worker: single-threaded BLAS, as on the threads here."""
     from sklearn.exceptions import ConvergenceWarning  # imported here: see the note on scikit-learn above
 
-    with threadpool_limits(limits=1, user_api="blas"), warnings.catch_warnings():
+    with one_blas_thread(), warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         return _fit_fold(features, labels, train, test, seed)
 
@@ -162,7 +164,7 @@ def _run_folds(features, labels, folds, seed, workers: int, cluster=None,
 
     models = [make_mlp(seed) for _ in folds]
     threads = _parallel_fits(workers, len(folds))
-    with threadpool_limits(limits=1, user_api="blas"), warnings.catch_warnings():
+    with one_blas_thread(), warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # reported as a metric warning instead
         if all(isinstance(model, _detection_mlp()) for model in models):
             from privcore.metrics._mlp import fit_together  # imported here: it loads scikit-learn (see above)

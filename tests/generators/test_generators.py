@@ -132,6 +132,26 @@ def test_exact_copy_and_fresh_sample(real, population):
     pd.testing.assert_frame_equal(a, fresh.fit(real.iloc[:10], TYPES).sample(M, 0))  # training ignored
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_independent_histograms_count_each_column_on_its_grid(seed):
+    """The fit's shares are the counts of histogram_counts on its own grids (categories, missing, mixed types)."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 60))
+    table = pd.DataFrame({
+        "age": rng.integers(18, 90, n).astype(float),
+        "few": rng.choice([1, 2, 3], n).astype(float),  # a numerical column with few values: counted by value
+        "job": pd.Series(rng.choice(["a", "b", "c", None], n), dtype=object),
+        "mixed": pd.Series(rng.choice([1, "1", 1.5, "x", None], n), dtype=object),
+    })
+    table.loc[rng.random(n) < 0.2, "age"] = np.nan
+    generator = IndependentHistograms(bins=int(rng.integers(2, 6))).fit(
+        table, {"age": "numerical", "few": "numerical", "job": "categorical", "mixed": "categorical"})
+    counted = histogram_counts(generator.table, generator.grids)
+    for shares, counts in zip(generator.probabilities, counted):
+        assert counts.sum() == n
+        np.testing.assert_array_equal(shares, counts / counts.sum())
+
+
 def test_types_rules(real, population):
     # columns not listed count as categorical; entries for absent columns are ignored; None guesses
     gen = make_generator("independent_histograms").fit(real, {"age": "numerical", "nope": "numerical"})

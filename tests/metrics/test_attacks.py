@@ -27,7 +27,11 @@ from privcore.metrics.attacks import (
     singling_out_multivariate,
     singling_out_univariate,
 )
-from privcore.metrics.attacks.singling_out import QueryTable, singling_out_probability_integral
+from privcore.metrics.attacks.singling_out import (
+    QueryTable,
+    multivariate_queries,
+    singling_out_probability_integral,
+)
 from privcore.metrics.details import AttackRates, Rate
 
 # --------------------------------------------------------------------------- linkability (published)
@@ -350,6 +354,42 @@ def test_multivariate_queries_single_out_in_synthetic():
         assert q["real_success"] == (len(selected) == 1)
         if q["real_success"]:
             assert selected.index[0] == q["real_row"]
+
+
+def _every_pair_queries(syn, numerical, n_queries, n_cols, max_attempts, rng, batch_size=1000):
+    """Anonymeter's multivariate search as written: every drawn (row, columns) pair builds its predicate."""
+    medians = [float(np.median(v)) if numerical[j] else None for j, v in enumerate(syn.values)]
+    found, seen, attempts = [], set(), 0
+    while len(found) < n_queries and attempts < max_attempts:
+        b = min(batch_size, max_attempts - attempts)
+        rows = rng.integers(0, syn.n, size=b)
+        cols = np.sort(np.argsort(rng.random((b, len(syn.values))), axis=1)[:, :n_cols], axis=1)
+        for r, cs in zip(rows.tolist(), cols.tolist()):
+            q = tuple((j, ">=" if float(syn.values[j][r]) > medians[j] else "<=", float(syn.values[j][r]))
+                      if numerical[j] else (j, "==", int(syn.values[j][r])) for j in cs)
+            if q not in seen and syn.count(q) == 1:
+                seen.add(q)
+                found.append(q)
+                if len(found) >= n_queries:
+                    break
+        attempts += b
+    return found, attempts
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(rows=st.integers(1, 40), kinds=st.lists(st.booleans(), min_size=1, max_size=6), levels=st.integers(1, 4),
+       n_cols=st.integers(1, 4), n_queries=st.sampled_from([3, 30, 1000]), max_attempts=st.sampled_from([500, 5000]),
+       batch_size=st.sampled_from([7, 1000]), seed=st.integers(0, 2**16))
+def test_skipping_tried_pairs_keeps_the_search_of_every_pair(rows, kinds, levels, n_cols, n_queries, max_attempts,
+                                                              batch_size, seed):
+    rng = np.random.default_rng(seed)
+    columns = [np.round(rng.normal(size=rows), 1) if numerical else rng.integers(0, levels, rows).astype(float)
+               for numerical in kinds]
+    table = QueryTable(columns)
+    mine, reference = np.random.default_rng(seed + 1), np.random.default_rng(seed + 1)
+    assert (multivariate_queries(table, kinds, n_queries, n_cols, max_attempts, mine, batch_size)
+            == _every_pair_queries(table, kinds, n_queries, n_cols, max_attempts, reference, batch_size))
+    assert mine.random() == reference.random()  # the same draws, so the attack's later draws are the same too
 
 
 def test_singling_out_baseline_queries_evaluated_on_real():

@@ -15,7 +15,9 @@ from hypothesis import strategies as st
 from privcore import Schema, evaluate
 from privcore.demo import load_scenario
 from privcore.evaluation.verdict import DO_NOT_RELEASE, verdict
+from privcore.metrics.reconstruction import _base as reconstruction_base
 from privcore.metrics.reconstruction._base import (
+    DRAW_BLOCK,
     advantage_interval,
     column_score,
     hits,
@@ -146,3 +148,45 @@ def test_without_holdout_or_secret_it_says_why():
     result = evaluate(demo.real, demo.synthetic, everything, metrics="recon_nearest",
                       holdout=demo.holdout)["recon_nearest"]
     assert not result.applicable and "nothing is left to reconstruct" in result.reason
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(members=st.integers(0, 40), nonmembers=st.integers(1, 40), kinds=st.lists(st.booleans(), min_size=1, max_size=3),
+       n_boot=st.sampled_from([1, 7, 50]), block=st.sampled_from([1, 30, DRAW_BLOCK]), seed=st.integers(0, 2**16))
+def test_the_bootstrap_scores_every_draw_as_table_score_does(members, nonmembers, kinds, n_boot, block, seed):
+    """The interval scores all draws at once, in blocks; drawn one by one with table_score it is the same."""
+    rng = np.random.default_rng(seed)
+
+    def group(n):
+        truths, hits = [], []
+        for numerical in kinds:
+            if numerical:
+                values = rng.normal(size=max(n, 1))
+                values[rng.random(len(values)) < 0.2] = np.nan
+                truths.append(truth_of(pd.DataFrame({"x": values}), "x", "numerical", 2.0))
+                hits.append(rng.random(len(values)))
+            else:
+                labels = rng.choice(list("abc")[:int(rng.integers(1, 4))], max(n, 1))
+                truths.append(truth_of(pd.DataFrame({"c": labels}), "c", "categorical", float("nan")))
+                hits.append((rng.random(len(labels)) < 0.5).astype(float))
+        return truths, hits
+
+    (member_truths, member_hits), (other_truths, other_hits) = group(members), group(nonmembers)
+    chosen = np.arange(members)  # no member at all when 0: every draw scores nan
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(reconstruction_base, "DRAW_BLOCK", block)
+        interval = advantage_interval(member_truths, member_hits, other_truths, other_hits, n_boot, seed,
+                                      members=chosen)
+
+    draw = np.random.default_rng([seed, 0x5EC0])
+    one_by_one = []
+    for _ in range(n_boot):
+        m = chosen[draw.integers(0, len(chosen), len(chosen))]
+        n = np.arange(nonmembers)[draw.integers(0, nonmembers, nonmembers)]
+        one_by_one.append(table_score(member_truths, member_hits, m) - table_score(other_truths, other_hits, n))
+    one_by_one = np.array(one_by_one)
+    if not np.isfinite(one_by_one).any():
+        assert np.isnan(interval).all()
+    else:
+        expected = np.quantile(one_by_one[np.isfinite(one_by_one)], [0.025, 0.975])
+        np.testing.assert_allclose(interval, expected, rtol=0, atol=1e-12)

@@ -36,6 +36,8 @@ _CAT_OPS = ("==", "!=")
 DEFAULT_MAX_ATTEMPTS = 200_000
 BATCH_SIZE = 1000
 FAILED_CACHE = 100_000
+#: Largest table of (row, column set) flags :func:`multivariate_queries` keeps to skip pairs it tried: 4 MiB.
+PAIR_FLAGS = 2**22
 
 
 class QueryTable:
@@ -166,12 +168,19 @@ def multivariate_queries(
     """Anonymeter's multivariate predicates built from random synthetic rows.
 
     Returns the predicates and the number of rows tried.
+
+    A (row, columns) pair always gives the same predicate, so a pair tried before is skipped without building it
+    again: on a small table, whose few pairs the draws repeat until ``max_attempts``, that was nearly all the
+    work. The draws, the predicates kept and their order are those of trying every pair.
     """
     p = len(syn.values)
     medians = [float(np.median(v)) if numerical[j] else None for j, v in enumerate(syn.values)]
     found: list[Query] = []
     seen: set = set()
     failed: set = set()  # predicates already found not to single out (small tables repeat them a lot)
+    # A pair's key: its row times 2**p plus its columns as bits, flagged once tried, where all the flags fit.
+    remember = p < 23 and syn.n << p <= PAIR_FLAGS
+    tried = np.zeros(syn.n << p if remember else 0, dtype=bool)
     attempts = 0
     while len(found) < n_queries:
         if max_attempts is not None and attempts >= max_attempts:
@@ -179,6 +188,12 @@ def multivariate_queries(
         b = batch_size if max_attempts is None else min(batch_size, max_attempts - attempts)
         rows = rng.integers(0, syn.n, size=b)
         cols = np.sort(np.argsort(rng.random((b, p)), axis=1)[:, :n_cols], axis=1)
+        if remember:  # the batch's pairs not tried before, each once, in the order drawn
+            keys = (rows << p) + (1 << cols).sum(axis=1)
+            fresh = np.flatnonzero(~tried[keys])
+            fresh = np.sort(fresh[np.unique(keys[fresh], return_index=True)[1]])
+            tried[keys[fresh]] = True
+            rows, cols = rows[fresh], cols[fresh]
         for r, cs in zip(rows.tolist(), cols.tolist()):
             terms = []
             for j in cs:

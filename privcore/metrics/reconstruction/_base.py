@@ -19,6 +19,8 @@ from privcore.metrics.details import Details, records
 #: The scores' names, per kind of column.
 RARITY_WEIGHTED = "rarity-weighted accuracy"
 CLOSENESS = "1 − normalised absolute error"
+#: Target indices the bootstrap scores at once (draws × targets): 2**21, 16 MiB per array of them.
+DRAW_BLOCK = 2**21
 
 STEVENG9 = ("Golob, Pentyala, Maratkhan and De Cock, the NIST CRC red-team's reconstruction attack and its scoring "
             "(github.com/steveng9/Reconstruction, scoring.py)")
@@ -129,23 +131,56 @@ def table_score(truths: list[Truth], hit_columns: list[np.ndarray], rows: np.nda
     return float(np.mean(finite)) if finite else float("nan")
 
 
+def _draw_scores(truths: list[Truth], hit_columns: list[np.ndarray], draws: np.ndarray) -> np.ndarray:
+    """:func:`table_score` of each row of ``draws`` (bootstrap draws × targets, indices of the targets).
+
+    The same sums as :func:`column_score` per draw (the bincounts add each draw's weights in the same order), for
+    all the draws at once.
+    """
+    count, length = draws.shape
+    scores = np.full((len(truths), count), np.nan)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for j, (truth, hit) in enumerate(zip(truths, hit_columns)):
+            if length == 0:
+                continue
+            if truth.numerical:
+                finite = np.isfinite(truth.values)[draws]
+                scores[j] = np.where(finite, hit[draws], 0.0).sum(axis=1) / finite.sum(axis=1)
+                continue
+            labels = len(truth.labels)
+            bins = (truth.codes[draws] + labels * np.arange(count)[:, None]).ravel()
+            counts = np.bincount(bins, minlength=count * labels).reshape(count, labels)
+            right = np.bincount(bins, weights=hit[draws].ravel(), minlength=count * labels).reshape(count, labels)
+            present = counts > 0
+            shares = np.divide(right, counts, out=np.zeros(right.shape), where=present)
+            scores[j] = shares.sum(axis=1) / present.sum(axis=1)
+        finite = np.isfinite(scores)
+        return np.where(finite, scores, 0.0).sum(axis=0) / finite.sum(axis=0)
+
+
 def advantage_interval(member_truths, member_hits, nonmember_truths, nonmember_hits, n_boot: int, seed: int,
                        confidence: float = 0.95, members: np.ndarray | None = None,
                        nonmembers: np.ndarray | None = None) -> tuple[float, float] | None:
     """Percentile bootstrap interval of members' score − non-members' score; None when ``n_boot`` is 0.
 
-    The two groups are resampled apart (each resample recomputes the rarity weights).
+    The two groups are resampled apart (each resample recomputes the rarity weights). The draws are scored in blocks
+    that hold at most :data:`DRAW_BLOCK` indices.
     """
     if n_boot <= 0:
         return None
     members = np.arange(len(member_hits[0])) if members is None else members
     nonmembers = np.arange(len(nonmember_hits[0])) if nonmembers is None else nonmembers
     rng = np.random.default_rng([seed, 0x5EC0])
+    block = max(1, DRAW_BLOCK // max(1, len(members), len(nonmembers)))
     draws = np.empty(n_boot)
-    for b in range(n_boot):
-        m = members[rng.integers(0, len(members), len(members))]
-        n = nonmembers[rng.integers(0, len(nonmembers), len(nonmembers))]
-        draws[b] = table_score(member_truths, member_hits, m) - table_score(nonmember_truths, nonmember_hits, n)
+    for start in range(0, n_boot, block):
+        picked = [(members[rng.integers(0, len(members), len(members))],
+                   nonmembers[rng.integers(0, len(nonmembers), len(nonmembers))])
+                  for _ in range(start, min(n_boot, start + block))]
+        drawn_members = np.array([m for m, _ in picked], dtype=np.int64).reshape(len(picked), -1)
+        drawn_nonmembers = np.array([n for _, n in picked], dtype=np.int64).reshape(len(picked), -1)
+        draws[start:start + len(picked)] = (_draw_scores(member_truths, member_hits, drawn_members)
+                                            - _draw_scores(nonmember_truths, nonmember_hits, drawn_nonmembers))
     tail = (1.0 - confidence) / 2
     low, high = np.quantile(draws[np.isfinite(draws)], [tail, 1.0 - tail]) if np.isfinite(draws).any() else (
         np.nan, np.nan)

@@ -7,9 +7,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
-from threadpoolctl import threadpool_limits
 
-from privcore.base import NotApplicable
+from privcore.base import NotApplicable, one_blas_thread
 from privcore.data import NUMERICAL, Param
 from privcore.engine import MetricContext
 from privcore.metrics.details import ModelScore, ModelUtility
@@ -130,7 +129,7 @@ def _fit_all(task, seed0: int, rows: int, kept: dict, values: dict, positive: st
             for role in roles]  # LightGBM first: the longer fits start first
     threads = max(1, min(workers, len(jobs)))
     # One filter for all the fits, set here: warnings.catch_warnings is not safe to enter from several threads.
-    with warnings.catch_warnings(), threadpool_limits(limits=1, user_api="blas"):
+    with warnings.catch_warnings(), one_blas_thread():
         warnings.simplefilter("ignore")  # convergence of the logistic regression is reported by its score
         if threads == 1:
             return {job: fit(job) for job in jobs}
