@@ -319,7 +319,7 @@ class IndependentHistograms(BaseGenerator):
                 v = x.to_numpy(dtype=float, na_value=np.nan)
                 edges = np.linspace(np.nanmin(v), np.nanmax(v), self.bins + 1)
                 self.grids.append(Grid(col, edges=edges, missing=bool(np.isnan(v).any()), integral=is_integral(v)))
-                counts.append(histogram_counts(self.table, self.grids[-1:])[0])
+                counts.append(_column_counts(x, self.grids[-1]))
             else:
                 # The codes are each row's bin on this grid already: the counts that histogram_counts would find.
                 codes, values = category_codes(x)

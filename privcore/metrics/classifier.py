@@ -23,10 +23,7 @@ from concurrent.futures import ThreadPoolExecutor  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from privcore.base import (
-    NotApplicable,  # noqa: E402
-    one_blas_thread,  # noqa: E402
-)
+from privcore.base import NotApplicable, one_blas_thread  # noqa: E402
 from privcore.engine import (
     MetricContext,  # noqa: E402
     map_on_cluster,  # noqa: E402

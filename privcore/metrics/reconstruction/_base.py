@@ -138,11 +138,11 @@ def _draw_scores(truths: list[Truth], hit_columns: list[np.ndarray], draws: np.n
     all the draws at once.
     """
     count, length = draws.shape
+    if length == 0:  # no target drawn: no score, as column_score of no rows
+        return np.full(count, np.nan)
     scores = np.full((len(truths), count), np.nan)
     with np.errstate(invalid="ignore", divide="ignore"):
         for j, (truth, hit) in enumerate(zip(truths, hit_columns)):
-            if length == 0:
-                continue
             if truth.numerical:
                 finite = np.isfinite(truth.values)[draws]
                 scores[j] = np.where(finite, hit[draws], 0.0).sum(axis=1) / finite.sum(axis=1)
