@@ -7,6 +7,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from privcore.base import InputError, format_bytes
@@ -73,8 +74,8 @@ def encoded_columns(tables: Mapping[str, pd.DataFrame], schema: Schema) -> tuple
         if schema.types[column] == NUMERICAL:
             width += 1
             continue
-        values = pd.concat([df[column] for df in tables.values() if df is not None], ignore_index=True)
-        count = int(values.nunique(dropna=False))
+        values = np.concatenate([df[column].to_numpy() for df in tables.values() if df is not None])
+        count = len(pd.unique(values))  # a missing value counts as one more category
         width += 1 if count <= 2 else count
         if count > widest_count:
             widest, widest_count = column, count

@@ -14,7 +14,7 @@ import pandas as pd
 
 from privcore.base import AllMissingColumnError, SchemaError
 from privcore.data.memory import check_memory
-from privcore.data.schema import NUMERICAL, Schema, canonical_categories
+from privcore.data.schema import NUMERICAL, Schema, category_texts
 
 #: The category that stands for a missing categorical or binary value.
 MISSING = "(missing)"
@@ -95,19 +95,8 @@ def prepare(
     )
     numerical = schema.columns_of(NUMERICAL)
     raw = {"real": real, "synthetic": synthetic, "holdout": holdout}
-    for role, df in raw.items():
-        if df is None:
-            continue
-        empty = [c for c in schema.columns if df[c].isna().all()]
-        if empty:
-            raise AllMissingColumnError(
-                f"Column(s) {', '.join(repr(c) for c in empty)} of {names[role]} have no values at all; "
-                "remove them from the analysis (or the file).",
-                file=names[role],
-                column=empty[0],
-            )
-
-    medians = {c: float(pd.to_numeric(real[c], errors="coerce").median()) for c in numerical}
+    impute = schema.missing == "impute"
+    medians: dict[str, float] = {}
     typed: dict[str, pd.DataFrame] = {}
     keep: dict[str, np.ndarray] = {}
     dropped: dict[str, int] = {}
@@ -115,27 +104,36 @@ def prepare(
     for role, df in raw.items():
         if df is None:
             continue
-        out = pd.DataFrame(index=pd.RangeIndex(len(df)))
+        columns, absent = _typed_columns(df, schema, numerical)
+        empty = [c for c in schema.columns if absent[c].all()]
+        if empty:
+            raise AllMissingColumnError(
+                f"Column(s) {', '.join(repr(c) for c in empty)} of {names[role]} have no values at all; "
+                "remove them from the analysis (or the file).",
+                file=names[role],
+                column=empty[0],
+            )
+        if impute and role == "real":  # the real table comes first; its every column has a value
+            medians = {c: float(pd.to_numeric(real[c], errors="coerce").median()) for c in numerical}
         for col in schema.columns:
-            if col in numerical:
-                out[col] = pd.to_numeric(df[col], errors="coerce").astype("float64").to_numpy()
-            else:
-                out[col] = canonical_categories(df[col]).fillna(MISSING).to_numpy()
+            if col not in numerical:
+                columns[col][absent[col]] = MISSING  # the column's own copy (category_texts)
+            elif impute:
+                columns[col][absent[col]] = medians[col]
         mask = np.ones(len(df), dtype=bool)
-        if numerical:
-            has_missing = out[numerical].isna().any(axis=1).to_numpy()
-            if schema.missing == "impute":
-                out[numerical] = out[numerical].fillna(medians)
-            else:
-                mask = ~has_missing
-                if has_missing.any():
-                    warnings.append(
-                        f"{names[role]}: {int(has_missing.sum())} row(s) with a missing numerical value were "
-                        "dropped (choose median imputation to keep them)."
-                    )
+        if numerical and not impute:
+            has_missing = np.logical_or.reduce([absent[c] for c in numerical])
+            mask = ~has_missing
+            if has_missing.any():
+                warnings.append(
+                    f"{names[role]}: {int(has_missing.sum())} row(s) with a missing numerical value were "
+                    "dropped (choose median imputation to keep them)."
+                )
         dropped[role] = int((~mask).sum())
         keep[role] = mask
-        typed[role] = out[mask].reset_index(drop=True)
+        if dropped[role]:
+            columns = {col: values[mask] for col, values in columns.items()}
+        typed[role] = pd.DataFrame(columns, index=pd.RangeIndex(int(mask.sum())))
 
     # Before anything is encoded: refuse what would not fit, rather than run out of memory half-way.
     check_memory(typed, schema)
@@ -150,6 +148,23 @@ def prepare(
         warnings=warnings,
         kept={role: np.flatnonzero(mask) for role, mask in keep.items()},
     )
+
+
+def _typed_columns(df: pd.DataFrame, schema: Schema, numerical: list[str]) -> tuple[dict, dict]:
+    """Each analysed column of ``df`` as a new array (float64 numbers, category texts) and its missing cells.
+
+    A missing cell stays missing here (NaN, or None among the texts). Validation has refused text in a numerical
+    column, so a number is missing exactly where the table as given has no value.
+    """
+    columns, absent = {}, {}
+    for col in schema.columns:
+        if col in numerical:
+            values = pd.to_numeric(df[col], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan, copy=True)
+            absent[col] = np.isnan(values)
+        else:
+            values, absent[col] = category_texts(df[col])
+        columns[col] = values
+    return columns, absent
 
 
 def _pair_index(real, synthetic, schema: Schema, keep, names) -> np.ndarray:

@@ -220,7 +220,7 @@ def test_a_sensitive_column_is_proposed_when_the_data_suggest_one(frame, expecte
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from privcore.data.schema import _category_text, canonical_categories  # noqa: E402
+from privcore.data.schema import _category_text, canonical_categories, category_texts  # noqa: E402
 
 _VALUES = st.one_of(st.text(max_size=3), st.integers(-3, 3), st.floats(-3, 3, width=32), st.just(float("nan")),
                     st.booleans(), st.none())
@@ -279,3 +279,87 @@ def test_canonical_categories_match_the_per_value_version(values, dtype):
     assert [(type(v), v) if not pd.isna(v) else None for v in got] == \
         [(type(v), v) if not pd.isna(v) else None for v in expected]
     assert got.index.equals(expected.index) and got.dtype == expected.dtype
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_MORE_VALUES, max_size=40), st.sampled_from(["object", "infer"]))
+def test_category_texts_are_canonical_categories_with_their_missing_mask(values, dtype):
+    """The texts of :func:`category_texts` are those of canonical_categories, its mask their missing values, and the
+    table given is left as it was (prepare fills the missing values in the texts returned)."""
+    try:
+        series = pd.Series(values, dtype=object if dtype == "object" else None)
+    except (TypeError, ValueError):
+        return
+    before = series.copy()
+    texts, missing = category_texts(series)
+    expected = _canonical_categories_per_value(series)
+    assert [(type(v), v) if not pd.isna(v) else None for v in texts] == \
+        [(type(v), v) if not pd.isna(v) else None for v in expected]
+    assert missing.tolist() == expected.isna().tolist()
+    texts[missing] = "(missing)"
+    pd.testing.assert_series_equal(series, before)
+
+
+def _prepared_reference(table: pd.DataFrame, schema: Schema, medians: dict) -> tuple[pd.DataFrame, np.ndarray]:
+    """prepare's definition for one table, column by column through pandas: the typed table and the rows kept."""
+    out = pd.DataFrame(index=pd.RangeIndex(len(table)))
+    numerical = schema.columns_of("numerical")
+    for col in schema.columns:
+        if col in numerical:
+            out[col] = pd.to_numeric(table[col], errors="coerce").astype("float64").to_numpy()
+        else:
+            out[col] = canonical_categories(table[col]).fillna(MISSING).to_numpy()
+    keep = np.ones(len(table), dtype=bool)
+    if numerical and schema.missing == "impute":
+        out[numerical] = out[numerical].fillna(medians)
+    elif numerical:
+        keep = ~out[numerical].isna().any(axis=1).to_numpy()
+    return out[keep].reset_index(drop=True), keep
+
+
+def _random_column(rng, kind: str, style: int, n: int) -> pd.Series:
+    """A column of ``kind`` in one of several forms: float, nullable int, numbers as text or objects, booleans,
+    pandas categories, mixed 1 / "1" / 2.0, each with some missing values of any NA kind."""
+    if kind == "numerical":
+        numbers = rng.normal(size=n).round(2)
+        column = [pd.Series(numbers), pd.Series(rng.integers(0, 9, n)).astype("Int64"),
+                  pd.Series([str(x) for x in numbers], dtype=object), pd.Series(numbers.astype(object))][style % 4]
+    else:
+        k = 2 if kind == "binary" else 3
+        column = [pd.Series(rng.choice(["a", "b", "c"][:k], n), dtype=object),
+                  pd.Series(rng.integers(0, k, n).astype(float)), pd.Series(rng.choice([True, False], n)),
+                  pd.Series(rng.choice(["x", "y", "z"][:k], n)).astype("category"),
+                  pd.Series(rng.choice(np.array([1, "1", 2.0][:k], dtype=object), n), dtype=object)][style % 5]
+    missing = rng.random(n) < rng.choice([0.0, 0.1])
+    if missing.any():
+        column = column.astype("float64") if style % 4 == 0 and kind == "numerical" else column.astype(object)
+        column[missing] = [np.nan, None, pd.NA][int(rng.integers(0, 3))]
+    return column
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["drop", "impute"]))
+def test_prepare_gives_the_column_by_column_definition(seed, policy):
+    """prepare's tables, values and types of every cell, rows kept and warnings are those of the definition applied
+    column by column through pandas, for numbers as floats, nullable ints, text and objects, and categories as
+    text, numbers, booleans, pandas categories and mixed kinds, with missing values of every NA kind."""
+    rng = np.random.default_rng(seed)
+    types = {f"c{i}": str(rng.choice(["numerical", "categorical", "binary"])) for i in range(int(rng.integers(1, 5)))}
+    styles = {c: int(rng.integers(0, 20)) for c in types}
+    tables = [pd.DataFrame({c: _random_column(rng, t, styles[c], n) for c, t in types.items()})
+              for n in rng.integers(1, 30, size=3)]
+    schema = Schema(types, missing=policy)
+    try:
+        prepared = prepare(tables[0], tables[1], schema, tables[2])
+    except AllMissingColumnError:
+        assert any(t[c].isna().all() for t in tables for c in types)
+        return
+    numerical = schema.columns_of("numerical")
+    medians = {c: float(pd.to_numeric(tables[0][c], errors="coerce").median()) for c in numerical}
+    for role, table in zip(("real", "synthetic", "holdout"), tables):
+        expected, keep = _prepared_reference(table, schema, medians)
+        got = prepared.table(role)
+        pd.testing.assert_frame_equal(got, expected, check_exact=True)
+        assert [[type(v) for v in got[c]] for c in got] == [[type(v) for v in expected[c]] for c in expected]
+        assert np.array_equal(prepared.kept[role], np.flatnonzero(keep))
+        assert prepared.dropped[role] == int((~keep).sum())
