@@ -340,8 +340,8 @@ def _random_column(rng, kind: str, style: int, n: int) -> pd.Series:
 @settings(max_examples=150, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.sampled_from(["drop", "impute"]))
 def test_prepare_gives_the_column_by_column_definition(seed, policy):
-    """prepare's tables, values and types of every cell, rows kept and warnings are those of the definition applied
-    column by column through pandas, for numbers as floats, nullable ints, text and objects, and categories as
+    """prepare's tables, values and types of every cell, rows kept and rows dropped are those of the definition
+    applied column by column through pandas, for numbers as floats, nullable ints, text and objects, and categories as
     text, numbers, booleans, pandas categories and mixed kinds, with missing values of every NA kind."""
     rng = np.random.default_rng(seed)
     types = {f"c{i}": str(rng.choice(["numerical", "categorical", "binary"])) for i in range(int(rng.integers(1, 5)))}
