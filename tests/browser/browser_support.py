@@ -328,9 +328,14 @@ def assert_no_error_alert(page) -> None:
 
 
 def uploader(page, label: str):
-    """The file input of the Data page's uploader whose label starts with ``label``."""
+    """The file input of the Data page's uploader whose label starts with ``label``.
+
+    On a slow host the page's first script run can start after :func:`open_app`'s idle check, so the uploader is
+    waited for (up to ``IDLE_TIMEOUT``) before it is counted."""
     box = page.locator("[data-testid=stFileUploader]").filter(
         has=page.locator("[data-testid=stWidgetLabel]", has_text=re.compile(rf"^\s*{re.escape(label)}")))
+    box.first.wait_for(state="attached", timeout=IDLE_TIMEOUT)
+    wait_idle(page)
     assert box.count() == 1, f"expected one uploader labelled {label!r}, found {box.count()}"
     return box.locator("input[type=file]")
 
