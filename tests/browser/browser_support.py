@@ -330,8 +330,8 @@ def assert_no_error_alert(page) -> None:
 def uploader(page, label: str):
     """The file input of the Data page's uploader whose label starts with ``label``.
 
-    On a slow host the page's first script run can start after :func:`open_app`'s idle check, so the uploader is
-    waited for (up to ``IDLE_TIMEOUT``) before it is counted."""
+    On a slow CI host :func:`open_app`'s idle check returned before the Data page had drawn its uploaders (the count
+    read 0, then 1), so the uploader is waited for (up to ``IDLE_TIMEOUT``) and the run let finish before counting."""
     box = page.locator("[data-testid=stFileUploader]").filter(
         has=page.locator("[data-testid=stWidgetLabel]", has_text=re.compile(rf"^\s*{re.escape(label)}")))
     box.first.wait_for(state="attached", timeout=IDLE_TIMEOUT)
