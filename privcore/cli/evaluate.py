@@ -25,6 +25,7 @@ from privcore.data import load_table, validate_tables
 from privcore.engine import check_address
 from privcore.evaluation import check_dp_epsilon, resolve_metric_ids
 from privcore.evaluation.evaluate import evaluate
+from privcore.evaluation.verdict import verdict
 
 
 def load_inputs(args):
@@ -90,6 +91,9 @@ def run_evaluate(args: argparse.Namespace) -> int:
                       workers=workers, cluster=args.dask, device=device, dp_epsilon=dp_epsilon)
     if progress is not None:
         print(file=sys.stderr)
+    answer = verdict(report)
+    if answer.failed:  # said first, before the report: an answer that rests on what failed is no answer
+        print(f"privcore: {answer.headline}", file=sys.stderr)
     text = report.to_json()
     if args.json:
         write_report(args.json, "--json", text + "\n")

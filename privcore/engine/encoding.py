@@ -102,7 +102,9 @@ class EuclideanSpace:
         for col, positive in self._binary:
             out[:, starts[col]] = (df[col].to_numpy() == positive).astype(np.float64)
         for col, levels in self._categorical:
-            codes = pd.Categorical(df[col], categories=levels).codes
+            # pandas stores the codes of up to 127 categories as int8: widened first, because the offset of a
+            # block past 127 (a 300-value code before this column) would overflow int8.
+            codes = pd.Categorical(df[col], categories=levels).codes.astype(np.intp)
             rows = np.flatnonzero(codes >= 0)
             out[rows, starts[col] + codes[rows]] = 1.0
         return out

@@ -543,7 +543,7 @@ def _run_measure(info, shared: SharedComputation, params, seed, strict, errors, 
         return MetricResult(id=info.id, applicable=False, per_record_unit=info.per_record_unit, params=params,
                             reason=f"internal error while computing {info.id} ({type(exc).__name__}); "
                                    "please report it with your settings.",
-                            seconds=time.perf_counter() - started)
+                            seconds=time.perf_counter() - started, failed=True)
     if info.baseline and shared.data.holdout is not None:
         baseline = _baseline(info, shared, params, seed, strict, errors)
         if baseline is not None:

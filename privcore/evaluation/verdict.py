@@ -108,6 +108,9 @@ class Verdict:
     guarantee: "Guarantee | None" = None
     #: What the table keeps and loses relative to a fresh sample (:class:`UtilityLine`); None: no utility measure ran.
     utility: UtilityLine | None = None
+    #: The metrics that stopped on an internal error (names): a defect to report. While a privacy metric is among
+    #: them the answer is never "release", because it would rest on what did not run.
+    failed: list[str] = field(default_factory=list)
 
     @property
     def word(self) -> str:
@@ -125,6 +128,7 @@ class Verdict:
             "rule": {**asdict(self.rule), "text": self.rule.describe()},
             "guarantee": None if self.guarantee is None else _finite(asdict(self.guarantee)),
             "utility": None if self.utility is None else self.utility.to_dict(),
+            "failed": list(self.failed),
         }
 
 
@@ -382,13 +386,43 @@ def verdict(report, rule: VerdictRule | None = None, dp_epsilon: float | None = 
     guarantee = None if dp_epsilon is None else _guarantee(float(dp_epsilon), report)
     if guarantee is not None and guarantee.broken:
         level = DO_NOT_RELEASE
+    failed = failed_metrics(report)
+    privacy_failed = [name for name, family in failed if family not in NOT_PRIVACY_FAMILIES]
+    if privacy_failed:  # no answer may rest on a metric that did not run: it could have found the leak
+        level = min(level, CAUTION, key=order.get)
     has_holdout = (getattr(report, "rows", None) or {}).get("holdout") is not None
     headline = _headline(level, evidence, decisive_ran, has_holdout)
     if guarantee is not None and guarantee.broken:
         headline = f"Do not release: {guarantee.text}"
+    elif privacy_failed and level != DO_NOT_RELEASE:
+        headline = failed_headline(privacy_failed)
     utility = utility_line(report, rule.useful_at, rule.keeps_little_below, passes_privacy=level != DO_NOT_RELEASE)
     return Verdict(level, headline, _shown(evidence), not_tested, rule, _next_step(report, evidence), guarantee,
-                   utility)
+                   utility, [name for name, _ in failed])
+
+
+def failed_metrics(report) -> list[tuple[str, str]]:
+    """(name, family) of each metric of ``report`` that stopped on an internal error, in the report's order.
+
+    A metric counts when its result is marked ``failed`` or when its fresh-sample baseline or size-matched comparison
+    failed (``report.errors`` names the metric first): its reading would then rest on a missing reference.
+    """
+    errors = getattr(report, "errors", None) or []
+    erred = {error.split(":", 1)[0].split(" (", 1)[0] for error in errors}
+    found = []
+    for metric_id, result in report.items():
+        if getattr(result, "failed", False) or metric_id in erred:
+            a = assess(metric_id, result)
+            found.append((a.name, a.family))
+    return found
+
+
+def failed_headline(names: list[str]) -> str:
+    """The answer's headline when privacy metrics failed: no answer, what failed, and that it is a defect."""
+    shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+    return (f"No answer: {len(names)} privacy metric{'s' if len(names) != 1 else ''} stopped on an internal error "
+            f"({shown}), so the table cannot be cleared on what ran. This is a defect in privcore, not a property of "
+            "your data: please report it with your settings.")
 
 
 def _shown(evidence: list[Evidence]) -> list[Evidence]:

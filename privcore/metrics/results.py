@@ -226,6 +226,9 @@ class MetricResult:
     scale: str = "risk"
     #: A utility measure's score and its fresh-sample reference (:class:`UtilityScore`); None otherwise.
     utility: UtilityScore | None = None
+    #: True when the metric stopped on an internal error (a defect in privcore, not a property of the data): it is
+    #: not applicable, and the verdict never answers "release" while a privacy metric failed.
+    failed: bool = False
 
     @property
     def excess(self) -> float | None:
@@ -253,6 +256,7 @@ class MetricResult:
             "warnings": list(self.warnings),
             "details": None if self.details is None else self.details.to_json(),
             "size_match": None if self.size_match is None else self.size_match.to_dict(),
+            "failed": self.failed,
         }
         if self.scale == "utility":
             out["scale"] = "utility"

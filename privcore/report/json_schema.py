@@ -68,6 +68,9 @@ _VERDICT = {
                 "text": {"type": "string"},
                 "useful_at": {"type": "number"}, "keeps_little_below": {"type": "number"}},
             "required": ["measures", "relative", "keeps_little", "text"]}]},
+        "failed": {"type": "array", "items": {"type": "string"},
+                   "description": "metrics that stopped on an internal error (a defect to report); while a privacy "
+                                  "metric is among them the level is never 'release'"},
     },
     "required": ["level", "headline", "evidence", "not_tested", "rule"],
 }
@@ -162,6 +165,9 @@ def _risk_metric_schema(info: registry.MetricInfo) -> dict[str, Any]:
             "size_match": {"anyOf": [{"$ref": "#/$defs/size_match"}, {"type": "null"}],
                            "description": "the score and its baseline compared between like-sized tables (null: "
                                           "no baseline, or a metric whose value does not depend on the size)"},
+            "failed": {"type": "boolean",
+                       "description": "the metric stopped on an internal error (a defect to report, not a property "
+                                      "of the data); the verdict is then never 'release'"},
         },
         "required": ["risk", "raw", "applicable", "reason", "baseline", "interval", "seconds", "params",
                      "warnings", "details"],
