@@ -17,7 +17,13 @@ from dashboard.metric_choice import without_cli_flags
 from privcore.evaluation import KIND_WORDS, VERDICT_STYLE, VerdictRule
 from privcore.evaluation import interpret as R
 from privcore.evaluation.verdict import verdict
-from privcore.metrics import InferenceAttack, LinkabilityAttack, SinglingOutAttack, registry
+from privcore.metrics import (
+    InferenceAttack,
+    LinkabilityAttack,
+    ReproducedIdentifiers,
+    SinglingOutAttack,
+    registry,
+)
 from privcore.report import figures as F
 
 #: Plotly options for every chart: no Plotly logo link, no "edit in Chart Studio" (nothing leaves the machine).
@@ -104,6 +110,21 @@ def verdict_panel(table: str, report, rule: VerdictRule) -> None:
             with st.expander(f"Not tested ({len(v.not_tested)})", icon=":material/help:"):
                 for line in v.not_tested:
                     st.write(without_cli_flags(line))
+        columns_panel(getattr(report, "columns", None) or [])
+
+
+def columns_panel(entries) -> None:
+    """Every uploaded column: analysed with its kind, checked for copied values, or left out with the reason."""
+    if not entries:
+        return
+    counts = {status: sum(e.status == status for e in entries) for status in ("analysed", "checked", "left out")}
+    title = ", ".join(f"{n} {status}" for status, n in counts.items() if n)
+    with st.expander(f"Columns ({title})", icon=":material/view_column:"):
+        st.dataframe(pd.DataFrame({
+            "column": [e.column for e in entries], "status": [e.status for e in entries],
+            "kind": [e.kind or "" for e in entries], "role": [e.role for e in entries],
+            "note": [e.reason + (": to include it, tick Analyse above on the Configure page and choose its kind."
+                                 if e.include else "") for e in entries]}), hide_index=True, width="stretch")
 
 
 def verdict_rule_form(state, key: str = "verdict_rule") -> VerdictRule:
@@ -357,6 +378,16 @@ def attack_details(report, metric_id: str, limit: int = 10) -> None:
     if not result.applicable:
         return
     details = result.details
+    if isinstance(details, ReproducedIdentifiers):
+        st.markdown("**What was searched, and how many were found** (rates weigh each person by how rare their "
+                    "values are among real people)")
+        st.dataframe(pd.DataFrame({
+            "values searched": details.checks, "members found": details.members_found,
+            "of members": details.members_checked, "holdout found (chance)": details.holdout_found,
+            "of holdout": details.holdout_checked}), hide_index=True, width="stretch")
+        if details.examples:
+            st.caption("Members found, masked: " + "; ".join(details.examples))
+        return
     if isinstance(details, SinglingOutAttack):
         worked = [q for q in details.queries if q.get("real_success")]
         st.markdown(f"**Descriptions written from the synthetic data that fit exactly one real person** "

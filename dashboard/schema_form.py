@@ -13,7 +13,7 @@ import pandas as pd
 from dashboard.session.state import LoadedTable, Tables
 from dashboard.table_checks import describe, sentence
 from privcore.base import InputError
-from privcore.data import COLUMN_TYPES, Schema, guess_column_type, infer_schema, suggest_sensitive
+from privcore.data import COLUMN_KINDS, IDENTIFIER, TEXT, Schema, guess_column_type, infer_schema, suggest_sensitive
 
 logger = logging.getLogger(__name__)
 
@@ -42,8 +42,8 @@ def draft_from_schema(schema: Schema | None, real: LoadedTable) -> dict[str, Any
     suggestion = suggest_sensitive(frame)
     return {
         "columns": columns,
-        "types": {c: schema.types.get(c, guesses[c].type) for c in columns},
-        "analyse": {c: c in schema.types for c in columns},
+        "types": {c: schema.kind(c) or guesses[c].type for c in columns},
+        "analyse": {c: schema.kind(c) is not None for c in columns},
         "notes": {c: guesses[c].note for c in columns},
         "distinct": {c: int(frame[c].nunique()) for c in columns},
         "key": None if schema.key is None else list(schema.key),
@@ -108,7 +108,7 @@ def apply_editor(draft: dict, edited: pd.DataFrame) -> None:
         column = row.column
         if column not in draft["types"]:
             continue
-        if row.type in COLUMN_TYPES:  # an emptied cell keeps the previous type
+        if row.type in COLUMN_KINDS:  # an emptied cell keeps the previous type
             draft["types"][column] = row.type
         draft["analyse"][column] = bool(row.analyse)
 
@@ -133,8 +133,12 @@ def analysed_columns(draft: dict) -> list[str]:
 
 
 def default_key(draft: dict) -> list[str]:
-    """The key used when the user has not chosen one: every analysed non-sensitive column."""
-    return [c for c in analysed_columns(draft) if c != draft["sensitive"]]
+    """The key used when the user has not chosen one: every analysed non-sensitive column.
+
+    Identifier and text columns are not in it: they are checked for reproduced values, not compared by distance.
+    """
+    return [c for c in analysed_columns(draft) if c != draft["sensitive"]
+            and draft["types"][c] not in (IDENTIFIER, TEXT)]
 
 
 def pairing_options(draft: dict) -> dict[str, str | None]:
@@ -151,8 +155,12 @@ def pairing_label(draft: dict) -> str:
 
 def schema_from_draft(draft: dict) -> Schema:
     """The :class:`privcore.Schema` the draft describes (not validated)."""
+    analysed = analysed_columns(draft)
     return Schema(
-        types={c: draft["types"][c] for c in analysed_columns(draft)},
+        types={c: draft["types"][c] for c in analysed},
+        left_out={c: ("the pairing id: it says which real row a synthetic row was made from"
+                      if c == pairing_column(draft) else "left out on request (Analyse unticked on the Configure page)")
+                  for c in draft["columns"] if c not in analysed},
         key=None if draft["key"] is None else list(draft["key"]),
         sensitive=draft["sensitive"],
         pairing=draft["pairing"],

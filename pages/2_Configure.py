@@ -9,7 +9,7 @@ import streamlit as st
 
 from dashboard import reference_table, schema_form, threat_presets
 from dashboard.page_setup import METRICS_PAGE, require_tables, setup_page
-from privcore.data import COLUMN_TYPES, MAX_SEED, THREAT_MODELS
+from privcore.data import COLUMN_KINDS, KIND_MEANINGS, MAX_SEED, THREAT_MODELS
 
 EDITOR = "column_editor"
 WIDGETS = (EDITOR, "cfg_sensitive", "cfg_key", "cfg_pairing", "cfg_missing", "cfg_seed", threat_presets.NOTE)
@@ -39,10 +39,9 @@ def _default_key() -> None:
 
 st.title("Configure")
 st.markdown(
-    "Check how each column should be treated. **Numerical** columns hold quantities that can be "
-    "compared by size (age, income); **categorical** columns hold labels (occupation, country); "
-    "**binary** columns have exactly two values (yes/no). Untick *analyse* to leave a column out, "
-    "for example a record id or free text."
+    "Check how each column should be treated; untick *Analyse* to leave a column out (the report lists it, "
+    "with the reason). The kinds:\n\n"
+    + "\n".join(f"- **{kind}**: {meaning}" for kind, meaning in KIND_MEANINGS.items())
 )
 
 st.subheader("Columns")
@@ -56,8 +55,8 @@ edited = st.data_editor(
     column_config={
         "column": st.column_config.TextColumn("Column"),
         "type": st.column_config.SelectboxColumn(
-            "Type", options=list(COLUMN_TYPES), required=True,
-            help="Inferred from the real table; change it if it is wrong."),
+            "Kind", options=list(COLUMN_KINDS), required=True,
+            help="Inferred from the real table; change it if it is wrong (the kinds are explained above)."),
         "analyse": st.column_config.CheckboxColumn("Analyse", help="Include this column in the metrics."),
         "distinct values": st.column_config.NumberColumn("Distinct values", help="In the real table."),
         "note": st.column_config.TextColumn("Why you may want to check", width="large"),

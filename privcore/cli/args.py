@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from privcore.base import InputError
-from privcore.data import check_seed, check_value, infer_schema
+from privcore.data import COLUMN_KINDS, check_seed, check_value, infer_schema
 from privcore.engine import check_device, require_gpu
 from privcore.metrics import registry
 
@@ -76,8 +76,8 @@ def schema_from_args(real, args, overrides: dict, demo_key=None, demo_sensitive=
     """The schema the type and role options describe (columns not named are inferred)."""
     overrides = dict(overrides)
     given: dict[str, str] = {}
-    for kind in ("numerical", "categorical", "binary"):
-        for col in split_list(getattr(args, kind)):
+    for kind in COLUMN_KINDS:
+        for col in split_list(getattr(args, kind, None)):
             if given.get(col, kind) != kind:
                 # Which flag should win is not for us to guess: a message's advice ("declare it categorical")
                 # is followed by changing the column's one type, and this says so.

@@ -21,7 +21,7 @@ from privcore.cli.args import (
     write_report,
 )
 from privcore.cli.parsers import EXIT_INTERNAL, EXIT_OK
-from privcore.data import load_table, validate_tables
+from privcore.data import column_lines, load_table, validate_tables
 from privcore.engine import check_address
 from privcore.evaluation import check_dp_epsilon, resolve_metric_ids
 from privcore.evaluation.evaluate import evaluate
@@ -103,6 +103,9 @@ def run_evaluate(args: argparse.Namespace) -> int:
         from privcore.report import html_report  # lazy: heavy, Plotly only for --html
 
         write_report(args.html, "--html", html_report({names.get("synthetic", "synthetic"): report}))
+    if not args.quiet:  # every uploaded column said: analysed, checked or left out, and why
+        for line in column_lines(report.columns):
+            print(f"columns: {line}", file=sys.stderr)
     if report.errors:
         for error in report.errors:
             print(f"internal error in {error.splitlines()[0]}", file=sys.stderr)

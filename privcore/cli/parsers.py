@@ -64,6 +64,11 @@ def add_type_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--numerical", help="comma-separated numerical columns (others are inferred)")
     parser.add_argument("--categorical", help="comma-separated categorical columns")
     parser.add_argument("--binary", help="comma-separated binary columns")
+    parser.add_argument("--date", help="comma-separated date columns (read as days: ISO 8601 or a common format)")
+    parser.add_argument("--identifier", help="comma-separated identifier columns (names, e-mail, phone or id "
+                                             "numbers): checked for members' values copied, not compared by distance")
+    parser.add_argument("--text", help="comma-separated free-text columns: checked for members' rare strings "
+                                       "copied, not compared by distance")
     parser.add_argument("--exclude", help="comma-separated columns to leave out")
     parser.add_argument("--key", help="comma-separated key (quasi-identifier) columns; default all but the sensitive one")
     parser.add_argument("--sensitive", help="the sensitive column")

@@ -9,6 +9,9 @@ from privcore.base import lazy_face
 
 #: Each name of the face and the module that defines it (loaded on first access).
 _FACE: dict[str, str] = {
+    "COLUMN_KINDS": "column_kinds", "DATE": "column_kinds", "IDENTIFIER": "column_kinds",
+    "KIND_MEANINGS": "column_kinds", "TEXT": "column_kinds",
+    "column_lines": "column_list", "column_report": "column_list", "ColumnEntry": "column_list",
     "check_column_kinds_agree": "io", "check_no_all_missing": "io", "check_same_columns": "io", "load_table": "io",
     "MAX_UPLOAD_MB": "io", "validate_tables": "io",
     "machine_memory": "memory", "parse_size": "memory",

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from privcore.base import AllMissingColumnError, SchemaError
+from privcore.data.column_kinds import ISO, date_days, date_format, numbers_of
 from privcore.data.memory import check_memory
 from privcore.data.schema import NUMERICAL, Schema, category_texts
 
@@ -48,6 +49,9 @@ class PreparedData:
     dropped: dict[str, int] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     kept: dict[str, np.ndarray] = field(default_factory=dict)
+    #: Table role → its identifier and text columns (``schema.checked_columns``) as text, missing as None, rows
+    #: aligned with the prepared table; empty when the schema has none.
+    checked: dict[str, pd.DataFrame] = field(default_factory=dict)
 
     def table(self, role: str) -> pd.DataFrame:
         """The table playing ``role`` (``"real"``, ``"synthetic"`` or ``"holdout"``)."""
@@ -94,7 +98,10 @@ def prepare(
         real, {names["synthetic"]: synthetic}, holdout, real_name=names["real"], holdout_name=names["holdout"]
     )
     numerical = schema.columns_of(NUMERICAL)
+    # Each date column is read in the real table's format in every table (validation checked that they all read).
+    formats = {col: date_format(real[col]) or ISO for col in schema.dates}
     raw = {"real": real, "synthetic": synthetic, "holdout": holdout}
+    checked: dict[str, pd.DataFrame] = {}
     impute = schema.missing == "impute"
     medians: dict[str, float] = {}
     typed: dict[str, pd.DataFrame] = {}
@@ -104,7 +111,7 @@ def prepare(
     for role, df in raw.items():
         if df is None:
             continue
-        columns, absent = _typed_columns(df, schema, numerical)
+        columns, absent = _typed_columns(df, schema, numerical, formats)
         empty = [c for c in schema.columns if absent[c].all()]
         if empty:
             raise AllMissingColumnError(
@@ -114,7 +121,8 @@ def prepare(
                 column=empty[0],
             )
         if impute and role == "real":  # the real table comes first; its every column has a value
-            medians = {c: float(pd.to_numeric(real[c], errors="coerce").median()) for c in numerical}
+            # From the typed values: a date's median is a number of days, "1,234" counts as 1234.
+            medians = {c: float(np.nanmedian(columns[c])) for c in numerical}
         for col in schema.columns:
             if col not in numerical:
                 columns[col][absent[col]] = MISSING  # the column's own copy (category_texts)
@@ -134,6 +142,9 @@ def prepare(
         if dropped[role]:
             columns = {col: values[mask] for col, values in columns.items()}
         typed[role] = pd.DataFrame(columns, index=pd.RangeIndex(int(mask.sum())))
+        if schema.checked_columns:
+            checked[role] = pd.DataFrame({col: category_texts(df[col])[0][mask] for col in schema.checked_columns},
+                                         index=pd.RangeIndex(int(mask.sum())))
 
     # Before anything is encoded: refuse what would not fit, rather than run out of memory half-way.
     check_memory(typed, schema)
@@ -147,19 +158,25 @@ def prepare(
         dropped=dropped,
         warnings=warnings,
         kept={role: np.flatnonzero(mask) for role, mask in keep.items()},
+        checked=checked,
     )
 
 
-def _typed_columns(df: pd.DataFrame, schema: Schema, numerical: list[str]) -> tuple[dict, dict]:
+def _typed_columns(df: pd.DataFrame, schema: Schema, numerical: list[str],
+                   formats: dict[str, str]) -> tuple[dict, dict]:
     """Each analysed column of ``df`` as a new array (float64 numbers, category texts) and its missing cells.
 
     A missing cell stays missing here (NaN, or None among the texts). Validation has refused text in a numerical
-    column, so a number is missing exactly where the table as given has no value.
+    column (numbers written "1,234" read as numbers) and unreadable dates, so a number is missing exactly where the
+    table as given has no value. A date column becomes days since 1970-01-01 (``formats``: column → format).
     """
     columns, absent = {}, {}
     for col in schema.columns:
-        if col in numerical:
-            values = pd.to_numeric(df[col], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan, copy=True)
+        if col in formats:
+            values = date_days(df[col], formats[col])[0]
+            absent[col] = np.isnan(values)
+        elif col in numerical:
+            values = numbers_of(df[col]).to_numpy(dtype=np.float64, na_value=np.nan, copy=True)
             absent[col] = np.isnan(values)
         else:
             values, absent[col] = category_texts(df[col])

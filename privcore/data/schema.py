@@ -3,18 +3,30 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping
 
 import numpy as np
 import pandas as pd
 
 from privcore.base import ExtremeValueError, SchemaError
+from privcore.data.column_kinds import (
+    BINARY,
+    CATEGORICAL,
+    COLUMN_KINDS,
+    DATE,
+    IDENTIFIER,
+    NUMERICAL,
+    TEXT,
+    date_days,
+    date_format,
+    identifier_or_text,
+    numbers_of,
+    reads_as_thousands,
+)
 from privcore.data.wording import declare_categorical, leave_out
 
-NUMERICAL = "numerical"
-CATEGORICAL = "categorical"
-BINARY = "binary"
+#: The types of the analysed columns, as the distance spaces and metrics read them (a date is numerical: days).
 COLUMN_TYPES = (NUMERICAL, CATEGORICAL, BINARY)
 MISSING_POLICIES = ("drop", "impute")
 
@@ -109,6 +121,8 @@ class ColumnGuess:
     note: str = ""
     identifier: bool = False
     code: bool = False
+    #: The format a date column is read in (``privcore.data.column_kinds.date_format``), else None.
+    date_format: str | None = None
 
 
 @dataclass
@@ -151,6 +165,52 @@ class Schema:
     pairing: str | None = None
     missing: str = "drop"
     seed: int = 0
+    #: Columns of ``types`` that hold dates: read as days since 1970-01-01 and analysed as numbers.
+    dates: list[str] = field(default_factory=list)
+    #: Identifier columns (names, e-mail, phone, id numbers): not analysed in the distance spaces, checked for
+    #: members' values reproduced in the synthetic table (:mod:`privcore.metrics.identifiers`).
+    identifiers: list[str] = field(default_factory=list)
+    #: Free-text columns: checked like identifiers, for members' rare strings reproduced.
+    texts: list[str] = field(default_factory=list)
+    #: Columns of the real table left out of the analysis, with the reason in words (``infer_schema`` fills it).
+    left_out: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # One mapping of kinds is accepted too ({"born": "date", "name": "identifier"}): dates become numerical
+        # columns listed in ``dates``, identifiers and text leave ``types`` for their own lists. A column typed
+        # otherwise in ``types`` wins over an older entry in those lists (a changed type).
+        types = dict(self.types)
+        dates = [c for c in self.dates if types.get(c) in (NUMERICAL, DATE)]
+        identifiers = [c for c in self.identifiers if c not in types or types[c] == IDENTIFIER]
+        texts = [c for c in self.texts if c not in types or types[c] == TEXT]
+        for col, kind in list(types.items()):
+            if kind == DATE:
+                types[col] = NUMERICAL
+                dates.append(col)
+            elif kind in (IDENTIFIER, TEXT):
+                del types[col]
+                (identifiers if kind == IDENTIFIER else texts).append(col)
+        self.types = types
+        self.dates = list(dict.fromkeys(dates))
+        self.identifiers = list(dict.fromkeys(identifiers))
+        self.texts = [c for c in dict.fromkeys(texts) if c not in self.identifiers]
+        self.left_out = {c: r for c, r in dict(self.left_out).items()
+                         if c not in types and c not in self.identifiers and c not in self.texts}
+
+    def kind(self, column: str) -> str | None:
+        """The kind of ``column`` as the user sees it (``date`` for a date), None when it is not used."""
+        if column in self.dates:
+            return DATE
+        if column in self.identifiers:
+            return IDENTIFIER
+        if column in self.texts:
+            return TEXT
+        return self.types.get(column)
+
+    @property
+    def checked_columns(self) -> list[str]:
+        """Identifier and text columns: not analysed in distance spaces, checked for reproduced values."""
+        return [*self.identifiers, *self.texts]
 
     @property
     def columns(self) -> list[str]:
@@ -191,6 +251,10 @@ class Schema:
             "pairing": self.pairing,
             "missing": self.missing,
             "seed": self.seed,
+            "dates": list(self.dates),
+            "identifiers": list(self.identifiers),
+            "texts": list(self.texts),
+            "left_out": dict(self.left_out),
         }
 
     @classmethod
@@ -203,6 +267,10 @@ class Schema:
             pairing=data.get("pairing"),
             missing=data.get("missing", "drop"),
             seed=int(data.get("seed", 0)),
+            dates=list(data.get("dates") or []),
+            identifiers=list(data.get("identifiers") or []),
+            texts=list(data.get("texts") or []),
+            left_out=dict(data.get("left_out") or {}),
         )
 
     def validate(
@@ -242,6 +310,13 @@ class Schema:
         tables = {real_name: real, **others}
 
         if not self.types:
+            if self.checked_columns:
+                raise SchemaError(
+                    f"No column is analysed: {', '.join(map(repr, self.checked_columns))} "
+                    f"{'is an identifier or free text' if len(self.checked_columns) == 1 else 'are identifiers or free text'}, "
+                    "which are checked for copied values but need at least one other column (a number, a category, a "
+                    "date) to compare people by; declare one of them categorical, or add such a column.",
+                    column=self.checked_columns[0])
             raise SchemaError("No column is selected for analysis: give at least one column a type.")
         unnamed = [c for c in self.types if not isinstance(c, str)]
         if unnamed:  # reports, messages and the JSON contract name columns by text
@@ -260,7 +335,7 @@ class Schema:
             raise SchemaError(f"Missing-value policy '{self.missing}' is unknown; use 'drop' or 'impute'.")
         check_seed(self.seed)
         for name, df in tables.items():
-            absent = [c for c in self.types if c not in df.columns]
+            absent = [c for c in [*self.types, *self.checked_columns] if c not in df.columns]
             if absent:
                 raise SchemaError(
                     f"{name} has no column {', '.join(repr(c) for c in absent)}; "
@@ -268,6 +343,12 @@ class Schema:
                     file=name,
                     column=absent[0],
                 )
+        if self.sensitive is not None and self.sensitive in self.checked_columns:
+            raise SchemaError(
+                f"The sensitive column '{self.sensitive}' is declared {self.kind(self.sensitive)}; an attacker's target "
+                "is compared by value, so declare it categorical (or numerical) to use it as the sensitive column.",
+                column=self.sensitive,
+            )
         if self.sensitive is not None and self.sensitive not in self.columns:
             raise SchemaError(
                 f"The sensitive column '{self.sensitive}' is not among the analysed columns; "
@@ -297,12 +378,14 @@ class Schema:
     def _validate_types_against_data(self, tables: Mapping[str, pd.DataFrame]) -> None:
         for col in self.columns:
             kind = self.types[col]
-            if kind == NUMERICAL:
+            if col in self.dates:
+                self._validate_dates(col, tables)
+            elif kind == NUMERICAL:
                 for name, df in tables.items():
                     if pd.api.types.is_numeric_dtype(df[col]):  # numbers (or booleans) only: no text to find
                         continue
                     values = df[col].dropna()
-                    numeric = pd.to_numeric(values, errors="coerce")
+                    numeric = numbers_of(values)
                     bad = values[numeric.isna()]
                     if len(bad):
                         raise SchemaError(
@@ -313,7 +396,7 @@ class Schema:
                             column=col,
                         )
                 for name, df in tables.items():
-                    _check_magnitudes(pd.to_numeric(df[col], errors="coerce"), name, col)
+                    _check_magnitudes(numbers_of(df[col]), name, col)
             elif kind == BINARY:
                 levels = set()
                 for df in tables.values():
@@ -326,6 +409,24 @@ class Schema:
                         f"tables ({shown}…); {declare_categorical(col)}.",
                         column=col,
                     )
+
+    def _validate_dates(self, col: str, tables: Mapping[str, pd.DataFrame]) -> None:
+        """Every value of date column ``col`` reads as a date in the real table's format."""
+        first_name, first = next(iter(tables.items()))
+        fmt = date_format(first[col]) or "ISO8601"
+        for name, df in tables.items():
+            days, unreadable = date_days(df[col], fmt)
+            if unreadable.any():
+                row = int(np.flatnonzero(unreadable)[0])
+                shown = "ISO 8601 (2001-12-31)" if fmt == "ISO8601" else fmt.replace("%", "")
+                raise SchemaError(
+                    f"Column '{col}' is declared a date but {name} holds {str(df[col].iloc[row])!r} in row {row + 1} "
+                    f"(counting from 1 below the header), which does not read as a date in the format of "
+                    f"{first_name} ({shown}); write every date in that format, {declare_categorical(col)}, or "
+                    f"{leave_out(col)}.",
+                    file=name,
+                    column=col,
+                )
 
     def _validate_pairing(self, real, others, real_name, holdout_name) -> None:
         if self.pairing is None:
@@ -517,24 +618,36 @@ def guess_column_type(series: pd.Series) -> ColumnGuess:
     distinct = values.nunique()
     if len(values) == 0:
         return ColumnGuess(CATEGORICAL, "all values are missing")
+    words = name_words(series.name)
+    fmt = date_format(series) if distinct > 2 else None
+    if fmt is not None:
+        how = "as they are" if fmt == "datetime" else ("in ISO 8601" if fmt == "ISO8601" else
+                                                        f"in the format {fmt.replace('%', '')}")
+        return ColumnGuess(DATE, f"dates, read {how}: analysed as days, so dates a day apart count as close",
+                           date_format=fmt)
+    if distinct > 2 and reads_as_thousands(series):
+        return ColumnGuess(NUMERICAL, "numbers written with thousands separators (1,234): read as numbers")
     if distinct == 1:
         kind = NUMERICAL if pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series) else CATEGORICAL
         return ColumnGuess(kind, "constant in the real table: it will be left out of distance spaces")
     if distinct == 2:
         return ColumnGuess(BINARY, "")
     if pd.api.types.is_bool_dtype(series) or not pd.api.types.is_numeric_dtype(series):
-        if distinct > 0.5 * len(values) and distinct > 20:
-            return ColumnGuess(
-                CATEGORICAL,
-                f"{distinct} distinct values in {len(values)} rows: looks like an identifier or free text, so it "
-                "is left out of the analysis by default; tick it only if it is a genuine category",
-                identifier=True,
-            )
+        kind = identifier_or_text(series, words)
+        if kind == TEXT:
+            return ColumnGuess(TEXT, f"free text ({distinct} distinct values in {len(values)} rows): not compared by "
+                                     "distance, checked for members' rare strings copied into the synthetic table",
+                               identifier=True)
+        if kind == IDENTIFIER:
+            return ColumnGuess(IDENTIFIER, f"looks like an identifier ({distinct} distinct values in {len(values)} "
+                                           "rows): not compared by distance, checked for members' values copied into "
+                                           "the synthetic table; choose categorical if it is a genuine category",
+                               identifier=True)
         return ColumnGuess(CATEGORICAL, "")
     numeric = values.astype(float)
     integral = bool(np.all(np.isfinite(numeric)) and np.all(np.mod(numeric, 1) == 0))
     if integral and distinct > FEW_INTEGER_VALUES:
-        words = set(name_words(series.name))
+        words = set(words)
         named = bool(CODE_WORDS & words)
         width = None if QUANTITY_WORDS & words else _fixed_width_codes(numeric.to_numpy())
         if named or width is not None:
@@ -542,9 +655,10 @@ def guess_column_type(series: pd.Series) -> ColumnGuess:
                    else f"every value is a {width}-digit whole number, like a postcode or an id")
             if IDENTIFIER_WORDS & words and distinct == len(values) and distinct > 20:
                 return ColumnGuess(
-                    CATEGORICAL,
-                    f"{why}, and each row has its own value: looks like an identifier, so it is left out of the "
-                    "analysis by default; tick it only if it is a genuine category",
+                    IDENTIFIER,
+                    f"{why}, and each row has its own value: looks like an identifier, so it is not compared by "
+                    "distance but checked for members' values copied into the synthetic table; choose categorical "
+                    "if it is a genuine category",
                     identifier=True, code=True,
                 )
             return ColumnGuess(
@@ -600,19 +714,29 @@ def infer_schema(
             column=unknown[0],
         )
     for col, kind in overrides.items():
-        if kind not in COLUMN_TYPES:
+        if kind not in COLUMN_KINDS:
             raise SchemaError(
-                f"Column '{col}' was given type '{kind}'; choose numerical, categorical or binary.", column=col
+                f"Column '{col}' was given type '{kind}'; choose one of {', '.join(COLUMN_KINDS)}.", column=col
             )
-    types = {}
+    types: dict[str, str] = {}
+    left_out: dict[str, str] = {}
+    roles = {sensitive, *(key or [])} - {None}
     for col in real.columns:
         if col in excluded:
+            left_out[col] = ("the pairing id: it says which real row a synthetic row was made from" if col == pairing
+                             else "left out on request")
             continue
-        guess = guess_column_type(real[col])
         if col in overrides:
             types[col] = overrides[col]
-        elif not guess.identifier or col == sensitive or (key is not None and col in key):
-            types[col] = guess.type
+            continue
+        if real[col].isna().all():
+            left_out[col] = "it has no values in the real table"
+            continue
+        guess = guess_column_type(real[col])
+        kind = guess.type
+        if kind in (IDENTIFIER, TEXT) and col in roles:
+            kind = CATEGORICAL  # chosen as a key or the sensitive column: compared by value
+        types[col] = kind
     return Schema(
         types=types,
         key=None if key is None else list(key),
@@ -620,6 +744,7 @@ def infer_schema(
         pairing=pairing,
         missing=missing,
         seed=seed,
+        left_out=left_out,
     )
 
 

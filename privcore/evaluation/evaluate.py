@@ -25,6 +25,7 @@ from privcore.data import (
     check_params,
     check_seed,
     check_settings,
+    column_report,
     infer_schema,
 )
 from privcore.data.prepare import prepare
@@ -261,6 +262,8 @@ def evaluate(
             famd_components=famd_components, chunk_elements=chunk_elements, strict=strict, reuse=reuse,
             workers=workers, client=client, device=device, warnings=report_warnings))
     report.dp_epsilon = dp_epsilon
+    report.columns = column_report(real.columns, schema, constant=[c for c in schema.columns
+                                                                   if data.real[c].nunique(dropna=False) <= 1])
     return report
 
 

@@ -36,6 +36,9 @@ class Report(Mapping[str, MetricResult]):
     #: A declared ε-differential-privacy guarantee of the generator (``evaluate(dp_epsilon=…)``): the verdict
     #: reads the attacks against the bound it places on them. None: nothing declared.
     dp_epsilon: float | None = None
+    #: Every column of the real table as uploaded: analysed with its kind, checked, or left out with the reason
+    #: (:class:`privcore.data.column_report.ColumnEntry`); empty for a report built without :func:`evaluate`.
+    columns: list = field(default_factory=list)
 
     def __getitem__(self, metric_id: str) -> MetricResult:
         return self.results[metric_id]
@@ -57,6 +60,7 @@ class Report(Mapping[str, MetricResult]):
             "warnings": list(self.warnings),
             "rows": dict(self.rows),
             "dp_epsilon": self.dp_epsilon,
+            "columns": [entry.to_dict() for entry in self.columns],
         }
 
     def to_json(self, indent: int | None = 2, rule: Any = None) -> str:

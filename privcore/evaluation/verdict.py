@@ -11,7 +11,7 @@ from typing import Any, Mapping
 
 from privcore.evaluation.interpret import UTILITY_BANDS, Assessment, assess
 from privcore.evaluation.utility_line import UtilityLine, audit_utility_sentence, utility_line
-from privcore.metrics import MembershipBattery, MembershipScores, battery_ids, short_attack
+from privcore.metrics import MembershipBattery, MembershipScores, ReproducedIdentifiers, battery_ids, short_attack
 
 #: Families whose metrics simulate an attacker and carry an interval: they decide.
 DECISIVE_FAMILIES = ("Attack-based", "Membership inference", "Reconstruction")
@@ -23,6 +23,8 @@ ATTACK, SIMILARITY, MEMBERSHIP = "attack", "similarity", "membership"
 KIND_WORDS = {ATTACK: "attack", SIMILARITY: "supporting: similarity",
               MEMBERSHIP: "supporting: members against non-members"}
 
+#: The reproduced-identifiers check (:mod:`privcore.metrics.identifiers`), read with its own threshold.
+IDENTIFIERS = "reproduced_identifiers"
 #: The reconstruction attacks that ``recon_best`` chooses among (it alone counts when it ran).
 RECONSTRUCTION_ATTACKS = ("recon_nearest", "recon_learned")
 
@@ -51,6 +53,10 @@ class VerdictRule:
     #: leaky tables and no table whose audit finds nothing; 0.05 stays as a guard of materiality above the
     #: interval, whose own false-caution rate 15 clean tables cannot show.
     similarity_at: float = 0.05
+    #: Reproduced identifiers (members' full names found in the synthetic table beyond the holdout's rate): do not
+    #: release when the lower end of its interval lies above this share. Far below ``decisive_at``: each person
+    #: found is disclosed by name, and 1 % of 2,000 members is 20 named people.
+    identifiers_at: float = 0.01
     #: Utility (not privacy): a utility measure at or above this share of a fresh sample's score keeps what it
     #: measures (:mod:`privcore.evaluation.utility_line`).
     useful_at: float = UTILITY_BANDS[1]
@@ -63,13 +69,15 @@ class VerdictRule:
         return [
             f"Do not release when an attack or membership-inference attack does better with the synthetic data "
             f"than against other real people by more than {self.decisive_at:.2f}, with 95 % confidence (the lower "
-            "end of its interval), or when it beats the bound of a declared differential-privacy guarantee.",
+            "end of its interval), when members' names or other identifiers are found in the synthetic table more "
+            f"often than those of real people the generator never saw by more than {self.identifiers_at:.2f} (the "
+            "lower end of its interval), or when it beats the bound of a declared differential-privacy guarantee.",
             f"Release with caution when an attack's estimate exceeds its reference by more than {self.caution_at:.2f} "
             "and its interval lies above chance, "
             f"when a member-versus-non-member proxy test exceeds its reference by more than {self.supporting_at:.2f}, "
             f"when a similarity metric (distances, exact matches, classifiers) exceeds a fresh sample of real people "
             f"of the same size by more than {self.similarity_at:.2f} and beyond that sample's 95 % interval, or when "
-            "no attack could be run.",
+            "no attack could be run. Never \"release\" while a privacy metric stopped on an internal error.",
             "Otherwise release. Supporting metrics never decide on their own: they cannot prove a leak or its absence.",
             f"Beside the answer, when utility measures ran: what the table keeps (at least {self.useful_at:.0%} of what "
             "a fresh sample of real people keeps) and loses, and the flag \"private because it keeps little\" when "
@@ -264,6 +272,15 @@ def _describe(a: Assessment, weight: str, lower: float | None) -> str:
     return f"{a.name}: {a.adjusted:.2f} above {against} (risk {a.risk:.2f}{interval}{chance}); a proxy, not proof."
 
 
+def _identifiers_text(a: Assessment, d: ReproducedIdentifiers, lower: float | None) -> str:
+    """The evidence of reproduced identifiers in counts of people, members against the holdout."""
+    sure = " — beyond chance" if lower is not None and lower > 0 else ""
+    interval = "" if a.interval is None else f", 95 % interval {a.interval[0]:.2f}–{a.interval[1]:.2f}"
+    return (f"{a.name}: {d.members_found[0]:,} of {d.members_checked[0]:,} members' {d.decisive_check} are in the "
+            f"synthetic table, against {d.holdout_found[0]:,} of {d.holdout_checked[0]:,} real people the generator "
+            f"never saw (risk {a.risk:.2f}{interval}){sure}.")
+
+
 def _kind(a: Assessment, metric_id: str) -> str:
     """``"attack"``, ``"membership"`` (members against non-members: it needs the holdout) or ``"similarity"``."""
     if a.family in DECISIVE_FAMILIES:
@@ -272,6 +289,10 @@ def _kind(a: Assessment, metric_id: str) -> str:
 
 
 def _pushes(kind: str, a: Assessment, excess: float, lower: float | None, rule: VerdictRule) -> str:
+    if a.metric_id == IDENTIFIERS:
+        if lower is not None and lower > rule.identifiers_at:
+            return DO_NOT_RELEASE
+        return CAUTION if excess > rule.identifiers_at / 2 and (lower is None or lower > 0) else RELEASE
     if kind == ATTACK:
         if lower is not None and lower > rule.decisive_at:
             return DO_NOT_RELEASE
@@ -363,6 +384,8 @@ def verdict(report, rule: VerdictRule | None = None, dp_epsilon: float | None = 
         weight = "decisive" if kind == ATTACK else "supporting"
         lower = _lower_excess(a) if weight == "decisive" else None
         excess, text = a.adjusted, None
+        if isinstance(result.details, ReproducedIdentifiers):
+            text = _identifiers_text(a, result.details, lower)
         if isinstance(result.details, MembershipScores):
             excess, lower, text = _membership(a, result.details)
         elif isinstance(result.details, MembershipBattery):

@@ -18,7 +18,7 @@ _FACE: dict[str, str] = {
     "Discrimination": "details", "EpsilonSeries": "details", "IdenticalShares": "details",
     "InferenceAttack": "details", "LinkabilityAttack": "details", "MembershipBattery": "details",
     "MembershipScores": "details", "ModelUtility": "details", "PairTrends": "details", "ProxyTest": "details",
-    "SinglingOutAttack": "details",
+    "ReproducedIdentifiers": "details", "SinglingOutAttack": "details",
     "membership_sets": "membership", "seeded_halves": "membership", "value_reuse": "membership",
     "value_text": "membership",
     "metric_name": "names", "short_attack": "names", "short_name": "names", "SHORT_NAMES": "names",

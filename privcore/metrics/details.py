@@ -673,9 +673,40 @@ class Discrimination(UtilityDetails):
 
 
 #: Every kind, for the JSON Schema.
+@dataclass(frozen=True)
+class ReproducedIdentifiers(Details):
+    """Members' identifiers (names, e-mail, ids) and free text found in the synthetic table, against the holdout's.
+
+    Each check is one combination of columns (a name; first and last name; a name with a birth date): a person's
+    values are found when one synthetic row holds them all, each identifier or text exactly or one edit away and any
+    other column exactly. Rates are rarity-weighted (a person counts 1 / the number of real people, members and
+    holdout together, who share the same values), so that finding a common name is expected and a rare one is not.
+    """
+
+    kind: ClassVar[str] = "reproduced_identifiers"
+    #: Each check's columns, joined with " + ".
+    checks: list[str]
+    #: Members found, per check (unweighted counts), and members with a value in every column of the check.
+    members_found: list[int]
+    members_checked: list[int]
+    #: The same for the holdout (the chance level: real people the generator never saw); empty without a holdout.
+    holdout_found: list[int]
+    holdout_checked: list[int]
+    #: Rarity-weighted rates of members and of the holdout, per check.
+    members_rate: list[float]
+    holdout_rate: list[float]
+    #: The check the risk is read from (the most identifying: every identifier column together).
+    decisive_check: str
+    #: A few found members' values, masked ("J*** S****"), for the card.
+    examples: list[str]
+    #: Per real record: 1 when its values were found by the decisive check, else 0.
+    found: np.ndarray = records()
+
+
 DETAILS_TYPES: tuple[type[Details], ...] = (
     Rate, KeyMatches, AttributeInference, CopyCounts, NormalisedDistances, NearestDistances, AdversarialAccuracy,
     ProjectionDistances, PairedRecords, ClassifierScores, NumericalMatches, AttackRates, SinglingOutAttack,
     LinkabilityAttack, InferenceAttack, ProxyTest, IdenticalShares, MembershipScores, BatteryAttack, HeldOutSplit,
     MembershipBattery, EpsilonSeries, ColumnShapes, PairTrends, ModelScore, ModelUtility, Discrimination,
+    ReproducedIdentifiers,
 )

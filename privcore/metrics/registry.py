@@ -65,6 +65,8 @@ UTILITY_FAMILY = "Utility"
 #: The utility measures cheap enough for the "quick" preset (no model trained; measured on the demo, see
 #: :func:`quick_metrics`).
 QUICK_UTILITY = ("utility_shapes", "utility_pairs")
+#: The attack-based checks cheap enough for the "quick" preset with or without a holdout.
+QUICK_CHECKS = ("reproduced_identifiers",)
 
 
 def is_utility(info: "MetricInfo") -> bool:
@@ -354,6 +356,9 @@ def quick_metrics(holdout: bool = False) -> list[str]:
     """
     fast = [m.id for m in all_metrics() if not m.uses_classifier and m.family in FAMILIES[:3]]
     fast += [m for m in QUICK_UTILITY if m in _REGISTRY]  # the cheap utility measures (no model), beside the risk
+    # Members' names found in the synthetic table: no model, a lookup per person (not applicable, and said so, on a
+    # table without identifier columns).
+    fast += [m for m in QUICK_CHECKS if m in _REGISTRY]
     if not holdout:
         return fast
     return fast + [m.id for m in all_metrics() if m.family == DECISIVE_DEFAULT_FAMILY and "holdout" in m.needs]

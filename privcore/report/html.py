@@ -12,6 +12,7 @@ from typing import Any, Mapping
 
 from markupsafe import Markup
 
+from privcore.data import column_lines
 from privcore.evaluation import (
     KIND_WORDS,
     LEVEL_BANDS,
@@ -196,6 +197,7 @@ def html_report(
         bands=LEVEL_BANDS,
         threshold_reason=THRESHOLD_REASON,
         verdicts=verdicts,
+        columns={name: column_lines(getattr(rep, "columns", None) or []) for name, rep in reports.items()},
         verdict_styles=VERDICT_STYLE,
         tradeoff=tradeoff,
         kind_words=KIND_WORDS,

@@ -217,6 +217,17 @@ def report_schema() -> dict[str, Any]:
                      "required": ["real", "synthetic", "holdout"], "additionalProperties": False},
             "dp_epsilon": {"type": ["number", "null"],
                            "description": "the ε of a differential-privacy guarantee declared for the generator"},
+            "columns": {"type": "array", "description": "every column of the real table as uploaded: analysed with "
+                                                        "its kind, checked for reproduced values, or left out with "
+                                                        "the reason and how to include it",
+                        "items": {"type": "object", "properties": {
+                            "column": {"type": "string"},
+                            "status": {"enum": ["analysed", "checked", "left out"]},
+                            "kind": {"enum": ["numerical", "categorical", "binary", "date", "identifier", "text",
+                                              None]},
+                            "role": {"type": "string"}, "reason": {"type": "string"}, "include": {"type": "string"}},
+                            "required": ["column", "status", "kind", "role", "reason", "include"],
+                            "additionalProperties": False}},
         },
         "required": ["verdict", "metrics", "warnings", "rows"],
         "additionalProperties": False,

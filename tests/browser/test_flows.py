@@ -175,7 +175,7 @@ def test_whole_flow_on_uploaded_csvs(server, page, guard, csv_files):
     grid = main.locator("[data-testid=stDataFrame]").first
     grid.wait_for()
     headers = grid.locator("[role=columnheader]").all_inner_texts()
-    assert any("Type" in h for h in headers), headers
+    assert any("Kind" in h for h in headers), headers
     cells = grid.locator("[role=gridcell]").all_inner_texts()
     assert "age" in cells and "numerical" in cells and "categorical" in cells, cells[:30]
     choose_option(page, "Sensitive column", sensitive)

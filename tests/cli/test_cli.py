@@ -24,7 +24,7 @@ def test_evaluate_demo_writes_valid_json(tmp_path):
     proc = run_cli("evaluate", "--demo", "exact_copy", "--metrics", "crp", "--json", str(out))
     assert proc.returncode == 0, proc.stderr
     report = json.loads(out.read_text())
-    assert set(report) == {"verdict", "metrics", "warnings", "rows", "dp_epsilon"}
+    assert set(report) == {"verdict", "metrics", "warnings", "rows", "dp_epsilon", "columns"}
     assert report["verdict"]["level"] == "release with caution"  # CRP alone is a proxy: it never decides
     crp = report["metrics"]["crp"]
     assert set(crp) >= {"risk", "raw", "applicable", "reason", "baseline", "interval", "seconds", "params"}

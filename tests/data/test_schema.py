@@ -24,7 +24,7 @@ from privcore.data.schema import Schema, column_notes, guess_column_type, infer_
         ([True, False, True], "binary", ""),
         ([7, 7, 7], "numerical", "constant"),
         (["x", "x"], "categorical", "constant"),
-        ([f"id{i}" for i in range(100)], "categorical", "identifier"),
+        ([f"id{i}" for i in range(100)], "identifier", "identifier"),
         ([np.nan, np.nan], "categorical", "missing"),
         ([1.0, 2.0, np.nan, 4.0, 5.0], "numerical", "probably categorical"),  # integral floats with a gap
     ],
@@ -44,7 +44,7 @@ def test_infer_schema_defaults_and_overrides():
     assert column_notes(real)["age"].startswith("only 5 distinct")
     with pytest.raises(SchemaError, match="'nope'"):
         infer_schema(real, overrides={"nope": "numerical"})
-    with pytest.raises(SchemaError, match="choose numerical, categorical or binary"):
+    with pytest.raises(SchemaError, match="choose one of numerical, categorical, binary, date, identifier, text"):
         infer_schema(real, overrides={"age": "ordinal"})
 
 
@@ -150,13 +150,16 @@ def test_pairing_by_id_column():
     assert "pid" not in data.real.columns
 
 
-def test_identifier_like_text_columns_are_left_out_by_default():
+def test_identifier_like_text_columns_are_checked_not_analysed_by_default():
+    # Issue 56: they were left out in silence; now they are identifiers, checked for reproduced values.
     real = pd.DataFrame({"patient": [f"p{i:03d}" for i in range(60)], "age": np.arange(60.0) % 7 + 20,
                          "dx": ["a", "b", "c"] * 20})
     assert guess_column_type(real["patient"]).identifier
-    assert "patient" not in infer_schema(real).types
+    schema = infer_schema(real)
+    assert "patient" not in schema.types and schema.identifiers == ["patient"]
+    assert schema.kind("patient") == "identifier" and schema.left_out == {}
     assert infer_schema(real, overrides={"patient": "categorical"}).types["patient"] == "categorical"
-    assert "left out of the analysis by default" in column_notes(real)["patient"]
+    assert "checked for members' values copied" in column_notes(real)["patient"]
 
 
 def test_an_infinite_number_is_named_but_an_infinite_category_is_text(tables):
@@ -178,7 +181,7 @@ def test_an_infinite_number_is_named_but_an_infinite_category_is_text(tables):
          "4-digit whole number"),  # fixed-width digits, whatever the name
         ("ZipCode", [1234, 55123, 60601, 90210, 10001, 30301, 2139, 94105, 73301, 80202, 33101, 98101],
          "categorical", "suggests codes"),  # ZIP codes that lost their leading zero
-        ("patient_id", list(range(1000, 1040)), "categorical", "identifier"),
+        ("patient_id", list(range(1000, 1040)), "identifier", "identifier"),
         ("postcode", list(range(2000, 2040)), "categorical", "suggests codes"),  # one a row: still not an id
         ("year", list(range(1990, 2020)), "numerical", ""),  # 4 digits, but years are quantities
         ("amount", [1000, 2500, 3000, 4000, 5500, 6000, 7000, 8000, 9000, 1500, 2000], "numerical", ""),  # round
@@ -189,7 +192,7 @@ def test_an_infinite_number_is_named_but_an_infinite_category_is_text(tables):
 )
 def test_numeric_looking_codes_are_categorical_with_a_note(name, values, expected, note_part):
     guess = guess_column_type(pd.Series(values, name=name))
-    assert (guess.type, guess.code) == (expected, expected == "categorical")
+    assert (guess.type, guess.code) == (expected, expected in ("categorical", "identifier"))
     assert note_part in guess.note
     assert guess.identifier == ("identifier" in note_part)
     if guess.identifier:

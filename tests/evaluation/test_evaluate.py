@@ -40,7 +40,7 @@ def test_every_metric_has_complete_metadata():
 def test_json_contract_for_all_metrics(full_report):
     report, _ = full_report
     data = json.loads(report.to_json())
-    assert set(data) == {"verdict", "metrics", "warnings", "rows", "dp_epsilon"}
+    assert set(data) == {"verdict", "metrics", "warnings", "rows", "dp_epsilon", "columns"}
     assert data["rows"] == {"real": len(report.data.real), "synthetic": len(report.data.synthetic),
                             "holdout": len(report.data.holdout)}
     assert list(data["metrics"]) == registry.metric_ids()
