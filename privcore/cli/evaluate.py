@@ -92,7 +92,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
     if progress is not None:
         print(file=sys.stderr)
     answer = verdict(report)
-    if answer.failed:  # said first, before the report: an answer that rests on what failed is no answer
+    if answer.failed:  # the first line said, ahead of the report: an answer that rests on what failed is no answer
         print(f"privcore: {answer.headline}", file=sys.stderr)
     text = report.to_json()
     if args.json:

@@ -1,9 +1,7 @@
 """The column kinds people hold beside numbers and categories: dates, numbers written with separators, identifiers, text.
 
-A date is analysed as a number of days (its distances are in days); a number written "1,234" as the number 1234. An
-identifier (a name, an e-mail address, a phone or id number) and free text are not quasi-identifiers in a distance
-space — nearly every value is its own — but they are where a real person is disclosed most directly, so they are
-checked by the reproduced-identifiers measure (:mod:`privcore.metrics.identifiers`) instead.
+A date is analysed as days, "1,234" as 1234; identifiers (names, e-mail, phone and id numbers) and free text stay out
+of the distance spaces (nearly every value is its own) and are checked by :mod:`privcore.metrics.identifiers`.
 """
 
 from __future__ import annotations
@@ -52,6 +50,11 @@ NAME_WORDS = frozenset({"name", "names", "firstname", "lastname", "surname", "fo
 #: Words that make "first"/"last" a name ("first name", "name last") rather than "first visit".
 _NAME_PAIRS = {("first", "name"), ("last", "name"), ("name", "first"), ("name", "last"), ("given", "name"),
                ("family", "name"), ("middle", "name"), ("e", "mail")}
+#: Words in a column name that say its values are categories even when most rows have their own (a diagnosis code,
+#: a postcode or a product in a small table), not identifiers of people.
+CATEGORY_WORDS = frozenset({"diagnosis", "icd", "code", "codes", "postcode", "zip", "zipcode", "postal", "plz", "fips",
+                            "category", "type", "class", "product", "item", "procedure", "drug", "occupation", "job",
+                            "country", "city", "region", "state", "county", "district"})
 #: Mean words per value from which a column of mostly distinct values is free text rather than an identifier.
 TEXT_WORDS = 4
 
@@ -191,6 +194,6 @@ def identifier_or_text(series: pd.Series, words: list[str]) -> str | None:
     if sample.str.match(_EMAIL).mean() >= MOST or (sample.str.match(_PHONE).mean() >= MOST and distinct > 20
                                                   and mostly_distinct):
         return IDENTIFIER
-    if mostly_distinct:
+    if mostly_distinct and not CATEGORY_WORDS & set(words):
         return IDENTIFIER
     return None

@@ -1,6 +1,6 @@
 """Every uploaded column, said: analysed with its kind, checked for reproduced values, or left out with the reason.
 
-Nothing is left out in silence (issue 56): the JSON report's ``columns``, the command line's printout, the Results
+Nothing is left out in silence: the JSON report's ``columns``, the command line's printout, the Results
 page and the HTML report all come from :func:`column_report`.
 """
 

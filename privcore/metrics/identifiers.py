@@ -1,13 +1,7 @@
 """Reproduced identifiers: members' names, e-mail addresses, ids and free text found in the synthetic table.
 
-An attacker who knows that someone was in the training data, and their name, searches the synthetic table for it. A
-generator that memorises (a language model such as REaLTabFormer writes out whole training rows) reproduces the
-names of real people, sometimes with their birth date: the most direct disclosure a table can make, and one that no
-distance metric sees, because identifier columns are left out of the distance spaces (every value is its own).
-
-The chance level is the holdout: real people the generator never saw, whose names are found in the synthetic table
-only as often as names recur in the population. The risk is the rarity-weighted share of members found, above the
-holdout's, normalised as Anonymeter's risks are: ``(members − holdout) / (1 − holdout)``.
+The chance level is the holdout (real people the generator never saw); the risk is the rarity-weighted share of members
+found above the holdout's, normalised as Anonymeter's risks are (metrics.md §3, "Reproduced identifiers").
 """
 
 from __future__ import annotations
@@ -196,7 +190,14 @@ def _risk(members: float, holdout: float) -> float:
 
 
 def compute_reproduced_identifiers(ctx) -> MetricOutput:
-    """The reproduced-identifiers risk (module docstring); NotApplicable without identifier or text columns."""
+    """The reproduced-identifiers risk; NotApplicable without identifier or text columns, or without a holdout.
+
+    An attacker who knows that someone was in the training data, and their name, searches the synthetic table for it.
+    A generator that memorises (a language model such as REaLTabFormer writes out whole training rows) reproduces
+    real people's names, sometimes with their birth date: the most direct disclosure a table can make, and one no
+    distance metric sees, because identifier columns are left out of the distance spaces (every value is its own).
+    Without a holdout the reason gives the count of members found, never a decision.
+    """
     schema, data = ctx.schema, ctx.shared.data
     identifiers, texts, dates = list(schema.identifiers), list(schema.texts), list(schema.dates)
     if not identifiers and not texts:
@@ -270,7 +271,7 @@ register(
         per_record_unit="real",
         raw_meaning="rarity-weighted share of members whose identifiers (every identifier column together, exactly) "
         "one synthetic row holds; higher = more copied.",
-        reference="This project (issue 56), after the identity disclosure of SynQP and the memorisation seen in "
+        reference="This project (metrics.md §3), after the identity disclosure of SynQP and the memorisation seen in "
         "language-model generators (REaLTabFormer).",
         explanation=Explanation(
             attack="An attacker who knows a member's name searches the synthetic table for it: a generator that "

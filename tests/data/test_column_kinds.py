@@ -60,6 +60,8 @@ def test_numbers_with_thousands_separators_are_numbers():
     ("patient", [f"p{i:04d}" for i in range(300)], "identifier"),
     ("notes", [f"seen on day {i} with a mild cough and fever" for i in range(300)], "text"),
     ("country_name", ["France", "Chile", "Japan"] * 100, "categorical"),  # a few values: a category
+    ("diagnosis", [f"D{i:03d}" for i in range(300)], "categorical"),  # one code a row, but a code by its name
+    ("ref", [f"D{i:03d}" for i in range(300)], "identifier"),  # the same values under a name that says nothing
     ("first_visit", [f"2020-01-{1 + i % 28:02d}" for i in range(300)], "date"),  # "first" without "name"
     ("smoker", ["yes", "no"] * 150, "binary"),
 ])

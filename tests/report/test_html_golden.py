@@ -21,6 +21,11 @@ are unchanged.
 Rewritten a third time (issue 37), with only these additions: the verdict's rule gains its line on utility (in
 "report" and "report_without_figures"), and the lab page, whose lab now measures utility beside privacy, ends with
 a fifth figure, the privacy–utility frontier, with its caption and text description. Everything else is as before.
+
+Rewritten a fourth time (issue 56), with only these additions to "report" and "report_without_figures": under each
+table's answer a "Columns" list (every uploaded column, analysed, checked or left out), and the verdict's rule names
+the reproduced-identifiers threshold and that a failed privacy metric never gives "release". The lab pages and every
+figure are unchanged.
 """
 
 from __future__ import annotations
