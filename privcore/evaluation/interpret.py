@@ -230,7 +230,13 @@ class Assessment:
             return f"above its chance level ({self.reference:g})"
         if self.reference_label.startswith("zero (no holdout"):
             return "above zero (no holdout, so no fresh sample to compare with)"
+        if self.metric_id in HOLDOUT_CONTROLLED:
+            return "beyond the holdout's rate (people the generator never saw), as a share of what is left above it"
         return "above zero: the risk itself (this metric has no fresh-sample baseline)"
+
+
+#: Metrics whose risk is already measured against the holdout inside the metric (a control, as Anonymeter's).
+HOLDOUT_CONTROLLED = frozenset({"reproduced_identifiers"})
 
 
 def info_of(metric_id: str):

@@ -684,6 +684,8 @@ class ReproducedIdentifiers(Details):
     """
 
     kind: ClassVar[str] = "reproduced_identifiers"
+    #: The figure compares members with the holdout; a per-record 0/1 histogram adds nothing.
+    per_record_figure: ClassVar[bool] = False
     #: Each check's columns, joined with " + ".
     checks: list[str]
     #: Members found, per check (unweighted counts), and members with a value in every column of the check.

@@ -21,6 +21,7 @@ from privcore.metrics import (
     MembershipScores,
     ProxyTest,
     Reconstruction,
+    ReproducedIdentifiers,
 )
 from privcore.report.figure_base import Figure, apply_layout, finite_values
 from privcore.report.generic_figures import attack_intervals, distance_histogram, epsilon_curve, fold_scores, roc_curves
@@ -153,6 +154,37 @@ def _proxy_histogram(details: ProxyTest, metric_id: str, name: str) -> Figure:
                                        "holdout → real": ROLE_COLOURS["holdout"]})
 
 
+def _identifier_figures(report, result, name: str) -> list[Figure]:
+    """Members found against the holdout (chance), check by check, as shares of the people checked."""
+    d = result.details
+    title = f"{name}: members' identifiers found in the synthetic table"
+
+    def shares(found, checked):
+        return [f / c if c else 0.0 for f, c in zip(found, checked)]
+
+    members = shares(d.members_found, d.members_checked)
+    holdout = shares(d.holdout_found, d.holdout_checked)
+    fig = go.Figure()
+    for label, values, found, checked, role, pattern in (
+            ("members (training records)", members, d.members_found, d.members_checked, "real", ""),
+            ("holdout (chance: people the generator never saw)", holdout, d.holdout_found, d.holdout_checked,
+             "holdout", "/")):
+        fig.add_trace(go.Bar(y=d.checks, x=values, orientation="h", name=label,
+                             marker={"color": ROLE_COLOURS[role], "pattern": {"shape": pattern}},
+                             text=[f"{f:,} of {c:,}" for f, c in zip(found, checked)], textposition="outside"))
+    apply_layout(fig, title, "share of people found", "")
+    fig.update_xaxes(tickformat=".0%", range=[0, min(1.0, 1.3 * max([*members, *holdout, 0.02]))])
+    fig.update_layout(barmode="group", height=140 + 70 * len(d.checks))
+    fig.update_yaxes(autorange="reversed")
+    caption = ("Each bar pair compares how often a member's values are in the synthetic table with how often those of "
+               "people the generator never saw are: a members' bar well beyond the holdout's means real people are "
+               "named in the release.")
+    alt = ("Horizontal bars per check: " + "; ".join(
+        f"{check}: {f:,} of {c:,} members, {hf:,} of {hc:,} holdout" for check, f, c, hf, hc in
+        zip(d.checks, d.members_found, d.members_checked, d.holdout_found, d.holdout_checked)) + ".")
+    return [Figure(fig, caption, alt, title)]
+
+
 #: The figures of each kind of evidence (looked up along the details type's MRO).
 DETAIL_FIGURES = {
     AttackRates: _attack_figures,
@@ -163,6 +195,7 @@ DETAIL_FIGURES = {
     ProxyTest: _proxy_figures,
     IdenticalShares: _ims_figures,
     Reconstruction: reconstruction_figures,  # per secret column: scores, advantage with its interval
+    ReproducedIdentifiers: _identifier_figures,  # members found against the holdout, check by check
     **UTILITY_FIGURES,  # column shapes, the pair-difference heatmap, train on synthetic / test on real, discriminator
 }
 

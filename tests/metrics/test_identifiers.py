@@ -127,3 +127,18 @@ def test_without_identifier_columns_it_says_how_to_declare_them():
     real = pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": ["x", "y", "x"]})
     report = evaluate(real, real.copy(), metrics=["reproduced_identifiers"], holdout=real.copy())
     assert "--identifier" in report["reproduced_identifiers"].reason
+
+
+def test_the_figure_compares_members_with_the_holdout(population):
+    from privcore.report.figures import metric_figures
+
+    real, synthetic, holdout = (people(300, seed, population) for seed in (1, 2, 3))
+    synthetic.loc[:29, ["first", "last"]] = real.loc[:29, ["first", "last"]].to_numpy()
+    report = evaluate(real, synthetic, SCHEMA, metrics=["reproduced_identifiers"], holdout=holdout)
+    figures = metric_figures(report, "reproduced_identifiers")
+    assert len(figures) == 1
+    figure = figures[0]
+    members, chance = figure.fig.data
+    assert members.y[0] == "first + last (exactly)" and members.x[0] >= 30 / 300
+    assert chance.x[0] < members.x[0]
+    assert "never saw" in figure.caption and "first + last (exactly)" in figure.alt
