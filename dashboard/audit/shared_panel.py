@@ -34,7 +34,7 @@ def show_shared_results(report: SharedAuditReport, key: str) -> None:
     getattr(st, level)(summary["verdict"], icon=_ICONS[level])
     st.caption(f"Audited in {report.seconds:.1f} s: {splits['records']:,} of {splits['rows']:,} rows attacked at "
                f"once with {splits['models']:,} models ({splits['failed_models']:,} failed), each trained on about "
-               f"{splits['training_rows_mean']:,} of them.")
+               f"{round(splits['training_rows_mean']):,} of them.")
     st.markdown("\n".join(f"- {line}" for line in SV.summary_lines(summary) + SV.stronger_lines(report)))
     dcr, attack = SV.dcr_and_attack(summary)
     stronger = SV.stronger_sentence(report)

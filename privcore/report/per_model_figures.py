@@ -85,7 +85,9 @@ def per_model_figure(report: Any) -> Figure:
                           "its %{customdata[1]} non-members accused<br>AUC %{customdata[2]:.2f}<extra></extra>"))
         lines.append(f"{label} median {median:.1%}" if median is not None else label)
     apply_layout(fig, title, "trained model (each one a target)", "TPR at FPR 0", height=400)
-    fig.update_yaxes(rangemode="tozero", tickformat=".0%")
+    # Ticks at whole percents or finer steps as the data need: ".0%" on a 0-3 % axis wrote "0%, 1%, 1%, 2%".
+    top = max((m["tpr_at"]["0"] for models in drawn.values() for m in models), default=0.0)
+    fig.update_yaxes(rangemode="tozero", tickformat=".0%" if top >= 0.1 else ".1%")
     caption = ("Each marker is one trained model and one attack: the share of the people the model was trained on "
                "whom the attack names without wrongly naming anyone who was not, so markers well above zero mean "
                "some people can be named with certainty, even when the DCR test passes.")
