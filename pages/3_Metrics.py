@@ -182,7 +182,8 @@ st.markdown(
     "makes it available."
 )
 
-buttons = st.columns(len(presets) + 1)
+# Widths by label length: equal columns cut "All 17 review metrics" and "Attacks (needs holdout)" at 1,400 px.
+buttons = st.columns([max(6, len(name)) for name in presets] + [6])
 for column, name in zip(buttons, presets):
     column.button(name.capitalize(), key=f"preset::{name}", on_click=_apply_preset, args=(name,),
                   help=PRESET_HELP.get(name), width="stretch")
