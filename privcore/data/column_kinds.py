@@ -158,6 +158,35 @@ def numbers_of(series: pd.Series) -> pd.Series:
     return pd.to_numeric(values, errors="coerce")
 
 
+#: Words for yes and no, compared case-folded: a flag written "Yes", "yes" and "YES" is one value.
+YES_WORDS = frozenset({"yes", "y", "true", "t"})
+NO_WORDS = frozenset({"no", "n", "false", "f"})
+
+
+def boolean_spellings(levels) -> dict[str, str] | None:
+    """Each spelling of a yes/no flag written in several ways → its case-folded form; None when it is not one.
+
+    Only where the values are yes/no words in more than two spellings that fold to at most two words of one pair
+    (yes/no, y/n, true/false, t/f): a flag written consistently is left as it is.
+
+    Examples
+    --------
+    >>> boolean_spellings(["Yes", "yes", "NO"])
+    {'Yes': 'yes', 'yes': 'yes', 'NO': 'no'}
+    >>> boolean_spellings(["yes", "no"]) is None, boolean_spellings(["Yes", "yes", "maybe"]) is None
+    (True, True)
+    """
+    levels = [str(v) for v in levels]
+    folded = {v: v.strip().casefold() for v in levels}
+    words = set(folded.values())
+    if len(levels) <= 2 or len(words) > 2 or not words <= (YES_WORDS | NO_WORDS):
+        return None
+    pairs = [("yes", "no"), ("y", "n"), ("true", "false"), ("t", "f")]
+    if not any(words <= set(pair) for pair in pairs):
+        return None
+    return folded
+
+
 def names_a_person(column: str, words: list[str]) -> bool:
     """Whether a column's name says that it names a person (a name, an e-mail address, a phone number)."""
     if NAME_WORDS & set(words):

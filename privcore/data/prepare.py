@@ -13,9 +13,9 @@ import numpy as np
 import pandas as pd
 
 from privcore.base import AllMissingColumnError, SchemaError
-from privcore.data.column_kinds import ISO, date_days, date_format, numbers_of
+from privcore.data.column_kinds import ISO, boolean_spellings, date_days, date_format, numbers_of
 from privcore.data.memory import check_memory
-from privcore.data.schema import NUMERICAL, Schema, category_texts
+from privcore.data.schema import BINARY, NUMERICAL, Schema, category_texts
 
 #: The category that stands for a missing categorical or binary value.
 MISSING = "(missing)"
@@ -100,6 +100,15 @@ def prepare(
     numerical = schema.columns_of(NUMERICAL)
     # Each date column is read in the real table's format in every table (validation checked that they all read).
     formats = {col: date_format(real[col]) or ISO for col in schema.dates}
+    # A yes/no flag written in several ways ("Yes", "yes", "YES") is read as its two case-folded words.
+    spellings = {}
+    for col in schema.columns_of(BINARY):
+        levels = set()
+        for df in (real, synthetic, holdout):
+            if df is not None:
+                levels |= set(str(v) for v in pd.unique(df[col].dropna()))
+        if (folded := boolean_spellings(levels)) is not None:
+            spellings[col] = folded
     raw = {"real": real, "synthetic": synthetic, "holdout": holdout}
     checked: dict[str, pd.DataFrame] = {}
     impute = schema.missing == "impute"
@@ -123,6 +132,9 @@ def prepare(
         if impute and role == "real":  # the real table comes first; its every column has a value
             # From the typed values: a date's median is a number of days, "1,234" counts as 1234.
             medians = {c: float(np.nanmedian(columns[c])) for c in numerical}
+        for col, folded in spellings.items():
+            present = ~absent[col]
+            columns[col][present] = [folded[str(v)] for v in columns[col][present]]
         for col in schema.columns:
             if col not in numerical:
                 columns[col][absent[col]] = MISSING  # the column's own copy (category_texts)

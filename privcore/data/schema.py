@@ -18,6 +18,7 @@ from privcore.data.column_kinds import (
     IDENTIFIER,
     NUMERICAL,
     TEXT,
+    boolean_spellings,
     date_days,
     date_format,
     identifier_or_text,
@@ -402,6 +403,9 @@ class Schema:
                 for df in tables.values():
                     texts, missing = category_texts(df[col])
                     levels |= set(pd.unique(texts[~missing]))
+                spellings = boolean_spellings(levels)
+                if spellings is not None:  # "Yes", "yes" and "YES" are one value (prepare folds them)
+                    levels = set(spellings.values())
                 if len(levels) > 2:
                     shown = ", ".join(repr(v) for v in sorted(levels)[:5])
                     raise SchemaError(
@@ -632,6 +636,8 @@ def guess_column_type(series: pd.Series) -> ColumnGuess:
         return ColumnGuess(kind, "constant in the real table: it will be left out of distance spaces")
     if distinct == 2:
         return ColumnGuess(BINARY, "")
+    if not pd.api.types.is_numeric_dtype(series) and boolean_spellings(pd.unique(values.astype(str))) is not None:
+        return ColumnGuess(BINARY, "yes and no written in several ways (Yes, yes, YES): read as two values")
     if pd.api.types.is_bool_dtype(series) or not pd.api.types.is_numeric_dtype(series):
         kind = identifier_or_text(series, words)
         if kind == TEXT:

@@ -145,3 +145,16 @@ def test_the_command_line_takes_the_new_kinds(tmp_path):
     said = {e["column"]: e["kind"] for e in json.loads(proc.stdout)["columns"]}
     assert said["nameFirst"] == "text" and said["notes"] == "identifier" and said["empty"] is None
     assert "columns: Left out (1): empty: left out on request" in proc.stderr
+
+
+def test_a_flag_written_in_several_ways_is_two_values():
+    real = pd.DataFrame({"smoker": ["Yes", "yes", "NO", "no", None] * 10, "age": np.arange(50.0)})
+    synthetic = pd.DataFrame({"smoker": ["YES", "No"] * 25, "age": np.arange(50.0)})
+    guess = guess_column_type(real["smoker"])
+    assert guess.type == "binary" and "several ways" in guess.note
+    data = prepare(real, synthetic, infer_schema(real))
+    assert set(data.real["smoker"]) == {"yes", "no", "(missing)"} and set(data.synthetic["smoker"]) == {"yes", "no"}
+    # a flag with a third word is not folded: declared binary it is refused with the fix
+    synthetic.loc[0, "smoker"] = "maybe"
+    with pytest.raises(SchemaError, match="declared binary but takes 7 values"):
+        prepare(real, synthetic, Schema({"smoker": "binary", "age": "numerical"}))
