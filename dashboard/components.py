@@ -120,11 +120,17 @@ def columns_panel(entries) -> None:
     counts = {status: sum(e.status == status for e in entries) for status in ("analysed", "checked", "left out")}
     title = ", ".join(f"{n} {status}" for status, n in counts.items() if n)
     with st.expander(f"Columns ({title})", icon=":material/view_column:"):
-        st.dataframe(pd.DataFrame({
-            "column": [e.column for e in entries], "status": [e.status for e in entries],
-            "kind": [e.kind or "" for e in entries], "role": [e.role for e in entries],
-            "note": [e.reason + (": to include it, tick Analyse above on the Configure page and choose its kind."
-                                 if e.include else "") for e in entries]}), hide_index=True, width="stretch")
+        lines = []
+        for e in entries:
+            if e.status == "analysed":
+                said = f"{e.kind}, {e.role}" + (f" ({e.reason})" if e.reason else "")
+            elif e.status == "checked":
+                said = f"{e.kind}: {e.reason}"
+            else:
+                said = f"left out: {e.reason}" + (" (to include it, tick Analyse on the Configure page and choose "
+                                                  "its kind)" if e.include else "")
+            lines.append(f"- **{e.column}** — {said}")
+        st.markdown("\n".join(lines))
 
 
 def verdict_rule_form(state, key: str = "verdict_rule") -> VerdictRule:

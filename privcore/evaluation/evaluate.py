@@ -88,6 +88,8 @@ def unmet_need(info: registry.MetricInfo, data: PreparedData, is_baseline: bool 
         return registry.NEEDS_REASONS["holdout"]
     if "pairing" in info.needs and (data.pair_index is None or is_baseline):
         return registry.NEEDS_REASONS["pairing"]
+    if "identifiers" in info.needs and not schema.checked_columns:
+        return registry.NEEDS_REASONS["identifiers"]
     other = data.holdout if is_baseline else data.synthetic
     other_name = "holdout" if is_baseline else "synthetic"
     for name, df in (("real", data.real), (other_name, other)):

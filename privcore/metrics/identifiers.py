@@ -190,7 +190,7 @@ def _risk(members: float, holdout: float) -> float:
 
 
 def compute_reproduced_identifiers(ctx) -> MetricOutput:
-    """The reproduced-identifiers risk; NotApplicable without identifier or text columns, or without a holdout.
+    """The reproduced-identifiers risk (the metric needs identifier or text columns); NotApplicable without a holdout.
 
     An attacker who knows that someone was in the training data, and their name, searches the synthetic table for it.
     A generator that memorises (a language model such as REaLTabFormer writes out whole training rows) reproduces
@@ -200,10 +200,6 @@ def compute_reproduced_identifiers(ctx) -> MetricOutput:
     """
     schema, data = ctx.schema, ctx.shared.data
     identifiers, texts, dates = list(schema.identifiers), list(schema.texts), list(schema.dates)
-    if not identifiers and not texts:
-        raise NotApplicable("no identifier or free-text column: declare names, e-mail addresses or id numbers as "
-                            "identifiers (Configure page, or --identifier) to check whether members' values were "
-                            "copied.")
     texts_and_ids = set(identifiers) | set(texts)
     checks = _checks(identifiers, texts, dates)
     tables = {"real": (data.checked["real"], data.real), "synthetic": (data.checked["synthetic"], data.synthetic)}
@@ -267,7 +263,7 @@ register(
         "than those of real people the generator never saw?",
         attacker_knows="That someone was in the training data, and their name (or e-mail address, id number); the "
         "synthetic table.",
-        needs=frozenset(),
+        needs=frozenset({"identifiers"}),
         per_record_unit="real",
         raw_meaning="rarity-weighted share of members whose identifiers (every identifier column together, exactly) "
         "one synthetic row holds; higher = more copied.",

@@ -26,6 +26,8 @@ NEEDS_REASONS: dict[str, str] = {
                "tables.",
     "pairing": "needs a pairing between synthetic and real rows (the same row order, or an id column in both "
                "tables): set it among the column settings.",
+    "identifiers": "needs an identifier or free-text column (names, e-mail addresses, id numbers): declare one among "
+                   "the column settings (--identifier, --text).",
 }
 
 #: Figures a metric may declare (``MetricInfo.figures``), drawn from the report's shared neighbour passes:
