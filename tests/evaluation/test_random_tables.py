@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 from privcore import evaluate
@@ -78,9 +78,17 @@ def table(shape, part: int) -> pd.DataFrame:
 @settings(max_examples=10, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(shapes())
+# Besides the drawn shapes, always: a code of 5,000 values before other columns, with a holdout, and a wide table of
+# names, dates and codes of 300 values (the shapes of issue 56's failures).
+@example((4, 300, ["code", "number", "flag", "date"], 5_000, 0.05, True, True, 1))
+@example((120, 50, ["code", "name", "date", "number"] * 30, 300, 0.0, False, True, 2))
 def test_random_real_tables_run_the_quick_preset_and_say_every_column(shape):
     real, synthetic = table(shape, 0), table(shape, 1)
     holdout = table(shape, 2) if shape[6] else None
+    n_columns, rows, kinds, cardinality, missing, duplicated, with_holdout, _ = shape
+    event(f"{n_columns} columns x {len(real)} rows; kinds {','.join(sorted(set(kinds)))}; {cardinality} categories; "
+          f"{missing:.0%} missing; {'duplicated rows; ' if duplicated else ''}"
+          f"{'with' if with_holdout else 'no'} holdout")  # --hypothesis-show-statistics lists the shapes run
     schema = infer_schema(real, missing="impute")
     params = {"mia_best": {"n_boot": 20}} if holdout is not None else None
     if not schema.types:  # only names, text or empty columns: nothing to compare people by, and it says so
