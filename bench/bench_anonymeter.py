@@ -20,8 +20,15 @@ different, privcore as equal). Anonymeter runs in its own virtualenv (``--anonym
 anonymeter==1.1.0``), through ``bench/_anonymeter_peer.py``, on the same CSV files privcore reads; nothing of it is
 imported here.
 
-For each case and attack: both tools' risk and 95 % interval, their main, control and baseline rates, and whether
-each risk lies within the other's interval. Writes ``bench/results/anonymeter_agreement.json`` with ``lscpu``.
+Both tools read the same CSV files and settings (``meta.json``); privcore runs in a fresh process of this checkout
+and, as ``privcore_before``, of ``--baseline`` (default cbb4410, the last commit before issue 60's fix; a detached
+git worktree in the temporary folder). Anonymeter draws its own targets (``DataFrame.sample``, numpy's global
+generator seeded with the case's seed) and an unseeded baseline, so its risks and privcore's are two estimates from
+different samples of targets.
+
+For each case and attack: both tools' risk and 95 % interval, their main, control and baseline rates and counts,
+and whether each risk lies within the other's interval (and whether the intervals overlap). Writes
+``bench/results/anonymeter_agreement.json`` with ``lscpu``.
 
     .venv/bin/python bench/bench_anonymeter.py --anonymeter-python /work/anon-venv/bin/python
 """
@@ -44,15 +51,17 @@ BENCH = ROOT / "bench"
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(BENCH))
 
+from _adult import worktree  # noqa: E402
 from bench_priveval import lscpu  # noqa: E402
 
 from privcore.demo.adult import ADULT_TYPES, SENSITIVE, load_adult  # noqa: E402
-from privcore.metrics.attacks import inference, linkability, singling_out  # noqa: E402
 from privcore.metrics.attacks.register import default_aux_split  # noqa: E402
 
 OUT = BENCH / "results" / "anonymeter_agreement.json"
 ATTACKS = ("singling_out_univariate", "singling_out_multivariate", "linkability", "inference")
 N_ATTACKS, N_COLS, MAX_ATTEMPTS = 500, 3, 200_000
+#: The last commit before issue 60's fix, measured beside this checkout on the same tables.
+DEFAULT_BASELINE = "cbb4410"
 
 REGIONS = ["north", "south", "east", "west", "centre"]
 SMALL_TYPES = {"age": "numerical", "sex": "binary", "region": "categorical", "income": "numerical"}
@@ -110,58 +119,81 @@ def cases(adult_rows: int, adult_seeds: list[int], small_seeds: list[int]) -> li
     return out
 
 
-def run_privcore(case: dict) -> dict:
-    real, syn, hold = case["tables"]
-    types, seed = case["types"], case["seed"]
-    out = {}
-    for mode in ("univariate", "multivariate"):
-        out[f"singling_out_{mode}"] = singling_out(real, syn, hold, column_types=types, mode=mode, n_attacks=N_ATTACKS,
-                                                   n_cols=N_COLS, max_attempts=MAX_ATTEMPTS, seed=seed)
-    aux = case["link_aux"]
-    out["linkability"] = linkability(real, syn, hold, column_types={c: types[c] for c in aux[0] + aux[1]},
-                                     aux_cols=(aux[0], aux[1]), n_attacks=N_ATTACKS, seed=seed)
-    cols = case["inference_aux"] + [case["secret"]]
-    out["inference"] = inference(real, syn, hold, column_types={c: types[c] for c in cols}, secret=case["secret"],
-                                 aux_cols=case["inference_aux"], n_attacks=N_ATTACKS, seed=seed)
-    result = {}
-    for name, o in out.items():
-        result[name] = {
-            "risk": o.risk, "interval": list(o.interval),
-            "main": {"value": o.main.value, "error": o.main.error},
-            "control": None if o.control is None else {"value": o.control.value, "error": o.control.error},
-            "baseline": {"value": o.baseline.value, "error": o.baseline.error},
-            "n_main": o.n_main, "n_control": o.n_control, "n_baseline": o.n_baseline, "seconds": o.seconds,
-        }
-        if name.startswith("singling_out"):
-            result[name]["n_queries"] = o.details["n_queries_generated"]
-    return result
+PRIVCORE_RUN = r"""
+import json, sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+import pandas as pd
+import privcore
+from privcore.metrics.attacks import inference, linkability, singling_out
+
+folder = Path(sys.argv[2])
+meta = json.loads((folder / "meta.json").read_text())
+real, syn, hold = (pd.read_csv(folder / f"{name}.csv") for name in ("real", "synthetic", "holdout"))
+types, seed, n_attacks = meta["types"], meta["seed"], meta["n_attacks"]
+out = {}
+for mode in ("univariate", "multivariate"):
+    out[f"singling_out_{mode}"] = singling_out(real, syn, hold, column_types=types, mode=mode, n_attacks=n_attacks,
+                                               n_cols=meta["n_cols"], max_attempts=meta["max_attempts"], seed=seed)
+aux = meta["link_aux"]
+out["linkability"] = linkability(real, syn, hold, column_types={c: types[c] for c in aux[0] + aux[1]},
+                                 aux_cols=(aux[0], aux[1]), n_attacks=n_attacks, seed=seed)
+cols = meta["inference_aux"] + [meta["secret"]]
+out["inference"] = inference(real, syn, hold, column_types={c: types[c] for c in cols}, secret=meta["secret"],
+                             aux_cols=meta["inference_aux"], n_attacks=n_attacks, seed=seed)
+result = {"privcore": privcore.__file__}
+for name, o in out.items():
+    result[name] = {
+        "risk": o.risk, "interval": list(o.interval),
+        "main": {"value": o.main.value, "error": o.main.error},
+        "control": None if o.control is None else {"value": o.control.value, "error": o.control.error},
+        "baseline": {"value": o.baseline.value, "error": o.baseline.error},
+        "n_main": o.n_main, "n_control": o.n_control, "n_baseline": o.n_baseline,
+        "n_total": None if o.result is None else o.result.n_main_total, "seconds": o.seconds,
+    }
+    if name.startswith("singling_out"):
+        result[name]["n_queries_built"] = o.details["n_queries_generated"]
+print(json.dumps(result))
+"""
 
 
-def run_anonymeter(python: str, case: dict, folder: Path, timeout: float) -> dict:
+def write_case(case: dict, folder: Path) -> None:
+    """The three tables as CSV and the settings as ``meta.json``: what both tools read."""
     for name, table in zip(("real", "synthetic", "holdout"), case["tables"]):
         table.to_csv(folder / f"{name}.csv", index=False)
     meta = {"n_attacks": N_ATTACKS, "n_cols": N_COLS, "max_attempts": MAX_ATTEMPTS, "seed": case["seed"],
-            "link_aux": case["link_aux"], "secret": case["secret"], "inference_aux": case["inference_aux"],
-            "regression": case["regression"]}
+            "types": case["types"], "link_aux": case["link_aux"], "secret": case["secret"],
+            "inference_aux": case["inference_aux"], "regression": case["regression"]}
     (folder / "meta.json").write_text(json.dumps(meta))
-    done = subprocess.run([python, str(BENCH / "_anonymeter_peer.py"), str(folder)], capture_output=True, text=True,
-                          timeout=timeout)
+
+
+def run_json(command: list[str], timeout: float, what: str) -> dict:
+    done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
     for line in reversed(done.stdout.splitlines()):
         if line.startswith("{"):
             return json.loads(line)
-    raise RuntimeError(f"anonymeter failed on {case['case']} seed {case['seed']}: {done.stderr[-2000:]}")
+    raise RuntimeError(f"{what} failed: {done.stderr[-2000:]}")
+
+
+def run_privcore(source: Path, folder: Path, timeout: float) -> dict:
+    """privcore's four attacks from the source tree ``source`` (this checkout or the baseline's worktree)."""
+    return run_json([sys.executable, "-c", PRIVCORE_RUN, str(source), str(folder)], timeout, f"privcore ({source})")
+
+
+def run_anonymeter(python: str, folder: Path, timeout: float) -> dict:
+    return run_json([python, str(BENCH / "_anonymeter_peer.py"), str(folder)], timeout, "anonymeter")
 
 
 def within(value: float, interval) -> bool:
     return interval[0] - 1e-9 <= value <= interval[1] + 1e-9
 
 
-def compare(ours: dict, theirs: dict) -> dict:
+def compare(ours: dict, theirs: dict, before: dict | None) -> dict:
     out = {}
     for name in ATTACKS:
         a, b = ours[name], theirs[name]
         out[name] = {
-            "privcore": a, "anonymeter": b,
+            "privcore": a, "anonymeter": b, "privcore_before": None if before is None else before[name],
             "privcore_risk_in_anonymeter_interval": within(a["risk"], b["interval"]),
             "anonymeter_risk_in_privcore_interval": within(b["risk"], a["interval"]),
             "intervals_overlap": a["interval"][0] <= b["interval"][1] + 1e-9
@@ -177,37 +209,46 @@ def main() -> None:
     parser.add_argument("--adult-seeds", default="0,1")
     parser.add_argument("--small-seeds", default="0,1,2,3,4,5,6,7,8,9,10,11")
     parser.add_argument("--timeout", type=float, default=1800)
+    parser.add_argument("--baseline", default=DEFAULT_BASELINE,
+                        help="privcore commit measured beside (before issue 60); '' to skip")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
     seeds = [int(s) for s in args.adult_seeds.split(",") if s]
     small_seeds = [int(s) for s in args.small_seeds.split(",") if s]
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True, check=False).stdout.strip()
+    baseline = worktree(args.baseline) if args.baseline else None
     results = []
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         for case in cases(args.adult_rows, seeds, small_seeds):
-            ours = run_privcore(case)
-            theirs = run_anonymeter(args.anonymeter_python, case, Path(tmp), args.timeout)
+            write_case(case, Path(tmp))
+            ours = run_privcore(ROOT, Path(tmp), args.timeout)
+            theirs = run_anonymeter(args.anonymeter_python, Path(tmp), args.timeout)
+            before = run_privcore(baseline, Path(tmp), args.timeout) if baseline else None
             row = {"case": case["case"], "group": case["group"], "seed": case["seed"],
                    "rows": [len(t) for t in case["tables"]],
                    "duplicated_real_rows": int(case["tables"][0].duplicated().sum()),
                    "anonymeter_versions": {k: theirs.pop(k) for k in ("anonymeter", "pandas", "numpy")},
-                   "attacks": compare(ours, theirs)}
+                   "attacks": compare(ours, theirs, before)}
             results.append(row)
-            brief = {n: (round(v["privcore"]["risk"], 3), round(v["anonymeter"]["risk"], 3))
-                     for n, v in row["attacks"].items()}
+            brief = {n: tuple(round(v[who]["risk"], 3) for who in ("privcore", "anonymeter", "privcore_before")
+                              if v.get(who)) for n, v in row["attacks"].items()}
             print(case["case"], case["seed"], brief, flush=True)
     agree = {name: sum(r["attacks"][name]["intervals_overlap"] for r in results) for name in ATTACKS}
+    inside = {name: sum(r["attacks"][name]["privcore_risk_in_anonymeter_interval"] for r in results)
+              for name in ATTACKS}
     document = {
         "what": "issue 60: privcore's Anonymeter-style attacks against anonymeter 1.1.0 on the same tables and "
                 "settings (see bench/bench_anonymeter.py)",
         "privcore_commit": commit,
+        "privcore_before_commit": args.baseline or None,
         "settings": {"n_attacks": N_ATTACKS, "n_cols": N_COLS, "max_attempts": MAX_ATTEMPTS, "n_neighbors": 1,
                      "confidence": 0.95, "adult_rows": args.adult_rows, "small_domain_rows": 1500},
         "cpu": lscpu(),
         "seconds": time.perf_counter() - started,
         "intervals_overlap_count": {name: f"{n} of {len(results)}" for name, n in agree.items()},
+        "privcore_risk_in_anonymeter_interval_count": {name: f"{n} of {len(results)}" for name, n in inside.items()},
         "cases": results,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
