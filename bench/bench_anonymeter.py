@@ -21,7 +21,7 @@ anonymeter==1.1.0``), through ``bench/_anonymeter_peer.py``, on the same CSV fil
 imported here.
 
 Both tools read the same CSV files and settings (``meta.json``); privcore runs in a fresh process of this checkout
-and, as ``privcore_before``, of ``--baseline`` (default cbb4410, the last commit before issue 60's fix; a detached
+and, as ``privcore_before``, of ``--baseline`` (default 08524bc, the last commit before issue 60's fix; a detached
 git worktree in the temporary folder). Anonymeter draws its own targets (``DataFrame.sample``, numpy's global
 generator seeded with the case's seed) and an unseeded baseline, so its risks and privcore's are two estimates from
 different samples of targets.
@@ -61,7 +61,7 @@ OUT = BENCH / "results" / "anonymeter_agreement.json"
 ATTACKS = ("singling_out_univariate", "singling_out_multivariate", "linkability", "inference")
 N_ATTACKS, N_COLS, MAX_ATTEMPTS = 500, 3, 200_000
 #: The last commit before issue 60's fix, measured beside this checkout on the same tables.
-DEFAULT_BASELINE = "cbb4410"
+DEFAULT_BASELINE = "08524bc"
 
 REGIONS = ["north", "south", "east", "west", "centre"]
 SMALL_TYPES = {"age": "numerical", "sex": "binary", "region": "categorical", "income": "numerical"}
