@@ -411,11 +411,13 @@ def attack_details(report, metric_id: str, limit: int = 10) -> None:
         st.dataframe(pd.DataFrame({
             "real row": main["targets"][:limit], "true value": main["secrets"][:limit],
             "guess from the nearest synthetic record": main["guesses"][:limit],
-            "right": main["success"][:limit]}), hide_index=True, width="stretch")
+            # share of the equally close synthetic records whose value is right (1 or 0 without ties)
+            "chance right": main["success"][:limit]}), hide_index=True, width="stretch")
     elif isinstance(details, LinkabilityAttack) and main:
         aux = details.aux_cols or [[], []]
         st.markdown(f"**Linking attempts** (first {limit}): the attacker knows {', '.join(map(str, aux[0]))} from one "
                     f"source and {', '.join(map(str, aux[1]))} from another")
         st.dataframe(pd.DataFrame({
-            "real row": main["targets"][:limit], "linked correctly": main["linked"][:limit]}),
+            # the chance of a correct link over every way of breaking ties (1 or 0 without ties)
+            "real row": main["targets"][:limit], "chance linked correctly": main["linked"][:limit]}),
             hide_index=True, width="stretch")

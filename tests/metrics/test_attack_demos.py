@@ -1,16 +1,18 @@
-"""The Anonymeter-style attacks on the built-in demo scenarios (issue 5, "What it must show").
+"""The Anonymeter-style attacks on the built-in demo scenarios (issue 5, "What it must show"; issue 60).
 
-* The exact copy scores near 1 on every attack. Measured (n = 1000, seed 0, default parameters, holdout
-  as control): main-attack rates 0.976 (univariate singling out), 0.996 (multivariate), 0.996
-  (linkability, every one of the 500 targets linked; it was 0.548 before ties were pooled), 0.990
-  (inference); risks 0.959 [0.917, 1], 0.995 [0.990, 1], 0.996 [0.992, 1], 0.955 [0.919, 0.991]. Over
-  evaluate() seeds 0–5 the smallest risk was 0.945 and the smallest interval lower bound 0.903, so the
-  thresholds below (rate > 0.9, risk > 0.9, lower bound > 0.85) hold with margin. The distance
-  membership attack's ROC AUC is 1.
-* The column resampler copies rare real values one column at a time: univariate singling out flags it
-  (risk 0.372, interval [0.138, 0.607] at n = 1000), while distance-based membership inference stays a
-  coin flip (ROC AUC 0.487, computed here directly from the shared neighbour passes in E and, when the
-  ``mia_distance`` metric is registered, from that metric too).
+* The exact copy is caught by every attack. Measured (n = 1000, seed 0, default parameters, holdout as
+  control), since issue 60 (rates out of the 500 attacks asked for, ties averaged as Anonymeter's attack
+  over every tie order): multivariate singling out 0.995 [0.990, 1], inference 0.967 [0.937, 0.996],
+  linkability 0.536 [0.491, 0.581] (main rate 0.548: a target whose halves tie with other synthetic
+  records links with its share of the ties; Anonymeter gives 0.39–0.55), univariate singling out 0.095
+  [0.056, 0.134] (only 75 one-column predicates can be built, each singles out on the copy: 75 of 500).
+  Before issue 60 every attack was near 1, but a fresh sample of a coarse table could score 0.3–0.4 too.
+  The distance membership attack's ROC AUC is 1.
+* The column resampler copies rare real values one column at a time: univariate singling out finds more
+  training people than holdout people (29 against 16 of 500 at n = 1000: risk 0.027 [0.00004, 0.053]),
+  while distance-based membership inference stays a coin flip (ROC AUC 0.487, computed here directly from
+  the shared neighbour passes in E and, when the ``mia_distance`` metric is registered, from that metric
+  too).
 """
 
 from __future__ import annotations
@@ -47,29 +49,36 @@ def exact_copy():
     return evaluate(d.real, d.synthetic, schema, metrics=ATTACK_IDS, holdout=d.holdout, strict=True)
 
 
+#: Smallest risk and interval lower bound of the exact copy per attack (measured values in the module docstring).
+COPY_FLOORS = {"singling_out_univariate": (0.05, 0.03), "singling_out_multivariate": (0.9, 0.85),
+               "linkability": (0.45, 0.4), "inference": (0.9, 0.85)}
+
+
 @pytest.mark.parametrize("mid", ATTACK_IDS)
-def test_exact_copy_scores_near_one_on_every_attack(exact_copy, mid):
+def test_exact_copy_is_caught_by_every_attack(exact_copy, mid):
     res = exact_copy[mid]
     assert res.applicable, res.reason
-    assert res.raw > 0.9, (mid, res.raw)
-    assert res.risk > 0.9, (mid, res.risk)
-    assert res.interval[0] > 0.85, (mid, res.interval)
+    risk_floor, low_floor = COPY_FLOORS[mid]
+    assert res.risk > risk_floor, (mid, res.risk)
+    assert res.interval[0] > low_floor, (mid, res.interval)
     # the attack learns far more than the holdout lets it: the residual is not an artefact of the baseline
     assert res.details["main"]["value"] > res.details["control"]["value"]
     assert not any("did not beat the baseline" in w for w in res.warnings)
 
 
-def test_exact_copy_links_every_target_through_its_own_record(exact_copy):
+def test_exact_copy_links_each_target_through_its_own_record(exact_copy):
     res = exact_copy["linkability"]
     main = res.details["attack_main"]
-    assert res.details["main"]["n_success"] == res.details["main"]["n_total"] == 500
-    # the Adult halves are often shared (more than one synthetic record at the nearest distance for 34 %
-    # and 44 % of the targets) yet each target meets its own copy, which is stored first among its links
+    linked = np.array(main["linked"])
+    sizes = np.array(main["n_neighbors_0"]) * np.array(main["n_neighbors_1"])
+    # the Adult halves are often shared (more than one synthetic record at the nearest distance for about a
+    # third of the targets); a target whose halves are both unique links for sure, the others with their share
+    # of the ties, and each can link through its own copy
     assert np.mean(np.array(main["n_neighbors_0"]) > 1) > 0.3
     assert np.mean(np.array(main["n_neighbors_1"]) > 1) > 0.3
+    assert np.all(linked[sizes == 1] == 1.0) and np.all(linked >= 1 / sizes - 1e-12)
     assert all(target in syn for target, syn in main["links"].items())
-    # pooling ties also helps the control attack, honestly, but it stays far below the main attack
-    assert res.details["control"]["value"] < 0.15
+    assert res.details["control"]["value"] < 0.05
 
 
 def test_exact_copy_distance_membership_auc_is_one(exact_copy):
@@ -84,8 +93,10 @@ def test_column_resampler_is_caught_by_singling_out_not_by_distance_membership()
         metrics.append("mia_distance")
     report = evaluate(d.real, d.synthetic, schema, metrics=metrics, holdout=d.holdout, strict=True)
     so = report["singling_out_univariate"]
-    # rare real values copied column by column single out the people they came from
-    assert so.risk > 0.2 and so.interval[0] > 0.05, (so.risk, so.interval)
+    # rare real values copied column by column single out the people they came from more often than holdout
+    # people; out of 500 attacks (only 49 predicates can be built) the risk is small but above 0
+    assert so.risk > 0.01 and so.interval[0] > 0, (so.risk, so.interval)
+    assert so.details.main.n_success > 1.5 * so.details.control.n_success
     assert not any("did not beat the baseline" in w for w in so.warnings)
     # ... while training rows are no closer to the synthetic rows than holdout rows are
     assert abs(_distance_auc(report) - 0.5) < 0.05

@@ -34,6 +34,10 @@ BEFORE = Path(__file__).resolve().parents[1] / "golden" / "before_declarations.j
 CHANGED_METRICS = {
     "mia_calibrated": "issue 10: calibrated by the ratio of distances instead of their difference",
     "mia_domias": "issue 10: heavy-tailed kernels in E on every row, bandwidths by held-out likelihood",
+    **{attack: "issue 60: Anonymeter's rules where privcore differed: singling-out rates out of n_attacks, ties of "
+                "linkability and inference averaged over every tie-break (tests/metrics/test_attacks_small_domains.py, "
+                "test_attacks.py and test_attack_demos.py pin the new values)"
+       for attack in ("singling_out_univariate", "singling_out_multivariate", "linkability", "inference")},
     "dmlp": "issue 12: the same network (scikit-learn's MLPClassifier computation, tests/metrics/test_mlp.py) "
             "trained in float32, which rounds differently; the risk must stay within the fold noise "
             "(test_dmlp_moved_less_than_its_fold_noise)",

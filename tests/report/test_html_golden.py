@@ -26,6 +26,12 @@ Rewritten a fourth time (issue 56), with only these additions to "report" and "r
 table's answer a "Columns" list (every uploaded column, analysed, checked or left out), and the verdict's rule names
 the reproduced-identifiers threshold and that a failed privacy metric never gives "release". The lab pages and every
 figure are unchanged.
+
+Rewritten a fifth time (issue 60), with only these changes, all of univariate singling out (the one Anonymeter-style
+attack in these pages): its rates are out of the 500 attacks asked for, as Anonymeter's, not out of the predicates
+built (exact copy: risk 0.962 → 0.100, so its card reads "Moderate" and, at the 0.3 threshold of
+"report_without_figures", "Shareable by this metric"; noisy copy: interval 0.000–0.098 → 0.000–0.009), with their
+lines of text, warnings, explanation steps and blind spots, the dot plots and the bar chart's values and alt text.
 """
 
 from __future__ import annotations

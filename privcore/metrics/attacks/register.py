@@ -258,8 +258,9 @@ register(
                 "row: \"column = value\" for each value seen once, and \"column ≤ minimum\" or \"column ≥ maximum\" "
                 "for numbers.",
                 "Count the predicates that match exactly one record of the real training table (main attack) and of "
-                "the holdout (control, corrected for the holdout's size); a baseline attacker tries as many random "
-                "one-column predicates.",
+                "the holdout (control, corrected for the holdout's size), out of the 500 attacks asked for (as "
+                "Anonymeter: a predicate that could not be built counts as failed); a baseline attacker tries 500 "
+                "random one-column predicates.",
                 _RISK_STEP,
             ),
             high="Values that are rare in the synthetic table single out real training people much more often than "
@@ -267,7 +268,9 @@ register(
             low="Rare synthetic values single out training people no more often than anyone else.",
             blind_spots="Looks at one column at a time, so combinations of ordinary values are the multivariate "
             "version's job; a success means a predicate matches one real person, not that the rest of that "
-            "person's record leaked; a coarse synthetic table yields few predicates and a wide interval."
+            "person's record leaked; a synthetic table with few rare values yields few predicates, and as the "
+            "predicates that cannot be built count as failed attacks, the risk is then at most their share of 500 "
+            "(an exact copy of a table with 50 rare values scores at most 0.1 here)."
             + _NO_HOLDOUT,
             note="",
         ),
@@ -298,8 +301,8 @@ register(
                 "(a category must be equal; a number above the column's median gives \"≥ value\", otherwise "
                 "\"≤ value\") and keep it if it fits exactly one synthetic row, until 500 are found.",
                 "Count the predicates that fit exactly one record of the real training table (main attack) and of the "
-                "holdout (control, corrected for the holdout's size); a baseline attacker tries as many predicates "
-                "with random columns, values and comparisons.",
+                "holdout (control, corrected for the holdout's size), out of the 500 attacks asked for; a baseline "
+                "attacker tries 500 predicates with random columns, values and comparisons.",
                 _RISK_STEP,
             ),
             high="Combinations that describe one synthetic record describe one real training person much more often "
@@ -308,7 +311,8 @@ register(
             blind_spots="Only three columns per predicate and only predicates of this one shape are tried, so a "
             "low score is not a proof of safety; a success means a predicate fits one real person, not that their "
             "whole record leaked; if fewer than 500 predicates can be found (coarse or small data, or the cap of "
-            "200,000 tries) the rates use the ones found and the interval widens." + _NO_HOLDOUT,
+            "200,000 tries) the missing ones count as failed attacks, so the risk is at most the share found."
+            + _NO_HOLDOUT,
             note="",
         ),
         compute=compute_singling_out_multivariate,
@@ -342,10 +346,11 @@ register(
             steps=(
                 "Pick up to 500 real training records and split each into the two column sets.",
                 "For each half, find the k closest synthetic records (k = 1 by default; distance: numerical "
-                "differences scaled by the column's range plus 1 for each differing category), together with every "
-                "synthetic record exactly as close as the k-th.",
-                "The record is linked when the two groups share a synthetic record; the same is done for holdout "
-                "records (control), and a baseline attacker picks groups of the same sizes at random.",
+                "differences scaled by the column's range plus 1 for each differing category); when several are "
+                "exactly as close, the k are picked at random, and the record counts the chance that the two "
+                "groups share a synthetic record.",
+                "The same is done for holdout records (control), and a baseline attacker picks two groups of k "
+                "synthetic records at random.",
                 _RISK_STEP,
             ),
             high="Synthetic records reconnect the separate pieces of real training people much more often than "
@@ -356,9 +361,10 @@ register(
             "even for a copy; a success means the two halves meet at a synthetic record, not that the attacker "
             "knows it is right." + _NO_HOLDOUT,
             note="Choice: without a user-chosen split, the key columns are dealt alternately into the two sets "
-            "(1st, 3rd, 5th… and 2nd, 4th…). Choice: synthetic records tied with the k-th closest are pooled "
-            "into each half's group, so the attacker links the halves through any record consistent with both "
-            "(Anonymeter breaks such ties by sort order, which makes even an exact copy miss many links).",
+            "(1st, 3rd, 5th… and 2nd, 4th…). Choice: when several synthetic records are as close as the k-th, "
+            "each record counts its chance of being linked over every way of breaking the tie (Anonymeter breaks "
+            "such ties by sort order, one arbitrary way), so that repeated rows add no luck to the comparison "
+            "with the holdout.",
         ),
         compute=compute_linkability,
         details_type=LinkabilityAttack,
@@ -394,7 +400,8 @@ register(
                 "Pick up to 500 real training records as targets; the attacker sees only their key columns.",
                 "For each target take the closest synthetic record on the key columns (numerical differences scaled "
                 "by the column's range plus 1 for each differing category) and guess its sensitive value; a number "
-                "counts as guessed when it is within 5 % of the true value.",
+                "counts as guessed when it is within 5 % of the true value. When several records are equally close, "
+                "the target counts the share of them whose value would be a right guess.",
                 "Do the same for holdout records (control); a baseline attacker guesses the sensitive value of a "
                 "random synthetic record.",
                 _RISK_STEP,
