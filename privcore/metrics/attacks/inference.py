@@ -187,7 +187,7 @@ def inference(
     throughout, ``n_attacks`` capped at the table size with a warning, missing numerical values follow
     metrics.md §0.
 
-    **Choice: ties are averaged** (metrics.md §3, issue 60). Anonymeter guesses from the record its
+    **Choice: ties are averaged** (metrics.md §3). Anonymeter guesses from the record its
     ``argsort`` puts first. An earlier version of this function drew one tied record at random, with one draw
     for the main attack and another for the control: on a table with few, coarse auxiliary columns, where
     tens of records tie for every target, that draw alone moved the main and control rates apart and gave a

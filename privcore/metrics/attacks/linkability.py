@@ -315,7 +315,7 @@ def linkability(
     whenever some record was among the nearest of both halves): on a table with few, coarse columns and many
     repeated rows nearly every record, training or holdout, then links, both rates sit near 1 and the
     residual ``(main − control)/(1 − control)`` turns a difference of one or two targets into a risk of
-    0.3–0.4 for a fresh sample of the same population (issue 60; Anonymeter 1.1.0: 0.000–0.001 on the same
+    0.3–0.4 for a fresh sample of the same population (Anonymeter 1.1.0: 0.000–0.001 on the same
     tables). The probability keeps Anonymeter's attack and removes the luck of the sort: on such tables both
     rates stay low and agree with Anonymeter's within its interval (``bench/bench_anonymeter.py``); an exact
     copy links the targets whose halves are unique and a fraction of the others (0.39–0.55 on the Adult
@@ -361,8 +361,8 @@ def linkability(
         k = n_syn
     warns += fewer_rows_than_attacks(prep, n_attacks)
 
-    # Seven streams as before issue 60 (the seventh drew the baseline, now an expected count), so that the
-    # targets drawn for a seed are unchanged.
+    # Seven streams (the seventh once drew a random baseline, now an expected count), so that the targets drawn for
+    # a seed stay the same.
     rngs = child_rngs(seed, 7)
     main = _attack(prep, "real", aux, k, n_attacks, rngs[0:3])
     n_total = int(main["success"].size)

@@ -515,7 +515,7 @@ def singling_out(
     # Every rate is out of the n_attacks requested (Anonymeter's EvaluationResults(n_attacks=...)): out of
     # the n_q predicates found instead, a coarse table that yields a few dozen predicates, nearly all of which
     # single out on the training table and on the holdout alike, puts both rates near 1, where a difference of
-    # one predicate makes a residual risk of 0.2-0.4 for a fresh sample (issue 60).
+    # one predicate makes a residual risk of 0.2-0.4 for a fresh sample.
     result = AttackResult(
         n_main=n_main,
         n_main_total=n_attacks,
