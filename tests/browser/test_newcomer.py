@@ -11,7 +11,18 @@ from __future__ import annotations
 import re
 
 import pandas as pd
-from browser_support import IDLE_TIMEOUT, OUTSIDE, button, go_to, open_app, open_tab, run_evaluation, screenshot, uploader, wait_idle
+from browser_support import (
+    IDLE_TIMEOUT,
+    OUTSIDE,
+    button,
+    go_to,
+    open_app,
+    open_tab,
+    run_evaluation,
+    screenshot,
+    uploader,
+    wait_idle,
+)
 
 RUN_TIMEOUT = 300_000
 NARROW = {"width": 390, "height": 900}
