@@ -8,7 +8,7 @@ import math
 import threading
 import time
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping
 
 import numpy as np
@@ -41,7 +41,7 @@ from privcore.engine import (
 )
 from privcore.evaluation.background import background_ids, background_workers, claimable_ids, running_in_background
 from privcore.evaluation.outcome import Report
-from privcore.evaluation.size_match import size_match
+from privcore.evaluation.size_match import PERMUTATION_DRAWS, permutation_match, size_match
 from privcore.metrics import FRESH_SAMPLE, MATCH_REPEATS, MetricOutput, MetricResult, SizeMatch, UtilityScore, registry
 
 
@@ -150,6 +150,7 @@ def evaluate(
     cluster: Any = None,
     device: str = "auto",
     dp_epsilon: float | None = None,
+    split_reference: bool = True,
 ) -> Report:
     """Evaluate privacy metrics of a synthetic table against the real table it was trained on.
 
@@ -210,6 +211,10 @@ def evaluate(
         The ε of a differential-privacy guarantee the generator is declared to give (a number > 0): the verdict
         shows the bound it places on any membership attack beside what the attacks measured, and flags an
         attack beyond it as a broken guarantee (:mod:`privcore.evaluation.verdict`).
+    split_reference : bool
+        Without a holdout, compare each similarity metric with a fresh sample that exists: half of the real table
+        against the other half (:func:`split_reference_ids`, metrics.md §5). Default True; False leaves those
+        metrics without a reference (the verdict then does not weigh them).
 
     Returns
     -------
@@ -266,7 +271,88 @@ def evaluate(
     report.dp_epsilon = dp_epsilon
     report.columns = column_report(real.columns, schema, constant=[c for c in schema.columns
                                                                    if data.real[c].nunique(dropna=False) <= 1])
+    if holdout is None and split_reference:
+        _attach_split_reference(report, real, synthetic, schema, seed, params, famd_components=famd_components,
+                                chunk_elements=chunk_elements, strict=strict, workers=workers, device=device)
     return report
+
+
+#: The families read as similarity by the verdict (:mod:`privcore.evaluation.verdict`): how close the synthetic
+#: records come to the training records, which moves the answer only against a fresh sample of the same size.
+SIMILARITY_FAMILIES = ("Simulation-based", "Distance-based", "SynQP")
+
+
+def compared_with_fresh_sample(info: registry.MetricInfo) -> bool:
+    """Whether ``info``'s excess over its baseline is taken between like-sized tables, with a fresh-sample interval.
+
+    Every metric that declares ``size_matched``, and every other similarity metric with a baseline that trains no
+    model (NNDR: its value does not grow with the table, but the verdict weighs an excess only beyond the interval
+    a fresh sample of that size reaches by chance). A classifier's AUC (D-MLP, MIR) is not read as a leak at all
+    (metrics.md §5).
+    """
+    return info.size_matched or (info.baseline and info.family in SIMILARITY_FAMILIES and not info.uses_classifier)
+
+
+def split_reference_ids(metric_ids: Iterable[str]) -> list[str]:
+    """The metrics of ``metric_ids`` that, without a holdout, are compared with half of the real table.
+
+    The similarity metrics with a fresh-sample baseline that need neither a holdout nor a pairing.
+
+    Examples
+    --------
+    >>> split_reference_ids(["crp", "dmlp", "singling_out_univariate", "sd_idr", "hidr", "mia_best"])
+    ['crp', 'sd_idr']
+    """
+    out = []
+    for metric_id in metric_ids:
+        info = registry.get(metric_id)
+        if compared_with_fresh_sample(info) and info.baseline and not info.needs & {"holdout", "pairing"}:
+            out.append(metric_id)
+    return out
+
+
+#: Below this many real rows the real table is not split: each half would be below the size a comparison needs.
+MIN_SPLIT_ROWS = 60
+
+
+def _attach_split_reference(report: Report, real: pd.DataFrame, synthetic: pd.DataFrame, schema: Schema, seed: int,
+                            params, **settings) -> None:
+    """Without a holdout: compare the similarity metrics with half of the real table against the other half.
+
+    Notes
+    -----
+    A similarity metric asks whether the synthetic records come closer to the training records than other real
+    people of the same population do. Without a holdout there are no such people, but the real table holds two
+    halves that are such people *for each other*: with ``Y = A ∪ B`` split at random, ``B`` is a fresh sample
+    relative to ``A``. The synthetic table (trained on all of ``Y``, ``A`` included) is compared with ``A`` against
+    ``B`` compared with ``A``, at like sizes (:func:`privcore.evaluation.size_match.size_match`): an evaluation with
+    ``A`` as the real table and ``B`` as the holdout. The comparison is sound for closeness; it is not for the
+    attacks that need non-members (membership inference, Anonymeter's control): ``B`` was in the training data
+    too. The excess and its interval are attached to each metric's result as ``size_match`` with
+    ``method="split"``; the metric's own score stays the whole table's.
+    """
+    ids = [m for m in split_reference_ids(report) if report[m].applicable and report[m].risk is not None]
+    prepared = report.data.real if report.data is not None else real
+    if not ids or len(prepared) < MIN_SPLIT_ROWS:
+        return
+    order = np.random.default_rng(seed).permutation(len(prepared))
+    half = len(prepared) // 2
+    first, second = prepared.iloc[order[:half]], prepared.iloc[order[half:]]
+    split_schema = replace(schema, pairing=None) if getattr(schema, "pairing", None) else schema
+    own = {m: v for m, v in (params or {}).items() if m in ids}
+    try:
+        halves = evaluate(first.reset_index(drop=True), report.data.synthetic if report.data is not None else synthetic,
+                          split_schema, metrics=ids, holdout=second.reset_index(drop=True), seed=seed, params=own,
+                          split_reference=False, **settings)
+    except Exception as exc:  # the whole report must not fail for its reference; the verdict then weighs nothing
+        if settings.get("strict"):
+            raise
+        report.errors.append(f"split reference: {type(exc).__name__}: {exc}\n{traceback.format_exc()}")
+        return
+    for metric_id in ids:
+        match = halves[metric_id].size_match if metric_id in halves else None
+        if match is not None:
+            report.results[metric_id].size_match = replace(match, method="split")
 
 
 def check_dp_epsilon(value: Any) -> float | None:
@@ -554,7 +640,7 @@ def _run_measure(info, shared: SharedComputation, params, seed, strict, errors, 
         if baseline is not None:
             result.baseline = baseline.risk
             result.baseline_output = baseline
-            if info.size_matched and result.risk is not None and baseline.risk is not None:
+            if compared_with_fresh_sample(info) and result.risk is not None and baseline.risk is not None:
                 result.size_match = _size_match(info, shared, params, seed, result, strict, errors)
             # Between tables of different sizes only the size-matched excess says something (SizeMatch).
             if result.risk is not None and baseline.risk >= result.risk - 1e-12 and (
@@ -563,8 +649,30 @@ def _run_measure(info, shared: SharedComputation, params, seed, strict, errors, 
                     "A fresh sample of real people (the holdout) scores at least as high: this score says "
                     "nothing about the generator itself."
                 )
+    if info.null is not None and shared.data.holdout is not None and result.risk is not None:
+        result.size_match = _permutation(info, shared, params, seed, result, strict, errors)
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _permutation(info, shared: SharedComputation, params, seed, result: MetricResult, strict,
+                 errors) -> SizeMatch | None:
+    """A members-against-non-members test against its random relabellings (:func:`permutation_match`).
+
+    None where the relabellings cannot be computed (the verdict then does not weigh the test).
+    """
+    rows = {"real": len(shared.data.real), "synthetic": len(shared.data.synthetic),
+            "holdout": len(shared.data.holdout)}
+    try:
+        value, null = info.null(MetricContext(shared, params, seed), result, PERMUTATION_DRAWS, seed)
+        return permutation_match(rows, value, null)
+    except NotApplicable:
+        return None
+    except Exception as exc:
+        if strict:
+            raise
+        errors.append(f"{info.id} (relabelled): {type(exc).__name__}: {exc}\n{traceback.format_exc()}")
+        return None
 
 
 def _size_match(info, shared: SharedComputation, params, seed, result: MetricResult, strict,

@@ -221,6 +221,11 @@ class Assessment:
                 return "utility (1 = as useful as the real table; no holdout, so no fresh sample to compare with)"
             return (f"of what {self.utility.reference_label} keeps (utility {self.utility.score:.3f} against "
                     f"{self.utility.reference:.3f})")
+        if self.size_match is not None and self.size_match.method == "permutation":
+            return f"above its two groups relabelled at random ({self.reference:.3f})"
+        if self.size_match is not None and self.size_match.method == "split":
+            return (f"above half of the real table against the other half ({self.reference:.3f} at "
+                    f"{self.size_match.matched_rows:,} rows; no holdout)")
         if self.size_match is not None and self.size_match.subsampled is not None:
             return (f"above a fresh sample of real people of the same size ({self.reference:.3f} at "
                     f"{self.size_match.matched_rows:,} rows)")
@@ -272,6 +277,10 @@ def assess(metric_id: str, result) -> Assessment:
         smaller = "holdout" if match.subsampled == "synthetic" else "synthetic table"
         label = ("fresh-sample baseline (holdout in place of the synthetic data)" if match.subsampled is None else
                  f"fresh-sample baseline at {match.matched_rows:,} rows (the {smaller}'s size)")
+        if match.method == "permutation":  # a members-against-non-members test: its groups relabelled at random
+            label = "the test with its two groups relabelled at random (what chance gives)"
+        elif match.method == "split":  # no holdout: half of the real table against the other half
+            label = "half of the real table against the other half (no holdout)"
     elif result.baseline is not None and math.isfinite(result.baseline):
         reference, label = float(result.baseline), "fresh-sample baseline (holdout in place of the synthetic data)"
     elif info is not None and info.reference_level is not None:

@@ -260,6 +260,11 @@ def _describe(a: Assessment, weight: str, lower: float | None) -> str:
     match = a.size_match
     if match is not None and match.subsampled is not None:
         against = f"a fresh sample of real people of the same size ({match.matched_rows:,} rows)"
+    if match is not None and match.method == "permutation":  # issue 60
+        against = "what it gives when the two groups it compares are relabelled at random"
+    elif match is not None and match.method == "split":  # issue 60
+        against = (f"half of the real table against the other half (real people of the same population, "
+                   f"{match.matched_rows:,} rows; no holdout)")
     chance = ""
     if a.excess_interval is not None:
         width = (a.excess_interval[1] - a.excess_interval[0]) / 2
@@ -288,6 +293,40 @@ def _kind(a: Assessment, metric_id: str) -> str:
     return MEMBERSHIP if a.family == "Holdout proxy tests" or metric_id == "sd_mia" else SIMILARITY
 
 
+# ---- issue 60: every metric that moves the answer has a fresh-sample reference (metrics.md §5) ----
+#: Why a classifier of real against synthetic rows is never evidence of a leak (metrics.md §5).
+FIDELITY_NOT_LEAK = ("ran, but is not weighed: it trains a classifier to tell real rows from synthetic ones, which "
+                     "measures fidelity, not a leak (every imperfect generator scores high, an exact copy scores 0.5).")
+#: Why an Anonymeter attack without a holdout is not weighed.
+NO_CONTROL = ("ran without a control, so it is not weighed: without a holdout of real people the generator never saw, "
+              "its success rate includes what any data about similar people reveals (a fresh sample of real people "
+              "scores as high). A split of the real table cannot be the control: both halves trained the generator. "
+              "Upload a holdout to measure what the synthetic data adds.")
+
+
+def _not_weighed(a: Assessment, kind: str, report) -> str:
+    """Why the verdict leaves a metric that ran out of the answer ("" when it weighs it).
+
+    A metric moves the answer only against a reference of real people: a fresh sample of the same size (with its
+    interval) for similarity, the random relabellings of its two groups for a members-against-non-members test, the
+    control attack on the holdout for Anonymeter's attacks. Without one, its value says nothing about the generator:
+    SD-IDR of a fresh sample of coarse data is 0.42, DVP is 1 on every table.
+    """
+    has_holdout = (getattr(report, "rows", None) or {}).get("holdout") is not None
+    if a.family == "Classifier-based":
+        return FIDELITY_NOT_LEAK
+    if a.family == "Attack-based" and not has_holdout:
+        return NO_CONTROL
+    if kind in (SIMILARITY, MEMBERSHIP) and a.excess_interval is None:
+        if not has_holdout:
+            return ("not weighed: without a holdout it could not be compared with a fresh sample of real people (the "
+                    "real table is too small to split in two, or the metric needs a holdout).")
+        return ("not weighed: it could not be compared with a fresh sample of real people of the same size, and its "
+                "value alone says nothing about the generator.")
+    return ""
+# ---- end issue 60 ----
+
+
 def _pushes(kind: str, a: Assessment, excess: float, lower: float | None, rule: VerdictRule) -> str:
     if a.metric_id == IDENTIFIERS:
         if lower is not None and lower > rule.identifiers_at:
@@ -301,7 +340,9 @@ def _pushes(kind: str, a: Assessment, excess: float, lower: float | None, rule: 
         beyond_chance = lower is None or lower > 0
         return CAUTION if excess > rule.caution_at and beyond_chance else RELEASE
     if kind == MEMBERSHIP:
-        return CAUTION if a.adjusted > rule.supporting_at else RELEASE
+        # Like similarity: only beyond what the test gives when its two groups are relabelled at random.
+        beyond = a.excess_interval is None or a.excess_interval[0] > 0
+        return CAUTION if a.adjusted > rule.supporting_at and beyond else RELEASE
     # Similarity moves the answer only beyond what a fresh sample of the same size reaches by chance.
     if a.adjusted <= rule.similarity_at or (a.excess_interval is not None and a.excess_interval[0] <= 0):
         return RELEASE
@@ -381,6 +422,10 @@ def verdict(report, rule: VerdictRule | None = None, dp_epsilon: float | None = 
             not_tested.append(f"{a.name}: {a.cannot_tell[0].upper()}{a.cannot_tell[1:]}")
             continue
         kind = _kind(a, metric_id)
+        unweighed = _not_weighed(a, kind, report)
+        if unweighed:  # it ran, but has no reference of real people to be read against (metrics.md §5)
+            not_tested.append(f"{a.name}: {unweighed}")
+            continue
         weight = "decisive" if kind == ATTACK else "supporting"
         lower = _lower_excess(a) if weight == "decisive" else None
         excess, text = a.adjusted, None
@@ -398,7 +443,13 @@ def verdict(report, rule: VerdictRule | None = None, dp_epsilon: float | None = 
                                                                               is not None else e.excess)))
     decisive_ran = any(e.weight == "decisive" for e in evidence)
     level = min((e.pushes_to for e in evidence), key=order.get, default=CAUTION)
-    if not decisive_ran:
+    has_holdout = (getattr(report, "rows", None) or {}).get("holdout") is not None
+    if not decisive_ran and not has_holdout:  # issue 60: say why it cannot clear the table, and what to upload
+        level = min(level, CAUTION, key=order.get)
+        not_tested.insert(0, "No attack could be weighed, so the table cannot be cleared: Anonymeter's attacks need a "
+                             "control and membership inference needs non-members, both real people the generator "
+                             "never saw (a holdout).")
+    elif not decisive_ran:
         level = min(level, CAUTION, key=order.get)
         not_tested.insert(0, "No attack or membership-inference attack ran, so the strongest evidence is missing: "
                              "choose the attack metrics on the Metrics page (membership inference needs a holdout).")
@@ -413,7 +464,6 @@ def verdict(report, rule: VerdictRule | None = None, dp_epsilon: float | None = 
     privacy_failed = [name for name, family in failed if family not in NOT_PRIVACY_FAMILIES]
     if privacy_failed:  # no answer may rest on a metric that did not run: it could have found the leak
         level = min(level, CAUTION, key=order.get)
-    has_holdout = (getattr(report, "rows", None) or {}).get("holdout") is not None
     headline = _headline(level, evidence, decisive_ran, has_holdout)
     if guarantee is not None and guarantee.broken:
         headline = f"Do not release: {guarantee.text}"
@@ -518,6 +568,10 @@ def _headline(level: str, evidence: list[Evidence], decisive_ran: bool, has_hold
         return (f"Do not release: {worst.name} shows the synthetic data gives an attacker a real advantage "
                 f"about the people in the training data.")
     if level == CAUTION:
+        if not decisive_ran and not has_holdout and not any(e.pushes_to == CAUTION for e in evidence):
+            return ("Release with caution: the table cannot be cleared without a holdout. No attack can be measured "
+                    "against real people the generator never saw, and nothing else can show that a table is safe; "
+                    "no metric that ran points at a leak.")
         if not decisive_ran:
             return ("Release with caution: no attack was run, so the table cannot be cleared; the supporting "
                     "metrics are a starting point, not proof.")

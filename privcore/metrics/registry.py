@@ -198,6 +198,11 @@ class MetricInfo:
         Every BLAS call of the metric already runs on one thread (the engine's passes, the FAMD fit), so it may
         run while a background thread holds BLAS at one thread: its result is the same either way. BLAS's
         rounding depends on its thread count, so a metric that calls BLAS on every core must leave this False.
+    null : callable or None
+        ``null(ctx, output, draws, seed) -> (value, values)`` for a test of members against non-members (the holdout
+        proxy tests, SD-MIA): its value and what it scores when the two groups it compares swap labels at random,
+        the fresh-sample reference of metrics.md §5 for a metric whose own baseline would compare the holdout with
+        itself (:func:`privcore.evaluation.size_match.permutation_match`).
     scorer : object or None
         A membership attack's scorer (:class:`privcore.metrics.membership._base.Scorer`): the attacks that have
         one make the battery that the strongest attack compares, in display order.
@@ -233,6 +238,7 @@ class MetricInfo:
     thread: str = ""
     one_thread_blas: bool = False
     scorer: Any = None
+    null: Any = None
 
     @property
     def default_params(self) -> dict[str, Any]:

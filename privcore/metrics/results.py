@@ -80,6 +80,11 @@ class SizeMatch:
         The score of each subset drawn for ``risk`` or ``baseline``.
     too_small : str or None
         Why no excess is reported (the holdout is too small for this metric), else None.
+    method : str
+        Where the fresh sample comes from: ``"subsets"`` (the holdout, sizes matched by random subsets),
+        ``"permutation"`` (a test of members against non-members: the two groups it compares relabelled at random,
+        ``repeats`` times; ``baseline`` is the relabellings' mean) or ``"split"`` (no holdout: half of the real
+        table plays the training table and the other half the fresh sample; ``rows`` are those of the split).
     """
 
     rows: dict[str, int | None]
@@ -92,6 +97,7 @@ class SizeMatch:
     interval: tuple[float, float] | None
     values: tuple[float, ...] = ()
     too_small: str | None = None
+    method: str = "subsets"
 
     @property
     def beyond_chance(self) -> bool:
@@ -103,6 +109,20 @@ class SizeMatch:
         if self.too_small:
             return self.too_small
         synthetic, holdout = self.rows.get("synthetic"), self.rows.get("holdout")
+        if self.method == "permutation":
+            how = (f"the test scores {self.risk:.3f}; with the two groups it compares relabelled at random "
+                   f"({self.repeats} times), as if the synthetic rows were other real people, it scores "
+                   f"{self.baseline:.3f} on average")
+            if self.interval is None:
+                return f"{how[0].upper()}{how[1:]}."
+            return (f"{how[0].upper()}{how[1:]}; by chance alone it would differ from that by "
+                    f"{self.interval[0] - self.excess:+.3f} to {self.interval[1] - self.excess:+.3f}.")
+        if self.method == "split":
+            prefix = (f"No holdout: half of the real table ({self.rows.get('real'):,} rows) plays the training "
+                      f"records and the other half ({holdout:,} rows) a fresh sample of real people; ")
+            rest = SizeMatch(self.rows, self.matched_rows, self.subsampled, self.repeats, self.risk, self.baseline,
+                             self.excess, self.interval, self.values, self.too_small).describe()
+            return prefix + rest[0].lower() + rest[1:]
         if self.subsampled == "synthetic":
             how = (f"compared at the holdout's size: {self.repeats} random subsets of {self.matched_rows:,} of the "
                    f"{synthetic:,} synthetic rows score {self.risk:.3f} on average, the {holdout:,}-row holdout "
@@ -131,6 +151,7 @@ class SizeMatch:
             "excess": finite_or_none(self.excess),
             "interval": None if self.interval is None else [finite_or_none(v) for v in self.interval],
             "too_small": self.too_small,
+            "method": self.method,
             "text": self.describe(),
         }
 
