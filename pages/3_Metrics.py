@@ -26,7 +26,8 @@ presets = registry.presets(holdout=tables.holdout is not None)
 PRESET_HELP = {
     "quick": "The default: fast checks that train no model and, when a holdout is loaded, the membership "
              "attacks (the decisive evidence). The estimated time is shown below.",
-    "all 17 review metrics": "The 17 metrics compared in the review this tool follows.",
+    "all 17 review metrics": "The 17 metrics compared in the review this tool follows and, when a holdout is "
+                             "loaded, the strongest membership attack (the decisive evidence).",
     "attacks (needs holdout)": "Attacks on individuals and membership tests; most need a holdout table.",
     "everything": "Every metric. Those that train a model can take minutes on large tables.",
 }

@@ -572,6 +572,11 @@ def _headline(level: str, evidence: list[Evidence], decisive_ran: bool, has_hold
             return ("Release with caution: the table cannot be cleared without a holdout. No attack can be measured "
                     "against real people the generator never saw, and nothing else can show that a table is safe; "
                     "no metric that ran points at a leak.")
+        if not decisive_ran and not has_holdout:
+            return ("Release with caution, from similarity alone: the synthetic records come closer to the training "
+                    "records than half of the real table comes to the other half, and without a holdout no attack can "
+                    "be weighed, so the table cannot be cleared. Closeness is not proof of a leak; a holdout of real "
+                    "records the generator never saw, for the membership attacks, would settle it.")
         if not decisive_ran:
             return ("Release with caution: no attack was run, so the table cannot be cleared; the supporting "
                     "metrics are a starting point, not proof.")

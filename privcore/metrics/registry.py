@@ -376,14 +376,24 @@ def presets(holdout: bool = False) -> dict[str, list[str]]:
     """The metric presets of product.md, restricted to what is registered.
 
     ``holdout`` says whether a holdout table is loaded: the "quick" preset then includes the membership
-    attacks (:func:`quick_metrics`).
+    attacks (:func:`quick_metrics`), and "all 17 review metrics" the strongest of them (``mia_best``). Without
+    an attack the verdict cannot clear a table (:mod:`privcore.evaluation.verdict`): the review's metrics alone
+    would answer "release with caution" even for a fresh sample of real people with a holdout loaded.
+
+    Examples
+    --------
+    >>> presets(holdout=True)["all 17 review metrics"][-1], "mia_best" in presets()["all 17 review metrics"]
+    ('mia_best', False)
     """
     ids = metric_ids()
     registered = set(ids)
     attacks = [m for m in ids if get(m).family in FAMILIES[3:] and get(m).family != UTILITY_FAMILY]
+    review = [m for m in REVIEW_METRICS if m in registered]
+    if holdout and "mia_best" in registered:  # the decisive evidence, one attack standing for the battery
+        review.append("mia_best")
     return {
         "quick": quick_metrics(holdout),
-        "all 17 review metrics": [m for m in REVIEW_METRICS if m in registered],
+        "all 17 review metrics": review,
         "attacks (needs holdout)": attacks,
         "utility": [m for m in ids if get(m).family == UTILITY_FAMILY],
         "everything": ids,
