@@ -282,21 +282,11 @@ def evaluate(
 SIMILARITY_FAMILIES = ("Simulation-based", "Distance-based", "SynQP")
 
 
-def compared_with_fresh_sample(info: registry.MetricInfo) -> bool:
-    """Whether ``info``'s excess over its baseline is taken between like-sized tables, with a fresh-sample interval.
-
-    Every metric that declares ``size_matched``, and every other similarity metric with a baseline that trains no
-    model (NNDR: its value does not grow with the table, but the verdict weighs an excess only beyond the interval
-    a fresh sample of that size reaches by chance). A classifier's AUC (D-MLP, MIR) is not read as a leak at all
-    (metrics.md §5).
-    """
-    return info.size_matched or (info.baseline and info.family in SIMILARITY_FAMILIES and not info.uses_classifier)
-
-
 def split_reference_ids(metric_ids: Iterable[str]) -> list[str]:
     """The metrics of ``metric_ids`` that, without a holdout, are compared with half of the real table.
 
-    The similarity metrics with a fresh-sample baseline that need neither a holdout nor a pairing.
+    The size-matched similarity metrics (``MetricInfo.size_matched``, with a fresh-sample baseline) that need neither
+    a holdout nor a pairing.
 
     Examples
     --------
@@ -306,7 +296,8 @@ def split_reference_ids(metric_ids: Iterable[str]) -> list[str]:
     out = []
     for metric_id in metric_ids:
         info = registry.get(metric_id)
-        if compared_with_fresh_sample(info) and info.baseline and not info.needs & {"holdout", "pairing"}:
+        if info.size_matched and info.baseline and info.family in SIMILARITY_FAMILIES \
+                and not info.needs & {"holdout", "pairing"}:
             out.append(metric_id)
     return out
 
@@ -640,7 +631,7 @@ def _run_measure(info, shared: SharedComputation, params, seed, strict, errors, 
         if baseline is not None:
             result.baseline = baseline.risk
             result.baseline_output = baseline
-            if compared_with_fresh_sample(info) and result.risk is not None and baseline.risk is not None:
+            if info.size_matched and result.risk is not None and baseline.risk is not None:
                 result.size_match = _size_match(info, shared, params, seed, result, strict, errors)
             # Between tables of different sizes only the size-matched excess says something (SizeMatch).
             if result.risk is not None and baseline.risk >= result.risk - 1e-12 and (

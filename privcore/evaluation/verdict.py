@@ -6,7 +6,8 @@ A generator audit gets its verdict here too: :func:`audit_severity` and :func:`a
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
+from statistics import NormalDist
 from typing import Any, Mapping
 
 from privcore.evaluation.interpret import UTILITY_BANDS, Assessment, assess
@@ -73,8 +74,9 @@ class VerdictRule:
             f"often than those of real people the generator never saw by more than {self.identifiers_at:.2f} (the "
             "lower end of its interval), or when it beats the bound of a declared differential-privacy guarantee.",
             f"Release with caution when an attack's estimate exceeds its reference by more than {self.caution_at:.2f} "
-            "and its interval lies above chance, "
-            f"when a member-versus-non-member proxy test exceeds its reference by more than {self.supporting_at:.2f}, "
+            "and its interval, widened to hold for every attack read at once, lies above chance, "
+            f"when a member-versus-non-member proxy test exceeds what it gives with its two groups relabelled at random "
+            f"by more than {self.supporting_at:.2f} and beyond chance, "
             f"when a similarity metric (distances, exact matches, classifiers) exceeds a fresh sample of real people "
             f"of the same size by more than {self.similarity_at:.2f} and beyond that sample's 95 % interval, or when "
             "no attack could be run. Never \"release\" while a privacy metric stopped on an internal error.",
@@ -304,20 +306,61 @@ NO_CONTROL = ("ran without a control, so it is not weighed: without a holdout of
               "Upload a holdout to measure what the synthetic data adds.")
 
 
+def _simultaneous_lower(excess: float, lower: float, attacks: int) -> float:
+    """The lower end of a 95 % interval widened to hold for ``attacks`` attacks at once (Bonferroni).
+
+    The per-attack interval is read as symmetric and normal around the estimate (Wilson and bootstrap intervals
+    are close to it away from 0 and 1): its half-width grows by z(1 − 2.5 %/k) / z(97.5 %).
+
+    Examples
+    --------
+    >>> _simultaneous_lower(0.2, 0.1, 1), round(_simultaneous_lower(0.2, 0.1, 6), 3)
+    (0.1, 0.065)
+    """
+    if attacks <= 1:
+        return lower
+    widen = NormalDist().inv_cdf(1 - 0.025 / attacks) / NormalDist().inv_cdf(0.975)
+    return excess - (excess - lower) * widen
+
+
+def _read_together(evidence: list[Evidence], rule: VerdictRule) -> list[Evidence]:
+    """Attacks read at once: "beyond chance", for a caution, holds for all of them together.
+
+    With each attack's own 95 % interval, a fresh sample of real people crosses one of ``k`` attacks' intervals in
+    about 1 − 0.975^k of evaluations (six attacks under all metrics: 14 %), where the verdict promises 2.5 %. The
+    caution of an attack therefore needs its interval widened to hold for the ``k`` attacks weighed together
+    (:func:`_simultaneous_lower`), as the similarity metrics' intervals hold for ten at once
+    (:data:`privcore.evaluation.size_match.SIMULTANEOUS`). "Do not release" keeps each attack's own interval: its
+    margin (``decisive_at`` above chance) already dwarfs the widening, and a leak must not hide behind other attacks.
+    """
+    read = [e for e in evidence if e.kind == ATTACK and e.lower_excess is not None]
+    if len(read) <= 1:
+        return evidence
+    out = []
+    for e in evidence:
+        if e in read and e.pushes_to == CAUTION and _simultaneous_lower(e.excess, e.lower_excess, len(read)) <= 0:
+            e = replace(e, pushes_to=RELEASE, text=f"{e.text} Read together with the other {len(read) - 1} attacks, "
+                        "this is within what chance gives a fresh sample of real people.")
+        out.append(e)
+    return out
+
+
 def _not_weighed(a: Assessment, kind: str, report) -> str:
     """Why the verdict leaves a metric that ran out of the answer ("" when it weighs it).
 
-    A metric moves the answer only against a reference of real people: a fresh sample of the same size (with its
-    interval) for similarity, the random relabellings of its two groups for a members-against-non-members test, the
-    control attack on the holdout for Anonymeter's attacks. Without one, its value says nothing about the generator:
-    SD-IDR of a fresh sample of coarse data is 0.42, DVP is 1 on every table.
+    A metric moves the answer only against a reference of real people: a fresh sample (of the same size, with its
+    interval, where the value depends on the size; NNDR's does not) for similarity, the random relabellings of its
+    two groups for a members-against-non-members test, the control attack on the holdout for Anonymeter's attacks.
+    Without one, its value says nothing about the generator: SD-IDR of a fresh sample of coarse data is 0.42, DVP is
+    1 on every table.
     """
     has_holdout = (getattr(report, "rows", None) or {}).get("holdout") is not None
     if a.family == "Classifier-based":
         return FIDELITY_NOT_LEAK
     if a.family == "Attack-based" and not has_holdout:
         return NO_CONTROL
-    if kind in (SIMILARITY, MEMBERSHIP) and a.excess_interval is None:
+    if kind == MEMBERSHIP and a.excess_interval is None or kind == SIMILARITY and a.size_match is None and (
+            a.baseline is None or not math.isfinite(a.baseline)):
         if not has_holdout:
             return ("not weighed: without a holdout it could not be compared with a fresh sample of real people (the "
                     "real table is too small to split in two, or the metric needs a holdout).")
@@ -438,6 +481,7 @@ def verdict(report, rule: VerdictRule | None = None, dp_epsilon: float | None = 
         pushes = _pushes(kind, a, excess, lower, rule)
         evidence.append(Evidence(metric_id, a.name, weight, excess, lower, pushes,
                                  text or _describe(a, weight, lower), kind))
+    evidence = _read_together(evidence, rule)  # issue 60: several attacks read at once
     order = {DO_NOT_RELEASE: 0, CAUTION: 1, RELEASE: 2}
     evidence.sort(key=lambda e: (order[e.pushes_to], e.weight != "decisive", -(e.lower_excess if e.lower_excess
                                                                               is not None else e.excess)))

@@ -67,10 +67,15 @@ def test_the_thresholds_are_the_rule(copy_report, fresh_report):
     # Nothing can exceed an excess of 1: with that threshold an exact copy is "only" a caution.
     lenient = VerdictRule(decisive_at=1.0, caution_at=0.05, supporting_at=0.1)
     assert verdict(copy_report, lenient).level == CAUTION
-    # A negative supporting threshold makes any member-versus-non-member proxy (the DCR test) a reason for caution;
-    # a negative caution threshold alone does not: an attack's estimate moves the answer only beyond chance.
-    assert verdict(fresh_report, VerdictRule(supporting_at=-1.0)).level == CAUTION
+    # A negative threshold alone does not make a fresh sample a reason for caution: an attack's estimate moves the
+    # answer only beyond chance, and so does a member-versus-non-member proxy (the DCR test), beyond what it gives
+    # with its two groups relabelled at random (issue 60). The supporting threshold still rules a proxy that is
+    # beyond chance: the DCR test of an exact copy cautions under the default rule, not under a threshold of 1.
+    assert verdict(fresh_report, VerdictRule(supporting_at=-1.0)).level == RELEASE
     assert verdict(fresh_report, VerdictRule(caution_at=-1.0)).level == RELEASE
+    proxy = run("exact_copy", ["dcr_test"])
+    assert verdict(proxy).evidence[0].pushes_to == CAUTION
+    assert verdict(proxy, VerdictRule(supporting_at=1.0)).evidence[0].pushes_to == RELEASE
     assert "0.10" in VerdictRule().describe()[0]
 
 

@@ -207,7 +207,10 @@ def test_bad_epsilons_are_input_errors(eps):
 
 def test_registry_and_not_applicable():
     assert registry.get("sd_idr").needs == frozenset() and registry.get("sd_mia").needs == frozenset({"holdout"})
-    assert not registry.get("sd_idr").baseline and not registry.get("sd_mia").baseline
+    # SD-IDR is read against a fresh sample of the same size (IDR(Y, H), metrics.md §5, issue 60); SD-MIA against its
+    # two groups relabelled at random (its own baseline would compare the holdout with itself).
+    assert registry.get("sd_idr").baseline and registry.get("sd_idr").size_matched
+    assert not registry.get("sd_mia").baseline and registry.get("sd_mia").null is not None
     report = evaluate(REAL, SYN, SCHEMA, metrics="sd_mia", strict=True)
     assert not report["sd_mia"].applicable
 
