@@ -25,7 +25,7 @@ DEFAULT_EPSILONS = (0.0, 1.0, 2.0, 3.0)
 
 #: At most this many relabellings for SD-MIA's fresh-sample reference (:func:`sd_mia_null`): each matches the
 #: tables again, where the proxy tests only reshuffle values already computed.
-NULL_DRAWS = 20
+NULL_DRAWS = 10
 
 EPSILONS = Param(
     "epsilons", "numbers", list(DEFAULT_EPSILONS), "Budgets ε",
