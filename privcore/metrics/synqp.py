@@ -309,7 +309,7 @@ def sd_mia_null(ctx: MetricContext, output: MetricOutput, draws: int, seed: int)
     Returns
     -------
     value : float
-        SD-MIA at the default ε, unclipped.
+        SD-MIA's risk (at the default ε, clipped to [0, 1]).
     null : numpy.ndarray
         The same for each relabelling: the real table and the holdout pooled and split again at their sizes.
 
@@ -332,7 +332,8 @@ def sd_mia_null(ctx: MetricContext, output: MetricOutput, draws: int, seed: int)
         members, others = pool.iloc[order[:n_real]], pool.iloc[order[n_real:]]
         null.append(identity_disclosure(members, ctx.synthetic, categorical, numerical, [default], chunk).idr[0]
                     - identity_disclosure(others, ctx.synthetic, categorical, numerical, [default], chunk).idr[0])
-    return float(output.raw), np.asarray(null, dtype=float)
+    # On the risk's own scale (clipped to [0, 1]): the permutation interval is read on the skewed, clipped values.
+    return float(output.risk), np.clip(np.asarray(null, dtype=float), 0.0, 1.0)
 
 
 _MATCH = ("A synthetic record matches a real one when all its categorical key values are equal and its numerical "

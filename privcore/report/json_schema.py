@@ -93,10 +93,15 @@ _SIZE_MATCH = {
                                {"type": "null"}],
                      "description": "95 % interval of the excess for a fresh sample of real people"},
         "too_small": {"type": ["string", "null"]},
+        "method": {"enum": ["subsets", "permutation", "split"],
+                   "description": "where the fresh sample comes from: the holdout cut to like sizes ('subsets'); a "
+                                  "members-against-non-members test with its two groups relabelled at random "
+                                  "('permutation', baseline = the relabellings' mean); or, without a holdout, half "
+                                  "of the real table against the other half ('split', rows = the split's)"},
         "text": {"type": "string"},
     },
     "required": ["rows", "matched_rows", "subsampled", "repeats", "risk", "baseline", "excess", "interval",
-                 "too_small", "text"],
+                 "too_small", "method", "text"],
     "additionalProperties": False,
 }
 
