@@ -357,7 +357,7 @@ def _not_weighed(a: Assessment, kind: str, report) -> str:
     has_holdout = (getattr(report, "rows", None) or {}).get("holdout") is not None
     if a.family == "Classifier-based":
         return FIDELITY_NOT_LEAK
-    if a.family == "Attack-based" and not has_holdout:
+    if a.family == "Attack-based" and a.metric_id != IDENTIFIERS and not has_holdout:  # Anonymeter's attacks
         return NO_CONTROL
     if kind == MEMBERSHIP and a.excess_interval is None or kind == SIMILARITY and a.size_match is None and (
             a.baseline is None or not math.isfinite(a.baseline)):
