@@ -32,6 +32,12 @@ attack in these pages): its rates are out of the 500 attacks asked for, as Anony
 built (exact copy: risk 0.962 → 0.100, so its card reads "Moderate" and, at the 0.3 threshold of
 "report_without_figures", "Shareable by this metric"; noisy copy: interval 0.000–0.098 → 0.000–0.009), with their
 lines of text, warnings, explanation steps and blind spots, the dot plots and the bar chart's values and alt text.
+
+Rewritten a sixth time (issue 60, null calibration), with one changed line in "report" and "report_without_figures":
+the verdict's rule says that an attack's interval is widened to hold for every attack read at once, and that a
+member-versus-non-member proxy test is read against its two groups relabelled at random. Every other word and every
+figure are as in the fifth snapshot (checked with :func:`tests.golden.compare.differences` between the two snapshots:
+one run of text in each of the two pages).
 """
 
 from __future__ import annotations
