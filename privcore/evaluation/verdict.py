@@ -424,7 +424,15 @@ def verdict(report, rule: VerdictRule | None = None, dp_epsilon: float | None = 
          that size would reach by chance. A caution from similarity alone says so in its headline, with what would
          settle it (an audit of the generator; a holdout where there is none).
        - *Membership* (the holdout proxy tests, SynQP's MIA): members against non-members. An excess above
-         ``supporting_at`` lowers "release" to "release with caution".
+         ``supporting_at`` lowers "release" to "release with caution" when it also lies beyond what the test gives
+         with its two groups relabelled at random (issue 60, :func:`privcore.evaluation.size_match.permutation_match`).
+       - *Not weighed* (issue 60): a metric without a reference of real people (:func:`_not_weighed`): D-MLP and MIR
+         (fidelity, not a leak), Anonymeter's attacks without a holdout (no control), a similarity metric with neither
+         a fresh-sample baseline nor a split of the real table to compare with. Each is listed in ``not_tested``
+         with why. Without a holdout the size-matched similarity metrics are read against half of the real table
+         against the other half (:func:`privcore.evaluation.evaluate.split_reference_ids`).
+       - *Attacks read at once* (issue 60): a caution from an attack needs its interval above chance when widened
+         to hold for every attack weighed (:func:`_read_together`).
     4. **The strongest membership attack speaks for the battery.** When ``mia_best`` ran, it alone stands for
        the membership attacks it compares (read by its held-out AUC and that AUC's interval, like one attack):
        the eight attacks separately would count the same evidence eight times, and their largest AUC is
@@ -433,7 +441,8 @@ def verdict(report, rule: VerdictRule | None = None, dp_epsilon: float | None = 
        chosen), the best answer is "release with caution", because the strongest evidence was not gathered.
        Whenever no membership attack ran, the verdict's ``next_step`` says in one line what would make the answer
        decisive: upload a holdout (real records not used to train the generator), or, with one loaded, run the
-       membership attacks.
+       membership attacks. Without a holdout no attack can be weighed, so the answer is "release with caution" for
+       every table; for one where nothing points at a leak, the headline says only why it cannot be cleared.
 
     6. **A declared guarantee.** Where the user states that the generator is ε-differentially private
        (``evaluate(dp_epsilon=…)``, ``--dp-epsilon``, the Data page), no membership attack can reach an AUC above
