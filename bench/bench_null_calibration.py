@@ -206,6 +206,8 @@ def main(argv=None) -> int:
     parser.add_argument("--leak-every", type=int, default=2, help="plant a leak in every k-th table (0: never)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default=str(RESULTS))
+    parser.add_argument("--append", action="store_true",
+                        help="continue the tables and runs already in --out (another --seed draws other tables)")
     args = parser.parse_args(argv)
     families = [f for f in args.families.split(",") if f]
     rng = np.random.default_rng(args.seed)
@@ -214,6 +216,13 @@ def main(argv=None) -> int:
     runs: list[dict] = []
     tables: list[dict] = []
     out = Path(args.out)
+    passes: list[dict] = []
+    if args.append and out.exists():  # an earlier pass: its tables and runs are kept as they ran
+        earlier = json.loads(out.read_text())
+        tables, runs = earlier["tables"], earlier["runs"]
+        passes = earlier.get("passes") or [{"settings": earlier["settings"], "wall_seconds": earlier["wall_seconds"],
+                                             "tables": earlier["tables_run"]}]
+    first = len(tables)
 
     def write(done: bool) -> None:
         document = {
@@ -225,7 +234,10 @@ def main(argv=None) -> int:
                        "the missing holdout, pushes the answer down.",
             "settings": {k: v for k, v in vars(args).items()},
             "cpu": cpu(), "python": platform.python_version(), "finished": done,
-            "wall_seconds": round(time.perf_counter() - started, 1),
+            "wall_seconds": round(time.perf_counter() - started, 1) + sum(p["wall_seconds"] for p in passes),
+            "passes": passes + [{"settings": {k: v for k, v in vars(args).items()},
+                                 "wall_seconds": round(time.perf_counter() - started, 1),
+                                 "tables": len(tables) - first}],
             "tables_run": len(tables), "evaluations": len(runs),
             "rows_range": [min((t["real"] for t in tables), default=None),
                            max((t["synthetic"] for t in tables), default=None)],
@@ -234,7 +246,7 @@ def main(argv=None) -> int:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(document, indent=1, default=str))
 
-    for index in range(args.tables):
+    for index in range(first, first + args.tables):
         if time.perf_counter() - started > args.minutes * 60:
             break
         family = families[index % len(families)]
