@@ -74,6 +74,15 @@ def cpu() -> dict:
     return out
 
 
+def commit() -> str | None:
+    """The checkout's commit (``git rev-parse HEAD``), so each pass says which code it measured."""
+    try:
+        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True,
+                              cwd=ROOT).stdout.strip()
+    except Exception:  # pragma: no cover - not a git checkout
+        return None
+
+
 # ---------------------------------------------------------------------------------------------- populations
 def small_population(n: int, rng: np.random.Generator) -> pd.DataFrame:
     """``n`` people of a 4-column population with few distinct rows (age in 5-year steps, sex, region, income)."""
@@ -235,7 +244,7 @@ def main(argv=None) -> int:
             "settings": {k: v for k, v in vars(args).items()},
             "cpu": cpu(), "python": platform.python_version(), "finished": done,
             "wall_seconds": round(time.perf_counter() - started, 1) + sum(p["wall_seconds"] for p in passes),
-            "passes": passes + [{"settings": {k: v for k, v in vars(args).items()},
+            "passes": passes + [{"settings": {k: v for k, v in vars(args).items()}, "commit": commit(),
                                  "wall_seconds": round(time.perf_counter() - started, 1),
                                  "tables": len(tables) - first}],
             "tables_run": len(tables), "evaluations": len(runs),

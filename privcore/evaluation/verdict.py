@@ -306,6 +306,13 @@ NO_CONTROL = ("ran without a control, so it is not weighed: without a holdout of
               "Upload a holdout to measure what the synthetic data adds.")
 
 
+#: Why a member-versus-non-member proxy is not weighed beside the strongest membership attack.
+STRONGEST_SPEAKS = ("ran, but is not weighed: the strongest membership attack ran and answers the same question (are "
+                    "the training records closer to, or matched more often by, the synthetic records than real people "
+                    "the generator never saw?) with a stronger test and an honest interval; read beside it, this proxy "
+                    "would count the same evidence again, with its own chance of a false alarm.")
+
+
 def _simultaneous_lower(excess: float, lower: float, attacks: int) -> float:
     """The lower end of a 95 % interval widened to hold for ``attacks`` attacks at once (Bonferroni).
 
@@ -357,6 +364,8 @@ def _not_weighed(a: Assessment, kind: str, report) -> str:
     has_holdout = (getattr(report, "rows", None) or {}).get("holdout") is not None
     if a.family == "Classifier-based":
         return FIDELITY_NOT_LEAK
+    if kind == MEMBERSHIP and _battery_ran(report):
+        return STRONGEST_SPEAKS
     if a.family == "Attack-based" and a.metric_id != IDENTIFIERS and not has_holdout:  # Anonymeter's attacks
         return NO_CONTROL
     if kind == MEMBERSHIP and a.excess_interval is None or kind == SIMILARITY and a.size_match is None and (
@@ -428,7 +437,8 @@ def verdict(report, rule: VerdictRule | None = None, dp_epsilon: float | None = 
          with its two groups relabelled at random (issue 60, :func:`privcore.evaluation.size_match.permutation_match`).
        - *Not weighed* (issue 60): a metric without a reference of real people (:func:`_not_weighed`): D-MLP and MIR
          (fidelity, not a leak), Anonymeter's attacks without a holdout (no control), a similarity metric with neither
-         a fresh-sample baseline nor a split of the real table to compare with. Each is listed in ``not_tested``
+         a fresh-sample baseline nor a split of the real table to compare with; and the member-versus-non-member
+         proxies when ``mia_best`` ran (it speaks for the membership evidence, as in rule 4). Each is listed in ``not_tested``
          with why. Without a holdout the size-matched similarity metrics are read against half of the real table
          against the other half (:func:`privcore.evaluation.evaluate.split_reference_ids`).
        - *Attacks read at once* (issue 60): a caution from an attack needs its interval above chance when widened
