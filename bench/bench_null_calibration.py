@@ -48,7 +48,8 @@ sys.path.insert(0, str(ROOT))
 from privcore import evaluate  # noqa: E402
 from privcore.data import Schema  # noqa: E402
 from privcore.demo import ADULT_TYPES, SENSITIVE, load_adult  # noqa: E402
-from privcore.evaluation.verdict import CAUTION, DO_NOT_RELEASE, RELEASE, verdict  # noqa: E402
+from privcore.evaluation import CAUTION, DO_NOT_RELEASE, RELEASE  # noqa: E402
+from privcore.evaluation.verdict import verdict  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "null_calibration.json"
 FAMILIES = ("adult", "small", "wide", "missing", "highcard")

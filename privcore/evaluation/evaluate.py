@@ -18,6 +18,7 @@ from privcore.base import InputError, NotApplicable, ProgressCallback, TooFewRow
 from privcore.data import (
     BINARY,
     CATEGORICAL,
+    MISSING,
     NUMERICAL,
     Param,
     PreparedData,
@@ -329,7 +330,13 @@ def _attach_split_reference(report: Report, real: pd.DataFrame, synthetic: pd.Da
     order = np.random.default_rng(seed).permutation(len(prepared))
     half = len(prepared) // 2
     first, second = prepared.iloc[order[:half]], prepared.iloc[order[half:]]
-    split_schema = replace(schema, pairing=None) if getattr(schema, "pairing", None) else schema
+    # The halves are prepared tables: dates are already days and identifier or text columns (which the similarity
+    # metrics do not read) are not among their columns, so the schema keeps the analysed columns only.
+    # A binary column with missing values holds a third category, "(missing)", once prepared: typed categorical for
+    # the halves, which E encodes the same way (one-hot with missing as a category).
+    types = {c: (CATEGORICAL if kind == BINARY and (prepared[c] == MISSING).any() else kind)
+             for c, kind in schema.types.items()}
+    split_schema = replace(schema, types=types, pairing=None, dates=[], identifiers=[], texts=[], left_out={})
     own = {m: v for m, v in (params or {}).items() if m in ids}
     try:
         halves = evaluate(first.reset_index(drop=True), report.data.synthetic if report.data is not None else synthetic,

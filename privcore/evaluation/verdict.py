@@ -262,9 +262,9 @@ def _describe(a: Assessment, weight: str, lower: float | None) -> str:
     match = a.size_match
     if match is not None and match.subsampled is not None:
         against = f"a fresh sample of real people of the same size ({match.matched_rows:,} rows)"
-    if match is not None and match.method == "permutation":  # issue 60
+    if match is not None and match.method == "permutation":
         against = "what it gives when the two groups it compares are relabelled at random"
-    elif match is not None and match.method == "split":  # issue 60
+    elif match is not None and match.method == "split":
         against = (f"half of the real table against the other half (real people of the same population, "
                    f"{match.matched_rows:,} rows; no holdout)")
     chance = ""
@@ -295,7 +295,7 @@ def _kind(a: Assessment, metric_id: str) -> str:
     return MEMBERSHIP if a.family == "Holdout proxy tests" or metric_id == "sd_mia" else SIMILARITY
 
 
-# ---- issue 60: every metric that moves the answer has a fresh-sample reference (metrics.md §5) ----
+# ---- every metric that moves the answer has a fresh-sample reference (metrics.md §5) ----
 #: Why a classifier of real against synthetic rows is never evidence of a leak (metrics.md §5).
 FIDELITY_NOT_LEAK = ("ran, but is not weighed: it trains a classifier to tell real rows from synthetic ones, which "
                      "measures fidelity, not a leak (every imperfect generator scores high, an exact copy scores 0.5).")
@@ -376,7 +376,7 @@ def _not_weighed(a: Assessment, kind: str, report) -> str:
         return ("not weighed: it could not be compared with a fresh sample of real people of the same size, and its "
                 "value alone says nothing about the generator.")
     return ""
-# ---- end issue 60 ----
+# ---- end of the fresh-sample references ----
 
 
 def _pushes(kind: str, a: Assessment, excess: float, lower: float | None, rule: VerdictRule) -> str:
@@ -434,14 +434,14 @@ def verdict(report, rule: VerdictRule | None = None, dp_epsilon: float | None = 
          settle it (an audit of the generator; a holdout where there is none).
        - *Membership* (the holdout proxy tests, SynQP's MIA): members against non-members. An excess above
          ``supporting_at`` lowers "release" to "release with caution" when it also lies beyond what the test gives
-         with its two groups relabelled at random (issue 60, :func:`privcore.evaluation.size_match.permutation_match`).
-       - *Not weighed* (issue 60): a metric without a reference of real people (:func:`_not_weighed`): D-MLP and MIR
+         with its two groups relabelled at random (:func:`privcore.evaluation.size_match.permutation_match`).
+       - *Not weighed*: a metric without a reference of real people (:func:`_not_weighed`): D-MLP and MIR
          (fidelity, not a leak), Anonymeter's attacks without a holdout (no control), a similarity metric with neither
          a fresh-sample baseline nor a split of the real table to compare with; and the member-versus-non-member
          proxies when ``mia_best`` ran (it speaks for the membership evidence, as in rule 4). Each is listed in ``not_tested``
          with why. Without a holdout the size-matched similarity metrics are read against half of the real table
          against the other half (:func:`privcore.evaluation.evaluate.split_reference_ids`).
-       - *Attacks read at once* (issue 60): a caution from an attack needs its interval above chance when widened
+       - *Attacks read at once*: a caution from an attack needs its interval above chance when widened
          to hold for every attack weighed (:func:`_read_together`).
     4. **The strongest membership attack speaks for the battery.** When ``mia_best`` ran, it alone stands for
        the membership attacks it compares (read by its held-out AUC and that AUC's interval, like one attack):
@@ -500,14 +500,14 @@ def verdict(report, rule: VerdictRule | None = None, dp_epsilon: float | None = 
         pushes = _pushes(kind, a, excess, lower, rule)
         evidence.append(Evidence(metric_id, a.name, weight, excess, lower, pushes,
                                  text or _describe(a, weight, lower), kind))
-    evidence = _read_together(evidence, rule)  # issue 60: several attacks read at once
+    evidence = _read_together(evidence, rule)  # several attacks read at once
     order = {DO_NOT_RELEASE: 0, CAUTION: 1, RELEASE: 2}
     evidence.sort(key=lambda e: (order[e.pushes_to], e.weight != "decisive", -(e.lower_excess if e.lower_excess
                                                                               is not None else e.excess)))
     decisive_ran = any(e.weight == "decisive" for e in evidence)
     level = min((e.pushes_to for e in evidence), key=order.get, default=CAUTION)
     has_holdout = (getattr(report, "rows", None) or {}).get("holdout") is not None
-    if not decisive_ran and not has_holdout:  # issue 60: say why it cannot clear the table, and what to upload
+    if not decisive_ran and not has_holdout:  # say why it cannot clear the table, and what to upload
         level = min(level, CAUTION, key=order.get)
         not_tested.insert(0, "No attack could be weighed, so the table cannot be cleared: Anonymeter's attacks need a "
                              "control and membership inference needs non-members, both real people the generator "

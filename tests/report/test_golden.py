@@ -38,6 +38,8 @@ CHANGED_METRICS = {
                 "linkability and inference averaged over every tie-break (tests/metrics/test_attacks_small_domains.py, "
                 "test_attacks.py and test_attack_demos.py pin the new values)"
        for attack in ("singling_out_univariate", "singling_out_multivariate", "linkability", "inference")},
+    "sd_idr": "issue 60: a fresh-sample baseline, IDR with the holdout in place of the synthetic table, compared at "
+              "like sizes (tests/metrics/test_synqp.py and tests/evaluation/test_null_calibration.py pin it)",
     "dmlp": "issue 12: the same network (scikit-learn's MLPClassifier computation, tests/metrics/test_mlp.py) "
             "trained in float32, which rounds differently; the risk must stay within the fold noise "
             "(test_dmlp_moved_less_than_its_fold_noise)",
