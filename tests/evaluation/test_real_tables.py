@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 
@@ -82,21 +83,28 @@ def test_a_wide_table_of_a_hundred_columns_runs_the_distance_metrics():
     assert all(result.applicable for result in report.values())
 
 
+@contextlib.contextmanager
+def broken(metric_id: str):
+    """``metric_id`` raises an internal error while the block runs (a planted defect)."""
+    info = registry.get(metric_id)
+
+    def fails(ctx):
+        raise RuntimeError("planted defect")
+
+    registry._REGISTRY[metric_id] = dataclasses.replace(info, compute=fails)
+    try:
+        yield info
+    finally:
+        registry._REGISTRY[metric_id] = info
+
+
 @pytest.fixture(scope="module")
 def report_with_a_failed_attack():
     """A fresh sample evaluated while the strongest membership attack is broken on purpose."""
     real, synthetic, holdout = (population(300, 6, seed) for seed in (1, 2, 3))
-    info = registry.get("mia_best")
-
-    def broken(ctx):
-        raise RuntimeError("planted defect")
-
-    registry._REGISTRY["mia_best"] = dataclasses.replace(info, compute=broken)
-    try:
+    with broken("mia_best"):
         return evaluate(real, synthetic, schema_of(real), metrics=["mia_distance", "mia_best", "crp"],
                         holdout=holdout, params={"mia_distance": {"n_boot": 50}})
-    finally:
-        registry._REGISTRY["mia_best"] = info
 
 
 def test_a_failed_attack_never_lets_the_table_be_released(report_with_a_failed_attack):
@@ -117,17 +125,9 @@ def test_a_failed_attack_never_lets_the_table_be_released(report_with_a_failed_a
 
 def test_a_failed_utility_measure_does_not_change_the_privacy_answer():
     real, synthetic, holdout = (population(300, 6, seed) for seed in (1, 2, 3))
-    info = registry.get("utility_shapes")
-
-    def broken(ctx):
-        raise RuntimeError("planted defect")
-
-    registry._REGISTRY["utility_shapes"] = dataclasses.replace(info, compute=broken)
-    try:
+    with broken("utility_shapes") as info:
         report = evaluate(real, synthetic, schema_of(real), metrics=["mia_distance", "utility_shapes"],
                           holdout=holdout, params={"mia_distance": {"n_boot": 50}})
-    finally:
-        registry._REGISTRY["utility_shapes"] = info
     answer = verdict(report)
     assert answer.failed == [info.name]
     assert not answer.headline.startswith("No answer")
