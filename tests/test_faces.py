@@ -134,6 +134,7 @@ def deep_imports(root: Path) -> list[str]:
     return found
 
 
+@pytest.mark.slow
 def test_outsiders_import_from_the_faces():
     # Tests may reach inside to test a module; product code and benchmarks go through the faces.
     offenders = deep_imports(ROOT)

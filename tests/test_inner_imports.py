@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 PACKAGES = ("privcore", "dashboard")
 
@@ -33,6 +35,7 @@ def offenders(root: Path = REPO) -> list[str]:
             for line in uncommented_inner_imports(path.read_text(encoding="utf-8"))]
 
 
+@pytest.mark.slow
 def test_every_import_inside_a_function_says_why():
     found = offenders()
     assert not found, ("imports inside functions without a comment saying why (move them to the top of the module, "

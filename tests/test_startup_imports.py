@@ -79,6 +79,7 @@ def test_heavy_modules_are_installed():
     assert not missing
 
 
+@pytest.mark.slow
 def test_evaluate_dcr_on_the_demo_imports_no_heavy_module(tmp_path):
     loaded = _loaded(PROBE, HEAVY + UNUSED_PARTS + ("privcore.generators", "pandas", "privcore.metrics.classifier"),
                      "evaluate", "--demo", "noisy_copy", "--metrics", "dcr", "--quiet", "--json", tmp_path / "o.json")
@@ -89,6 +90,7 @@ def test_evaluate_dcr_on_the_demo_imports_no_heavy_module(tmp_path):
     assert json.loads((tmp_path / "o.json").read_text())["metrics"]["dcr"]["applicable"]
 
 
+@pytest.mark.slow
 def test_evaluate_dcr_on_files_imports_neither_generators_nor_demo(small_tables, tmp_path):
     loaded = _loaded(PROBE, HEAVY + UNUSED_PARTS + ("privcore.generators", "privcore.demo"),
                      "evaluate", "--real", "real.csv", "--synthetic", "synthetic.csv", "--holdout", "holdout.csv",
@@ -101,6 +103,7 @@ def test_building_the_parser_imports_no_heavy_module():
     assert loaded == ["privcore.cli.main"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args, expected",
     [

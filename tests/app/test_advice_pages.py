@@ -51,6 +51,7 @@ def _evaluates(at) -> None:
     assert at.session_state["last_run_key"] in at.session_state["results"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("edit, advice", [
     ({"type": "categorical"}, "declare the column categorical (its type on the Configure page"),
     ({"analyse": False}, "untick Analyse on the Configure page"),
@@ -77,6 +78,7 @@ def test_text_in_a_number_column_is_fixed_on_the_configure_page_as_advised(edit,
     _evaluates(at)
 
 
+@pytest.mark.slow
 def test_an_empty_column_is_fixed_by_unticking_it_as_advised():
     at = open_page(DATA).run()
     _upload(at, "real", ("real.csv", csv_bytes(people(40, seed=1)), "text/csv"))

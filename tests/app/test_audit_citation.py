@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import pytest
+
 from dashboard.audit.citation import AUDIT_TABLES, citations, demo_generator, remember
 
 from .conftest import assert_no_exception, open_page
@@ -46,6 +48,7 @@ def test_a_dropped_audit_is_forgotten_and_demo_names_map_to_generators():
     assert demo_generator({"demo": None}) is None
 
 
+@pytest.mark.slow
 def test_results_cite_the_audit_of_the_generator_that_made_the_table():
     audit = seed_demo(open_page(AUDIT))
     audit.session_state["demo"] = "noisy_copy"

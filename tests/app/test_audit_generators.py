@@ -41,6 +41,7 @@ def options(at) -> list[str]:
     return at.selectbox(key="audit::generator").options
 
 
+@pytest.mark.slow
 def test_generators_are_listed_by_name_in_words():
     pytest.importorskip("sdv")
     at = seed_demo(open_page(AUDIT)).run()
@@ -55,6 +56,7 @@ def test_generators_are_listed_by_name_in_words():
     assert not at.button(key="run_audit").disabled
 
 
+@pytest.mark.slow
 def test_a_generator_whose_extra_is_missing_is_shown_with_the_install_command(monkeypatch):
     monkeypatch.setitem(sys.modules, "sdv", None)  # SDV not installed, as far as this process can tell
     at = seed_demo(open_page(AUDIT)).run()
@@ -66,6 +68,7 @@ def test_a_generator_whose_extra_is_missing_is_shown_with_the_install_command(mo
     assert at.button(key="run_audit").disabled
 
 
+@pytest.mark.slow
 def test_a_generator_the_admin_registered_is_offered_and_audited(tmp_path, monkeypatch):
     (tmp_path / "admin_gens.py").write_text(MODULE)
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -80,6 +83,7 @@ def test_a_generator_the_admin_registered_is_offered_and_audited(tmp_path, monke
     assert report.generator == "admin_resampler"
 
 
+@pytest.mark.slow
 def test_an_sdv_generator_runs_a_tiny_audit(monkeypatch):
     pytest.importorskip("sdv")
     monkeypatch.setenv("PRIVCORE_DASHBOARD_WORKERS", "0")  # SDV is imported once, here, not in every worker
@@ -107,6 +111,7 @@ def test_a_generator_that_fails_when_timed_shows_its_error_and_cannot_run(tmp_pa
     assert at.button(key="run_audit").disabled and "Estimated run time" not in texts(at.info)
 
 
+@pytest.mark.slow
 def test_tabddpm_is_listed_and_without_torch_shown_with_its_install_command(monkeypatch):
     pytest.importorskip("torch")
     at = seed_demo(open_page(AUDIT)).run()

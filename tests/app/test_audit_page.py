@@ -53,6 +53,7 @@ def test_without_data_it_says_how_to_load_some():
     assert not at.button
 
 
+@pytest.mark.slow
 def test_before_a_run_it_shows_the_choices_and_an_estimate():
     at = seed_demo(open_page(AUDIT)).run()
     assert_no_exception(at)
@@ -70,6 +71,7 @@ def test_before_a_run_it_shows_the_choices_and_an_estimate():
     assert "Privacy budget ε" in labels and "Leak strength" in labels
 
 
+@pytest.mark.slow
 def test_a_tiny_audit_shows_verdict_numbers_figure_table_and_download(ran):
     assert not ran.exception and not ran.warning
     # An exact copy exposes everyone: the verdict is shown as an error, in words, naming it by its label.
@@ -89,6 +91,7 @@ def test_a_tiny_audit_shows_verdict_numbers_figure_table_and_download(ran):
     assert json.loads(json.dumps(report.to_dict()))["summary"]["share_auc_above_0.8"] == 1.0
 
 
+@pytest.mark.slow
 def test_a_rerun_reuses_the_audit_and_another_target_shows_its_record(ran):
     results = ran.session_state["audit_results"]
     before = dict(results)
@@ -103,6 +106,7 @@ def test_a_rerun_reuses_the_audit_and_another_target_shows_its_record(ran):
     assert row != first and row in set(ran.dataframe[0].value["real row"])
 
 
+@pytest.mark.slow
 def test_no_target_at_all_is_a_named_error_and_nothing_runs():
     at = set_budget(targeted(seed_demo(open_page(AUDIT)).run()), targets=0, random_targets=0).run()
     assert_no_exception(at)
@@ -110,6 +114,7 @@ def test_no_target_at_all_is_a_named_error_and_nothing_runs():
     assert at.button(key="run_audit").disabled
 
 
+@pytest.mark.slow
 def test_a_clash_of_generator_settings_is_a_named_error():
     at = seed_demo(open_page(AUDIT)).run()
     at.selectbox(key="audit::generator").set_value("dp_marginals").run()
@@ -140,6 +145,7 @@ def test_without_a_sensitive_column_attribute_leak_is_explained():
     assert "attribute_leak" in texts(at.caption) and "sensitive column" in texts(at.caption)
 
 
+@pytest.mark.slow
 def test_a_column_list_setting_is_a_choice_of_columns():
     at = seed_demo(open_page(AUDIT)).run()
     at.selectbox(key="audit::generator").set_value("cart").run()
@@ -151,6 +157,7 @@ def test_a_column_list_setting_is_a_choice_of_columns():
     assert not at.error and not at.button(key="run_audit").disabled
 
 
+@pytest.mark.slow
 def test_the_estimate_is_measured_once_per_choice_and_again_for_another():
     at = targeted(seed_demo(open_page(AUDIT)).run())
     estimates = at.session_state["audit_estimates"]

@@ -88,6 +88,7 @@ def test_the_key_changes_with_every_setting_and_the_cache_keeps_three(demo_schem
     assert V.cached(state, "k0") is None and V.cached({}, "k0") is None
 
 
+@pytest.mark.slow
 def test_a_run_reports_progress_and_gives_the_tables(demo, demo_schema, copy_report):
     real, schema = demo.real, demo_schema
     assert [t.chosen for t in copy_report.targets] == ["vulnerable", "random"]

@@ -52,6 +52,7 @@ def test_the_estimate_names_the_white_box_attack_when_it_runs():
     assert "the black-box and white-box attacks on every record and the DCR test add" in white
 
 
+@pytest.mark.slow
 def test_the_option_appears_only_for_a_generator_with_a_loss_in_the_shared_design(lossy):
     at = seed_demo(open_page(AUDIT)).run()
     assert_no_exception(at)
@@ -64,6 +65,7 @@ def test_the_option_appears_only_for_a_generator_with_a_loss_in_the_shared_desig
     assert box(at, "admin_lossy") is None  # the targeted design has no white-box attack
 
 
+@pytest.mark.slow
 def test_a_tiny_white_box_audit_shows_the_threat_model_figure_and_table(lossy):
     at = seed_demo(open_page(AUDIT)).run()
     at.selectbox(key="audit::generator").set_value("admin_lossy")
@@ -94,6 +96,7 @@ def test_a_tiny_white_box_audit_shows_the_threat_model_figure_and_table(lossy):
     assert "white-box AUC" not in at.dataframe[-1].value.columns
 
 
+@pytest.mark.slow
 def test_tabddpm_is_listed_with_its_settings_and_the_option():
     pytest.importorskip("torch", reason="privcore[tabddpm] (torch) is installed by requirements-dev.txt")
     at = seed_demo(open_page(AUDIT))
@@ -112,6 +115,7 @@ def test_tabddpm_is_listed_with_its_settings_and_the_option():
     assert "Estimated run time" in info and "one fit on" in info
 
 
+@pytest.mark.slow
 def test_without_torch_tabddpm_names_its_install_command(monkeypatch):
     monkeypatch.setitem(sys.modules, "torch", None)  # torch not installed, as far as this process can tell
     at = seed_demo(open_page(AUDIT)).run()

@@ -7,6 +7,8 @@ synthetic table, a second one with a number column stored as text) with "remove 
 
 from __future__ import annotations
 
+import pytest
+
 from .conftest import DATA, METRICS, assert_no_exception, csv_bytes, open_page, people, texts
 
 RESULTS = "pages/4_Results.py"
@@ -59,6 +61,7 @@ def _switch(at, page):
     return at.run()
 
 
+@pytest.mark.slow
 def test_metrics_and_results_name_both_bad_files_and_the_fix():
     for page in (METRICS, RESULTS):
         at = _switch(_two_bad_and_one_good(), page)
@@ -81,6 +84,7 @@ def test_after_configure_found_the_settings_invalid_the_bad_file_is_still_named(
     assert "Column types and roles are not set yet" not in texts(at.info)
 
 
+@pytest.mark.slow
 def test_going_on_without_the_bad_files_gives_the_good_table_results():
     at = _switch(_two_bad_and_one_good(), "pages/2_Configure.py")
     at = _switch(at, RESULTS)

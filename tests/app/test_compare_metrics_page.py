@@ -66,6 +66,7 @@ def test_with_the_demo_it_starts_small_and_shows_an_estimate_before_running():
     assert at.session_state["lab_timings"]  # measured once, kept for this session
 
 
+@pytest.mark.slow
 def test_the_full_default_preset_sets_every_leak_level_and_default_metric():
     at = seed_demo(open_page(PAGE)).run(timeout=RUN_TIMEOUT)
     at.button(key=key("preset", "full")).click().run(timeout=RUN_TIMEOUT)
@@ -76,6 +77,7 @@ def test_the_full_default_preset_sets_every_leak_level_and_default_metric():
     assert "for 93 evaluations" in texts(at.info)
 
 
+@pytest.mark.slow
 def test_a_tiny_lab_shows_both_heatmaps_curves_sentences_and_downloads(ran):
     assert not ran.error
     charts = ran.get("plotly_chart")
@@ -99,6 +101,7 @@ def test_a_tiny_lab_shows_both_heatmaps_curves_sentences_and_downloads(ran):
     assert stored.document["detection"]["crp"]["partial_copy"] == 1.0
 
 
+@pytest.mark.slow
 def test_switching_the_curves_to_excess_risk_reuses_the_lab(ran):
     before = dict(ran.session_state["lab_results"])
     ran.radio(key=next(r.key for r in ran.radio if r.key.startswith(key("curves")))).set_value("excess")
@@ -126,6 +129,7 @@ def test_bad_settings_show_the_named_error_and_nothing_runs(change, message):
     assert at.button(key=key("run")).disabled and "Estimated run time" not in texts(at.info)
 
 
+@pytest.mark.slow
 def test_a_table_too_small_to_split_is_a_named_error():
     at = open_page(PAGE)
     seed_session(at, schema=False)  # 40 rows, no holdout
@@ -135,6 +139,7 @@ def test_a_table_too_small_to_split_is_a_named_error():
     assert at.button(key=key("run")).disabled
 
 
+@pytest.mark.slow
 def test_a_supplied_ladder_of_uploaded_tables_runs_with_labels_from_the_file_names():
     at = seed_demo(open_page(PAGE)).run(timeout=RUN_TIMEOUT)
     at.radio(key=key("mode")).set_value("supplied").run(timeout=RUN_TIMEOUT)

@@ -72,6 +72,7 @@ def test_numbers_in_one_table_and_text_in_another_are_explained():
     assert "Column 'age' is numeric in the real table 'real.csv' but text" in texts(at.error)
 
 
+@pytest.mark.slow
 def test_rename_and_remove_a_synthetic_table():
     at = open_page(DATA).run()
     _upload(at, "real", ("real.csv", csv_bytes(people(20, 1)), "text/csv"))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from dashboard import uploads
 
 from .conftest import DATA, assert_no_exception, open_page, texts
@@ -16,6 +18,7 @@ def test_a_bad_epsilon_is_refused_on_the_data_page_with_what_to_give():
     assert "must be a number above 0" in texts(at.error) and "“noisy”" in texts(at.error)
 
 
+@pytest.mark.slow
 def test_a_declared_epsilon_is_read_against_the_attacks_without_a_new_run():
     at = seed_demo(open_page(RESULTS), metrics=["mia_distance", "mia_best"]).run()
     at.button(key="run_evaluation").click().run(timeout=RUN_TIMEOUT)

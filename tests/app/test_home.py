@@ -1,3 +1,5 @@
+import pytest
+
 """Home page: works with nothing loaded, and "Start with demo data" loads the default scenario."""
 
 from privcore.metrics import registry
@@ -64,6 +66,7 @@ def _navigation(at):
     return [(link.label, link.proto.page) for link in at.sidebar.page_link]
 
 
+@pytest.mark.slow
 def test_navigation_names_the_home_page_home_on_every_page():
     # Streamlit's pages/ mechanism would list app.py as "app"; the app draws the list itself (issue 11).
     from pathlib import Path

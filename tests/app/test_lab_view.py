@@ -107,6 +107,7 @@ def test_progress_messages_count_tables():
     assert seen == [(0.0, "Table 1 of 4: partial_copy at level 0, seed 0"), (1.0, "Statistics…")]
 
 
+@pytest.mark.slow
 def test_internal_errors_never_reach_the_user_as_a_traceback(caplog):
     result, error = LR.run_generated(pd.DataFrame({"a": [1.0]}), None, None, {"leaks": None, "levels": None,
                                                                             "seeds": None, "metrics": None,

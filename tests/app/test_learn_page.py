@@ -24,6 +24,7 @@ def test_deep_link_without_data_points_to_the_data_page_and_still_teaches(learn)
     assert learn.get("plotly_chart")  # the first lesson renders without any upload
 
 
+@pytest.mark.slow
 def test_every_lesson_has_text_a_figure_and_a_takeaway(learn):
     lessons = learn.radio(key="learn_lesson").options
     assert len(lessons) >= 3
@@ -39,6 +40,7 @@ def test_every_lesson_has_text_a_figure_and_a_takeaway(learn):
     assert any("singling out" in h.lower() for h in headers)
 
 
+@pytest.mark.slow
 def test_lesson_results_are_cached_in_the_session(learn):
     cache = learn.session_state["learn_cache"]
     assert cache and all(len(key) == 2 for key in cache)
@@ -47,6 +49,7 @@ def test_lesson_results_are_cached_in_the_session(learn):
     assert all(learn.session_state["learn_cache"][key] is value for key, value in before.items())
 
 
+@pytest.mark.slow
 def test_resampler_lesson_shows_rare_values_and_singling_out(learn):
     lesson = next(o for o in learn.radio(key="learn_lesson").options if o.startswith("3"))
     learn.radio(key="learn_lesson").set_value(lesson).run(timeout=TIMEOUT)
@@ -85,6 +88,7 @@ def test_resampler_lesson_checks_its_effect_against_fresh_samples(learn):
     assert singling.detected == (min(singling.resampler) > max(singling.fresh) + 0.01)
 
 
+@pytest.mark.slow
 def test_lab_lesson_shows_the_detection_heatmap_and_walks_through_it(learn):
     lesson = next(o for o in learn.radio(key="learn_lesson").options if o.startswith("5"))
     learn.radio(key="learn_lesson").set_value(lesson).run(timeout=TIMEOUT)
@@ -122,6 +126,7 @@ def test_lesson_one_shows_every_column_that_makes_up_the_distance(learn):
     assert "mostly because of" in texts(learn.caption)
 
 
+@pytest.mark.slow
 def test_private_because_useless_lesson_names_the_three_tables_with_their_numbers(learn):
     lesson = next(o for o in learn.radio(key="learn_lesson").options if "Private because useless" in o)
     learn.radio(key="learn_lesson").set_value(lesson).run(timeout=TIMEOUT)

@@ -88,6 +88,7 @@ def test_presets_select_their_metrics(holdout_metric):
     assert "No metric selected" in texts(at.warning)
 
 
+@pytest.mark.slow
 def test_a_metric_needing_a_holdout_says_why_it_cannot_run(holdout_metric):
     at = _open(holdout=False)
     assert_no_exception(at)

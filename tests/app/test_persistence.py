@@ -68,6 +68,7 @@ def test_a_typed_page_url_without_the_id_shows_nothing_of_another_session(evalua
     assert session_id_of(stranger) != session_id_of(evaluated)
 
 
+@pytest.mark.slow
 def test_a_wrong_or_truncated_id_restores_nothing(evaluated):
     for presented in ("not-an-id", session_id_of(evaluated)[:-1], session_id_of(evaluated) + "x"):
         guess = open_page(RESULTS)

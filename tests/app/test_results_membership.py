@@ -3,6 +3,8 @@ the chance line, and the ε lower bound in one sentence; without mia_best it say
 
 from __future__ import annotations
 
+import pytest
+
 from dashboard.session.state import LoadedTable, Tables
 from privcore import Schema
 from privcore.demo import load_scenario
@@ -28,6 +30,7 @@ def seeded(metrics: list[str], scenario: str = "exact_copy"):
     return at.run(timeout=120)
 
 
+@pytest.mark.slow
 def test_the_membership_tab_shows_every_attack_the_roc_curves_and_the_epsilon_sentence():
     at = seeded(["mia_best"])
     assert_no_exception(at)

@@ -76,6 +76,7 @@ def show_tab(at, label: str):
     return at.run(timeout=RUN_TIMEOUT)
 
 
+@pytest.mark.slow
 def test_run_produces_score_cards_charts_and_downloads(ran):
     assert_no_exception(ran)
     assert not ran.error
@@ -136,6 +137,7 @@ def test_results_are_cached_per_session(ran):
     assert ran.session_state["results"][key] is before  # reused, not recomputed
 
 
+@pytest.mark.slow
 def test_every_metric_detail_renders(ran):
     key = ran.session_state["last_run_key"]
     report = ran.session_state["results"][key]["noisy"]
@@ -159,6 +161,7 @@ def test_every_metric_detail_renders(ran):
     assert "Real row 0" in texts(ran.markdown)
 
 
+@pytest.mark.slow
 def test_two_synthetic_tables_and_attack_metrics():
     attacks = ["crp", "singling_out_univariate", "linkability", "inference", "mia_distance", "sd_idr", "dcr_test"]
     at = seed_demo(open_page(RESULTS), metrics=[m for m in attacks if m in registry.metric_ids()])

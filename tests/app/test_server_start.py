@@ -54,6 +54,7 @@ def test_streamlit_run_finds_the_servers_app_with_its_warm_up():
     assert found.import_string == "app:app"
 
 
+@pytest.mark.slow
 def test_warm_up_imports_every_dashboard_module_and_prepares_the_named_demo():
     report = warm_up_in_fresh_interpreter("--demo", "rare_leak")
     assert report["not_imported"] == []
@@ -63,6 +64,7 @@ def test_warm_up_imports_every_dashboard_module_and_prepares_the_named_demo():
     assert "rare_leak" in report["line"] and f"{len(report['modules'])} dashboard modules" in report["line"]
 
 
+@pytest.mark.slow
 def test_warm_up_leaves_an_unknown_demo_to_the_home_page():
     # The home page explains a wrong name to every visitor; the server must still start.
     report = warm_up_in_fresh_interpreter("--demo", "noisy_cpy")

@@ -58,6 +58,7 @@ def test_the_page_opens_on_the_shared_design_with_its_budget():
     assert not at.button(key="run_audit").disabled and not at.get("plotly_chart")
 
 
+@pytest.mark.slow
 def test_the_page_opens_on_privbayes_and_its_default_audit_names_it_in_words():
     # Not the exact copy, whose answer is known before it runs: a real generator, listed by its name in words.
     at = seed_demo(open_page(AUDIT)).run()
@@ -86,6 +87,7 @@ def test_budget_minimums_match_the_audits_own_check():
     assert {p.name: p.default for p in SV.budget_params(5000)}["records"] == 1000
 
 
+@pytest.mark.slow
 def test_a_tiny_shared_audit_shows_summary_table_figure_and_download(ran):
     assert not ran.exception
     body = texts(ran.markdown)
@@ -118,6 +120,7 @@ def test_a_tiny_shared_audit_shows_summary_table_figure_and_download(ran):
     assert data["design"] == "shared" and data["settings"]["models"] == 8 and len(data["records"]) == 40
 
 
+@pytest.mark.slow
 def test_switching_to_the_targeted_design_keeps_both_apart(ran):
     before = dict(ran.session_state["audit_results"])
     targeted(ran)

@@ -75,6 +75,7 @@ def test_chance_of_an_auc_above_a_threshold():
 # --------------------------------------------------------------------------------------- the attack
 
 
+@pytest.mark.slow
 def test_an_exact_copy_is_caught_for_every_target(adult):
     real, schema = adult
     report = audit(real.iloc[:800], None, schema, settings=SMALL, make=built_in("exact_copy"))
@@ -84,6 +85,7 @@ def test_an_exact_copy_is_caught_for_every_target(adult):
     assert "not private" in report.summary["verdict"]
 
 
+@pytest.mark.slow
 def test_a_generator_that_ignores_its_training_data_is_the_calibrated_null(adult):
     real, schema = adult
     budget = AuditSettings(targets=4, random_targets=4, shadow_models=10, eval_models=20, n_queries=40, seed=3)
@@ -110,6 +112,7 @@ def test_independent_histograms_expose_the_rare_targets_more_than_random_ones(ad
 # ------------------------------------------------------------------------------------- settings, errors
 
 
+@pytest.mark.slow
 def test_same_seed_same_report(adult):
     real, schema = adult
     a = audit(real.iloc[:600], None, schema, settings=SMALL, make=built_in("independent_histograms"))
@@ -169,6 +172,7 @@ class Broken:
         return pd.DataFrame({"nonsense": np.zeros(n)})
 
 
+@pytest.mark.slow
 def test_a_generator_failing_on_some_models_is_reported_not_fatal(adult):
     real, schema = adult
     report = audit(real.iloc[:600], Flaky(), schema, settings=SMALL, generator_name="flaky")
@@ -193,6 +197,7 @@ def cli(*args, cwd=None):
                           cwd=cwd, timeout=600)
 
 
+@pytest.mark.slow
 def test_cli_lists_the_generators_with_their_settings():
     proc = cli("--list-generators")
     assert proc.returncode == 0
@@ -201,6 +206,7 @@ def test_cli_lists_the_generators_with_their_settings():
     assert "epsilon" in proc.stdout
 
 
+@pytest.mark.slow
 def test_cli_audit_writes_json_and_html(tmp_path):
     assert cli_demo(tmp_path).returncode == 0
     proc = cli("--real", "real.csv", "--generator", "dp_marginals", "--generator-param", "epsilon=2",
@@ -226,6 +232,7 @@ def cli_demo(tmp_path):
                            "--rows", "300"], capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args, fragment", [
     (["--generator", "nope"], "Unknown generator 'nope'"),
     (["--generator", "dp_marginals", "--generator-param", "epsilon=-1"], "dp_marginals.epsilon"),
@@ -266,6 +273,7 @@ def test_clopper_pearson_and_epsilon_by_hand():
     assert epsilon_lower_bound(50, 100, 50, 100) == 0.0
 
 
+@pytest.mark.slow
 def test_an_exact_copy_generator_has_a_large_epsilon_bound(adult):
     real, schema = adult
     budget = AuditSettings(targets=1, random_targets=1, shadow_models=8, eval_models=100, n_queries=30, seed=0)

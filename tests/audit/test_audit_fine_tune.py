@@ -39,6 +39,7 @@ def test_each_model_is_a_seeded_fine_tuning_of_the_base(tables):
         fine_tuned_factory(population, types, base_settings={**TINY, "steps": 1}, fine_tune={"width": 8})
 
 
+@pytest.mark.slow
 def test_a_shared_audit_runs_on_fine_tuned_models(tables):
     pool, population, types = tables
     factory = fine_tuned_factory(population, types, base_settings={**TINY, "steps": 30}, fine_tune={"steps": 10})

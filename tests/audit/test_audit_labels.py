@@ -45,6 +45,7 @@ def test_the_shared_audits_answer_uses_the_label_not_the_id(shared_report):
     assert shared_audit_figure(shared_report).title.startswith(PRIVBAYES)
 
 
+@pytest.mark.slow
 def test_the_targeted_audits_answer_uses_the_label_with_its_settings(demo, demo_schema):
     real, schema = demo.real, demo_schema
     title = generator_title("privbayes", {"k": 1})

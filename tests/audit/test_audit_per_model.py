@@ -64,6 +64,7 @@ def adult():
     return demo.real, Schema(types=dict(demo.types), key=list(demo.key), sensitive=demo.sensitive)
 
 
+@pytest.mark.slow
 def test_an_exact_copy_is_told_apart_on_every_model_and_a_fresh_sample_is_not(adult):
     real, schema = adult
     reports = {name: audit_shared(real, None, schema, settings=SharedSettings(models=8, records=120, seed=0),

@@ -80,6 +80,7 @@ def test_bad_settings_are_named(adult):
 # --------------------------------------------------------------------------------------- the attack
 
 
+@pytest.mark.slow
 def test_a_generator_that_ignores_its_training_data_is_at_chance(adult):
     real, schema = adult
     report = run(real, schema, "fresh_sample", models=24, records=300, seed=1)
@@ -93,6 +94,7 @@ def test_a_generator_that_ignores_its_training_data_is_at_chance(adult):
     assert summary["max_epsilon_lower_bound"] < 1.0
 
 
+@pytest.mark.slow
 def test_the_chance_shares_are_measured_through_the_cross_fitted_attack():
     """On features that carry no information, cross-fitting spreads the AUCs wider than a random ranking's
     (a fold's labels trained the other folds' rules): the shares of records above AUC 0.6 and above an
@@ -113,6 +115,7 @@ def test_the_chance_shares_are_measured_through_the_cross_fitted_attack():
     assert abs(null["interval_above_0.5"] - observed_interval) < 0.03, (null, observed_interval)
 
 
+@pytest.mark.slow
 def test_an_exact_copy_exposes_every_record_without_a_duplicate(adult):
     real, schema = adult
     report = run(real, schema, "exact_copy", models=32, records=200)
@@ -131,6 +134,7 @@ def test_an_exact_copy_exposes_every_record_without_a_duplicate(adult):
     assert document["summary"]["share_auc_above_0.8"] > 0.7 and "not private" in document["summary"]["verdict"]
 
 
+@pytest.mark.slow
 def test_the_dp_generator_at_epsilon_1_never_exceeds_its_epsilon(adult):
     # 32 models, about 16 with each record: a perfect attack would show ε ≥ 1.5, so the bound has room to
     # exceed 1; a bound above 1 would mean the audit or the DP generator is wrong.
@@ -141,6 +145,7 @@ def test_the_dp_generator_at_epsilon_1_never_exceeds_its_epsilon(adult):
     assert all(b is not None and b <= 1.0 for b in bounds), max(bounds)
 
 
+@pytest.mark.slow
 def test_a_unique_category_is_named_in_the_why(adult):
     real, schema = adult
     report = run(real, schema, "independent_histograms", models=32, records=300, seed=0)
@@ -154,6 +159,7 @@ def test_a_unique_category_is_named_in_the_why(adult):
     assert np.mean([r.auc for r in unique]) > 0.6
 
 
+@pytest.mark.slow
 def test_one_and_two_workers_give_the_same_json(adult):
     real, schema = adult
     progress = []
@@ -165,6 +171,7 @@ def test_one_and_two_workers_give_the_same_json(adult):
     assert progress[-1] == 1.0 and progress == sorted(progress)
 
 
+@pytest.mark.slow
 def test_the_targeted_design_agrees_on_the_same_targets(adult):
     # Same generator, same people: the targeted audit's AUC of each target lies within the shared design's
     # interval for it, widened by the targeted interval (two estimates of one quantity, each uncertain).
@@ -180,6 +187,7 @@ def test_the_targeted_design_agrees_on_the_same_targets(adult):
             target.auc_interval[0] <= mine.auc <= target.auc_interval[1], (target.row, target.auc, mine.auc)
 
 
+@pytest.mark.slow
 def test_cli_shared_design_writes_json_and_html(tmp_path):
     import subprocess
     import sys
@@ -219,6 +227,7 @@ def test_each_model_gets_its_fits_seed_for_a_seeded_generator():
     assert GeneratorFactory("dp_marginals", {"epsilon": 2.0})(None, seed=7).epsilon == 2.0
 
 
+@pytest.mark.slow
 def test_privbayes_at_epsilon_1_with_a_public_domain_never_exceeds_its_epsilon(adult):
     real, schema = adult
     report = audit_shared(real, None, schema, stronger=False, settings=SharedSettings(models=32, records=150, seed=2),
@@ -227,6 +236,7 @@ def test_privbayes_at_epsilon_1_with_a_public_domain_never_exceeds_its_epsilon(a
     assert all(b is not None and b <= 1.0 for b in bounds), max(bounds)
 
 
+@pytest.mark.slow
 def test_a_domain_read_from_the_training_data_is_caught(adult):
     # The same ε = 1 network with its categories read from the training table: a native-country held by
     # one person exists in the output only when that person trained it, and the audit's bound shows more
@@ -240,6 +250,7 @@ def test_a_domain_read_from_the_training_data_is_caught(adult):
     assert worst.epsilon_lower_bound > 1.0 and "never otherwise" in worst.why, (worst.epsilon_lower_bound, worst.why)
 
 
+@pytest.mark.slow
 def test_the_targeted_design_agrees_with_an_imperfect_leak(adult):
     # independent_histograms leaks rare values, so some people are exposed and most are not: an imperfect
     # leak. On the same targets and seed, the two designs' AUCs are two noisy estimates of one quantity:
@@ -289,6 +300,7 @@ def test_the_value_reuse_feature_is_the_attacks_score_against_the_pool(adult):
     assert features[30:, extractor.value_reuse_index].mean() > features[:30, extractor.value_reuse_index].mean() + 1
 
 
+@pytest.mark.slow
 def test_a_reused_unique_number_is_caught_and_named_in_the_why(adult):
     # A generator that writes training records' exact weights into fresh rows (the lab's value_reuse leak): the
     # audit exposes the records and its sentence names the reused number.

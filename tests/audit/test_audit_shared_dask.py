@@ -31,6 +31,7 @@ def strip(document):
     return {k: v for k, v in document.items() if k not in ("seconds", "timings")}
 
 
+@pytest.mark.slow
 def test_a_two_worker_cluster_gives_the_json_of_one_process(adult, dask_client):
     real, schema = adult
     here = audit_shared(real, None, schema, stronger=False,
@@ -64,6 +65,7 @@ def test_the_cli_refuses_a_bad_dask_option_before_reading_tables(tmp_path, capsy
     assert code == 2 and message in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_the_cli_runs_the_fits_on_a_local_cluster(tmp_path, capsys):
     outputs = {}
     for name, extra in (("alone", []), ("cluster", ["--dask", "local:2"])):

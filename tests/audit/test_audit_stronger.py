@@ -134,6 +134,7 @@ def test_the_meta_classifier_never_sees_the_attacked_models_labels():
     assert before[member].mean() > before[~member].mean() + 0.5
 
 
+@pytest.mark.slow
 def test_a_memorising_generator_is_caught_by_both_attacks(copy_report):
     strong = copy_report.stronger
     for name in ("rmia", "meta"):
@@ -145,6 +146,7 @@ def test_a_memorising_generator_is_caught_by_both_attacks(copy_report):
     assert np.median(aucs) > 0.95 and {r["row"] for r in strong.records} == {r.row for r in copy_report.records}
 
 
+@pytest.mark.slow
 def test_a_fresh_sample_toy_stays_at_chance(toy_table):
     strong = audit_shared(toy_table, settings=TOY, make=FreshPopulation).stronger
     for name in ("rmia", "meta"):
@@ -154,6 +156,7 @@ def test_a_fresh_sample_toy_stays_at_chance(toy_table):
         assert summary["share_auc_above_0.8"] <= 0.05, (name, summary)
 
 
+@pytest.mark.slow
 def test_kept_inputs_rerun_the_stronger_attacks_to_the_same_result(copy_report, toy_table):
     # keep_inputs: another attack can be tried on the outputs an audit trained; rerun, the attacks give what the
     # audit reported, and the JSON is the same with or without the kept inputs.
@@ -171,6 +174,7 @@ def test_kept_inputs_rerun_the_stronger_attacks_to_the_same_result(copy_report, 
     assert strip(kept.to_dict()) == strip(copy_report.to_dict())
 
 
+@pytest.mark.slow
 def test_the_json_carries_the_stronger_attacks_and_validates(copy_report, toy_table):
     document = json.loads(json.dumps(copy_report.to_dict(), allow_nan=False))
     validate(document, audit_report_schema())
@@ -201,6 +205,7 @@ def test_the_html_puts_them_beside_todays_attack(copy_report):
 # ------------------------------------------------------------------------------- against today's attack
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["privbayes", "cart"])
 def test_the_meta_classifier_does_not_lose_to_todays_rule(name):
     demo = load_scenario("fresh_sample", n=400)

@@ -95,6 +95,7 @@ def test_the_estimate_is_proportional_to_the_models_beyond_the_fixed_work(small_
     assert two_workers.seconds - two_workers.overhead == pytest.approx((estimate.seconds - estimate.overhead) / 2)
 
 
+@pytest.mark.slow
 def test_a_generator_trained_in_epochs_is_extrapolated_linearly(small_demo, clock):
     real, schema = small_demo
     estimate = timing.estimate_shared(real, schema, GeneratorFactory("slow_epochs"), SHARED)
@@ -154,6 +155,7 @@ class SlowInSteps(SlowInEpochs):
         return table.index.to_numpy(dtype=float)
 
 
+@pytest.mark.slow
 def test_a_generator_trained_in_steps_is_extrapolated_and_its_loss_timed(small_demo, monkeypatch):
     real, schema = small_demo
     fake = FakeClock()

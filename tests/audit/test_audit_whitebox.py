@@ -81,6 +81,7 @@ def copy_report(toy_table):
     return audit_shared(toy_table, stronger=False, settings=SETTINGS, make=lambda population: CopyWithLoss())
 
 
+@pytest.mark.slow
 def test_a_memorising_loss_exposes_members_at_fpr_0(copy_report):
     white = copy_report.whitebox
     assert white is not None and white.summary["models_scored"] == SETTINGS.models
@@ -115,6 +116,7 @@ def test_the_figure_draws_each_models_tpr_at_fpr_0_beside_chance(copy_report):
     assert figure.caption.count(".") == 1 and f"model 0 {first:.1%}" in figure.alt
 
 
+@pytest.mark.slow
 def test_a_loss_that_ignores_membership_stays_at_chance(toy_table):
     white = audit_shared(toy_table, stronger=False, settings=SETTINGS, make=FreshWithLoss).whitebox
     covering = [m.auc_interval[0] <= 0.5 <= m.auc_interval[1] for m in white.models]
@@ -217,6 +219,7 @@ def audit_cli(capsys, *args) -> tuple[int, str, str]:
     return code, out.out, out.err
 
 
+@pytest.mark.slow
 def test_the_command_line_runs_it_for_a_generator_of_ones_own_and_refuses_it_without_a_loss(tmp_path, monkeypatch,
                                                                                            capsys):
     (tmp_path / "own_lossy.py").write_text(OWN_MODULE)

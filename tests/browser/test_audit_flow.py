@@ -19,7 +19,7 @@ from browser_support import (
     wait_idle,
 )
 
-pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(180)]
 
 #: The generator the page opens on, as the page lists it, and its machine name (never in the answer).
 DEFAULT_LABEL, DEFAULT_ID = "Bayesian network (PrivBayes)", "privbayes"

@@ -10,7 +10,7 @@ import pytest
 from browser_support import assert_clean, button, choose_option, screenshot, wait_idle
 from test_audit_flow import open_audit_on_the_demo, set_number
 
-pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(300)]
 
 #: The option's label (dashboard.audit.whitebox_view.OPTION_LABEL, repeated: the browser sees the words).
 OPTION = "Also attack with the model's loss (white box)"

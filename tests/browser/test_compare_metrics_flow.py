@@ -9,7 +9,7 @@ import time
 import pytest
 from browser_support import assert_clean, button, go_to, missing_page_xfail, open_app, screenshot, wait_idle
 
-pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(240)]
 
 LAB_TIMEOUT = 150_000  # ms: the quick lab on the 3,000-row demo takes seconds; a busy 2-core machine more
 

@@ -13,7 +13,7 @@ import re
 import pytest
 from browser_support import PAGE_PATHS, assert_clean, missing_page_xfail, open_app, screenshot, wait_idle, without_query
 
-pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(120)]
 
 #: Pages that cannot show anything useful before data is loaded.
 NEEDS_DATA = {"Configure", "Metrics", "Results", "Audit", "Compare metrics"}

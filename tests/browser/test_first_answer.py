@@ -27,7 +27,7 @@ from browser_support import (
 from privcore.demo import load_scenario
 from privcore.metrics import registry
 
-pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(300)]
 
 DVP = registry.get("dvp").name
 BEST = registry.get("mia_best").name

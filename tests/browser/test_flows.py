@@ -31,7 +31,7 @@ from browser_support import (
 from privcore.demo import load_scenario
 from privcore.metrics import registry
 
-pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(240)]
 
 QUICK = set(registry.presets()["quick"])
 #: The default choice with a holdout (the demo's, the uploaded one): the membership attacks too.

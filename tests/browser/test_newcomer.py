@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 import pandas as pd
+import pytest
 from browser_support import (
     IDLE_TIMEOUT,
     OUTSIDE,
@@ -23,6 +24,8 @@ from browser_support import (
     uploader,
     wait_idle,
 )
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 RUN_TIMEOUT = 300_000
 NARROW = {"width": 390, "height": 900}

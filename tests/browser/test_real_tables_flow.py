@@ -26,7 +26,7 @@ from test_flows import run_and_download
 
 from privcore.data import KIND_MEANINGS
 
-pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(300)]
 
 ROWS = 300
 

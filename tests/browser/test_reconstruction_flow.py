@@ -28,7 +28,7 @@ from browser_support import (
 
 from privcore.data.threat_models import THREAT_MODELS, preset_key
 
-pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(300)]
 
 WIDE = {"width": 1400, "height": 1000}
 NARROW = {"width": 390, "height": 900}

@@ -18,7 +18,7 @@ from browser_support import (
     without_query,
 )
 
-pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(240)]
 
 RISK_LEVEL = re.compile(r"Risk level:")
 

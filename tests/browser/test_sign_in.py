@@ -14,7 +14,7 @@ import pytest
 from browser_support import IDLE_TIMEOUT, assert_clean, button, screenshot, wait_idle
 from sign_in_support import SIGN_IN, MockProvider, sign_in, sign_out, signed_in_server
 
-pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(300)]
 
 DEMO_TABLE = "Adult sample (real)"
 FOREIGN = "This session belongs to someone else"

@@ -28,7 +28,7 @@ from browser_support import (
 
 from privcore.demo import load_scenario
 
-pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(300)]
 
 N = 300
 NARROW = {"width": 390, "height": 900}

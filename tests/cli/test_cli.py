@@ -19,6 +19,7 @@ def run_cli(*args, cwd=None):
                           timeout=300)
 
 
+@pytest.mark.slow
 def test_evaluate_demo_writes_valid_json(tmp_path):
     out = tmp_path / "report.json"
     proc = run_cli("evaluate", "--demo", "exact_copy", "--metrics", "crp", "--json", str(out))
@@ -43,6 +44,7 @@ def test_evaluate_files_with_types_and_roles(tmp_path):
     assert json.loads(proc.stdout)["metrics"]["crp"]["risk"] == pytest.approx(0.5)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "files, args, fragment",
     [
@@ -64,6 +66,7 @@ def test_bad_input_exits_2_with_one_line(tmp_path, files, args, fragment):
     assert proc.stdout == ""
 
 
+@pytest.mark.slow
 def test_missing_file_and_usage_errors_exit_2(tmp_path):
     proc = run_cli("evaluate", "--real", "missing.csv", "--synthetic", "missing2.csv", cwd=tmp_path)
     assert proc.returncode == 2 and "missing.csv" in proc.stderr
@@ -78,6 +81,7 @@ def test_metrics_lists_ids_with_descriptions():
     assert "crp" in first and len(first["crp"].split()) > 3
 
 
+@pytest.mark.slow
 def test_demo_subcommand_lists_and_writes(tmp_path):
     proc = run_cli("demo")
     assert proc.returncode == 0 and "column_resampler" in proc.stdout
@@ -87,6 +91,7 @@ def test_demo_subcommand_lists_and_writes(tmp_path):
     assert set(p.name for p in tmp_path.iterdir()) == {"real.csv", "synthetic.csv", "holdout.csv"}
 
 
+@pytest.mark.slow
 def test_reference_table_calibrates_membership_attacks(tmp_path):
     assert run_cli("demo", "exact_copy", "--out", str(tmp_path), "--rows", "300").returncode == 0
     pd.read_csv(tmp_path / "holdout.csv").iloc[:150].to_csv(tmp_path / "reference.csv", index=False)
@@ -99,6 +104,7 @@ def test_reference_table_calibrates_membership_attacks(tmp_path):
     assert entry["risk"] > 0.5  # an exact copy is exposed
 
 
+@pytest.mark.slow
 def test_param_changes_a_metrics_parameters_and_risk(tmp_path):
     assert run_cli("demo", "noisy_copy", "--out", str(tmp_path), "--rows", "300").returncode == 0
     files = ["--real", "real.csv", "--synthetic", "synthetic.csv", "--metrics", "cvp,linkability"]
@@ -114,6 +120,7 @@ def test_param_changes_a_metrics_parameters_and_risk(tmp_path):
     assert after["linkability"]["params"]["n_attacks"] == 50
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "param, fragments",
     [
@@ -144,6 +151,7 @@ def test_param_values_are_json_or_text():
         "nnaa": {"repeats": 10}, "sd_idr": {"epsilons": [0, 0.5]}, "inference": {"aux_cols": ["age"]}}
 
 
+@pytest.mark.slow
 def test_reference_without_holdout_does_not_print_its_rows(tmp_path):
     assert run_cli("demo", "noisy_copy", "--out", str(tmp_path), "--rows", "200").returncode == 0
     proc = run_cli("evaluate", "--real", "real.csv", "--synthetic", "synthetic.csv", "--reference", "holdout.csv",
@@ -154,6 +162,7 @@ def test_reference_without_holdout_does_not_print_its_rows(tmp_path):
     assert entry["params"]["reference"] == "table of 200 rows × 14 columns"  # described, rows never printed
 
 
+@pytest.mark.slow
 def test_html_report_is_written_and_self_contained(tmp_path):
     out = tmp_path / "report.html"
     proc = run_cli("evaluate", "--demo", "rare_leak", "--metrics", "crp,cvp", "--html", str(out), "--json",
@@ -164,6 +173,7 @@ def test_html_report_is_written_and_self_contained(tmp_path):
     assert '<script src="http' not in text and '<link href="http' not in text  # nothing fetched from outside
 
 
+@pytest.mark.slow
 def test_famd_components_flag(tmp_path):
     proc = run_cli("evaluate", "--demo", "noisy_copy", "--metrics", "dcr", "--famd-components", "2")
     assert proc.returncode == 0, proc.stderr
@@ -210,6 +220,7 @@ def demo_files(tmp_path_factory):
     return folder
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("option", ["--json", "--html"])
 @pytest.mark.parametrize("where, fragments", [
     ("missing/dir/out", ["does not exist", "mkdir -p"]),
@@ -224,6 +235,7 @@ def test_unusable_report_path_exits_2_before_any_computation(demo_files, monkeyp
     assert f"{option} {path}" in line and all(f in line for f in fragments), line
 
 
+@pytest.mark.slow
 def test_report_that_cannot_be_written_exits_2_naming_the_path(demo_files):
     # /dev/full passes the checks made beforehand (it exists and is writable) but every write fails.
     proc = run_cli("evaluate", "--real", "real.csv", "--synthetic", "synthetic.csv", "--metrics", "crp",
@@ -289,6 +301,7 @@ def test_workers_other_than_a_whole_number_of_at_least_one_exit_2(workers):
     assert f"--workers {workers}:" in line and "whole number of at least 1" in line
 
 
+@pytest.mark.slow
 def test_workers_flag_gives_the_same_report(tmp_path):
     reports = []
     for workers in ("1", "2"):
@@ -301,6 +314,7 @@ def test_workers_flag_gives_the_same_report(tmp_path):
     assert reports[0] == reports[1]
 
 
+@pytest.mark.slow
 def test_reconstruction_writes_schema_valid_json_and_draws_its_figure_in_the_html(tmp_path):
     """``--metrics recon_best`` (issue 40 item 5): the details kind in the JSON validates against the schema, and the
     HTML report's card draws the per-column figure."""

@@ -72,6 +72,7 @@ def dashboard_report(folder: Path, metric_ids: list[str], monkeypatch) -> dict:
     return json.loads(report.to_json())
 
 
+@pytest.mark.slow
 def test_the_command_line_and_the_dashboard_give_the_same_membership_results(files, monkeypatch):
     ids = membership_ids()
     # The plain command (the files and the metrics); the dashboard with the settings it proposes for the files.

@@ -127,6 +127,7 @@ def test_columns_left_out_on_request_say_how_to_include_them():
     assert "--categorical" in entry.include and "Configure page" in entry.include
 
 
+@pytest.mark.slow
 def test_the_command_line_takes_the_new_kinds(tmp_path):
     real, synthetic = players(80, 1), players(80, 2)
     real.to_csv(tmp_path / "real.csv", index=False)

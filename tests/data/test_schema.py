@@ -229,6 +229,7 @@ _VALUES = st.one_of(st.text(max_size=3), st.integers(-3, 3), st.floats(-3, 3, wi
                     st.booleans(), st.none())
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_VALUES, max_size=30), st.sampled_from(["object", "infer"]))
 def test_canonical_categories_write_every_value_as_its_own_text(values, dtype):
@@ -340,6 +341,7 @@ def _random_column(rng, kind: str, style: int, n: int) -> pd.Series:
     return column
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.sampled_from(["drop", "impute"]))
 def test_prepare_gives_the_column_by_column_definition(seed, policy):

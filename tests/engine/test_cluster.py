@@ -18,6 +18,7 @@ from privcore.engine.neighbors import nearest_two  # noqa: E402
 pytestmark = pytest.mark.timeout(300)
 
 
+@pytest.mark.slow
 def test_neighbour_passes_on_the_cluster_are_identical(dask_client):
     rng = np.random.default_rng(0)
     query, reference = rng.random((1500, 9)), rng.random((1200, 9))
@@ -78,6 +79,7 @@ def test_passes_in_few_columns_run_on_the_caller(dask_client, monkeypatch):
     assert ext_there == ext_here
 
 
+@pytest.mark.slow
 def test_the_json_report_is_the_same_as_on_one_machine(dask_client, monkeypatch):
     import privcore.engine.neighbors_both_ways as both_ways
 
@@ -98,6 +100,7 @@ def test_the_json_report_is_the_same_as_on_one_machine(dask_client, monkeypatch)
     assert spread.shared.cluster is None  # not kept with the report: it may be closed after the call
 
 
+@pytest.mark.slow
 def test_the_classifiers_fits_run_as_tasks_and_give_the_same_results(dask_client, monkeypatch):
     """D-MLP's five folds, MIR's five repeats and the learned attack's fold models are tasks on the cluster's
     workers; each fit depends only on its seed and split, so the results are those of the single machine."""
@@ -134,6 +137,7 @@ def test_a_malformed_address_is_named(address):
         check_address(address)
 
 
+@pytest.mark.slow
 def test_the_cli_runs_on_a_local_cluster_and_writes_the_same_report(tmp_path):
     import subprocess
     import sys
@@ -152,6 +156,7 @@ def test_the_cli_runs_on_a_local_cluster_and_writes_the_same_report(tmp_path):
     assert outputs["cluster"] == outputs["alone"]
 
 
+@pytest.mark.slow
 def test_the_cli_refuses_a_malformed_address_before_reading_tables(tmp_path):
     import subprocess
     import sys

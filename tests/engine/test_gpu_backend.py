@@ -91,6 +91,7 @@ def test_nearest_two_on_the_gpu_path_is_identical(emulated, monkeypatch, chunk, 
     assert nearest_two(y, y, exclude_self=True, device="gpu", method="matrix")[0].d1[0] == 0.0  # a copy, not self
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None)
 @given(
     n=st.integers(1, 30),
@@ -294,6 +295,7 @@ def test_a_cluster_and_the_gpu_are_not_combined(emulated):
         evaluate(demo.real, demo.synthetic, schema, metrics="cvp", device="gpu", cluster="local:2")
 
 
+@pytest.mark.slow
 def test_the_cli_refuses_device_gpu_without_one_and_runs_on_cpu(no_gpu, tmp_path, capsys):
     missing = str(tmp_path / "missing.csv")
     # Checked before any table is read: the files do not even exist.

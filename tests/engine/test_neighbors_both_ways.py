@@ -200,6 +200,7 @@ def test_a_pass_whose_reverse_is_not_planned_runs_alone(demo, demo_schema, monke
     assert ("E", "synthetic", "real") not in report.shared.passes
 
 
+@pytest.mark.slow
 def test_every_pass_a_metric_computes_is_declared(demo):
     """``MetricInfo.passes`` plans the evaluation; a metric reading an undeclared pass would lose the fusion."""
     schema = Schema(types=dict(demo.types), key=list(demo.key), sensitive=demo.sensitive)

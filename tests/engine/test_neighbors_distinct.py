@@ -135,6 +135,7 @@ def coarse():
     return demo, (real, synthetic.reset_index(drop=True), holdout)
 
 
+@pytest.mark.slow
 def test_an_evaluation_on_repeated_rows_reports_the_same(coarse, monkeypatch):
     demo, (real, synthetic, holdout) = coarse
     schema = Schema(types=dict(demo.types), key=list(demo.key), sensitive=demo.sensitive)

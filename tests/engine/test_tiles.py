@@ -72,6 +72,7 @@ def test_tiled_passes_equal_the_whole_row_path_and_brute_force(seed, float64, sm
     np.testing.assert_array_equal(got_self.index, index)
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None)
 @given(
     n=st.integers(1, 40),

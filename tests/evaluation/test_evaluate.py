@@ -37,6 +37,7 @@ def test_every_metric_has_complete_metadata():
         assert 2 <= len(info.explanation.steps) <= 4, f"{info.id}: the attack in 2–4 steps"
 
 
+@pytest.mark.slow
 def test_json_contract_for_all_metrics(full_report):
     report, _ = full_report
     data = json.loads(report.to_json())
@@ -54,6 +55,7 @@ def test_json_contract_for_all_metrics(full_report):
     assert not report.errors
 
 
+@pytest.mark.slow
 def test_baseline_present_for_review_metrics_with_holdout(full_report):
     report, _ = full_report
     for mid in report:
@@ -92,6 +94,7 @@ def test_not_applicable_reasons(demo):
             assert not result.applicable and "pairing" in result.reason
 
 
+@pytest.mark.slow
 def test_numerical_sensitive_column_is_explained(demo):
     schema = Schema(types=dict(demo.types), sensitive="age")
     report = evaluate(demo.real, demo.synthetic, schema, metrics="all", strict=True)
@@ -111,6 +114,7 @@ def test_schema_is_inferred_when_omitted():
     assert report["crp"].risk == pytest.approx(1.0)
 
 
+@pytest.mark.slow
 def test_same_seed_same_result(demo, demo_schema):
     ids = [m for m in registry.presets()["quick"]]
     a = evaluate(demo.real, demo.synthetic, demo_schema, metrics=ids, holdout=demo.holdout, seed=3, strict=True)
@@ -260,6 +264,7 @@ def test_a_seed_outside_0_to_2_31_is_an_input_error(demo, demo_schema, seed):
         evaluate(demo.real, demo.synthetic, demo_schema.with_changes(seed=seed), metrics="crp")
 
 
+@pytest.mark.slow
 def test_the_report_is_the_same_for_any_number_of_workers(demo, demo_schema):
     # Small chunks (13 query rows of 300) so that two workers really split every neighbour pass between
     # them; the classifiers' folds and repeats run side by side too.
@@ -435,6 +440,7 @@ def test_classifiers_run_in_turn_on_one_worker_or_alone(demo, demo_schema):
     assert background_ids(["dcr", "dmlp", "mia_domias"], 4, None, None) == []
 
 
+@pytest.mark.slow
 def test_the_default_choice_with_membership_attacks_does_not_depend_on_workers(demo, demo_schema):
     """The quick preset with a holdout (membership battery included) gives the same report on one worker
     and on two: the classifiers then run in turn, since BLAS's rounding depends on its thread count."""

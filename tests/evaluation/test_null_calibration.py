@@ -69,6 +69,7 @@ def _shown(v):
     return [e.text for e in v.evidence] + list(v.not_tested)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("preset", PRESETS)
 @pytest.mark.parametrize("family", ["small", "adult"])
 def test_a_fresh_sample_with_a_holdout_is_released(preset, family, request):
@@ -77,6 +78,7 @@ def test_a_fresh_sample_with_a_holdout_is_released(preset, family, request):
     assert v.level == RELEASE, _shown(v)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("preset", PRESETS)
 @pytest.mark.parametrize("family", ["small", "adult"])
 def test_a_fresh_sample_without_a_holdout_says_only_why_it_cannot_be_cleared(preset, family, request):
@@ -130,6 +132,7 @@ def test_without_a_holdout_an_exact_copy_is_still_caught_by_similarity(adult):
     assert "similarity" in v.headline
 
 
+@pytest.mark.slow
 def test_leaks_are_still_caught_with_a_holdout(adult):
     (real, holdout, _), schema = adult
     _, v = answer([real, holdout, real.copy()], schema, "all", True)
@@ -146,6 +149,7 @@ SHAPES = st.fixed_dictionaries({
 })
 
 
+@pytest.mark.slow
 @settings(max_examples=10, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(shape=SHAPES)

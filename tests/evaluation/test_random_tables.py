@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, event, example, given, settings
+from hypothesis import HealthCheck, Phase, event, example, given, settings
 from hypothesis import strategies as st
 
 from privcore import evaluate
@@ -83,6 +83,19 @@ def table(shape, part: int) -> pd.DataFrame:
 @example((4, 300, ["code", "number", "flag", "date"], 5_000, 0.05, True, True, 1))
 @example((120, 50, ["code", "name", "date", "number"] * 30, 300, 0.0, False, True, 2))
 def test_random_real_tables_run_the_quick_preset_and_say_every_column(shape):
+    check_the_quick_preset_on(shape)
+
+
+# The quick tier: only the two shapes above, every run (no drawing).
+@settings(phases=[Phase.explicit], deadline=None)
+@given(shapes())
+@example((4, 300, ["code", "number", "flag", "date"], 5_000, 0.05, True, True, 1))
+@example((120, 50, ["code", "name", "date", "number"] * 30, 300, 0.0, False, True, 2))
+def test_the_shapes_of_the_real_table_failures_run_the_quick_preset(shape):
+    check_the_quick_preset_on(shape)
+
+
+def check_the_quick_preset_on(shape):
     real, synthetic = table(shape, 0), table(shape, 1)
     holdout = table(shape, 2) if shape[6] else None
     n_columns, rows, kinds, cardinality, missing, duplicated, with_holdout, _ = shape

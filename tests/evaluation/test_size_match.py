@@ -137,6 +137,7 @@ def test_a_fresh_sample_of_any_size_answers_release(population, seed):
 # --------------------------------------------------------------------------------------------------
 # the decisive evidence, always shown; similarity and membership weighed apart
 # --------------------------------------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("scenario", [s.name for s in list_scenarios()])
 def test_every_answer_with_a_holdout_leads_with_the_strongest_attack(scenario):
     demo = load_scenario(scenario, n=300)
@@ -171,6 +172,7 @@ def _generated(name, **settings):
     return demo, schema, synthetic
 
 
+@pytest.mark.slow
 def test_a_leaking_generator_declared_dp_is_a_broken_guarantee():
     demo, schema, synthetic = _generated("exact_copy")
     report = evaluate(demo.real, synthetic, schema, metrics="mia_distance,mia_best", holdout=demo.holdout, seed=0,
@@ -183,6 +185,7 @@ def test_a_leaking_generator_declared_dp_is_a_broken_guarantee():
     assert verdict(report, dp_epsilon=None).guarantee is None or report.dp_epsilon == 1.0
 
 
+@pytest.mark.slow
 def test_dp_marginals_declared_with_their_own_epsilon_keep_the_guarantee():
     demo, schema, synthetic = _generated("dp_marginals", epsilon=1.0)
     report = evaluate(demo.real, synthetic, schema, metrics="mia_distance,mia_best", holdout=demo.holdout, seed=0,

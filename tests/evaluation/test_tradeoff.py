@@ -112,6 +112,7 @@ def test_worst_columns_are_those_whose_shape_moved_most(reports):
                                                                     "noisy: change in how columns go together"]
 
 
+@pytest.mark.slow
 def test_the_html_report_shows_the_view_when_utility_ran(reports):
     from privcore.report.html import html_report
 

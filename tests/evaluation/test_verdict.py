@@ -96,6 +96,7 @@ def test_every_registered_family_is_either_decisive_or_supporting():
     assert set(DECISIVE_FAMILIES) <= set(registry.FAMILIES)
 
 
+@pytest.mark.slow
 def test_the_strongest_attack_stands_for_the_battery_when_it_ran():
     # Issue 14: with mia_best in the report, the seven attacks it compares do not count again one by one.
     from privcore.metrics.registry import battery_ids
@@ -116,6 +117,7 @@ def test_the_strongest_attack_stands_for_the_battery_when_it_ran():
     assert "mia_distance" in {e.metric for e in verdict(no_holdout_best).evidence}
 
 
+@pytest.mark.slow
 def test_a_fresh_sample_with_the_strongest_attack_may_be_released():
     v = verdict(run("fresh_sample", ["singling_out_univariate", "mia_best"]))
     best = next(e for e in v.evidence if e.metric == "mia_best")

@@ -72,6 +72,7 @@ def audit_cli(module_dir: Path, generator: str, *extra: str) -> subprocess.Compl
                            *TINY, *extra], capture_output=True, text=True, cwd=REPO, env=env, timeout=300)
 
 
+@pytest.mark.slow
 def test_the_cli_audits_a_class_from_a_module_on_pythonpath(module_dir):
     proc = audit_cli(module_dir, "own_gens:Resampler", "--generator-param", "replace=true")
     assert proc.returncode == 0, proc.stderr
@@ -83,6 +84,7 @@ def test_the_cli_audits_a_class_from_a_module_on_pythonpath(module_dir):
     assert max(t["auc"] for t in report["targets"]) >= 0.9
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("generator, fragment", [
     ("no_such_module:Gen", "Cannot import module 'no_such_module'"),
     ("own_gens:Missing", "has no attribute 'Missing'"),

@@ -55,6 +55,7 @@ def test_the_specs_are_registered_with_labels_and_defaults():
     assert all(s.installed and s.install == INSTALL for s in SDV_SPECS)
 
 
+@pytest.mark.slow
 def test_each_fits_and_samples_the_training_columns_and_dtypes(fitted, real):
     name, gen = fitted
     out = gen.sample(60, seed=3)

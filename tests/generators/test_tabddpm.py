@@ -150,6 +150,7 @@ def joint_model():
     return real, TabDDPM(steps=1000, **TINY).fit(real, JOINT_TYPES)
 
 
+@pytest.mark.slow
 def test_a_known_joint_is_learned_and_sampled_back(joint_model):
     """Tolerances: the share of "x" within 0.06 of 0.7 (1,000 rows: one σ of sampling is 0.015, and six seeds
     of this fit gave 0.68 to 0.74); b agrees with a in ≥ 97 % of rows, v's sign with a in ≥ 93 %, v's mean
@@ -197,6 +198,7 @@ def test_missing_values_constant_columns_and_categories_round_trip():
 
 
 # ------------------------------------------------------------------------------------------ per-record loss
+@pytest.mark.slow
 def test_per_record_loss_is_one_finite_reproducible_value_per_record(joint_model):
     real, gen = joint_model
     assert isinstance(gen, PerRecordLoss)
@@ -221,6 +223,7 @@ def test_per_record_loss_is_one_finite_reproducible_value_per_record(joint_model
         gen.per_record_loss(real.drop(columns="v"))
 
 
+@pytest.mark.slow
 def test_per_record_loss_is_lower_on_training_records_of_an_overfit_model():
     rng = np.random.default_rng(1)
 

@@ -52,6 +52,7 @@ def _validate(document):
 # ---------------------------------------------------------------------------------------------------
 # what the issue asks the statistics to show
 # ---------------------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_level_zero_has_no_excess_risk_within_the_seed_spread(small_lab):
     result, _ = small_lab
     for metric in METRICS:
@@ -62,6 +63,7 @@ def test_level_zero_has_no_excess_risk_within_the_seed_spread(small_lab):
             assert not zero.separated and zero.auc == 0.5  # level 0 of these leak types is the reference itself
 
 
+@pytest.mark.slow
 def test_partial_copy_at_full_strength_is_detected_by_copy_and_distance_metrics(small_lab):
     result, _ = small_lab
     for metric in METRICS:
@@ -124,6 +126,7 @@ def test_dp_marginals_runs_carry_epsilon_and_level_zero_is_compared_with_fresh_s
     assert result.settings["reference"] == "fresh_sample at level 0"
 
 
+@pytest.mark.slow
 def test_seeded_runs_are_reproducible_and_sharing_passes_changes_nothing(adult):
     real, holdout, schema = adult
     settings = dict(leaks="partial_copy", levels=(0, 1), seeds=2, metrics="crp,dcr", seed=7)
@@ -271,6 +274,7 @@ def test_summary_sentences():
 # ---------------------------------------------------------------------------------------------------
 # the command line
 # ---------------------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_cli_happy_path_writes_json_and_html(adult, tmp_path):
     real, holdout, _ = adult
     real.to_csv(tmp_path / "real.csv", index=False)

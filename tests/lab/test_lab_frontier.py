@@ -51,6 +51,7 @@ def _validate(document):
                                      "$ref": "#/$defs/lab_report"}).validate(document)
 
 
+@pytest.mark.slow
 def test_utility_rises_with_epsilon_on_a_dp_marginals_ladder(dp_ladder):
     document = dp_ladder.to_dict()
     curve = document["frontier"]["curve"][LADDER_NAME]
@@ -123,6 +124,7 @@ def test_utility_measures_chosen_join_the_frontier_not_the_detection():
                 levels=(0, 1), seeds=1)
 
 
+@pytest.mark.slow
 def test_the_command_line_gives_a_users_own_ladder_its_frontier(adult, tmp_path):
     from privcore.cli.main import main
 

@@ -42,6 +42,7 @@ def sequential(big_demo):
     return lab.run(big_demo.real, holdout=big_demo.holdout, workers=1, **SMALL)
 
 
+@pytest.mark.slow
 def test_two_processes_give_the_sequential_result(big_demo, sequential):
     seen = []
     parallel = lab.run(big_demo.real, holdout=big_demo.holdout, workers=2,
@@ -54,6 +55,7 @@ def test_two_processes_give_the_sequential_result(big_demo, sequential):
     assert done == sorted(done) and seen[-1] == (10, 10)  # truthful: tables done of all, never backwards
 
 
+@pytest.mark.slow
 def test_a_supplied_ladder_on_two_processes_is_the_same(big_demo):
     tables = {0.0: [big_demo.holdout.iloc[:600], big_demo.holdout.iloc[600:]],
               1.0: [big_demo.real.iloc[:600], big_demo.synthetic]}
@@ -62,6 +64,7 @@ def test_a_supplied_ladder_on_two_processes_is_the_same(big_demo):
     assert comparable(one) == comparable(two)
 
 
+@pytest.mark.slow
 def test_a_local_dask_cluster_gives_the_sequential_result(big_demo, sequential):
     pytest.importorskip("distributed")
     on_cluster = lab.run(big_demo.real, holdout=big_demo.holdout, cluster="local:2", **SMALL)
@@ -87,6 +90,7 @@ def test_default_workers_one_per_four_tables_and_none_inside_a_daemon(monkeypatc
     assert lab_runs.lab_workers(None, 93) == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("option, value, message", [("--workers", "0", "--workers 0"),
                                                     ("--dask", "local:0", "--dask must be")])
 def test_the_cli_refuses_bad_parallel_settings_before_reading_tables(tmp_path, option, value, message):
@@ -96,6 +100,7 @@ def test_the_cli_refuses_bad_parallel_settings_before_reading_tables(tmp_path, o
     assert message in done.stderr and "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_the_cli_lab_on_two_workers_writes_the_same_report(tmp_path):
     outputs = {}
     for workers in ("1", "2"):

@@ -481,6 +481,7 @@ def test_hit_counts_match_all_pairs(real_rows, synthetic_rows, chunk):
         np.testing.assert_array_equal(got, expected.sum(axis=1))
 
 
+@pytest.mark.slow
 def test_hitr_is_fast_and_exact_on_adult_sized_data():
     demo = pytest.importorskip("privcore.demo")
     data = demo.load_scenario("noisy_copy", n=10_000)

@@ -753,6 +753,7 @@ def _params():
     return [pytest.param(case, m, id=f"{case}-{m}") for case in CASES for m in ALL]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case, metric", _params())
 def test_agrees_with_reference(case, metric):
     diffs = differences(case)
@@ -779,6 +780,7 @@ def test_not_applicable_without_what_the_metric_needs():
     assert report["hidr"].applicable and report["hidr"].baseline is None
 
 
+@pytest.mark.slow
 def test_reference_sees_the_copy():
     """Sanity of the reference itself: an exact copy scores maximal risk on the copy-sensitive metrics."""
     mine, _ = computed("exact_copy_400")

@@ -321,6 +321,7 @@ def test_mia_best_p_values_are_holm_adjusted_over_the_attacks():
     np.testing.assert_allclose([a.p_value_holm for a in d.attacks.values()], holm_adjust(raw))
 
 
+@pytest.mark.slow
 def test_delta_lowers_the_epsilon_bound():
     rng = np.random.default_rng(2)
     real, holdout = col(rng.normal(size=200).round(5)), col(rng.normal(size=200).round(5))
@@ -338,6 +339,7 @@ def test_delta_lowers_the_epsilon_bound():
 values = st.lists(st.integers(0, 6), min_size=8, max_size=16)
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(real=values, synthetic=values, holdout=st.lists(st.integers(0, 6), min_size=8, max_size=24),
        seed=st.integers(0, 1000))
@@ -453,6 +455,7 @@ def test_an_attacks_scorer_is_found_before_any_evaluation_has_loaded_the_registr
     assert done.stdout.strip() == "mia_learned"
 
 
+@pytest.mark.slow
 def test_mia_best_reuses_the_attacks_scores_instead_of_running_them_again(monkeypatch):
     # Every attack's module registers its scorer on import: load them all before wrapping the scorers (alone,
     # in a fresh process, no evaluation has loaded them yet).
@@ -481,6 +484,7 @@ def test_mia_best_reuses_the_attacks_scores_instead_of_running_them_again(monkey
     assert calls == {mid: 1 for mid in BATTERY}
 
 
+@pytest.mark.slow
 def test_each_attacks_bootstrap_runs_once_and_mia_best_alone_reports_the_same(monkeypatch):
     summaries = []
     original = _base.attack_summary
@@ -509,6 +513,7 @@ def test_each_attacks_bootstrap_runs_once_and_mia_best_alone_reports_the_same(mo
             assert together[mid].details.auc_interval == got.auc_interval
 
 
+@pytest.mark.slow
 def test_mia_best_uses_the_attacks_own_settings_when_they_ran():
     d = load_scenario("noisy_copy", n=300)
     schema = Schema(types=dict(d.types))
@@ -533,6 +538,7 @@ def _best(name, n, seed=0):
                     params={"mia_best": {"n_boot": 100}}, strict=True)["mia_best"]
 
 
+@pytest.mark.slow
 def test_an_exact_copy_is_caught_with_a_large_epsilon_bound():
     res = _best("exact_copy", 3000)
     assert res.raw >= 0.95, res.raw
@@ -540,6 +546,7 @@ def test_an_exact_copy_is_caught_with_a_large_epsilon_bound():
     assert res.details.held_out_auc_interval[0] > 0.9
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_a_fresh_sample_stays_at_chance_over_seeds(seed):
     # The winner's curse would put the best of eight AUCs above 0.5; choosing on one half and reporting on

@@ -45,6 +45,7 @@ def _battery(name: str, n: int = N, seed: int = 0, metrics=BATTERY):
                     params={m: {"n_boot": 0} for m in metrics}, strict=True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["noisy_copy", "exact_copy", "cart"])
 def test_stacked_is_at_least_the_best_single_attack_less_a_hundredth(name):
     report = _battery(name)
@@ -54,6 +55,7 @@ def test_stacked_is_at_least_the_best_single_attack_less_a_hundredth(name):
     assert report["mia_stacked"].params["stacked_attacks"] == list(INPUT_ATTACKS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_stacked_stays_at_chance_on_fresh_samples(seed):
     stacked = _battery("fresh_sample", seed=seed, metrics=("mia_stacked",))["mia_stacked"]
@@ -111,6 +113,7 @@ def watched(monkeypatch):
     return seen
 
 
+@pytest.mark.slow
 def test_no_record_is_reported_under_a_model_or_a_choice_that_saw_its_label(watched):
     n = 400
     details = _battery("noisy_copy", n=n, metrics=("mia_best",))["mia_best"].details
@@ -142,6 +145,7 @@ def test_no_record_is_reported_under_a_model_or_a_choice_that_saw_its_label(watc
                 assert not set(train.tolist()) & counted_rows
 
 
+@pytest.mark.slow
 def test_the_choice_rule_and_the_agreement_are_reported():
     report = _battery("noisy_copy", n=400, metrics=("mia_best",))
     best = report["mia_best"]

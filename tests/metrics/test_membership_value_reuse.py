@@ -144,6 +144,7 @@ def test_value_reuse_is_a_lab_leak_type_that_reuses_the_unique_column(population
         others])
 
 
+@pytest.mark.slow
 def test_the_attack_catches_reused_unique_values_and_mia_best_picks_it_up(population):
     real, _, fresh, types = population
     synthetic = make_generator("value_reuse", level=1.0, population=fresh).fit(real, types).sample(N, 0)
@@ -163,6 +164,7 @@ def test_the_attack_catches_reused_unique_values_and_mia_best_picks_it_up(popula
     assert "What gave the score: fnlwgt =" in R.person_at_risk(report, "mia_value_reuse", row).text
 
 
+@pytest.mark.slow
 def test_without_the_attack_mia_best_misses_the_leak(population, monkeypatch):
     """The leak is the value-reuse attack's own: with the battery as it was, mia_best reads it near chance."""
     from privcore.metrics.membership import best as membership_best

@@ -34,6 +34,7 @@ from pathlib import Path
 import jsonschema
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import HealthCheck, event, given, note, settings
 from hypothesis import strategies as st
 
@@ -51,7 +52,10 @@ MAIN_EXAMPLES = 300
 CLASSIFIER_EXAMPLES = 80
 
 #: Case counts per sweep and outcome, reported by :func:`_run`.
-COUNTS: dict[str, Counter] = {"main": Counter(), "classifier": Counter()}
+COUNTS: dict[str, Counter] = {"main": Counter(), "classifier": Counter(), "main-quick": Counter(),
+                              "classifier-quick": Counter()}
+#: The quick tier's share of each sweep (the first drawn cases of the same derandomised run).
+QUICK_MAIN_EXAMPLES, QUICK_CLASSIFIER_EXAMPLES = 20, 6
 
 VALIDATOR = jsonschema.Draft202012Validator(report_schema())
 
@@ -299,21 +303,27 @@ def _sweep(counter: Counter, case, metrics) -> None:
     _check_report(report)
 
 
-@settings(max_examples=MAIN_EXAMPLES, deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(cases(), st.one_of(st.just(FAST_IDS), st.just(FAST_IDS),
-                          st.lists(st.sampled_from(FAST_IDS), min_size=1, max_size=6, unique=True)))
-def _main_sweep(case, metrics):
-    # Mostly every metric but the classifiers; sometimes a few in another order, so that a metric placed
-    # after one that refuses the table (an ExtremeValueError from the FAMD scaling, say) still meets it.
-    _sweep(COUNTS["main"], case, metrics)
+def _main_sweep_of(examples: int, counts: str):
+    @settings(max_examples=examples, deadline=None, derandomize=True, database=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @given(cases(), st.one_of(st.just(FAST_IDS), st.just(FAST_IDS),
+                              st.lists(st.sampled_from(FAST_IDS), min_size=1, max_size=6, unique=True)))
+    def sweep(case, metrics):
+        # Mostly every metric but the classifiers; sometimes a few in another order, so that a metric placed
+        # after one that refuses the table (an ExtremeValueError from the FAMD scaling, say) still meets it.
+        _sweep(COUNTS[counts], case, metrics)
+
+    return sweep
 
 
-@settings(max_examples=CLASSIFIER_EXAMPLES, deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(cases(min_rows=7))
-def _classifier_sweep(case):
-    _sweep(COUNTS["classifier"], case, CLASSIFIER_IDS)
+def _classifier_sweep_of(examples: int, counts: str):
+    @settings(max_examples=examples, deadline=None, derandomize=True, database=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @given(cases(min_rows=7))
+    def sweep(case):
+        _sweep(COUNTS[counts], case, CLASSIFIER_IDS)
+
+    return sweep
 
 
 def _run(name: str, sweep, record_property) -> None:
@@ -337,9 +347,20 @@ def _run(name: str, sweep, record_property) -> None:
     assert counter["applicable metric results"] > 0, summary
 
 
+@pytest.mark.slow
 def test_every_metric_survives_pathological_tables(record_property):
-    _run("main", _main_sweep, record_property)
+    _run("main", _main_sweep_of(MAIN_EXAMPLES, "main"), record_property)
 
 
+@pytest.mark.slow
 def test_classifier_metrics_survive_pathological_tables(record_property):
-    _run("classifier", _classifier_sweep, record_property)
+    _run("classifier", _classifier_sweep_of(CLASSIFIER_EXAMPLES, "classifier"), record_property)
+
+
+def test_every_metric_survives_a_few_pathological_tables(record_property):
+    # The quick tier's share of the sweep above: its first cases, every metric but the classifiers.
+    _run("main-quick", _main_sweep_of(QUICK_MAIN_EXAMPLES, "main-quick"), record_property)
+
+
+def test_classifier_metrics_survive_a_few_pathological_tables(record_property):
+    _run("classifier-quick", _classifier_sweep_of(QUICK_CLASSIFIER_EXAMPLES, "classifier-quick"), record_property)

@@ -256,6 +256,7 @@ def test_synthetic_equal_to_real_scores_one(tables, seed):
         assert report[mid].risk == 1.0, mid
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(table_pairs(), st.integers(0, 2**32 - 1))
 def test_risk_in_unit_interval_and_real_order_invariance(tables, seed):

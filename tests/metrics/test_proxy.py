@@ -243,6 +243,7 @@ def test_not_applicable_without_holdout():
 tables = st.integers(min_value=0, max_value=2**31 - 1)
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(seed=tables, n=st.integers(3, 12), m=st.integers(1, 12), h=st.integers(2, 12))
 def test_properties(seed, n, m, h):
@@ -259,6 +260,7 @@ def test_properties(seed, n, m, h):
         assert report[mid].risk == pytest.approx(shuffled[mid].risk, abs=1e-12)
 
 
+@pytest.mark.slow
 @settings(max_examples=20, deadline=None)
 @given(seed=tables, n=st.integers(3, 12))
 def test_copy_of_real_scores_one(seed, n):

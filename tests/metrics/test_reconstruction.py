@@ -111,6 +111,7 @@ def noisy():
     return _ladder("noisy_copy", key=DEMOGRAPHICS)
 
 
+@pytest.mark.slow
 def test_noisy_copy_leaks_beyond_the_population(noisy):
     for metric in ("recon_nearest", "recon_best"):
         d = noisy[metric].details
@@ -126,6 +127,7 @@ def test_noisy_copy_leaks_beyond_the_population(noisy):
     assert sorted(noisy["recon_learned"].details.order) == sorted(d.secret)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_fresh_sample_interval_covers_zero(seed):
     report = _ladder("fresh_sample", seed=seed, key=DEMOGRAPHICS, metrics="recon_nearest,recon_best")
@@ -134,6 +136,7 @@ def test_fresh_sample_interval_covers_zero(seed):
         assert low <= 0.0 <= high, (metric, seed, low, high)
 
 
+@pytest.mark.slow
 def test_column_resampler_leaks_about_nothing():
     d = _ladder("column_resampler", key=DEMOGRAPHICS, metrics="recon_best")["recon_best"].details
     assert abs(d.advantage) < 0.03

@@ -342,6 +342,7 @@ CHUNKS = st.sampled_from([1, 2, 5, 2**22])
 RANDOM = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+@pytest.mark.slow
 @RANDOM
 @given(tables=table_pair(), chunk=CHUNKS)
 def test_cap_and_crp_match_brute_force(tables, chunk):
@@ -363,6 +364,7 @@ def test_cap_and_crp_match_brute_force(tables, chunk):
         assert 0.0 <= report[metric].risk <= 1.0
 
 
+@pytest.mark.slow
 @RANDOM
 @given(tables=table_pair(numerical_sensitive=True), chunk=CHUNKS, tolerance=st.sampled_from([0.0, 0.05, 0.1, 2.0]))
 def test_air_numerical_matches_brute_force(tables, chunk, tolerance):
@@ -375,6 +377,7 @@ def test_air_numerical_matches_brute_force(tables, chunk, tolerance):
     assert result.risk == pytest.approx(air, abs=1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chunk", [7, 500, 2**22])
 def test_larger_tables_with_fine_and_coarse_keys_match_brute_force(chunk):
     # A key with many values takes GCAP's sparse path; duplicated synthetic rows make AIR pool ties.
@@ -445,6 +448,7 @@ def distinct_table(draw):
 COPY_SCHEMA = Schema({"c": CATEGORICAL, "x": NUMERICAL, "b": BINARY, "s": CATEGORICAL}, sensitive="s")
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(real=distinct_table(), seed=st.integers(0, 10_000))
 def test_copy_of_real_scores_one_same_order_and_shuffled(real, seed):

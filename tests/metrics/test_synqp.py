@@ -215,6 +215,7 @@ def test_registry_and_not_applicable():
     assert not report["sd_mia"].applicable
 
 
+@pytest.mark.slow
 def test_adult_sized_tables_in_a_few_seconds():
     d = load_scenario("noisy_copy", n=10_000)
     schema = Schema(types=d.types, key=d.key, sensitive=d.sensitive)

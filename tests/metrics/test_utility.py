@@ -348,6 +348,7 @@ def demo_relative():
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("metric_id", UTILITY)
 def test_exact_copy_about_fresh_sample_at_least_noisy_copy(demo_relative, metric_id):
     exact, fresh, noisy = (demo_relative[s][metric_id] for s in ("exact_copy", "fresh_sample", "noisy_copy"))
@@ -355,6 +356,7 @@ def test_exact_copy_about_fresh_sample_at_least_noisy_copy(demo_relative, metric
     assert fresh >= noisy, (fresh, noisy)
 
 
+@pytest.mark.slow
 def test_the_copula_keeps_pairs_better_than_the_column_resampler(demo_relative):
     assert demo_relative["gaussian_copula"]["utility_pairs"] > demo_relative["column_resampler"]["utility_pairs"]
 

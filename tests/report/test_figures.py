@@ -174,6 +174,7 @@ def test_narrowing_steps_and_rare_values_copied():
     assert dict(zip(table["value"].astype(str), table["synthetic rows"])) == {"2": 1, "p": 0, "q": 1}
 
 
+@pytest.mark.slow
 def test_report_builders(report):
     check(F.distance_comparison(report, "E"))
     check(F.distance_comparison(report, "phi"))
@@ -181,6 +182,7 @@ def test_report_builders(report):
     check(F.scores_chart({"one": report, "two": report}))
 
 
+@pytest.mark.slow
 def test_famd_map_samples_points_and_links(report):
     fig = F.famd_map(report, max_points=100, max_links=20)
     check(fig)
@@ -197,6 +199,7 @@ def test_famd_map_uses_the_shared_pass_without_recomputing(report):
     assert len(report.shared.passes) == len(before)
 
 
+@pytest.mark.slow
 def test_every_registered_metric_has_figures(report):
     for metric_id in registry.metric_ids():
         figures = F.metric_figures(report, metric_id)

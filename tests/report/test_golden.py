@@ -64,6 +64,7 @@ def now(before):
     return snapshot(metrics=sorted({m for content in before.values() for m in content["metrics"]}))
 
 
+@pytest.mark.slow
 def test_same_scenarios_and_metrics(now, before):
     """Every scenario and metric of the snapshot is still there. Metrics registered after the snapshot (the
     membership battery of issue 14: mia_gen_lra, mia_classifier, mia_density_count, mia_dpi, mia_best; the utility
@@ -105,6 +106,7 @@ def changed(now, before, part) -> list[str]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("part", ["result", "per_record", "figures"])
 def test_every_metric_unchanged(now, before, part):
     found = changed(now, before, part)

@@ -60,6 +60,7 @@ def current():
     return {name: page_snapshot(page) for name, page in pages().items()}
 
 
+@pytest.mark.slow
 def test_pages_say_and_draw_what_they_did(stored, current):
     assert sorted(current) == sorted(stored)
     for name in stored:
@@ -67,6 +68,7 @@ def test_pages_say_and_draw_what_they_did(stored, current):
         assert not found, "\n".join(found[:20])
 
 
+@pytest.mark.slow
 def test_pages_with_figures_inline_plotly_js_once(current):
     assert current["report"]["plotly_js"] == 1 and current["lab"]["plotly_js"] == 1
     assert current["report_without_figures"]["plotly_js"] == 0 and not current["report_without_figures"]["figures"]

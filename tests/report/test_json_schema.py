@@ -35,6 +35,7 @@ def validate(document: dict, schema: dict) -> None:
     jsonschema.Draft202012Validator(schema).validate(document)
 
 
+@pytest.mark.slow
 def test_the_cli_report_of_every_metric_on_the_noisy_copy_validates(schema, tmp_path):
     out = tmp_path / "out.json"
     proc = cli("evaluate", "--demo", "noisy_copy", "--metrics", "all", "--json", str(out))
@@ -50,6 +51,7 @@ def test_the_cli_report_of_every_metric_on_the_noisy_copy_validates(schema, tmp_
     assert sum(entry["applicable"] for entry in document["metrics"].values()) >= len(document["metrics"]) - 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scenario", [s.name for s in list_scenarios()])
 def test_every_demo_report_validates(schema, scenario):
     demo = load_scenario(scenario, n=250)
@@ -63,6 +65,7 @@ def test_every_demo_report_validates(schema, scenario):
     assert any(entry["details"] is None and entry["reason"] for entry in document["metrics"].values())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("breakage", [
     lambda d: d["metrics"]["crp"].__setitem__("risk", 1.5),
     lambda d: d["metrics"]["crp"]["details"].__setitem__("invented", 1),
@@ -140,6 +143,7 @@ def audit_documents(tmp_path_factory) -> dict:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("design", sorted(AUDIT_RUNS))
 def test_both_audit_designs_validate(schema, audit_documents, design):
     document = audit_documents[design]
@@ -149,6 +153,7 @@ def test_both_audit_designs_validate(schema, audit_documents, design):
     assert entries and {"row", "auc", "auc_interval", "tpr_at", "epsilon_lower_bound"} <= set(entries[0])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("breakage", ["auc above 1", "no verdict", "unknown field", "records under targeted"])
 def test_a_broken_audit_document_does_not_validate(schema, audit_documents, breakage):
     shared, targeted = copy.deepcopy(audit_documents["shared"]), copy.deepcopy(audit_documents["targeted"])

@@ -163,6 +163,7 @@ def real_document():
     return result.to_dict()
 
 
+@pytest.mark.slow
 def test_figures_of_a_real_lab_agree_with_its_numbers(real_document):
     figures = lab_figures(real_document)
     assert [f.title for f in figures] == [
@@ -178,6 +179,7 @@ def test_figures_of_a_real_lab_agree_with_its_numbers(real_document):
         assert figure.caption and figure.alt and figure.title
 
 
+@pytest.mark.slow
 def test_html_page_embeds_the_figures_once_and_fetches_nothing(real_document):
     page = lab_html(real_document)
     assert page.startswith("<!DOCTYPE html>")

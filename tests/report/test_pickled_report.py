@@ -6,12 +6,14 @@ from __future__ import annotations
 import pickle
 
 import numpy as np
+import pytest
 
 from privcore import Schema, evaluate
 from privcore.demo import load_scenario
 from privcore.report.figures import metric_figures
 
 
+@pytest.mark.slow
 def test_a_pickled_report_keeps_every_result_and_draws_the_same_figures():
     demo = load_scenario("noisy_copy", n=300)
     schema = Schema(types=demo.types, key=demo.key, sensitive=demo.sensitive)

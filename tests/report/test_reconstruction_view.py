@@ -37,6 +37,7 @@ def fresh():
     return _report("fresh_sample", ["recon_nearest"])
 
 
+@pytest.mark.slow
 def test_the_figure_has_one_row_per_secret_column_with_its_interval_and_the_zero_line(noisy):
     details = noisy["recon_best"].details
     figure = column_advantage_figure(details, name="Reconstruction")

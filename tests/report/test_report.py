@@ -139,6 +139,7 @@ def test_worked_computation_and_nearest_records_share_the_computation(copy):
     assert "distance 0)" in table.columns[1]  # an exact copy's twin
 
 
+@pytest.mark.slow
 def test_html_report_is_self_contained_and_complete(copy, fresh):
     page = H.html_report({"exact copy": copy, "fresh": fresh}, settings={"metrics": QUICK})
     assert page.startswith("<!DOCTYPE html>")
