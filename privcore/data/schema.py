@@ -569,6 +569,10 @@ def _distinct_texts(values: np.ndarray) -> np.ndarray:
 
     Values that are equal as keys must have equal texts.
     """
+    if len(values) and isinstance(values[0], str):
+        # Text is its own text (a str subclass written as str). pandas hashes text as C strings, so factorizing
+        # would make "" and "\x00" one value.
+        return np.array([str(v) for v in values], dtype=object)
     codes, uniques = pd.factorize(values)
     return np.array([_category_text(v) for v in uniques] + [""], dtype=object)[codes]
 
