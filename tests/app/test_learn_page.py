@@ -69,6 +69,7 @@ def test_proxy_lesson_explains_why_the_shadow_model_audit_is_stronger(learn):
     assert "Audit" in [link.proto.page for link in learn.main.page_link]
 
 
+@pytest.mark.slow
 def test_resampler_lesson_checks_its_effect_against_fresh_samples(learn):
     """The lesson's claim rests on several draws, not one: what it says follows the lab's detection rule."""
     from dashboard.learn_lab import draws_sentence

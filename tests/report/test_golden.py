@@ -126,6 +126,7 @@ def _first_per_record(snapshot):
     raise AssertionError("no per-record risk to perturb")
 
 
+@pytest.mark.slow  # the module's fixture evaluates every scenario and metric
 def test_a_planted_change_of_one_per_record_risk_fails(now, before):
     """The tolerance lets another BLAS kernel through but not a real change: one per-record risk moved by
     1e-6 of its value is reported (and only it), while a move of 1e-11, a kernel's size, is not."""
@@ -141,6 +142,7 @@ def test_a_planted_change_of_one_per_record_risk_fails(now, before):
             assert found == [], found
 
 
+@pytest.mark.slow  # the module's fixture evaluates every scenario and metric
 def test_a_planted_change_of_a_figure_array_fails(now, before):
     """A figure's numbers travel as Plotly typed arrays (base64): one value moved by 1e-6 is reported."""
     for scenario, content in now.items():
