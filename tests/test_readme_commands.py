@@ -38,3 +38,18 @@ def test_every_page_has_a_smoke_test_in_the_quick_tier():
     support = (ROOT / "tests" / "browser" / "browser_support.py").read_text(encoding="utf-8")
     listed = set(re.findall(r'^    "([A-Za-z ]+)": "', support[support.index("PAGE_PATHS = {"):], flags=re.M))
     assert pages | {"Home"} <= listed, f"pages without a smoke test: {sorted(pages | {'Home'} - listed)}"
+
+
+def test_the_readme_is_short_and_says_how_to_read_the_answer_early():
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 300, f"README.md has {len(lines)} lines; move reference text to docs/"
+    headings = [i for i, line in enumerate(lines) if line.startswith("## ")]
+    titles = [lines[i] for i in headings]
+    assert titles[:2] == ["## Two commands", "## Reading the answer"], titles
+    assert headings[1] < 100
+
+
+def test_every_file_the_docs_link_to_exists():
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for target in re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", page.read_text(encoding="utf-8")):
+            assert (page.parent / target).exists(), f"{page.relative_to(ROOT)} links to a missing {target}"

@@ -210,8 +210,8 @@ def gate(state) -> str | None:
     if config.problem is not None:
         user_limits.set_current_user(None)
         LOGGER.error("%s", config.problem)
-        st.error(f"{config.problem} Until it is fixed, this server shows nothing. The README's \"Team server "
-                 "with sign-in\" section lists the settings.", icon=":material/error:")
+        st.error(f"{config.problem} Until it is fixed, this server shows nothing. The \"Team server "
+                 "with sign-in\" section of docs/server.md lists the settings.", icon=":material/error:")
         st.stop()
     owner = viewer_owner()
     if owner is None:

@@ -21,8 +21,8 @@ _FACE: dict[str, str] = {
     "DASHES": "palette", "OKABE_ITO": "palette", "PALETTE": "palette", "ROLE_COLOURS": "palette", "SYMBOLS": "palette",
     "ProgressCallback": "progress",
     "roc_auc": "roc", "roc_curve": "roc", "roc_statistics": "roc",
-    "AttackResult": "stats", "bootstrap_replicates": "stats", "epsilon_lower_bound": "stats", "holm_adjust": "stats",
-    "percentile_interval": "stats", "Risk": "stats", "SuccessRate": "stats",
+    "AttackResult": "stats", "bootstrap_replicates": "stats", "epsilon_lower_bound": "stats", "epsilon_words": "stats",
+    "holm_adjust": "stats", "percentile_interval": "stats", "Risk": "stats", "SuccessRate": "stats",
 }
 
 __all__ = sorted(["lazy_face", *lazy_face(__name__, _FACE, globals())])

@@ -650,6 +650,32 @@ def epsilon_lower_bound(true_positives: int, positives: int, false_positives: in
     return max(bounds)
 
 
+def epsilon_words(bound: float) -> str:
+    """An ε lower bound as every text writes it: two significant digits, rounded down, never up.
+
+    A lower bound rounded up would claim more than was shown (1.66 written "1.7" rules out generators with ε = 1.65,
+    which the attack did not); rounded down to one decimal, 0.04 would read "0.0" and say nothing. The answer, the
+    Membership tab, the HTML report and the JSON texts all write the bound with this function, so they agree.
+
+    Examples
+    --------
+    >>> epsilon_words(1.66), epsilon_words(2.14), epsilon_words(0.0412), epsilon_words(12.6), epsilon_words(2.3)
+    ('1.6', '2.1', '0.041', '12', '2.3')
+    >>> epsilon_words(0.04), epsilon_words(2.04), epsilon_words(0.0), epsilon_words(-1.0)
+    ('0.04', '2', '0', '0')
+    """
+    value = float(bound)
+    if not value > 0 or not math.isfinite(value):
+        return "0" if not value > 0 else f"{value:g}"
+    exponent = math.floor(math.log10(value))
+    decimals = max(0, 1 - exponent)
+    scale = 10.0 ** (1 - exponent)
+    # A tiny allowance: 2.3 is 22.999999999999996 tenths in binary, and must not be written 2.2.
+    floored = math.floor(value * scale * (1 + 1e-12)) / scale
+    text = f"{floored:.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
 def holm_adjust(p_values) -> np.ndarray:
     """Holm's step-down adjustment of p-values for testing several hypotheses at once.
 

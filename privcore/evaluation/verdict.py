@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field, replace
 from statistics import NormalDist
 from typing import Any, Mapping
 
+from privcore.base import epsilon_words
 from privcore.evaluation.interpret import UTILITY_BANDS, Assessment, assess
 from privcore.evaluation.utility_line import UtilityLine, audit_utility_sentence, utility_line
 from privcore.metrics import MembershipBattery, MembershipScores, ReproducedIdentifiers, battery_ids, short_attack
@@ -227,7 +228,7 @@ def _strongest(a: Assessment, details: MembershipBattery) -> tuple[float, float 
             f"not chosen on, tells members from non-members no better than a coin flip (AUC "
             f"{details.held_out_auc:.2f}{shown}).")
     sure = " — beyond chance" if low is not None and low > 0 else ""
-    bound = (f"; no generator differentially private with ε below {number(details.epsilon_lower_bound)} could do this"
+    bound = (f"; no generator differentially private with ε below {epsilon_words(details.epsilon_lower_bound)} could do this"
              if details.epsilon_lower_bound > 0 else "")
     return 2 * (details.held_out_auc - 0.5), low, (
         f"{a.name}: the strongest of {len(details.attacks)} attacks ({attack}) tells who was in the training data "
@@ -598,7 +599,7 @@ def _guarantee(epsilon: float, report) -> Guarantee:
     name, auc, lower, eps_low = max(broken or measured, key=lambda m: (m[2] if m[2] is not None else m[1]))
     low_text = "" if lower is None else f", 95 % interval from {lower:.3f}"
     if broken:
-        why = (f"the ε lower bound it implies is {number(eps_low)}" if eps_low > epsilon and not
+        why = (f"the ε lower bound it implies is {epsilon_words(eps_low)}" if eps_low > epsilon and not
                (lower is not None and lower > bound) else "beyond chance")
         return Guarantee(epsilon, bound, auc, lower, True, (
             f"the declared guarantee is broken: {shown_bound}, but {name} reaches AUC {auc:.3f}{low_text} ({why}). "

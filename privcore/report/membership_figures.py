@@ -7,7 +7,7 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from privcore.base import DASHES, OKABE_ITO, PALETTE, ROLE_COLOURS
+from privcore.base import DASHES, OKABE_ITO, PALETTE, ROLE_COLOURS, epsilon_words
 from privcore.metrics import MembershipBattery, short_attack
 from privcore.report.figure_base import Figure, apply_layout, empty_figure
 from privcore.report.generic_figures import attack_intervals
@@ -93,7 +93,7 @@ def epsilon_sentence(details: MembershipBattery) -> str:
     if epsilon <= 0:
         return ("The strongest attack rules out no level of differential privacy: even a generator with a very "
                 "small ε could let an attacker do this well.")
-    return (f"No generator that is differentially private with ε below {math.floor(epsilon * 10) / 10:.1f}"
+    return (f"No generator that is differentially private with ε below {epsilon_words(epsilon)}"
             f"{with_delta} could let an attacker do this well (95 % confidence; an indication, since members and "
             "non-members differ by more than one record).")
 

@@ -62,3 +62,18 @@ def test_an_attack_below_chance_on_its_own_is_not_called_a_coin_flip(report):
     finally:
         report.results.clear()
         report.results.update(kept)
+
+
+def test_the_answer_and_the_membership_tab_write_one_epsilon_bound(report):
+    """The answer read "ε below 1.7" where the Membership tab read "below 1.6" (rounded against floored)."""
+    from privcore.report.membership_figures import epsilon_sentence
+
+    kept = report["mia_best"]
+    try:
+        _with(report, "mia_best", held_out_auc=0.89, held_out_auc_interval=(0.87, 0.91), epsilon_lower_bound=1.66)
+        answer = _text(report, "mia_best")
+        tab = epsilon_sentence(report["mia_best"].details)
+        assert "ε below 1.6 could do this" in answer and "ε below 1.6 could let" in tab
+        assert "1.7" not in answer and "1.7" not in tab
+    finally:
+        report.results["mia_best"] = kept
