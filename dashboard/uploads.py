@@ -176,6 +176,7 @@ def process_uploads(state: MutableMapping, role: str, files: Iterable[Any]) -> b
                 changed = True
             continue
         if state.get("demo"):
+            state[REPLACED_DEMO] = replaced_demo_notice(state["tables"], file.name)
             clear_tables(state)
         tables: Tables = state["tables"]
         if role == "real":
@@ -190,6 +191,38 @@ def process_uploads(state: MutableMapping, role: str, files: Iterable[Any]) -> b
             outcome.table_name = name
         changed = True
     return changed
+
+
+#: Session-state key: what an upload removed when it replaced the demo (shown on the Data page), or None.
+REPLACED_DEMO = "replaced_demo"
+
+
+def replaced_demo_notice(tables: Tables, filename: str) -> str:
+    """The sentence that says which of the demo's tables an upload removed, and what to upload next.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"a": [1]})
+    >>> demo = Tables(real=LoadedTable.from_frame("Adult sample (real)", frame),
+    ...               synthetic={"Noisy copy": LoadedTable.from_frame("Noisy copy", frame)},
+    ...               holdout=LoadedTable.from_frame("Adult holdout", frame))
+    >>> replaced_demo_notice(demo, "patients.csv")[42:128]
+    'its real table (Adult sample (real)), its synthetic table (Noisy copy) and its holdout'
+
+    """
+    parts = []
+    if tables.real is not None:
+        parts.append(f"its real table ({tables.real.name})")
+    if tables.synthetic:
+        names = ", ".join(tables.synthetic)
+        parts.append(f"its synthetic table{'s' if len(tables.synthetic) > 1 else ''} ({names})")
+    if tables.holdout is not None:
+        parts.append(f"its holdout ({tables.holdout.name})")
+    removed = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1] if parts else "its tables"
+    return (f"Uploading {filename} replaced the demo: {removed} are no longer loaded, so that your tables and the "
+            "demo's are never mixed. Upload your real table, your synthetic tables and, for a decisive answer, a "
+            "holdout of real records the generator never saw.")
 
 
 def upload_errors(state: MutableMapping, files: Iterable[Any]) -> list[tuple[str, str]]:
@@ -374,6 +407,7 @@ def load_demo(state: MutableMapping, name: str = DEFAULT_DEMO) -> None:
     )
     state["schema_draft"] = None
     state["demo"] = name
+    state[REPLACED_DEMO] = None
     set_reference(state, None)  # the demo replaces everything loaded
     if not state.get("selected_metrics"):
         choose_default_metrics(state)

@@ -34,6 +34,9 @@ def _uploader(role: str, label: str, help_text: str, multiple: bool = False, dis
         st.error(message, icon=":material/error:")
 
 
+if state.get(uploads.REPLACED_DEMO):
+    st.info(state[uploads.REPLACED_DEMO], icon=":material/swap_horiz:")
+
 upload_tab, demo_tab = st.tabs(["Upload your tables", "Use a built-in demo"])
 with upload_tab:
     st.caption("CSV or TSV (delimiter and text encoding are detected), Parquet, or Excel (.xlsx), "

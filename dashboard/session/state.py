@@ -107,6 +107,7 @@ PERSISTED_EXTRA = (
     "audit_results",
     "audit_tables",
     "verdict_rule",
+    "replaced_demo",  # names an uploaded file: forgotten with the rest
     DEFAULT_CHOICE,
     LEFT_OUT,
 )

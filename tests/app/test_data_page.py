@@ -163,6 +163,13 @@ def test_uploading_after_a_demo_starts_afresh():
     assert at.session_state["demo"] is None
     assert tables.real.name == "mine.csv" and not tables.synthetic and tables.holdout is None
     assert "age" in at.session_state["schema"].types  # inferred from the new real table
+    # ... and the page says which of the demo's tables went (they used to be dropped without a word).
+    notice = texts(at.info)
+    assert "Uploading mine.csv replaced the demo" in notice
+    assert "real table (Adult sample (real))" in notice and "holdout (Adult holdout)" in notice
+    assert "Noisy copy" in notice
+    at.button(key="load_demo").click().run()  # loading a demo again: nothing was replaced
+    assert "replaced the demo" not in texts(at.info)
 
 
 # ------------------------------------------------------------------------------------------ reference
