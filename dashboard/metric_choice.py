@@ -127,6 +127,25 @@ def sync_selection(state: MutableMapping, tables: Tables, schema: Schema,
     return Selection(runnable, left_out, default)
 
 
+#: Session-state key: True when a page asked for the evaluation to run again at once (the Results page pops it).
+RUN_REQUESTED = "run_requested"
+
+
+def add_and_run(state: MutableMapping, metric_id: str) -> None:
+    """Add ``metric_id`` to the chosen metrics and ask the Results page to run again (a button's callback).
+
+    The choice becomes the user's own (no longer the default that follows the data), with the metric's box ticked
+    on the Metrics page, so that the next runs keep it.
+    """
+    chosen = list(state.get("selected_metrics") or [])
+    if metric_id not in chosen:
+        chosen.append(metric_id)
+    state["selected_metrics"] = chosen
+    state[DEFAULT_CHOICE] = False
+    state[f"metric::{metric_id}"] = True
+    state[RUN_REQUESTED] = True
+
+
 # ------------------------------------------------------------------------------- metric parameters
 
 

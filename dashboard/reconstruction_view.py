@@ -10,7 +10,9 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import components as C
+from dashboard.metric_choice import add_and_run
 from dashboard.page_setup import METRICS_PAGE
+from privcore.evaluation import duration_words, estimate_seconds
 from privcore.metrics import metric_name
 from privcore.report import (
     NO_RECONSTRUCTION,
@@ -22,6 +24,13 @@ from privcore.report import (
 
 __all__ = ["reconstruction_view"]
 
+#: The metric the tab offers to run: both attacks, the honest best of them speaking.
+OFFERED = "recon_best"
+#: What the tab says before the attack ran.
+OFFER_TEXT = ("This tab shows how much of a training person's record an attacker who knows their key columns fills in "
+              "from the synthetic table, beyond what the same attack fills in for real people outside the training "
+              "data. The reconstruction attack is not among the metrics that ran.")
+
 #: What the exposed-records table shows, for a non-expert.
 EXPOSED_CAPTION = ("Each line is one column of one training person that the attacker filled in better than it fills "
                    "in the same value for people outside the training data; \"people with this value\" is how many "
@@ -29,13 +38,30 @@ EXPOSED_CAPTION = ("Each line is one column of one training person that the atta
                    "away most.")
 
 
+def _offer_reconstruction(report, key: str) -> None:
+    """The tab after a run without a reconstruction metric: what it would show, and one click to run it."""
+    state = st.session_state
+    chosen = [*state.get("selected_metrics", []), OFFERED]
+    rows = report.rows
+    synthetic_rows = [len(t.frame) for t in state["tables"].synthetic.values()] or [rows["synthetic"]]
+    seconds = estimate_seconds(chosen, rows["real"], synthetic_rows, rows["holdout"])
+    st.info(OFFER_TEXT, icon=":material/person_search:")
+    st.button(f"Add the reconstruction attack and run again ({duration_words(seconds)})", icon=":material/play_arrow:",
+              key=f"offer-reconstruction::{key}", on_click=add_and_run, args=(state, OFFERED),
+              help="Adds \"Reconstruction: the strongest attack\" to the chosen metrics (the Metrics page shows it "
+                   "ticked) and runs every chosen metric again.")
+
+
 def reconstruction_view(report, key: str) -> None:
     """Render the reconstruction view of one report; when no reconstruction metric ran, say how to get it."""
     st.markdown("#### Reconstruction: filling in the rest of a person's record")
     found = reconstruction_result(report)
     if found is None:
-        st.info(NO_RECONSTRUCTION, icon=":material/person_search:")
-        st.page_link(METRICS_PAGE, label="Choose metrics", icon=":material/arrow_forward:")
+        if report.rows.get("holdout") is None:  # the attacks need other real people: no offer to run them
+            st.info(NO_RECONSTRUCTION, icon=":material/person_search:")
+            st.page_link(METRICS_PAGE, label="Choose metrics", icon=":material/arrow_forward:")
+            return
+        _offer_reconstruction(report, key)
         return
     metric_id, details = found
     st.markdown(reconstruction_summary(details, metric_id))

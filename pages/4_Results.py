@@ -47,6 +47,8 @@ clicked = st.button(
     help="Select at least one metric on the Metrics page first." if not metric_ids else
     "Runs every selected metric on every synthetic table. Results are kept for this session only.",
 )
+# A tab's one-click offer (add a metric and run again) asks for a run as the button does.
+clicked = state.pop(metric_choice.RUN_REQUESTED, False) or clicked
 reports = runner.run(state) if clicked else runner.cached_results(state)
 if reports is None:
     if metric_ids:

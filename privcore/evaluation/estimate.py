@@ -144,6 +144,11 @@ def describe_estimate(seconds: float, rows: Mapping[str, object]) -> str:
             "CPU cores, so it varies with the server and its load).")
 
 
+def duration_words(seconds: float) -> str:
+    """An estimated duration in words, as :func:`describe_estimate` writes it ("about 10 seconds")."""
+    return _duration(seconds)
+
+
 def _duration(seconds: float) -> str:
     """A rounded duration: "under 5 seconds", "about 10 seconds", "about 3 minutes".
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from dashboard.reconstruction_view import OFFER_TEXT, OFFERED
 from dashboard.session.state import LoadedTable, Tables
 from privcore import Schema
 from privcore.demo import load_scenario
@@ -17,13 +18,13 @@ RESULTS = "pages/4_Results.py"
 DEMOGRAPHICS = ["age", "gender", "race", "marital-status", "native-country", "relationship"]
 
 
-def seeded(metrics: list[str], scenario: str = "noisy_copy"):
+def seeded(metrics: list[str], scenario: str = "noisy_copy", holdout: bool = True):
     demo = load_scenario(scenario, n=300)
     at = open_page(RESULTS)
     at.session_state["tables"] = Tables(
         real=LoadedTable.from_frame("real", demo.real),
         synthetic={"noisy": LoadedTable.from_frame("noisy", demo.synthetic)},
-        holdout=LoadedTable.from_frame("holdout", demo.holdout),
+        holdout=LoadedTable.from_frame("holdout", demo.holdout) if holdout else None,
     )
     at.session_state["schema"] = Schema(types=demo.types, key=DEMOGRAPHICS, sensitive=demo.sensitive)
     at.session_state["selected_metrics"] = metrics
@@ -48,9 +49,25 @@ def test_the_reconstruction_tab_shows_words_figure_and_the_exposed_people():
     assert "rarest first" in texts(at.caption)
 
 
-def test_without_a_reconstruction_metric_the_tab_says_how_to_get_one():
-    at = seeded(["dcr"])
+def test_without_a_holdout_the_tab_says_what_the_attack_needs():
+    at = seeded(["dcr"], holdout=False)
     assert_no_exception(at)
     assert NO_RECONSTRUCTION in texts(at.info)
     assert not at.get("plotly_chart")
     assert "Choose metrics" in [link.value for link in at.main.page_link]
+
+
+def test_after_a_run_without_it_one_click_adds_the_attack_and_fills_the_tab():
+    # The default run has no reconstruction metric: the tab was empty ("No reconstruction metric ran").
+    at = seeded(["dcr"])
+    assert_no_exception(at)
+    assert OFFER_TEXT in texts(at.info) and not at.get("plotly_chart")
+    offer = [b for b in at.button if b.key and b.key.startswith("offer-reconstruction::")]
+    assert len(offer) == 1
+    assert "Add the reconstruction attack and run again (" in offer[0].label and "second" in offer[0].label
+    offer[0].click().run(timeout=240)
+    assert_no_exception(at)
+    assert at.session_state["selected_metrics"] == ["dcr", OFFERED]
+    assert at.session_state["metric::" + OFFERED] is True
+    assert "it leaks about them" in texts(at.markdown)
+    assert len(at.get("plotly_chart")) == 1
