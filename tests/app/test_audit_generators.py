@@ -97,6 +97,7 @@ def test_an_sdv_generator_runs_a_tiny_audit(monkeypatch):
     assert report.generator == "sdv_gaussian_copula" and all(t.failed_models == 0 for t in report.targets)
 
 
+@pytest.mark.slow
 def test_a_generator_that_fails_when_timed_shows_its_error_and_cannot_run(tmp_path, monkeypatch):
     (tmp_path / "admin_broken.py").write_text(BROKEN)
     monkeypatch.syspath_prepend(str(tmp_path))

@@ -125,6 +125,7 @@ def test_a_clash_of_generator_settings_is_a_named_error():
     assert at.button(key="run_audit").disabled
 
 
+@pytest.mark.slow
 def test_too_few_rows_is_a_named_error_not_a_traceback():
     at = open_page(AUDIT)
     seed_session(at, schema=False)  # 40 rows, no schema: the types are inferred

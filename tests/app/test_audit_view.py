@@ -121,6 +121,7 @@ def test_errors_come_back_as_sentences(demo, demo_schema):
     assert report is None and "no such column" in error and "Traceback" not in error
 
 
+@pytest.mark.slow
 def test_rows_dropped_for_a_missing_number_keep_their_real_row_numbers():
     # The audit drops rows with a missing number (missing="drop"); a target's row is still its row in the
     # table as given.

@@ -34,6 +34,7 @@ def refuse(*, progress) -> None:
     raise InputError("Column 'age' of real.csv is not a number.", file="real.csv", column="age")
 
 
+@pytest.mark.slow
 def test_a_job_runs_in_another_process_and_its_last_progress_arrives(monkeypatch):
     monkeypatch.setenv(compute.WORKERS_VARIABLE, "1")
     monkeypatch.setenv("PRIVCORE_TEST_SETTING", "sent with the job")

@@ -1,3 +1,4 @@
+
 """Configure page: inferred types, edits through the editor's session state, inline SchemaErrors."""
 
 from .conftest import (

@@ -42,6 +42,7 @@ def test_docstring_examples():
     assert doctest.testmod(SV).failed == 0
 
 
+@pytest.mark.slow
 def test_the_page_opens_on_the_shared_design_with_its_budget():
     at = seed_demo(open_page(AUDIT)).run()
     assert_no_exception(at)

@@ -34,6 +34,7 @@ def test_the_registry_names_privbayes_in_words():
     assert doctest.testmod(registry).failed == 0
 
 
+@pytest.mark.slow
 def test_the_shared_audits_answer_uses_the_label_not_the_id(shared_report):
     verdict = shared_report.summary["verdict"]
     assert verdict.startswith(PRIVBAYES) or f"of {PRIVBAYES} " in verdict, verdict

@@ -318,6 +318,7 @@ def test_a_reused_unique_number_is_caught_and_named_in_the_why(adult):
     assert len(named) > 100 and "never otherwise" in named[0], named[:2]
 
 
+@pytest.mark.slow
 def test_the_verdict_cites_the_utility_of_one_output(adult):
     """Issue 37: the audit's answer weighs usefulness too, measured on one output against the records its model
     never saw. Independent histograms (every column drawn on its own) keep every column's shape and none of the

@@ -256,6 +256,7 @@ def test_report_in_a_read_only_folder_exits_2(tmp_path):
     assert "cannot be written" in _one_error_line(proc)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("option", ["--real", "--synthetic", "--holdout", "--reference"])
 def test_a_directory_given_as_a_table_is_called_a_directory(demo_files, option):
     files = {"--real": "real.csv", "--synthetic": "synthetic.csv"}

@@ -81,6 +81,7 @@ def test_progress_is_monotone_and_ends_at_one(full_report):
     assert all(b >= a - 1e-12 for a, b in zip(fractions, fractions[1:]))
 
 
+@pytest.mark.slow
 def test_not_applicable_reasons(demo):
     schema = Schema(types=dict(demo.types))  # no sensitive column, no holdout, no pairing
     report = evaluate(demo.real, demo.synthetic, schema, metrics="all", strict=True)
@@ -123,6 +124,7 @@ def test_same_seed_same_result(demo, demo_schema):
         assert a[mid].risk == b[mid].risk and a[mid].baseline == b[mid].baseline
 
 
+@pytest.mark.slow
 def test_reuse_shares_passes_not_involving_the_synthetic_table(demo, demo_schema):
     ids = ["cvp", "auth", "idscore", "dcr", "nndr", "nnaa"]
     other = load_scenario("gaussian_copula", n=300).synthetic

@@ -436,6 +436,7 @@ def test_every_column_constant_is_not_applicable_with_a_reason():
 # ------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_an_attacks_scorer_is_found_before_any_evaluation_has_loaded_the_registry():
     # In a fresh interpreter no evaluation has loaded the registry; importing the family's shared module imports
     # the package's face first, which imports every attack's module, so every scorer is registered (and

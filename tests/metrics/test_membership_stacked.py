@@ -62,6 +62,7 @@ def test_stacked_stays_at_chance_on_fresh_samples(seed):
     assert 0.45 <= stacked.raw <= 0.55, stacked.raw
 
 
+@pytest.mark.slow
 def test_stacked_reads_the_battery_scores_once(monkeypatch):
     # The fixed-rule attacks are scored once per evaluation: asking for them and the stacked attack together
     # runs each scorer once (the stacked attack reads the cached scores and the learned attack's features).

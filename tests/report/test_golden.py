@@ -51,6 +51,9 @@ CHANGED_PARAMS = {
                       "deterministic=True the models, hence every number, are those of two threads"},
 }
 
+# The module's fixture evaluates every scenario and metric (about a minute on 2 cores): the slow tier.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def before():
