@@ -155,12 +155,14 @@ def utility_line(report, useful_at: float = 0.9, keeps_little_below: float = 0.5
     loses = tuple(f"{m.what} ({_percent(m.relative)}{'; ' + m.worst if m.worst else ''})" for m in lost)
     weakest = min(compared, key=lambda m: m.relative)
     keeps_little = passes_privacy and weakest.relative < keeps_little_below
-    parts = []
+    # Worded as what is kept, also below useful_at: "loses the relations between columns (89%)" read as if 89% were
+    # lost, where 89% is the share kept.
+    less = ["only " + f"{_percent(m.relative)} of {m.what}" + (f", losing {m.worst}" if m.worst else "") for m in lost]
     if keeps:
-        parts.append("keeps " + "; ".join(keeps))
-    if loses:
-        parts.append("loses " + "; ".join(loses))
-    text = ("Utility, as a share of what a fresh sample of real people keeps: " + ", and ".join(parts) + ".")
+        kept = "keeps " + "; ".join(keeps) + ("" if not less else ", but " + "; and ".join(less))
+    else:
+        kept = "keeps " + "; and ".join(less)
+    text = "Utility, as a share of what a fresh sample of real people keeps: " + kept + "."
     if keeps_little:
         text += (f" Private because it keeps little? Of {weakest.what} it keeps {_percent(weakest.relative)} of what a "
                  f"fresh sample keeps, below {keeps_little_below:.0%}: its privacy may come from what it throws away, "

@@ -54,6 +54,9 @@ def test_the_column_resampler_is_flagged_and_its_lost_relation_named(resampler):
     assert "most of all the relation between" in line.loses[0]
     assert "Private because it keeps little?" in line.text
     pairs = next(m for m in line.measures if m.metric == "utility_pairs")
+    # The share is said as kept: "but only 4% of the relations between columns", never "loses ... (4%)".
+    assert f"but only {pairs.relative:.0%} of the relations between columns, losing most of all" in line.text
+    assert "loses the relations" not in line.text
     assert pairs.relative is not None and pairs.relative <= 0.5
 
 
