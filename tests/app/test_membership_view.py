@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from dashboard import membership_view as V
 from privcore import Schema, evaluate
+from privcore.base import epsilon_words
 from privcore.demo import load_scenario
 from privcore.metrics.registry import battery_ids
 
@@ -43,8 +44,8 @@ def test_the_summary_states_the_epsilon_bound_in_one_sentence(copy_report):
     text = V.membership_summary(details)
     assert "better than a coin flip" in text and "no generator that is differentially private with ε below" in (
         text.lower())
-    bound = f"{int(details.epsilon_lower_bound * 10) / 10:.1f}"
-    assert f"ε below {bound}" in text
+    # Written as everywhere else (the answer too): two significant digits, rounded down.
+    assert f"ε below {epsilon_words(details.epsilon_lower_bound)} " in text
 
 
 def test_without_mia_best_there_is_nothing_to_show():
