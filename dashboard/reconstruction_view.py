@@ -26,7 +26,7 @@ __all__ = ["reconstruction_view"]
 
 #: The metric the tab offers to run: both attacks, the honest best of them speaking.
 OFFERED = "recon_best"
-#: What the tab says before the attack ran.
+#: What the tab says while the attack has not run.
 OFFER_TEXT = ("This tab shows how much of a training person's record an attacker who knows their key columns fills in "
               "from the synthetic table, beyond what the same attack fills in for real people outside the training "
               "data. The reconstruction attack is not among the metrics that ran.")
