@@ -58,13 +58,22 @@ def test_no_record_is_scored_by_a_model_that_saw_it_and_the_halves_never_mix(wat
     for name, (hm, hn) in halves.items():
         for row in np.r_[member_rows[hm], nonmember_rows[hn]]:
             half_of[int(row)] = name
-    assert len(watched_fits) == 10  # 5 folds in each of the two halves
-    scored_once = np.concatenate([s for _, s, _ in watched_fits])
+    assert len(watched_fits) == 12  # 5 folds in each of the two halves, then one model per half for the other
+    # The fits run on a thread pool, in any order: a model for the other half scores a whole half.
+    across = [f for f in watched_fits if len(f[0]) + len(f[1]) == len(half_of)]
+    within = [f for f in watched_fits if len(f[0]) + len(f[1]) < len(half_of)]
+    assert len(across) == 2 and len(within) == 10
+    scored_once = np.concatenate([s for _, s, _ in within])
     assert sorted(scored_once.tolist()) == sorted(half_of)  # every labelled record scored exactly once
-    for train, scored, labels in watched_fits:
+    for train, scored, labels in within:
         assert not set(train.tolist()) & set(scored.tolist())
         assert {half_of[int(r)] for r in train} == {half_of[int(r)] for r in scored}  # one half only
         assert 0 < labels[train].mean() < 1
+    # What mia_best counts on a half: one model trained on all of the other half, and nothing else.
+    for train, scored, labels in across:
+        assert len({half_of[int(r)] for r in train}) == 1 and len({half_of[int(r)] for r in scored}) == 1
+        assert {half_of[int(r)] for r in train} != {half_of[int(r)] for r in scored}
+    assert sorted(np.concatenate([s for _, s, _ in across]).tolist()) == sorted(half_of)
 
 
 def test_features_are_the_distances_to_the_nearest_synthetic_and_reference_rows(monkeypatch):
@@ -114,9 +123,11 @@ def test_training_rows_that_play_no_role_get_the_mean_of_every_fold_model(watche
     res = _run("noisy_copy", 300)["mia_learned"]
     unlabelled = np.setdiff1d(np.arange(300), res.details.member_positions)
     assert len(unlabelled) == 150
-    for rows, _ in extras:
+    fold_models = [(rows, extra) for rows, extra in extras if len(rows)]  # the two models across halves score none
+    assert len(fold_models) == 10 and len(extras) == 12
+    for rows, _ in fold_models:
         np.testing.assert_array_equal(rows, unlabelled)
-    np.testing.assert_allclose(res.per_record[unlabelled], np.mean([e for _, e in extras], axis=0))
+    np.testing.assert_allclose(res.per_record[unlabelled], np.mean([e for _, e in fold_models], axis=0))
     assert np.isfinite(res.per_record).all()
 
 

@@ -124,12 +124,20 @@ def test_no_record_is_reported_under_a_model_or_a_choice_that_saw_its_label(watc
     halves = seeded_halves(len(members), len(nonmembers), 0)
     rows = {name: set(member_rows[hm].tolist()) | set(nonmember_rows[hn].tolist()) for name, (hm, hn) in
             halves.items()}
-    # Every fold model trains on one half only and never scores a record it trained on.
+    # Every fold model trains on one half only and never scores a record it trained on; the one model per half
+    # that mia_best counts with trains on a whole half and scores the whole other half.
     assert {a for a, _, _ in watched["fits"]} == {"mia_learned", "mia_stacked"}
+    across = 0
     for _, train, scored in watched["fits"]:
         assert not set(train.tolist()) & set(scored.tolist())
         half = [name for name in rows if set(train.tolist()) <= rows[name]]
-        assert len(half) == 1 and set(scored.tolist()) <= rows[half[0]]
+        assert len(half) == 1
+        if set(train.tolist()) == rows[half[0]]:
+            across += 1
+            assert set(scored.tolist()) == rows["B" if half[0] == "A" else "A"]
+        else:
+            assert set(scored.tolist()) <= rows[half[0]]
+    assert across == 4  # two attacks, one model per half
     # Each choice reads exactly its half; the half it is counted on is the other one.
     assert len(watched["choices"]) == 2
     for (read_m, read_n), split in zip(watched["choices"], details.splits):
@@ -139,11 +147,15 @@ def test_no_record_is_reported_under_a_model_or_a_choice_that_saw_its_label(watc
         assert not set(read_m.tolist()) & set(counted[0].tolist())
         assert not set(read_n.tolist()) & set(counted[1].tolist())
         assert split.members == len(counted[0]) and split.nonmembers == len(counted[1])
-        # No model behind the scores the choice read was trained on a counted record.
+        # No model behind the scores the choice read (the fold models) was trained on a counted record, and the
+        # scores counted come from the model trained on the half the choice was made on.
         counted_rows = set(member_rows[counted[0]].tolist()) | set(nonmember_rows[counted[1]].tolist())
         for _, train, scored in watched["fits"]:
-            if set(scored.tolist()) & rows[split.chosen_on]:
+            whole_half = set(train.tolist()) in rows.values()
+            if set(scored.tolist()) & rows[split.chosen_on] and not whole_half:
                 assert not set(train.tolist()) & counted_rows
+            if whole_half and set(scored.tolist()) == counted_rows:
+                assert set(train.tolist()) == rows[split.chosen_on]
 
 
 @pytest.mark.slow

@@ -191,7 +191,8 @@ def choose_attack(scores: Mapping[str, tuple[np.ndarray, np.ndarray]], members: 
 
 
 def honest_splits(scores: Mapping[str, tuple[np.ndarray, np.ndarray]], seed: int, delta: float,
-                  repeats: int = CHOICE_REPEATS) -> tuple[list[HeldOutSplit], list[dict]]:
+                  repeats: int = CHOICE_REPEATS, counted: Mapping[str, tuple[np.ndarray, np.ndarray]] | None = None
+                  ) -> tuple[list[HeldOutSplit], list[dict]]:
     """Steps 1–4 of :func:`compute_mia_best`'s Notes: choose on one half, count on the other, both ways.
 
     Parameters
@@ -204,6 +205,10 @@ def honest_splits(scores: Mapping[str, tuple[np.ndarray, np.ndarray]], seed: int
         δ of the ε bound.
     repeats : int
         Bootstrap resamples behind each choice (:func:`choose_attack`).
+    counted : mapping, optional
+        Attack id → the scores counted on the held-out half, where they differ from ``scores``: for an attack
+        that learns from the labels, each half scored by the model trained on the other half
+        (:func:`privcore.metrics.membership._base.crossfit_within_halves`). Default: ``scores``.
 
     Returns
     -------
@@ -224,7 +229,9 @@ def honest_splits(scores: Mapping[str, tuple[np.ndarray, np.ndarray]], seed: int
         member, non = scores[attack]
         choice_auc = _roc(member[cm], non[cn])[2]
         threshold, _ = best_threshold(member[cm], non[cn])
-        test_m, test_n = member[tm], non[tn]
+        # The choice and threshold read the half's own scores; the count reads scores no label of its half shaped.
+        count_member, count_non = (counted or {}).get(attack, (member, non))
+        test_m, test_n = count_member[tm], count_non[tn]
         fpr, tpr, auc = _roc(test_m, test_n)
         tp, fp = int(np.sum(test_m >= threshold)), int(np.sum(test_n >= threshold))
         curve_fpr, curve_tpr = _curve(fpr, tpr)
@@ -312,8 +319,10 @@ def compute_mia_best(ctx: MetricContext) -> MetricOutput:
     4. A and B swap roles. ``raw`` = the mean of the two held-out AUCs; ``risk`` = the mean held-out
        TPR − FPR at the chosen thresholds, clipped to [0, 1]; ``epsilon_lower_bound`` = the larger of the two.
 
-    The learned and stacked attacks are cross-fitted within A and within B, so the scores read on A come from
-    models trained on A's labels only: no record of B is counted under a choice or a model that saw its label.
+    The learned and stacked attacks are cross-fitted within A and within B, so the scores the choice reads on A
+    come from models trained on A's labels only; the scores counted on B come from one model trained on all of A
+    (and the other way round): no record of B is counted under a choice or a model that saw its label, and B's
+    records are scored independently of each other given that model, as the bootstrap of the interval assumes.
     ``details`` states the rule (``choice_rule``) and, per half, the attack chosen, the default, how often each
     attack led on the resamples (``choice_votes``) and beat the default (``wins_over_default``);
     ``choices_agree`` says whether both halves chose the same attack. ``details`` also lists every attack's AUC
@@ -340,7 +349,7 @@ def compute_mia_best(ctx: MetricContext) -> MetricOutput:
     n_boot = int(ctx.params.get("n_boot", DEFAULT_PARAMS["n_boot"]))
     confidence = float(ctx.params.get("confidence", DEFAULT_PARAMS["confidence"]))
     delta = float(ctx.params.get("delta", 0.0))
-    scored, skipped, summaries, real_scores, warnings = {}, {}, {}, {}, list(sets.warnings)
+    scored, counted, skipped, summaries, real_scores, warnings = {}, {}, {}, {}, {}, list(sets.warnings)
     battery = battery_ids()
     for attack_id in battery:
         try:
@@ -352,12 +361,14 @@ def compute_mia_best(ctx: MetricContext) -> MetricOutput:
         member, non = scores.real[sets.members], scores.nonmembers
         snapped = snap_ties(np.r_[member, non], scores.tolerance)
         scored[attack_id] = (snapped[: len(member)], snapped[len(member) :])
+        if scores.across_halves is not None:
+            counted[attack_id] = (scores.across_halves[0][sets.members], scores.across_halves[1])
         real_scores[attack_id] = scores.real
         summaries[attack_id] = shared_attack_summary(ctx, member, non, scores.tolerance, n_boot, confidence)
     if not scored:
         raise NotApplicable("no membership attack could run: " + "; ".join(f"{a}: {r}" for a, r in skipped.items()))
     attacks = _battery_attacks(scored, summaries)
-    splits, held_out = honest_splits(scored, ctx.seed, delta)
+    splits, held_out = honest_splits(scored, ctx.seed, delta, counted=counted)
     chosen = {s.attack for s in splits}
     selected = max((a for a in scored if a in chosen), key=lambda a: attacks[a].auc)
     auc_interval, risk_interval = held_out_intervals(held_out, n_boot, confidence, ctx.seed, ctx.workers)

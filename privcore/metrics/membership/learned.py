@@ -39,13 +39,13 @@ def learned_scores(ctx: MetricContext, sets: MembershipSets, reference: Referenc
     """The scores of :func:`compute_mia_learned` for every real row and each non-member."""
     k = int(params.get("k", DEFAULT_FEATURE_NEIGHBOURS))
     features = learned_features(ctx, sets, reference, k)
-    scores, folds = crossfit_within_halves(ctx, features, sets, MODEL_SETTINGS, FOLD_TAG)
+    scores, folds, across = crossfit_within_halves(ctx, features, sets, MODEL_SETTINGS, FOLD_TAG)
     n_real = len(ctx.real)
     score_real, score_non = scores[:n_real], scores[n_real:]
     details = {"reference": reference.described, "reference_positions": sets.reference}
     settings = {"space": "E, numbers standardised", "k": k, "model": "LightGBM gradient boosting", **MODEL_SETTINGS,
                 "folds_per_half": folds, "reference": reference.described}
-    return AttackScores(score_real, score_non, 0.0, details, settings)
+    return AttackScores(score_real, score_non, 0.0, details, settings, across_halves=(across[:n_real], across[n_real:]))
 
 
 def compute_mia_learned(ctx: MetricContext) -> MetricOutput:

@@ -137,7 +137,7 @@ def stacked_scores(ctx: MetricContext, sets: MembershipSets, reference: Referenc
         used.append(attack_id)
     k = int(params.get("k", DEFAULT_FEATURE_NEIGHBOURS))
     features = np.column_stack([*columns, learned_features(ctx, sets, reference, k)])
-    scores, folds = crossfit_within_halves(ctx, features, sets, len(columns), FOLD_TAG, fit=fit_stack,
+    scores, folds, across = crossfit_within_halves(ctx, features, sets, len(columns), FOLD_TAG, fit=fit_stack,
                                            folds=FOLDS)
     n_real = len(ctx.real)
     warnings = tuple(f"{a} could not run and is not stacked: {why}" for a, why in skipped.items())
@@ -146,7 +146,8 @@ def stacked_scores(ctx: MetricContext, sets: MembershipSets, reference: Referenc
                 "model": "mean log-odds of a logistic regression on the scores and gradient-boosted trees on every "
                          "input",
                 "logistic_C": LOGISTIC_C, **MODEL_SETTINGS, "folds_per_half": folds, "reference": reference.described}
-    return AttackScores(scores[:n_real], scores[n_real:], 0.0, details, settings, warnings)
+    return AttackScores(scores[:n_real], scores[n_real:], 0.0, details, settings, warnings,
+                        across_halves=(across[:n_real], across[n_real:]))
 
 
 def compute_mia_stacked(ctx: MetricContext) -> MetricOutput:
