@@ -17,6 +17,7 @@ _FACE: dict[str, str] = {
     "AttackRates": "details", "ClassifierScores": "details", "ColumnShapes": "details", "DETAILS_TYPES": "details",
     "Discrimination": "details", "EpsilonSeries": "details", "IdenticalShares": "details",
     "InferenceAttack": "details", "LinkabilityAttack": "details", "MembershipBattery": "details",
+    "NormalisedDistances": "details",
     "MembershipScores": "details", "ModelUtility": "details", "PairTrends": "details", "ProxyTest": "details",
     "ReproducedIdentifiers": "details", "SinglingOutAttack": "details",
     "membership_sets": "membership", "seeded_halves": "membership", "value_reuse": "membership",

@@ -85,6 +85,10 @@ class SizeMatch:
         ``"permutation"`` (a test of members against non-members: the two groups it compares relabelled at random,
         ``repeats`` times; ``baseline`` is the relabellings' mean) or ``"split"`` (no holdout: half of the real
         table plays the training table and the other half the fresh sample; ``rows`` are those of the split).
+    one_scale : bool
+        Whether both sides were read on one scale: for the metrics that divide distances by the extremes of all
+        pairs (CVP, DVP, NSND), ``d_min`` and ``d_max`` over the real table's pairs with the synthetic table and
+        the holdout together, instead of each table's own (``risk`` and ``baseline`` are then on that scale).
     """
 
     rows: dict[str, int | None]
@@ -98,6 +102,7 @@ class SizeMatch:
     values: tuple[float, ...] = ()
     too_small: str | None = None
     method: str = "subsets"
+    one_scale: bool = False
 
     @property
     def beyond_chance(self) -> bool:
@@ -121,7 +126,8 @@ class SizeMatch:
             prefix = (f"No holdout: half of the real table ({self.rows.get('real'):,} rows) plays the training "
                       f"records and the other half ({holdout:,} rows) a fresh sample of real people; ")
             rest = SizeMatch(self.rows, self.matched_rows, self.subsampled, self.repeats, self.risk, self.baseline,
-                             self.excess, self.interval, self.values, self.too_small).describe()
+                             self.excess, self.interval, self.values, self.too_small,
+                             one_scale=self.one_scale).describe()
             return prefix + rest[0].lower() + rest[1:]
         if self.subsampled == "synthetic":
             how = (f"compared at the holdout's size: {self.repeats} random subsets of {self.matched_rows:,} of the "
@@ -134,6 +140,10 @@ class SizeMatch:
         else:
             how = (f"both tables have {self.matched_rows:,} rows: the synthetic table scores {self.risk:.3f}, the "
                    f"holdout {self.baseline:.3f}")
+        if self.one_scale:
+            how += (", both with distances rescaled by one d_min and d_max (those of the real table's pairs with "
+                    "the synthetic table and the holdout together), so that one far-off row in either table does "
+                    "not move one score and not the other")
         if self.interval is None:
             return f"{how[0].upper()}{how[1:]}."
         return (f"{how[0].upper()}{how[1:]}; a fresh sample of real people of that size would differ by "
@@ -152,6 +162,7 @@ class SizeMatch:
             "interval": None if self.interval is None else [finite_or_none(v) for v in self.interval],
             "too_small": self.too_small,
             "method": self.method,
+            "one_scale": bool(self.one_scale),
             "text": self.describe(),
         }
 

@@ -98,6 +98,10 @@ _SIZE_MATCH = {
                                   "members-against-non-members test with its two groups relabelled at random "
                                   "('permutation', baseline = the relabellings' mean); or, without a holdout, half "
                                   "of the real table against the other half ('split', rows = the split's)"},
+        "one_scale": {"type": "boolean",
+                      "description": "true for the metrics that divide distances by the extremes of all pairs "
+                                     "(CVP, DVP, NSND): both sides rescaled by the extremes of the real table's "
+                                     "pairs with the synthetic table and the holdout together"},
         "text": {"type": "string"},
     },
     "required": ["rows", "matched_rows", "subsampled", "repeats", "risk", "baseline", "excess", "interval",

@@ -96,6 +96,12 @@ def closest_synthetic(ctx: MetricContext) -> Closest:
     require_space(ctx)
     nb = ctx.neighbours("E", "real", "synthetic")
     extremes = ctx.extremes("E", "real", "synthetic")
+    if ctx.common_scale:
+        # d_max over all pairs is set by the farthest row of a table: on wide numerical tables one row moves every
+        # n(y) of a fresh sample by ±0.15. Compared with a fresh sample, both sides share one scale.
+        with_synthetic, with_holdout = (ctx.shared.extremes("E", "real", role) for role in ("synthetic", "holdout"))
+        extremes = PairExtremes(min(with_synthetic.d_min, with_holdout.d_min),
+                                max(with_synthetic.d_max, with_holdout.d_max))
     return Closest(nb.d1, nb.i1, extremes, extremes.normalise(nb.d1))
 
 
