@@ -481,8 +481,8 @@ class MetricContext:
         #: size-matched subsample (:meth:`SharedComputation.subsample`); such a context is a stand-in like a
         #: baseline: no holdout, no pairing.
         self.synthetic_role = synthetic_role
-        #: Whether distances rescaled by the extremes of all pairs use those of the real table with the synthetic
-        #: table and the holdout together (a fresh-sample comparison on one scale), not the table playing synthetic.
+        #: Whether distances rescaled by the extremes of all pairs use the holdout's (a fresh-sample comparison on
+        #: one scale), not those of the table playing synthetic.
         self.common_scale = common_scale
         if synthetic_role is not None:
             self.is_baseline = True

@@ -689,10 +689,11 @@ def _size_match(info, shared: SharedComputation, params, seed, result: MetricRes
     None where a subsample cannot be scored (the excess is then the whole tables').
 
     A metric that divides distances by the extremes of all pairs of its table (CVP, DVP, NSND: details
-    :class:`~privcore.metrics.details.NormalisedDistances`) is compared on one scale, the extremes of the real table
-    with the synthetic table and the holdout together: each table's own d_max is set by its farthest row, which on
-    wide numerical tables moved a fresh sample's NSND by ±0.15 against the holdout's (16 fresh samples of 24
-    columns, 1,500 rows: 3 beyond the interval), a difference of scales, not of closeness.
+    :class:`~privcore.metrics.details.NormalisedDistances`) is compared on one scale, the holdout's extremes (over its
+    pairs with the real table): each table's own d_max is set by its farthest row, which on wide numerical tables
+    moved a fresh sample's NSND by ±0.15 against the holdout's (16 fresh samples of 24 columns, 1,500 rows: 3 beyond
+    the interval), a difference of scales, not of closeness. The extremes of both tables together would let one
+    far-off synthetic row shrink every n(y) of both, and hide copies behind it.
     """
     one_scale = isinstance(result.details, NormalisedDistances)
 

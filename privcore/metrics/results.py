@@ -87,8 +87,8 @@ class SizeMatch:
         table plays the training table and the other half the fresh sample; ``rows`` are those of the split).
     one_scale : bool
         Whether both sides were read on one scale: for the metrics that divide distances by the extremes of all
-        pairs (CVP, DVP, NSND), ``d_min`` and ``d_max`` over the real table's pairs with the synthetic table and
-        the holdout together, instead of each table's own (``risk`` and ``baseline`` are then on that scale).
+        pairs (CVP, DVP, NSND), the holdout's ``d_min`` and ``d_max`` (over its pairs with the real table) for the
+        synthetic table too, instead of each table's own (``risk`` and ``baseline`` are then on that scale).
     """
 
     rows: dict[str, int | None]
@@ -141,9 +141,8 @@ class SizeMatch:
             how = (f"both tables have {self.matched_rows:,} rows: the synthetic table scores {self.risk:.3f}, the "
                    f"holdout {self.baseline:.3f}")
         if self.one_scale:
-            how += (", both with distances rescaled by one d_min and d_max (those of the real table's pairs with "
-                    "the synthetic table and the holdout together), so that one far-off row in either table does "
-                    "not move one score and not the other")
+            how += (", both with distances rescaled by the holdout's d_min and d_max (over its pairs with the real "
+                    "table), so that one far-off synthetic row does not rescale one score and not the other")
         if self.interval is None:
             return f"{how[0].upper()}{how[1:]}."
         return (f"{how[0].upper()}{how[1:]}; a fresh sample of real people of that size would differ by "

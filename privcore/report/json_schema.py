@@ -100,8 +100,8 @@ _SIZE_MATCH = {
                                   "of the real table against the other half ('split', rows = the split's)"},
         "one_scale": {"type": "boolean",
                       "description": "true for the metrics that divide distances by the extremes of all pairs "
-                                     "(CVP, DVP, NSND): both sides rescaled by the extremes of the real table's "
-                                     "pairs with the synthetic table and the holdout together"},
+                                     "(CVP, DVP, NSND): both sides rescaled by the holdout's extremes (over its "
+                                     "pairs with the real table)"},
         "text": {"type": "string"},
     },
     "required": ["rows", "matched_rows", "subsampled", "repeats", "risk", "baseline", "excess", "interval",

@@ -168,3 +168,27 @@ def test_no_fresh_sample_of_any_drawn_shape_is_told_not_to_release(shape):
     _, v = answer(tables, schema, shape["preset"], shape["holdout"])
     assert v.level != DO_NOT_RELEASE, (shape, _shown(v))
     assert not [e.metric for e in v.evidence if e.pushes_to == DO_NOT_RELEASE], shape
+
+
+def test_distances_rescaled_by_their_extremes_are_compared_with_a_fresh_sample_on_one_scale():
+    # Real, holdout and synthetic people of one numerical population; the synthetic table holds one person far off,
+    # whose pair with the real table is the farthest of all: on each table's own scale every n(y) of the synthetic
+    # table shrinks, and NSND's risk (1 − mean n) reads far above the holdout's although the people are as far.
+    rng = np.random.default_rng(5)
+    columns = [f"x{i}" for i in range(6)]
+    real, holdout, synthetic = (pd.DataFrame(rng.normal(size=(300, 6)), columns=columns) for _ in range(3))
+    synthetic.iloc[0] = 40.0
+    schema = Schema({c: "numerical" for c in columns})
+    report = evaluate(real, synthetic, schema, metrics=["nsnd", "cvp"], holdout=holdout, seed=0)
+    nsnd = report["nsnd"]
+    assert nsnd.risk - nsnd.baseline > 0.05  # each table's own scale: a difference of scales, not of closeness
+    for metric_id in ("nsnd", "cvp"):
+        match = report[metric_id].size_match
+        assert match.one_scale and "rescaled by the holdout's d_min and d_max" in match.describe()
+        assert abs(match.excess) < 0.03 and match.interval[0] <= 0  # one scale: no closer than a fresh sample
+    assert not [e for e in verdict(report).evidence if e.pushes_to != RELEASE]
+    # The same far-off person among copies of the real people: one scale still sees them as copies.
+    copied = real.copy()
+    copied.iloc[0] = 40.0
+    leak = evaluate(real, copied, schema, metrics=["nsnd"], holdout=holdout, seed=0)["nsnd"].size_match
+    assert leak.excess > 0.05 and leak.interval[0] > 0  # all the way to the largest excess NSND allows here
