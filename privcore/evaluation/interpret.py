@@ -17,6 +17,7 @@ from privcore.base import OKABE_ITO
 from privcore.metrics import (
     ColumnShapes,
     Discrimination,
+    MembershipBattery,
     MembershipScores,
     ModelUtility,
     PairTrends,
@@ -190,6 +191,10 @@ class Assessment:
     #: A utility measure's score, fresh-sample reference and ratio (:class:`privcore.metrics.results.UtilityScore`);
     #: None for a privacy metric. A utility measure has no risk: ``risk``, ``adjusted`` and ``excess`` are None.
     utility: Any = None
+    #: A membership attack's ROC AUC, its 95 % interval (or None) and whether it was counted on records the attack
+    #: was not chosen on (``mia_best``); None for every other metric. The cards lead with it: one number per
+    #: attack, the one the answer quotes.
+    auc: tuple[float, tuple[float, float] | None, bool] | None = None
 
     @property
     def is_utility(self) -> bool:
@@ -211,6 +216,8 @@ class Assessment:
             if self.utility.relative is None:
                 return f"{self.utility.score:.3f}"
             return f"{self.utility.relative:.0%}"
+        if self.auc is not None:
+            return f"AUC {self.auc[0]:.2f}"
         return "—" if self.adjusted is None else f"{self.adjusted:+.3f}"
 
     @property
@@ -221,6 +228,11 @@ class Assessment:
                 return "utility (1 = as useful as the real table; no holdout, so no fresh sample to compare with)"
             return (f"of what {self.utility.reference_label} keeps (utility {self.utility.score:.3f} against "
                     f"{self.utility.reference:.3f})")
+        if self.auc is not None:
+            auc, interval, held_out = self.auc
+            where = ", on records the attack was not chosen on" if held_out else ""
+            shown = "" if interval is None else f"; 95 % interval {interval[0]:.2f}–{interval[1]:.2f}"
+            return f"at telling members from non-members (0.5 = a coin flip, 1 = tells every member{shown}{where})"
         if self.size_match is not None and self.size_match.method == "permutation":
             return f"above its two groups relabelled at random ({self.reference:.3f})"
         if self.size_match is not None and self.size_match.method == "split":
@@ -300,8 +312,19 @@ def assess(metric_id: str, result) -> Assessment:
     return Assessment(
         metric_id, name, family, True, float(result.risk), reference, label, adjusted, level,
         result.baseline, result.excess, None if result.interval is None else tuple(result.interval), None,
-        tuple(result.warnings), cannot_tell, match,
+        tuple(result.warnings), cannot_tell, match, auc=_auc(result.details),
     )
+
+
+def _auc(details) -> tuple[float, tuple[float, float] | None, bool] | None:
+    """A membership attack's AUC, its interval and whether it was counted held out (:attr:`Assessment.auc`)."""
+    if isinstance(details, MembershipBattery):
+        interval = details.held_out_auc_interval
+        return float(details.held_out_auc), None if interval is None else tuple(map(float, interval)), True
+    if isinstance(details, MembershipScores):
+        interval = details.auc_interval
+        return float(details.auc), None if interval is None else tuple(map(float, interval)), False
+    return None
 
 
 def _assess_utility(metric_id: str, name: str, family: str, result) -> Assessment:

@@ -54,3 +54,20 @@ def test_the_html_report_follows_the_same_card_logic(report):
     assert "Cannot tell on this data" in dvp and "✓ Low" not in dvp
     a = R.assess("cvp", report["cvp"])
     assert f"<strong>{a.excess_text}</strong> {a.against}" in page
+
+
+def test_membership_attacks_lead_with_their_auc_the_number_the_answer_quotes():
+    # One finding, one number: the card of an attack says its AUC with what 0.5 and 1 mean, as the answer does,
+    # never the advantage "+0.611 above zero" beside an answer that says "AUC 0.89".
+    d = load_scenario("noisy_copy", n=300)
+    report = evaluate(d.real, d.synthetic, Schema(types=dict(d.types)), metrics=["mia_best", "mia_distance"],
+                      holdout=d.holdout, params={"mia_best": {"n_boot": 200}, "mia_distance": {"n_boot": 200}}, seed=0)
+    best = R.assess("mia_best", report["mia_best"])
+    auc = report["mia_best"].details.held_out_auc
+    assert best.excess_text == f"AUC {auc:.2f}"
+    assert "0.5 = a coin flip" in best.against and "not chosen on" in best.against
+    assert f"AUC {auc:.2f}" in " ".join(e.text for e in verdict(report).evidence)
+    distance = R.assess("mia_distance", report["mia_distance"])
+    assert distance.excess_text == f"AUC {report['mia_distance'].details.auc:.2f}"
+    assert "not chosen on" not in distance.against
+    assert R.assess("mia_best", report["mia_best"]).level == R.level_of(best.adjusted)  # the level is unchanged

@@ -45,6 +45,12 @@ fresh sample on one scale, the holdout's d_min and d_max, and the line gains the
 are unchanged here (the holdout's scale is the baseline's own, and both tables' extremes coincide on these tables).
 Every other word and every figure are as in the sixth snapshot (checked with :func:`tests.golden.compare.differences`
 between the two snapshots: 2 and 1 runs of text).
+
+Rewritten an eighth time (issue 59, one number per finding), with only the lead of the membership attacks' cards
+changed (the distance attack, in "report" twice and in "report_without_figures" once): "+1.000 above zero: the risk
+itself ..." is now "AUC 1.00 at telling members from non-members (0.5 = a coin flip, 1 = tells every member; 95 %
+interval 1.00–1.00)", the number the answer quotes. Every other word and figure are as in the seventh snapshot
+(4 and 2 runs of text).
 """
 
 from __future__ import annotations
