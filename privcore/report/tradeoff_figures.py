@@ -26,11 +26,15 @@ from privcore.metrics import ColumnShapes, PairTrends, bin_column, column_kinds,
 from privcore.report.figure_base import Figure, apply_layout, empty_figure, wrapped
 from privcore.report.utility_figures import pair_trends_figure
 
-__all__ = ["PRIVACY_AXIS", "UTILITY_AXIS", "VERDICT_SYMBOLS", "tradeoff_figure", "worst_columns_figure",
+__all__ = ["PRIVACY_AXIS", "PROXY_AXIS", "UTILITY_AXIS", "VERDICT_SYMBOLS", "tradeoff_figure", "worst_columns_figure",
            "fidelity_figures"]
 
 #: The x axis: what the privacy evidence is.
 PRIVACY_AXIS = "strongest privacy evidence: the attacker's advantage over a fresh sample (0 = no leak)"
+#: The x axis when no attack ran (no holdout, or none chosen): a similarity proxy against other real people, the
+#: holdout or, without one, half of the real table against the other half; never "an attacker's advantage".
+PROXY_AXIS = ("strongest privacy evidence: how much closer the synthetic rows come to the real people than other real "
+              "people do (a proxy: no attack ran; 0 = no closer)")
 #: The y axis: what the utility is.
 UTILITY_AXIS = "utility kept: share of what a fresh sample keeps (1 = all)"
 #: The y axis without a holdout: the raw scores.
@@ -82,7 +86,8 @@ def tradeoff_figure(points: Sequence[TradeoffPoint], title: str = "Privacy and u
         if not group:
             continue
         word, icon, colour, _ = VERDICT_STYLE[level]
-        hover = [f"<b>{p.name}</b><br>verdict: {icon} {word}<br>{p.privacy_name}: advantage {p.privacy:+.3f}"
+        hover = [f"<b>{p.name}</b><br>verdict: {icon} {word}<br>{p.privacy_name}: "
+                 f"{'advantage' if p.decisive else 'excess'} {p.privacy:+.3f}"
                  + ("" if p.privacy_low is None else f" (95 % interval {p.privacy_low:+.3f} to "
                     + ("…" if p.privacy_high is None else f"{p.privacy_high:+.3f}") + ")")
                  + ("" if p.decisive else " (a proxy: no attack ran)")
@@ -108,7 +113,8 @@ def tradeoff_figure(points: Sequence[TradeoffPoint], title: str = "Privacy and u
                              hovertemplate="ideal corner: no advantage for an attacker, all utility kept"
                                            "<extra></extra>"))
     # Axis titles wrapped so that they fit a 390-pixel phone screen.
-    apply_layout(fig, title, wrapped(PRIVACY_AXIS, AXIS_CHARACTERS),
+    attacked = any(p.decisive for p in drawn)
+    apply_layout(fig, title, wrapped(PRIVACY_AXIS if attacked else PROXY_AXIS, AXIS_CHARACTERS),
                  wrapped(UTILITY_AXIS if relative else SCORE_AXIS, 2 * AXIS_CHARACTERS), height=440)
     pad = 0.08 * (right - left)
     fig.update_xaxes(range=[left - pad, right + pad], zeroline=True, zerolinecolor="#bbbbbb")

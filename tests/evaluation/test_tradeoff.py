@@ -12,6 +12,8 @@ from privcore.demo import load_scenario
 from privcore.evaluation.tradeoff import NO_UTILITY, TradeoffPoint, best_tradeoff, tradeoff_points, tradeoff_sentence
 from privcore.report.tradeoff_figures import (
     PRIVACY_AXIS,
+    PROXY_AXIS,
+    SCORE_AXIS,
     UTILITY_AXIS,
     fidelity_figures,
     tradeoff_figure,
@@ -133,3 +135,18 @@ def _without_utility():
     demo = load_scenario("fresh_sample", n=200)
     schema = Schema(types=demo.types, key=demo.key, sensitive=demo.sensitive, seed=0)
     return evaluate(demo.real, demo.synthetic, schema, metrics=["dcr"], holdout=demo.holdout, seed=0)
+
+
+def test_without_a_holdout_the_view_never_speaks_of_an_attacker_or_a_fresh_sample():
+    # An upload with no holdout: no attack can run, the evidence is a proxy read against half of the real table,
+    # and there is no fresh sample for the utility either. Neither axis may compare with one.
+    demo = load_scenario("column_resampler", n=300)
+    schema = Schema(types=demo.types, key=demo.key, sensitive=demo.sensitive, seed=0)
+    report = evaluate(demo.real, demo.synthetic, schema, metrics=METRICS, seed=0)
+    (point,) = tradeoff_points({"upload": report})
+    assert not point.decisive and point.utility is None
+    figure = tradeoff_figure([point])
+    axes = [figure.fig.layout[axis].title.text.replace("<br>", " ") for axis in ("xaxis", "yaxis")]
+    assert axes == [PROXY_AXIS, SCORE_AXIS]
+    assert "attacker" not in axes[0] and "fresh sample" not in axes[0]
+    assert all("advantage" not in text for trace in figure.fig.data if trace.hovertext for text in trace.hovertext)
