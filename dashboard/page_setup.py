@@ -43,6 +43,22 @@ NARROW_SCREEN_CSS = """<style>
 </style>"""
 
 
+#: On a phone, the sidebar closes once a page is chosen from it, as Streamlit's own page list does (the app draws
+#: its list with ``st.page_link``, which leaves the sidebar open over most of a 390-pixel screen). Only when the
+#: page changed: a rerun on the same page leaves the sidebar as the visitor left it. 768 px is Streamlit's own
+#: width below which the sidebar covers the page.
+CLOSE_SIDEBAR_ON_PHONE = """<script>
+(() => {
+  const here = window.location.pathname;
+  const last = window.sessionStorage.getItem("privcore-page");
+  window.sessionStorage.setItem("privcore-page", here);
+  if (last === null || last === here || window.innerWidth >= 768) return;
+  const collapse = document.querySelector('[data-testid="stSidebarCollapseButton"] button');
+  if (collapse) collapse.click();
+})();
+</script>"""
+
+
 def setup_page(title: str, icon: str = PAGE_ICON) -> None:
     """Configure the page, create missing session-state keys and draw the sidebar summary."""
     if icon.startswith(":material"):
@@ -55,6 +71,7 @@ def setup_page(title: str, icon: str = PAGE_ICON) -> None:
     init_state(st.session_state)
     _page_navigation()
     st.html(NARROW_SCREEN_CSS)
+    st.html(CLOSE_SIDEBAR_ON_PHONE, unsafe_allow_javascript=True)
     persistence.page_notice(st.session_state)
     _sidebar_summary(st.session_state["tables"])
     sign_in.sidebar_controls(st.session_state)

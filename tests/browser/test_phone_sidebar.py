@@ -1,0 +1,54 @@
+"""On a phone the sidebar closes once a page is chosen from it, and stays as the visitor left it on a rerun."""
+
+from __future__ import annotations
+
+import pytest
+from browser_support import PAGE_PATHS, assert_clean, open_app, running_server, wait_idle
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(180)]
+
+PHONE = {"width": 390, "height": 844}
+EXPANDED = "[data-testid=stSidebarCollapseButton] button"
+COLLAPSED = "[data-testid=stExpandSidebarButton]"
+
+
+@pytest.fixture(scope="module")
+def demo_app(browser):
+    with running_server("--demo") as srv:
+        yield srv
+
+
+def _open_sidebar(page) -> None:
+    page.locator(COLLAPSED).click()
+    page.locator(EXPANDED).wait_for(state="attached")
+
+
+def test_choosing_a_page_in_the_sidebar_closes_it_on_a_phone(demo_app, page):
+    page.set_viewport_size(PHONE)
+    open_app(page, demo_app, "Data")
+    assert page.locator(EXPANDED).count() == 0  # a phone opens with the sidebar closed
+    _open_sidebar(page)
+    page.locator("[data-testid=stSidebar]").get_by_role("link", name="Metrics", exact=True).click()
+    page.wait_for_url(lambda url: f"/{PAGE_PATHS['Metrics']}" in url)
+    wait_idle(page)
+    page.locator(COLLAPSED).wait_for(state="visible", timeout=5000)
+    assert page.locator(EXPANDED).count() == 0
+    assert_clean(page)
+    # Opened again on the same page, a rerun of that page (Streamlit's "R" key) leaves it open.
+    _open_sidebar(page)
+    page.locator("[data-testid=stSidebar]").get_by_role("link", name="Metrics", exact=True).focus()
+    page.keyboard.press("r")
+    page.wait_for_selector("[data-testid=stApp][data-test-script-state=running]", timeout=5000)
+    wait_idle(page)
+    page.wait_for_timeout(800)
+    assert page.locator(EXPANDED).count() == 1
+
+
+def test_a_wide_screen_keeps_the_sidebar_open_after_a_page_change(demo_app, page):
+    page.set_viewport_size({"width": 1400, "height": 900})
+    open_app(page, demo_app, "Data")
+    page.locator("[data-testid=stSidebar]").get_by_role("link", name="Metrics", exact=True).click()
+    page.wait_for_url(lambda url: f"/{PAGE_PATHS['Metrics']}" in url)
+    wait_idle(page)
+    page.wait_for_timeout(800)
+    assert page.locator(EXPANDED).count() == 1
