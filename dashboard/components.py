@@ -22,6 +22,7 @@ from privcore.metrics import (
     LinkabilityAttack,
     ReproducedIdentifiers,
     SinglingOutAttack,
+    battery_ids,
     registry,
 )
 from privcore.report import figures as F
@@ -59,11 +60,12 @@ def level_legend() -> None:
     lo, hi = R.LEVEL_BANDS
     markdown_html(
         " ".join(level_badge(R.LEVELS[k]) for k in ("low", "moderate", "high"))
-        + f"&nbsp; Risk above the reference (the fresh-sample baseline when a holdout exists, otherwise the "
-        f"metric's chance level or 0): at most {lo:g}, at most {hi:g}, or more. Risk runs from 0 (complete "
-        "privacy) to 1 (no privacy). A card leads with that excess; a metric whose fresh sample scores the maximum "
-        "says it cannot tell on this data. Utility measures run the other way (higher is better) and lead with "
-        "their score as a share of what a fresh sample of real people keeps."
+        + f"&nbsp; A card leads with its risk above the reference: at most {lo:g}, at most {hi:g}, or more "
+        "(risk runs from 0, complete privacy, to 1). The reference is a fresh sample: real people the generator "
+        "never saw (the holdout, cut to the same size), scored as if they were the synthetic table; without a "
+        "holdout, the metric's chance level or 0. A membership attack leads with its AUC (0.5 = a coin flip). A "
+        "metric whose fresh sample scores the maximum says it cannot tell on this data. Utility runs the other way "
+        "(higher is better): a share of what a fresh sample keeps."
     )
 
 
@@ -190,8 +192,10 @@ def score_card(metric_id: str, result) -> None:
             markdown_html(level_badge(a.level))
             st.markdown(f"Cannot tell on this data: {a.cannot_tell}")
         else:
+            # "of real people" is said once, in the legend above the cards, not on each of them.
+            against = a.against.replace(FRESH_SAMPLE_WORDS, "above a fresh sample", 1)
             markdown_html(f"{level_badge(a.level, 'Risk level: ')} &nbsp; <span style='font-size:1.5rem;"
-                          f"font-weight:700'>{html.escape(a.excess_text)}</span> {html.escape(a.against)}")
+                          f"font-weight:700'>{html.escape(a.excess_text)}</span> {html.escape(against)}")
         lines = [f"Risk {_fmt(a.risk)}"]
         if a.baseline is not None:
             lines.append(f"fresh-sample baseline {_fmt(a.baseline)}")
@@ -199,13 +203,25 @@ def score_card(metric_id: str, result) -> None:
             lines.append(f"chance level {R.reference_level(metric_id):g} (no holdout baseline)")
         if result.interval is not None:
             lines.append(f"95% interval {_fmt(result.interval[0])} – {_fmt(result.interval[1])}")
-        st.caption(" · ".join(lines))
-        if a.size_match is not None and not a.cannot_tell:
-            st.caption(f"Sizes compared: {a.size_match.describe()}")
-        if result.warnings:
-            with st.expander(f"{len(result.warnings)} warning(s)", icon=":material/warning:"):
-                for w in result.warnings:
-                    st.write(w)
+        compared = a.size_match is not None and not a.cannot_tell
+        if compared and a.excess_interval is not None:
+            half = (a.excess_interval[1] - a.excess_interval[0]) / 2
+            lines.append(f"chance alone reaches ±{half:.3f}")
+        # The raw numbers, the comparison and the warnings on demand: one line when closed, its label the raw risk.
+        label = " · ".join([f"Risk {_fmt(a.risk)}", DETAILS]
+                           + ([f"{len(result.warnings)} warning(s)"] if result.warnings else []))
+        with st.expander(label, icon=":material/warning:" if result.warnings else ":material/info:"):
+            st.caption(" · ".join(lines))
+            if compared:
+                st.caption(f"Sizes compared: {a.size_match.describe()}")
+            for w in result.warnings:
+                st.write(w)
+
+
+#: How a card's reference starts when it is a fresh sample (interpret.Assessment.against); the cards shorten it.
+FRESH_SAMPLE_WORDS = "above a fresh sample of real people"
+#: The label of a card's raw numbers, comparison and warnings (behind one expander, after the raw risk).
+DETAILS = "details"
 
 
 def score_cards(report, columns: int = 3) -> None:
@@ -222,11 +238,23 @@ def score_cards(report, columns: int = 3) -> None:
         if not ids:
             continue
         st.subheader(registry.family_heading(family))
-        for start in range(0, len(ids), columns):
-            cols = st.columns(columns)
-            for col, mid in zip(cols, ids[start:start + columns]):
-                with col:
-                    score_card(mid, report[mid])
+        # The strongest membership attack speaks for the attacks it is chosen from (as in the answer): their cards
+        # come on demand, so that the page leads with one number per finding.
+        chosen_from = [m for m in ids if m in battery_ids()] if "mia_best" in ids and report["mia_best"].applicable \
+            else []
+        _card_grid([m for m in ids if m not in chosen_from], report, columns)
+        if chosen_from:
+            with st.expander(f"The {len(chosen_from)} membership attacks the strongest one is chosen from",
+                             icon=":material/stacks:"):
+                _card_grid(chosen_from, report, columns)
+
+
+def _card_grid(ids: list[str], report, columns: int) -> None:
+    for start in range(0, len(ids), columns):
+        cols = st.columns(columns)
+        for col, mid in zip(cols, ids[start:start + columns]):
+            with col:
+                score_card(mid, report[mid])
 
 
 def side_by_side(reports: Mapping[str, object]) -> pd.DataFrame:

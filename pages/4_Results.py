@@ -70,11 +70,19 @@ for table_name, table_report in reports.items():
     C.verdict_panel(table_name, table_report, rule)
     audit_citations(state, table_name, tables.real.content_hash)
 n_real = len(report.data.real)
-row = int(st.number_input(
-    "Real person to examine (row number in the real table)", min_value=0, max_value=n_real - 1,
-    value=R.riskiest_record(report), key=f"record::{key}::{name}",
-    help="Starts at the person flagged by the most metrics. Used by the metric detail and the record explorer.",
-))
+
+
+def record_picker() -> int:
+    """The real person the metric detail and the record explorer look at: in those two tabs only, kept between them."""
+    kept = f"record-row::{key}::{name}"
+    row = int(st.number_input(
+        "Real person to examine (row number in the real table)", min_value=0, max_value=n_real - 1,
+        value=int(state.get(kept, R.riskiest_record(report))), key=f"record::{key}::{name}",
+        help="Starts at the person flagged by the most metrics; the record explorer shows the same person.",
+    ))
+    state[kept] = row
+    return row
+
 
 # Stateful tabs: the active tab survives reruns, and only its content is computed.
 TABS = ["Score cards", "Side by side", "Privacy and utility", "Membership", "Reconstruction", "Metric in detail",
@@ -109,6 +117,7 @@ if reconstruction.open:
 if detail.open:
     with detail:
         metric = st.selectbox("Metric", list(report), format_func=F.metric_name, key=f"metric::{key}::{name}")
+        row = record_picker()
         C.score_card(metric, report[metric])
         for i, figure in enumerate(F.metric_figures(report, metric)):
             C.show_figure(figure, key=f"fig::{key}::{name}::{metric}::{i}")
@@ -134,6 +143,7 @@ if detail.open:
 
 if records.open:
     with records:
+        row = record_picker()
         st.markdown(f"#### Real row {row}")
         st.dataframe(report.data.real.iloc[[row]], width="stretch")
         st.markdown("**Nearest synthetic records** (in the encoded space E, from the shared neighbour search)")

@@ -59,11 +59,11 @@ def first_run(page, server, scenario: str, name: str):
 
 
 def answer_text(main) -> str:
-    """What the page says under "The answer", up to the record picker."""
+    """What the page says under "The answer", up to the tabs."""
     main.get_by_text("The answer", exact=True).wait_for()
     text = main.inner_text()
     start = text.index("The answer")
-    end = text.find("Real person to examine", start)
+    end = text.find("Score cards", start)
     return text[start:end if end > 0 else None]
 
 
