@@ -20,11 +20,14 @@ __all__ = ["column_advantage_figure", "tables_figure", "reconstruction_figures",
            "ADVANTAGE_AXIS"]
 
 #: The left panel's axis: the attack's score per column.
-SCORE_AXIS = "how well the attacker fills it in (1 = every value right)"
+SCORE_AXIS = "share filled in right (1 = every value)"
 #: The right panel's axis: the advantage.
-ADVANTAGE_AXIS = "advantage: members − non-members (0 = no leak)"
+ADVANTAGE_AXIS = "members − non-members (0 = no leak)"
 #: Characters per line of the panels' axis titles (11 px: half a 390-pixel screen).
 AXIS_CHARACTERS = 24
+#: The least height of the figure: with one secret column, title, two-line axis titles and the legend need it
+#: (220 px left the plot a sliver between titles wrapped onto three lines).
+MIN_HEIGHT = 340
 
 #: The traces: label, colour and marker symbol (never colour alone).
 _MEMBERS = ("members (training people)", ROLE_COLOURS["real"], "circle")
@@ -71,7 +74,7 @@ def _two_panels(labels: list[str], rows: list, title: str) -> go.Figure:
     lines = max((wrapped(c, TICK_CHARACTERS).count("<br>") + 1 for c in labels), default=1)
     fig.update_yaxes(tickmode="array", tickvals=labels, ticktext=[wrapped(c, TICK_CHARACTERS) for c in labels],
                      autorange="reversed", title_text="", row=1, col=1)
-    fig.update_layout(height=190 + max(34, 16 * lines + 12) * len(labels))
+    fig.update_layout(height=max(MIN_HEIGHT, 250 + max(40, 16 * lines + 14) * len(labels)))
     fig.update_xaxes(title_text=wrapped(SCORE_AXIS, AXIS_CHARACTERS), range=[-0.03, 1.03], row=1, col=1)
     ends = [abs(v) for r in rows for v in (r.advantage, *(r.advantage_interval or ())) if math.isfinite(v)]
     reach = max([0.05, *ends]) * 1.15

@@ -4,6 +4,7 @@ records side by side, and the figure in the score card's figures and the HTML re
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -99,3 +100,15 @@ def test_the_exposed_records_show_true_and_reconstructed_values_side_by_side(noi
     assert exposure == sorted(exposure, reverse=True)
     document = json.loads(noisy.to_json())
     assert document["metrics"]["recon_best"]["details"]["exposed"][0]["row"] == details.exposed[0].row
+
+
+def test_one_secret_column_gets_a_figure_sized_for_its_labels(noisy):
+    # One secret column (all but the income known): the figure keeps room for a plot between its title, its axis
+    # titles and its legend (it was 224 px tall, with axis titles wrapped onto three lines).
+    details = noisy["recon_nearest"].details
+    one = replace(details, columns=ordered_columns(details)[:1])
+    figure = column_advantage_figure(one, name="Reconstruction")
+    layout = figure.fig.layout
+    assert layout.height >= 340
+    for axis in ("xaxis", "xaxis2"):
+        assert layout[axis].title.text.count("<br>") <= 1, layout[axis].title.text
