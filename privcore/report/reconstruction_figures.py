@@ -20,11 +20,11 @@ __all__ = ["column_advantage_figure", "tables_figure", "reconstruction_figures",
            "ADVANTAGE_AXIS"]
 
 #: The left panel's axis: the attack's score per column.
-SCORE_AXIS = "share filled in right (1 = every value)"
+SCORE_AXIS = "values filled in right (1 = all)"
 #: The right panel's axis: the advantage.
-ADVANTAGE_AXIS = "members − non-members (0 = no leak)"
-#: Characters per line of the panels' axis titles (11 px: half a 390-pixel screen).
-AXIS_CHARACTERS = 24
+ADVANTAGE_AXIS = "members − holdout (0 = no leak)"
+#: Characters per line of the panels' axis titles (11 px: half a 390-pixel screen, the two titles side by side).
+AXIS_CHARACTERS = 18
 #: The least height of the figure: with one secret column, title, two-line axis titles and the legend need it
 #: (220 px left the plot a sliver between titles wrapped onto three lines).
 MIN_HEIGHT = 340
