@@ -36,9 +36,13 @@ def test_choosing_a_page_in_the_sidebar_closes_it_on_a_phone(demo_app, page):
     assert_clean(page)
     # Opened again on the same page, a rerun of that page (Streamlit's "R" key) leaves it open.
     _open_sidebar(page)
+    # A rerun can be over before a check for it runs: an observer notes that the script ran.
+    page.evaluate("""() => { window.__reran = false; new MutationObserver(() => {
+        if (document.querySelector('[data-testid=stApp]').dataset.testScriptState === 'running') window.__reran = true;
+    }).observe(document.querySelector('[data-testid=stApp]'), {attributes: true}); }""")
     page.locator("[data-testid=stSidebar]").get_by_role("link", name="Metrics", exact=True).focus()
     page.keyboard.press("r")
-    page.wait_for_selector("[data-testid=stApp][data-test-script-state=running]", timeout=5000)
+    page.wait_for_function("() => window.__reran === true", timeout=20_000)
     wait_idle(page)
     page.wait_for_timeout(800)
     assert page.locator(EXPANDED).count() == 1

@@ -119,11 +119,11 @@ def test_the_classifiers_fits_run_as_tasks_and_give_the_same_results(dask_client
     monkeypatch.setattr(cluster_module, "run_chunks_on_cluster", counting)
     spread = evaluate(demo.real, demo.synthetic, schema, metrics=["dmlp", "mir"], seed=3, cluster=dask_client)
     assert ("_fit_fold_task", 5) in sent and ("_fit_repeat", 5) in sent
-    # The learned membership attack's ten fold models (five per half) likewise.
+    # The learned membership attack's twelve fits (five fold models per half, one model per half) likewise.
     learned = evaluate(demo.real, demo.synthetic, schema, metrics=["mia_learned"], holdout=demo.holdout, seed=3)
     learned_spread = evaluate(demo.real, demo.synthetic, schema, metrics=["mia_learned"], holdout=demo.holdout,
                               seed=3, cluster=dask_client)
-    assert ("fit_and_score", 10) in sent
+    assert ("fit_and_score", 12) in sent  # five folds per half, then one model per half for mia_best's count
     assert learned_spread["mia_learned"].risk == learned["mia_learned"].risk
     np.testing.assert_array_equal(learned_spread["mia_learned"].per_record, learned["mia_learned"].per_record)
     for metric in ("dmlp", "mir"):
