@@ -95,12 +95,12 @@ def closest_synthetic(ctx: MetricContext) -> Closest:
     """d_YZ and n(y) = (d_YZ − d_min)/(d_max − d_min), 0 when d_max = d_min (metrics.md §2)."""
     require_space(ctx)
     nb = ctx.neighbours("E", "real", "synthetic")
-    extremes = ctx.extremes("E", "real", "synthetic")
-    if ctx.common_scale:
-        # d_max over all pairs is set by the farthest row of a table: on wide numerical tables one row moves every
-        # n(y) of a fresh sample by ±0.15. Compared with a fresh sample, both sides are read on the fresh sample's
-        # scale; a scale over both tables would let one far-off synthetic row shrink every n(y), copies' included.
-        extremes = ctx.shared.extremes("E", "real", "holdout")
+    # d_max over all pairs is set by the farthest row of a table: on wide numerical tables one row moves every n(y)
+    # of a fresh sample by ±0.15. Compared with a fresh sample, both sides are read on the fresh sample's scale (a
+    # scale over both tables would let one far-off synthetic row shrink every n(y), copies' included), and the
+    # table's own extremes, which may cost a pass of their own, are not asked for.
+    extremes = (ctx.shared.extremes("E", "real", "holdout") if ctx.common_scale
+                else ctx.extremes("E", "real", "synthetic"))
     return Closest(nb.d1, nb.i1, extremes, extremes.normalise(nb.d1))
 
 
