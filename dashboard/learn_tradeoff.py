@@ -76,7 +76,8 @@ def lesson_lines(reports: Mapping[str, object], points: list[TradeoffPoint],
                 "no attack does better than against other real people" if p.privacy is not None and p.privacy
                 <= rule.caution_at else "an attack does somewhat better than against other real people")
         text = (f"**{name}.** {HOW_MADE[scenario]} It {_distance(report, rule)}; {leak} (verdict **{p.word}**, "
-                f"{evidence} {p.privacy:+.2f}); it keeps {_kept(report, 'utility_shapes')} of a fresh sample's column "
+                f"{evidence} " + (f"AUC {p.auc:.2f}, 0.5 = a coin flip" if p.auc is not None else f"{p.privacy:+.2f}")
+                + f"); it keeps {_kept(report, 'utility_shapes')} of a fresh sample's column "
                 f"shapes and {_kept(report, 'utility_pairs')} of its relations between columns.")
         if p.keeps_little:
             text += (" Private because it keeps little: the verdict lets it out, but of one kind of utility it keeps "

@@ -53,6 +53,9 @@ class TradeoffPoint:
         Mean raw score of the utility measures that ran (1 = as useful as the real table); None: none ran.
     keeps_little : bool
         The verdict's flag "private because it keeps little".
+    auc, auc_low, auc_high : float or None
+        Where that evidence is a membership attack: its AUC (0.5 = a coin flip, 1 = tells every member) and the ends of
+        its 95 % interval, the number the answer and the attack's card quote; None otherwise.
 
     Notes
     -----
@@ -79,6 +82,9 @@ class TradeoffPoint:
     utility: float | None
     utility_score: float | None
     keeps_little: bool
+    auc: float | None = None
+    auc_low: float | None = None
+    auc_high: float | None = None
 
     @property
     def word(self) -> str:
@@ -135,6 +141,10 @@ def tradeoff_point(name: str, report, rule: VerdictRule | None = None) -> Tradeo
         low, high = _interval(report, strongest)
     line = v.utility
     score = None if line is None or not line.measures else float(np.mean([m.score for m in line.measures]))
+    auc = None
+    if strongest is not None and strongest.weight == "decisive":
+        auc = assess(strongest.metric, report[strongest.metric]).auc
+    auc_interval = None if auc is None else auc[1]
     return TradeoffPoint(
         name=name, level=v.level,
         privacy=None if strongest is None else float(strongest.excess),
@@ -145,6 +155,9 @@ def tradeoff_point(name: str, report, rule: VerdictRule | None = None) -> Tradeo
         utility=None if line is None else line.relative,
         utility_score=score,
         keeps_little=bool(line is not None and line.keeps_little),
+        auc=None if auc is None else float(auc[0]),
+        auc_low=None if auc_interval is None else float(auc_interval[0]),
+        auc_high=None if auc_interval is None else float(auc_interval[1]),
     )
 
 

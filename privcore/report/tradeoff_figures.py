@@ -26,10 +26,13 @@ from privcore.metrics import ColumnShapes, PairTrends, bin_column, column_kinds,
 from privcore.report.figure_base import Figure, apply_layout, empty_figure, wrapped
 from privcore.report.utility_figures import pair_trends_figure
 
-__all__ = ["PRIVACY_AXIS", "PROXY_AXIS", "UTILITY_AXIS", "VERDICT_SYMBOLS", "tradeoff_figure", "worst_columns_figure",
+__all__ = ["AUC_AXIS", "PRIVACY_AXIS", "PROXY_AXIS", "UTILITY_AXIS", "VERDICT_SYMBOLS", "tradeoff_figure", "worst_columns_figure",
            "fidelity_figures"]
 
-#: The x axis: what the privacy evidence is.
+#: The x axis where every table's strongest evidence is a membership attack: its AUC, the number the answer and the
+#: attack's card quote (one number per finding).
+AUC_AXIS = "strongest attack's AUC: 0.5 = a coin flip (no leak), 1 = it tells every member"
+#: The x axis where some table's strongest evidence is another attack (reconstruction, Anonymeter's): its excess.
 PRIVACY_AXIS = "strongest privacy evidence: the attacker's advantage over a fresh sample (0 = no leak)"
 #: The x axis when no attack ran (no holdout, or none chosen): a similarity proxy against other real people, the
 #: holdout or, without one, half of the real table against the other half; never "an attacker's advantage".
@@ -76,9 +79,15 @@ def tradeoff_figure(points: Sequence[TradeoffPoint], title: str = "Privacy and u
                                    "the attacks (the quick preset includes them) and run the evaluation again.")
     relative = all(p.utility is not None for p in drawn)
     value = (lambda p: p.utility) if relative else (lambda p: p.utility_score)
-    lows = [p.privacy_low if p.privacy_low is not None else p.privacy for p in drawn]
-    highs = [p.privacy_high if p.privacy_high is not None else p.privacy for p in drawn]
-    left, right = min(0.0, *lows), max(0.1, *highs)
+    # Attacks are placed by their AUC, as the answer and the cards quote them, when every table has one.
+    on_auc = all(p.auc is not None for p in drawn)
+    if on_auc:
+        x, low, high, chance = (lambda p: p.auc), (lambda p: p.auc_low), (lambda p: p.auc_high), 0.5
+    else:
+        x, low, high, chance = (lambda p: p.privacy), (lambda p: p.privacy_low), (lambda p: p.privacy_high), 0.0
+    lows = [low(p) if low(p) is not None else x(p) for p in drawn]
+    highs = [high(p) if high(p) is not None else x(p) for p in drawn]
+    left, right = min(chance, *lows), max(chance + 0.1, *highs)
     middle = (left + right) / 2
     fig = go.Figure()
     for level in (RELEASE, CAUTION, DO_NOT_RELEASE):
@@ -86,47 +95,60 @@ def tradeoff_figure(points: Sequence[TradeoffPoint], title: str = "Privacy and u
         if not group:
             continue
         word, icon, colour, _ = VERDICT_STYLE[level]
-        hover = [f"<b>{p.name}</b><br>verdict: {icon} {word}<br>{p.privacy_name}: "
-                 f"{'advantage' if p.decisive else 'excess'} {p.privacy:+.3f}"
-                 + ("" if p.privacy_low is None else f" (95 % interval {p.privacy_low:+.3f} to "
-                    + ("…" if p.privacy_high is None else f"{p.privacy_high:+.3f}") + ")")
-                 + ("" if p.decisive else " (a proxy: no attack ran)")
+        hover = [f"<b>{p.name}</b><br>verdict: {icon} {word}<br>{p.privacy_name}: " + _evidence_text(p, on_auc)
                  + f"<br>utility kept {value(p):.2f}" + (" · private because it keeps little" if p.keeps_little else "")
                  for p in group]
         error = None
-        if any(p.privacy_low is not None for p in group):
+        if any(low(p) is not None for p in group):
             error = {"type": "data", "symmetric": False, "color": colour, "thickness": 1.5,
-                     "array": [0.0 if p.privacy_high is None else max(0.0, p.privacy_high - p.privacy) for p in group],
-                     "arrayminus": [0.0 if p.privacy_low is None else max(0.0, p.privacy - p.privacy_low)
-                                    for p in group]}
+                     "array": [0.0 if high(p) is None else max(0.0, high(p) - x(p)) for p in group],
+                     "arrayminus": [0.0 if low(p) is None else max(0.0, x(p) - low(p)) for p in group]}
         fig.add_trace(go.Scatter(
-            x=[p.privacy for p in group], y=[value(p) for p in group], mode="markers+text", name=f"{icon} {word}",
+            x=[x(p) for p in group], y=[value(p) for p in group], mode="markers+text", name=f"{icon} {word}",
             # Labels lean inwards, so that a name near either edge stays inside the figure on a phone.
             text=[_label(p) for p in group], customdata=[p.name for p in group], cliponaxis=False, error_x=error,
-            textposition=["top left" if p.privacy > middle else "top right" for p in group],
+            textposition=["top left" if x(p) > middle else "top right" for p in group],
             marker={"color": colour, "symbol": VERDICT_SYMBOLS[level], "size": 13,
                     "line": {"color": OKABE_ITO["black"], "width": 1}},
             hovertext=hover, hovertemplate="%{hovertext}<extra></extra>"))
-    fig.add_trace(go.Scatter(x=[0.0], y=[1.0], mode="markers", name="ideal: leaks nothing, keeps all",
+    fig.add_trace(go.Scatter(x=[chance], y=[1.0], mode="markers", name="ideal: leaks nothing, keeps all",
                              marker={"symbol": "star", "size": 16, "color": "rgba(0,0,0,0)",
                                      "line": {"color": OKABE_ITO["black"], "width": 1.5}},
                              hovertemplate="ideal corner: no advantage for an attacker, all utility kept"
                                            "<extra></extra>"))
     # Axis titles wrapped so that they fit a 390-pixel phone screen.
     attacked = any(p.decisive for p in drawn)
-    apply_layout(fig, title, wrapped(PRIVACY_AXIS if attacked else PROXY_AXIS, AXIS_CHARACTERS),
+    axis = AUC_AXIS if on_auc else PRIVACY_AXIS if attacked else PROXY_AXIS
+    apply_layout(fig, title, wrapped(axis, AXIS_CHARACTERS),
                  wrapped(UTILITY_AXIS if relative else SCORE_AXIS, 2 * AXIS_CHARACTERS), height=440)
     pad = 0.08 * (right - left)
-    fig.update_xaxes(range=[left - pad, right + pad], zeroline=True, zerolinecolor="#bbbbbb")
+    fig.update_xaxes(range=[left - pad, right + pad], zeroline=not on_auc, zerolinecolor="#bbbbbb")
+    if on_auc:
+        fig.add_vline(x=0.5, line={"color": "#bbbbbb", "width": 1})
     top = max(1.0, *(value(p) for p in drawn))
     fig.update_yaxes(range=[min(0.0, *(value(p) for p in drawn)) - 0.05, top + 0.12])
     missing = [p.name for p in points if p not in drawn]
     best = best_tradeoff(points)
-    alt = ("Scatter of " + "; ".join(f"{p.name}: {p.word}, privacy evidence {p.privacy:+.3f}, utility "
-                                      f"{value(p):.2f}" for p in drawn)
+    alt = ("Scatter of " + "; ".join(f"{p.name}: {p.word}, privacy evidence "
+                                      + (f"AUC {p.auc:.2f}" if on_auc else f"{p.privacy:+.3f}")
+                                      + f", utility {value(p):.2f}" for p in drawn)
            + (f"; not drawn (no privacy or utility measure): {', '.join(missing)}" if missing else "")
            + (f". Best trade-off: {best.name}." if best is not None else ". No table may go out."))
     return Figure(fig, tradeoff_sentence(points), alt, title)
+
+
+def _evidence_text(point: TradeoffPoint, on_auc: bool) -> str:
+    """The hover's privacy line: the attack's AUC with its interval, or the evidence's excess."""
+    if on_auc:
+        text = f"AUC {point.auc:.2f} (0.5 = a coin flip)"
+        if point.auc_low is not None and point.auc_high is not None:
+            text += f", 95 % interval {point.auc_low:.2f} to {point.auc_high:.2f}"
+        return text
+    text = f"{'advantage' if point.decisive else 'excess'} {point.privacy:+.3f}"
+    if point.privacy_low is not None:
+        text += (f" (95 % interval {point.privacy_low:+.3f} to "
+                 + ("…" if point.privacy_high is None else f"{point.privacy_high:+.3f}") + ")")
+    return text + ("" if point.decisive else " (a proxy: no attack ran)")
 
 
 def worst_columns_figure(report, name: str, columns: int = WORST_COLUMNS) -> Figure | None:

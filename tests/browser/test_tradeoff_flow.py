@@ -44,6 +44,12 @@ POINT_NAMES = """() => {
   const plot = document.querySelector('[data-testid=stMain] .js-plotly-plot');
   return plot.data.filter(t => !t.name.startsWith('ideal')).map(t => Array.from(t.customdata || []));
 }"""
+#: Where each table sits across, with its axis title.
+POINT_X = """() => {
+  const plot = document.querySelector('[data-testid=stMain] .js-plotly-plot');
+  const xs = plot.data.filter(t => !t.name.startsWith('ideal')).flatMap(t => Array.from(t.x));
+  return {xs: xs, axis: plot.layout.xaxis.title.text};
+}"""
 
 
 @pytest.fixture(scope="module")
@@ -92,6 +98,13 @@ def test_the_privacy_and_utility_view_draws_one_point_per_table_on_a_phone(serve
     assert sorted(n for trace in names for n in trace) == sorted(TABLES), names
     plot = main.locator(".js-plotly-plot").first
     assert plot.locator(".scatterlayer .point").count() == len(TABLES) + 1
+
+    # One number per finding: each table sits at the AUC its answer quotes, on an axis that says so.
+    placed = page.evaluate(POINT_X)
+    assert "AUC" in placed["axis"] and "coin flip" in placed["axis"].replace("<br>", " "), placed["axis"]
+    text = main.inner_text()
+    for x in placed["xs"]:
+        assert f"AUC {x:.2f}" in text, (x, placed)
 
     # It fits a 390 px screen: no figure wider than the screen, no text of a figure cut, no sideways scroll.
     assert_fits(page, NARROW["width"])

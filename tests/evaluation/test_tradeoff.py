@@ -10,7 +10,10 @@ import pytest
 from privcore import Schema, evaluate
 from privcore.demo import load_scenario
 from privcore.evaluation.tradeoff import NO_UTILITY, TradeoffPoint, best_tradeoff, tradeoff_points, tradeoff_sentence
+from privcore.evaluation.verdict import verdict
+from privcore.evaluation.interpret import assess
 from privcore.report.tradeoff_figures import (
+    AUC_AXIS,
     PRIVACY_AXIS,
     PROXY_AXIS,
     SCORE_AXIS,
@@ -82,15 +85,38 @@ def test_the_figure_draws_one_point_per_table_and_names_the_best(reports):
     assert {t.name for t in tables} == {"✓ Release", "✖ Do not release"}
     assert len({t.marker.symbol for t in tables}) == len(tables)
     ideal = next(t for t in figure.fig.data if t.name.startswith("ideal"))
-    assert (ideal.x[0], ideal.y[0]) == (0.0, 1.0)
+    # Every table's strongest evidence is a membership attack: the x axis is its AUC, the ideal sits at a coin flip.
+    assert (ideal.x[0], ideal.y[0]) == (0.5, 1.0)
     axes = [figure.fig.layout[axis].title.text.replace("<br>", " ") for axis in ("xaxis", "yaxis")]
-    assert axes == [PRIVACY_AXIS, UTILITY_AXIS]
+    assert axes == [AUC_AXIS, UTILITY_AXIS]
     assert figure.caption.startswith("“fresh_sample” keeps the most utility")
     # The intervals are error bars that reach the ends of each attack's 95 % interval.
     points = {p.name: p for p in tradeoff_points(reports)}
     for trace in tables:
-        for name, x, minus in zip(trace.customdata, trace.x, trace.error_x.arrayminus):
-            assert x - minus == pytest.approx(points[name].privacy_low)
+        for name, x, minus, plus in zip(trace.customdata, trace.x, trace.error_x.arrayminus, trace.error_x.array):
+            assert x - minus == pytest.approx(points[name].auc_low)
+            assert x + plus == pytest.approx(points[name].auc_high)
+
+
+def test_one_number_per_finding_the_plot_places_each_table_at_the_auc_its_answer_quotes(reports):
+    """The answer, the attack's card and the plot quote one AUC for the same finding (never 2·(AUC − ½) beside it)."""
+    figure = tradeoff_figure(tradeoff_points(reports))
+    placed = {name: x for t in figure.fig.data if t.customdata is not None for name, x in zip(t.customdata, t.x)}
+    for name, report in reports.items():
+        v = verdict(report)
+        strongest = next(e for e in v.evidence if e.weight == "decisive")
+        card = assess(strongest.metric, report[strongest.metric])
+        quoted = card.excess_text
+        assert quoted == f"AUC {placed[name]:.2f}", (name, quoted, placed[name])
+        assert f"AUC {placed[name]:.2f}" in figure.alt
+        assert f"AUC {placed[name]:.2f}" in strongest.text, strongest.text
+
+
+def test_without_an_attack_auc_the_axis_stays_the_excess():
+    figure = tradeoff_figure([_point("a", privacy=0.02), _point("b", privacy=0.3)])
+    assert figure.fig.layout.xaxis.title.text.replace("<br>", " ") == PRIVACY_AXIS
+    ideal = next(t for t in figure.fig.data if t.name.startswith("ideal"))
+    assert ideal.x[0] == 0.0
 
 
 def test_without_utility_the_view_says_how_to_get_it():
