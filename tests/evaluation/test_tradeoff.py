@@ -9,9 +9,9 @@ import pytest
 
 from privcore import Schema, evaluate
 from privcore.demo import load_scenario
+from privcore.evaluation.interpret import assess
 from privcore.evaluation.tradeoff import NO_UTILITY, TradeoffPoint, best_tradeoff, tradeoff_points, tradeoff_sentence
 from privcore.evaluation.verdict import verdict
-from privcore.evaluation.interpret import assess
 from privcore.report.tradeoff_figures import (
     AUC_AXIS,
     PRIVACY_AXIS,
