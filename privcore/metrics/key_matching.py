@@ -10,6 +10,7 @@ import pandas as pd
 from privcore.base import NotApplicable, resolve_workers
 from privcore.data import NUMERICAL
 from privcore.engine import DEFAULT_CHUNK_ELEMENTS, MetricContext
+from privcore.engine import distinct_rows as distinct_points
 from privcore.metrics._exact_match import first_positions, tuple_ids
 from privcore.metrics.registry import NEEDS_REASONS
 
@@ -31,9 +32,10 @@ def distinct_rows(encoded: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For each row the id of its distinct encoded point, and the first row of each point."""
     if encoded.shape[1] == 0:  # every key attribute constant in Y: one point
         return np.zeros(len(encoded), dtype=np.int64), np.zeros(min(1, len(encoded)), dtype=np.int64)
-    codes = np.column_stack([pd.factorize(encoded[:, j] + 0.0)[0] for j in range(encoded.shape[1])])
-    point, n_points = tuple_ids(codes)
-    return point, first_positions(point, n_points)
+    # The engine's hashing of whole rows: points numbered by first occurrence, −0.0 = 0.0, as factorizing every column
+    # and numbering the tuples gave, without a factorize per column (5,004 of them for a 5,000-value code: 0.2 s a call).
+    found = distinct_points(encoded)
+    return found.inverse, found.rows[found.starts[:-1]]
 
 
 def sensitive_ranks(
