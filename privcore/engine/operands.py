@@ -8,8 +8,9 @@ from typing import Any
 import numpy as np
 
 from privcore.base import resolve_workers
-from privcore.engine import gpu
+from privcore.engine import gpu, sparse_split
 from privcore.engine.candidates import top_two_candidates
+from privcore.engine.sparse_split import SparseSplit
 
 #: Columns per group of the CPU's top-two candidate search (:func:`top_two_candidates`): each block is read
 #: about once instead of three times (20,000 × 20,000 Adult rows in six columns: 1.6× faster with 64 or 128).
@@ -73,6 +74,10 @@ class Operands:
     fallback : Operands or None
         Float64 operands to recompute a chunk with when these propose more candidates than
         :func:`candidate_budget` allows.
+    split : SparseSplit or None
+        On the CPU, for wide tables mostly of zeros (one-hot codes of many values): the products from their dense
+        columns and, as sparse matrices, the rest (:mod:`privcore.engine.sparse_split`); ``query`` and ``reference``
+        stay the whole tables, which the exact refinement reads.
     """
 
     xp: Any
@@ -83,6 +88,7 @@ class Operands:
     group: int
     error_scale: float
     fallback: "Operands | None" = None
+    split: SparseSplit | None = None
 
     def scores(self, start: int, stop: int, first_column: int = 0) -> Any:
         """``|r|²/2 − q·r`` for query rows [start, stop) against the reference rows from ``first_column`` on.
@@ -96,7 +102,10 @@ class Operands:
 
         ``rows`` is a slice or positions; ``last_column`` defaults to the end.
         """
-        block = self.query[rows] @ self.reference[first_column:last_column].T
+        if self.split is not None:
+            block = self.split.products(rows, first_column, last_column)
+        else:
+            block = self.query[rows] @ self.reference[first_column:last_column].T
         if self.half_ref_norm is not None:
             self.xp.subtract(self.half_ref_norm[first_column:last_column], block, out=block)
         return block
@@ -128,6 +137,12 @@ def _cpu_operands(query, reference, half_ref_norm, query_norm, error_scale) -> O
     by as much (error scale with float32's epsilon) and more candidates are refined; the exact float64
     refinement makes the results identical.
     """
+    parts = sparse_split.split(query, reference)
+    if parts is not None:
+        # A 5,000-value code: its one-hot columns are multiplied as sparse matrices, the few others by BLAS (at 1,500
+        # rows and 2,963 columns 0.7 s a pass in one float64 product). float32 would not pay: its rounding bound,
+        # which grows with the columns, proposed 67 candidates a row there.
+        return Operands(np, query, reference, half_ref_norm, query_norm, CPU_GROUP, error_scale, split=parts)
     plain = Operands(np, query, reference, half_ref_norm, query_norm, CPU_GROUP, error_scale)
     norms = np.concatenate([query_norm, 2.0 * half_ref_norm])
     # The second test also keeps inf and NaN, and squares beyond float32's range, on the float64 path.

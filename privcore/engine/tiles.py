@@ -86,7 +86,10 @@ def tile_scores(operands, start: int, stop: int, first: int, last: int) -> np.nd
     smallest) then run along long contiguous rows, about three times faster than the minima of short runs within
     a row (measured: 0.2 against 0.6 ns per score; the product itself takes about 2.6).
     """
-    block = operands.reference[first:last] @ operands.query[start:stop].T
+    if operands.split is not None:
+        block = operands.split.scores_t(first, last, start, stop)
+    else:
+        block = operands.reference[first:last] @ operands.query[start:stop].T
     if operands.half_ref_norm is not None:
         np.subtract(operands.half_ref_norm[first:last, None], block, out=block)
     return block
