@@ -263,13 +263,20 @@ class SharedComputation:
 
     @_filled_once(lambda self, space, role: self._encoded.get((space, role)))
     def encoded(self, space: str, role: str) -> np.ndarray:
-        """Table ``role`` encoded in ``space`` (cached); a subsample takes its rows of the whole table's encoding."""
+        """Table ``role`` encoded in ``space`` (cached); a subsample, its rows of the whole table's encoding (a copy each time)."""
         key = (space, role)
+        if role in self._subsamples:
+            # Not kept: the size-matched comparisons draw ten subsamples per size and space, whose copies held 700 MB
+            # at 1,500 rows of a 5,000-value code; their passes are kept, and a copy costs one pass over the table.
+            base, rows = self._subsamples[role]
+            if base != POOL:
+                return np.ascontiguousarray(self.encoded(space, base)[rows])
+            # The pool's rows, read off the synthetic table and the holdout without stacking them first.
+            synthetic, holdout = self.encoded(space, "synthetic"), self.encoded(space, "holdout")
+            cut = int(np.searchsorted(rows, len(synthetic)))
+            return np.vstack([synthetic[rows[:cut]], holdout[rows[cut:] - len(synthetic)]])
         if key not in self._encoded:
-            if role in self._subsamples:
-                base, rows = self._subsamples[role]
-                self._encoded[key] = np.ascontiguousarray(self.encoded(space, base)[rows])
-            elif role == POOL:
+            if role == POOL:
                 self._encoded[key] = np.vstack([self.encoded(space, "synthetic"), self.encoded(space, "holdout")])
             else:
                 self._encoded[key] = self.space(space).transform(self.data.table(role))
@@ -353,8 +360,10 @@ class SharedComputation:
 
     @_filled_once(lambda self, space, role: self._distinct.get((space, role)))
     def distinct(self, space: str, role: str) -> DistinctRows:
-        """The distinct rows of table ``role`` in ``space`` (cached; not kept when pickled)."""
+        """The distinct rows of table ``role`` in ``space`` (cached but for a subsample; not kept when pickled)."""
         key = (space, role)
+        if role in self._subsamples:
+            return distinct_rows(self.encoded(space, role))  # not kept, as its encoding (see encoded)
         if key not in self._distinct:
             self._distinct[key] = distinct_rows(self.encoded(space, role))
         return self._distinct[key]
