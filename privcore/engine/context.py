@@ -25,6 +25,8 @@ from privcore.engine.tolerance import TieTolerance, d_max_bounds
 SpaceFactory = Callable[[PreparedData], Any]
 #: The role of the synthetic table and the holdout together (:meth:`SharedComputation.table`).
 POOL = "pool"
+#: Subsample encodings kept at once (:meth:`SharedComputation.encoded`).
+RECENT_SUBSAMPLES = 2
 
 
 def _euclidean(data: PreparedData, columns: list[str] | None = None) -> EuclideanSpace:
@@ -135,6 +137,8 @@ class SharedComputation:
         self._factories["phi"] = functools.partial(_famd, famd_components=famd_components)
         self._spaces: dict[str, Any] = {}
         self._encoded: dict[tuple[str, str], np.ndarray] = {}
+        #: The last few subsamples' encodings (:data:`RECENT_SUBSAMPLES`), oldest first.
+        self._recent: dict[tuple[str, str], np.ndarray] = {}
         self._neighbours: dict[tuple[str, str, str], Neighbours] = {}
         self._extremes: dict[tuple[str, str, str], PairExtremes] = {}
         self._distinct: dict[tuple[str, str], DistinctRows] = {}
@@ -172,6 +176,7 @@ class SharedComputation:
         state["_progress"] = None
         state["_reuse"] = None
         state["_distinct"] = {}  # recomputed from the encoded tables when needed
+        state["_recent"] = {}
         state["cluster"] = None
         # Where it is unpickled there may be no GPU; results do not depend on the device.
         state["device"] = "auto"
@@ -190,6 +195,7 @@ class SharedComputation:
         self.__dict__.setdefault("_extremes_wanted", set())
         self.__dict__.setdefault("_distinct", {})
         self.__dict__.setdefault("_subsamples", {})
+        self.__dict__.setdefault("_recent", {})
 
     def _new_locks(self) -> None:
         """The locks the caches fill under (:func:`_filled_once`, :meth:`cached`): new ones, never pickled."""
@@ -266,21 +272,29 @@ class SharedComputation:
         """Table ``role`` encoded in ``space`` (cached); a subsample, its rows of the whole table's encoding (a copy each time)."""
         key = (space, role)
         if role in self._subsamples:
-            # Not kept: the size-matched comparisons draw ten subsamples per size and space, whose copies held 700 MB
-            # at 1,500 rows of a 5,000-value code; their passes are kept, and a copy costs one pass over the table.
-            base, rows = self._subsamples[role]
-            if base != POOL:
-                return np.ascontiguousarray(self.encoded(space, base)[rows])
-            # The pool's rows, read off the synthetic table and the holdout without stacking them first.
-            synthetic, holdout = self.encoded(space, "synthetic"), self.encoded(space, "holdout")
-            cut = int(np.searchsorted(rows, len(synthetic)))
-            return np.vstack([synthetic[rows[:cut]], holdout[rows[cut:] - len(synthetic)]])
+            # Not all kept: the size-matched comparisons draw ten subsamples per size and space, whose copies held
+            # 700 MB at 1,500 rows of a 5,000-value code; their passes are kept, and the last few copies, which the
+            # metric comparing on a subsample reads several times.
+            if key not in self._recent:
+                self._recent[key] = self._subsample_encoded(space, role)
+                while len(self._recent) > RECENT_SUBSAMPLES:
+                    self._recent.pop(next(iter(self._recent)))
+            return self._recent[key]
         if key not in self._encoded:
             if role == POOL:
                 self._encoded[key] = np.vstack([self.encoded(space, "synthetic"), self.encoded(space, "holdout")])
             else:
                 self._encoded[key] = self.space(space).transform(self.data.table(role))
         return self._encoded[key]
+
+    def _subsample_encoded(self, space: str, role: str) -> np.ndarray:
+        """A subsample's rows of its table's encoding (a pool's from the synthetic table and the holdout, unstacked)."""
+        base, rows = self._subsamples[role]
+        if base != POOL:
+            return np.ascontiguousarray(self.encoded(space, base)[rows])
+        synthetic, holdout = self.encoded(space, "synthetic"), self.encoded(space, "holdout")
+        cut = int(np.searchsorted(rows, len(synthetic)))
+        return np.vstack([synthetic[rows[:cut]], holdout[rows[cut:] - len(synthetic)]])
 
     @_filled_once(lambda self, space, query, reference: self._neighbours.get((space, query, reference)))
     def neighbours(self, space: str, query: str, reference: str) -> Neighbours:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from privcore.engine import sparse_split
 from privcore.engine.candidates import exact_distances, select_two
 from privcore.engine.neighbors_distinct import distinct_rows
 
@@ -159,7 +160,10 @@ def top_two_in_key_groups(query: np.ndarray, reference: np.ndarray, exclude_self
     with a non-finite value is left to the usual pass.
     """
     n, m = len(query), len(reference)
-    if n * m < MIN_PAIRS:
+    if n * m < MIN_PAIRS or query.shape[1] >= sparse_split.MIN_COLUMNS:
+        # A table of hundreds of columns is mostly the one-hot code of a many-valued column: rows rarely share it, so
+        # the groups settle few rows, and finding its discrete columns sorted 8,192 rows of each (5,004 columns at
+        # 5,000 rows: 64 of NNAA's 90 s); its pass multiplies it as a sparse matrix instead (sparse_split).
         return None
     # The finer ratio's columns include the coarser one's, so its groups are smaller: it is tried where the
     # coarser groups' sample holds more than MAX_PAIR_SHARE of the pairs (the sample may err by 2×).
