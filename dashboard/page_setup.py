@@ -36,10 +36,14 @@ PAGE_ICON = "🛡️"
 
 
 #: On a narrow screen, tabs wrap onto a second line instead of hiding behind a scroll arrow (the Results page
-#: has six); the active tab keeps its underline.
+#: has six); the active tab keeps its underline. The uploaders' line of accepted file types and the chosen items of a
+#: multiselect wrap too (at 390 px Streamlit cut them with an ellipsis: "... XLSX, XLSM,…", a metric's name).
 NARROW_SCREEN_CSS = """<style>
 [data-testid="stTabs"] [role="tablist"] { flex-wrap: wrap; row-gap: 0.25rem; }
 [data-testid="stTabs"] [role="tablist"] > button[data-testid^="stTabScroll"] { display: none; }
+[data-testid="stFileUploaderDropzoneInstructions"] * { white-space: normal; overflow: visible; text-overflow: clip; }
+[data-testid="stMultiSelectTagsContainer"] span { white-space: normal !important; overflow: visible !important;
+  text-overflow: clip !important; max-width: 100% !important; height: auto !important; }
 </style>"""
 
 

@@ -5,6 +5,7 @@
   attacker's advantage.
 - After the default run on the demo, the Reconstruction tab offers its attack in one click, with its time, and the
   click fills the tab with its figure.
+- No text of a page (button, label, caption, uploader hint) is cut with an ellipsis, at 1,400 px or at 390 px.
 """
 
 from __future__ import annotations
@@ -35,6 +36,20 @@ X_AXIS = """() => {
   const plot = document.querySelector('[data-testid=stMain] .js-plotly-plot');
   return plot.layout.xaxis.title.text;
 }"""
+
+
+#: Elements whose own text runs past their box where the box hides it (an ellipsis or a clipped line).
+CUT_TEXT = """() => {
+  const out = [];
+  for (const el of document.querySelectorAll('[data-testid=stMain] *, [data-testid=stSidebar] *')) {
+    if (![...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim())) continue;
+    const s = getComputedStyle(el);
+    const hides = s.overflow === 'hidden' || s.overflowX === 'hidden' || s.textOverflow === 'ellipsis';
+    if (hides && el.scrollWidth > el.clientWidth + 1) out.push(el.textContent.trim().slice(0, 60));
+  }
+  return out;
+}"""
+PAGES = ("Data", "Configure", "Metrics", "Results", "Learn", "Audit", "Compare metrics")
 
 
 @pytest.fixture(scope="module")
@@ -110,4 +125,23 @@ def test_after_the_default_run_the_reconstruction_tab_fills_in_one_click(server,
     assert_clean(page)
     assert "No reconstruction metric ran" not in main.inner_text()
     screenshot(page, "first-hour-reconstruction-filled")
+    guard.assert_local()
+
+
+@pytest.mark.parametrize("width", [1400, 390])
+def test_no_text_is_cut_on_any_page(server, page, guard, width):
+    page.set_viewport_size({"width": width, "height": 900})
+    open_app(page, server, "Home")
+    button(page, "Start with demo data").click()
+    page.wait_for_url(re.compile(r"/Results/?(\?.*)?$"))
+    wait_idle(page)
+    cut = {}
+    for name in PAGES:
+        page.goto(server.page_url(name))
+        wait_idle(page)
+        page.wait_for_timeout(500)  # fonts and widths settle after the script run
+        found = page.evaluate(CUT_TEXT)
+        if found:
+            cut[name] = found
+    assert not cut, f"text cut at {width} px: {cut}"
     guard.assert_local()
