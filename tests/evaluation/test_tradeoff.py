@@ -176,3 +176,14 @@ def test_without_a_holdout_the_view_never_speaks_of_an_attacker_or_a_fresh_sampl
     assert axes == [PROXY_AXIS, SCORE_AXIS]
     assert "attacker" not in axes[0] and "fresh sample" not in axes[0]
     assert all("advantage" not in text for trace in figure.fig.data if trace.hovertext for text in trace.hovertext)
+
+
+def test_the_html_report_quotes_each_table_at_its_attacks_auc(reports):
+    from privcore.report.html import html_report
+
+    page = html_report(reports, include_figures=False)
+    section = page.split("<h2>Privacy and utility</h2>", 1)[1].split("</table>", 1)[0]
+    for point in tradeoff_points(reports):
+        assert f"AUC {point.auc:.2f}" in section, point.name
+        assert f"{point.auc_low:.2f}–{point.auc_high:.2f}" in section
+    assert "+0." not in section.split("<tbody>", 1)[1]  # no 2·(AUC − ½) beside the AUC
