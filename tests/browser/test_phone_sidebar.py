@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from browser_support import PAGE_PATHS, assert_clean, open_app, running_server, wait_idle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(180)]
@@ -23,6 +24,20 @@ def _open_sidebar(page) -> None:
     page.locator(EXPANDED).wait_for(state="attached")
 
 
+def _rerun_with_r_key(page) -> None:
+    """Press Streamlit's "R" key until the script reruns: on a loaded 2-core host one key press was missed (CI)."""
+    link = page.locator("[data-testid=stSidebar]").get_by_role("link", name="Metrics", exact=True)
+    for _ in range(4):
+        link.focus()
+        page.keyboard.press("r")
+        try:
+            page.wait_for_function("() => window.__reran === true", timeout=8_000)
+            return
+        except PlaywrightTimeoutError:
+            continue
+    raise AssertionError("four presses of Streamlit's R key did not rerun the page")
+
+
 def test_choosing_a_page_in_the_sidebar_closes_it_on_a_phone(demo_app, page):
     page.set_viewport_size(PHONE)
     open_app(page, demo_app, "Data")
@@ -40,9 +55,7 @@ def test_choosing_a_page_in_the_sidebar_closes_it_on_a_phone(demo_app, page):
     page.evaluate("""() => { window.__reran = false; new MutationObserver(() => {
         if (document.querySelector('[data-testid=stApp]').dataset.testScriptState === 'running') window.__reran = true;
     }).observe(document.querySelector('[data-testid=stApp]'), {attributes: true}); }""")
-    page.locator("[data-testid=stSidebar]").get_by_role("link", name="Metrics", exact=True).focus()
-    page.keyboard.press("r")
-    page.wait_for_function("() => window.__reran === true", timeout=20_000)
+    _rerun_with_r_key(page)
     wait_idle(page)
     page.wait_for_timeout(800)
     assert page.locator(EXPANDED).count() == 1
