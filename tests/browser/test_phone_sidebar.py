@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from browser_support import PAGE_PATHS, assert_clean, open_app, running_server, wait_idle
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(180)]
 
