@@ -682,6 +682,11 @@ def _permutation(info, shared: SharedComputation, params, seed, result: MetricRe
         return None
 
 
+#: The comparison's reading of a metric that declares ``compared_by`` (MDCR), said on its card.
+COMPARED_READING = ("each median of distances read as the mean of the middle 10 % of them (where distances repeat, "
+                    "an ordinary median jumps from one value to the next; this one moves with their shares)")
+
+
 def _size_match(info, shared: SharedComputation, params, seed, result: MetricResult, strict,
                 errors) -> SizeMatch | None:
     """``result`` and its baseline compared between like-sized tables (:mod:`privcore.evaluation.size_match`).
@@ -693,22 +698,28 @@ def _size_match(info, shared: SharedComputation, params, seed, result: MetricRes
     pairs with the real table): each table's own d_max is set by its farthest row, which on wide numerical tables
     moved a fresh sample's NSND by ±0.15 against the holdout's (16 fresh samples of 24 columns, 1,500 rows: 3 beyond
     the interval), a difference of scales, not of closeness. The extremes of both tables together would let one
-    far-off synthetic row shrink every n(y) of both, and hide copies behind it.
+    far-off synthetic row shrink every n(y) of both, and hide copies behind it. A metric whose score is a step
+    function of its table compares the smooth score it declares (``MetricInfo.compared_by``: MDCR's median read as
+    the mean of the middle 10 % of its distances).
     """
     one_scale = isinstance(result.details, NormalisedDistances)
+    score = info.compared_by or (lambda output: output.risk)
 
     def risk_on(role: str) -> float:
         output = info.compute(MetricContext(shared, params, seed, synthetic_role=role, common_scale=one_scale))
-        if output.risk is None or not math.isfinite(float(output.risk)):
+        if output.risk is None or not math.isfinite(float(score(output))):
             raise NotApplicable(f"{info.id} gave no risk on a size-matched subsample")
-        return float(output.risk)
+        return float(score(output))
 
     rows = {"real": len(shared.data.real), "synthetic": len(shared.data.synthetic),
             "holdout": len(shared.data.holdout)}
     try:
-        risk, baseline = (risk_on("synthetic"), risk_on("holdout")) if one_scale else (result.risk, result.baseline)
+        risk, baseline = ((risk_on("synthetic"), risk_on("holdout")) if one_scale
+                          else (score(result), score(result.baseline_output)))
         match = size_match(info.name, rows, risk, baseline, risk_on,
                            lambda role, size, repeat: shared.subsample(role, size, repeat, seed))
+        if info.compared_by is not None:
+            match = replace(match, reading=COMPARED_READING)
         return replace(match, one_scale=True) if one_scale else match
     except NotApplicable:
         return None

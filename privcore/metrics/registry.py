@@ -203,6 +203,10 @@ class MetricInfo:
         proxy tests, SD-MIA): its value and what it scores when the two groups it compares swap labels at random,
         the fresh-sample reference of metrics.md §5 for a metric whose own baseline would compare the holdout with
         itself (:func:`privcore.evaluation.size_match.permutation_match`).
+    compared_by : callable or None
+        ``compared_by(output) -> float``: the score the size-matched comparison reads in place of ``output.risk``,
+        for a metric whose own score is a step function of its table (MDCR's median of distances that take few
+        values: :func:`privcore.metrics.distance.closest.mdcr_compared`); None to compare the risk itself.
     scorer : object or None
         A membership attack's scorer (:class:`privcore.metrics.membership._base.Scorer`): the attacks that have
         one make the battery that the strongest attack compares, in display order.
@@ -239,6 +243,7 @@ class MetricInfo:
     one_thread_blas: bool = False
     scorer: Any = None
     null: Any = None
+    compared_by: Any = None
 
     @property
     def default_params(self) -> dict[str, Any]:

@@ -89,6 +89,9 @@ class SizeMatch:
         Whether both sides were read on one scale: for the metrics that divide distances by the extremes of all
         pairs (CVP, DVP, NSND), the holdout's ``d_min`` and ``d_max`` (over its pairs with the real table) for the
         synthetic table too, instead of each table's own (``risk`` and ``baseline`` are then on that scale).
+    reading : str or None
+        How ``risk`` and ``baseline`` were read where not as the metric's own score (MDCR: its median of distances
+        read as the mean of the middle 10 % of them, ``MetricInfo.compared_by``), else None.
     """
 
     rows: dict[str, int | None]
@@ -103,6 +106,7 @@ class SizeMatch:
     too_small: str | None = None
     method: str = "subsets"
     one_scale: bool = False
+    reading: str | None = None
 
     @property
     def beyond_chance(self) -> bool:
@@ -127,7 +131,7 @@ class SizeMatch:
                       f"records and the other half ({holdout:,} rows) a fresh sample of real people; ")
             rest = SizeMatch(self.rows, self.matched_rows, self.subsampled, self.repeats, self.risk, self.baseline,
                              self.excess, self.interval, self.values, self.too_small,
-                             one_scale=self.one_scale).describe()
+                             one_scale=self.one_scale, reading=self.reading).describe()
             return prefix + rest[0].lower() + rest[1:]
         if self.subsampled == "synthetic":
             how = (f"compared at the holdout's size: {self.repeats} random subsets of {self.matched_rows:,} of the "
@@ -143,6 +147,8 @@ class SizeMatch:
         if self.one_scale:
             how += (", both with distances rescaled by the holdout's d_min and d_max (over its pairs with the real "
                     "table), so that one far-off synthetic row does not rescale one score and not the other")
+        if self.reading:
+            how += f", {self.reading}"
         if self.interval is None:
             return f"{how[0].upper()}{how[1:]}."
         return (f"{how[0].upper()}{how[1:]}; a fresh sample of real people of that size would differ by "
@@ -162,6 +168,7 @@ class SizeMatch:
             "too_small": self.too_small,
             "method": self.method,
             "one_scale": bool(self.one_scale),
+            "reading": self.reading,
             "text": self.describe(),
         }
 

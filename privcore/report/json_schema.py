@@ -102,6 +102,9 @@ _SIZE_MATCH = {
                       "description": "true for the metrics that divide distances by the extremes of all pairs "
                                      "(CVP, DVP, NSND): both sides rescaled by the holdout's extremes (over its "
                                      "pairs with the real table)"},
+        "reading": {"type": ["string", "null"],
+                    "description": "how risk and baseline were read where not as the metric's own score (MDCR: "
+                                   "its median of distances read as the mean of the middle 10 % of them); null otherwise"},
         "text": {"type": "string"},
     },
     "required": ["rows", "matched_rows", "subsampled", "repeats", "risk", "baseline", "excess", "interval",
