@@ -56,6 +56,16 @@ def _phi_space(ctx: MetricContext):
     return space
 
 
+def _phi_warnings(space) -> list[str]:
+    """Say when the first ``k`` FAMD axes are not unique (:attr:`FAMDProjection.tied_axes`)."""
+    if not getattr(space, "tied_axes", False):
+        return []
+    return [f"The {space.n_components}th FAMD axis ties with the next (equal eigenvalues, as a code whose values are "
+            "unrelated to the other columns gives): any choice among the tied axes is an equally exact projection, "
+            "and distances in it depend on that choice. Read the distance metrics in E (CVP, Auth, NNAA) beside "
+            "this one."]
+
+
 def _phi_params(space) -> dict:
     return {"k": int(space.n_components)}
 
@@ -112,6 +122,7 @@ def compute_nndr(ctx: MetricContext) -> MetricOutput:
             zero_distance_rows=int((~far).sum()),
         ),
         params=_phi_params(space),
+        warnings=_phi_warnings(space),
     )
 
 
@@ -143,6 +154,7 @@ def compute_dcr(ctx: MetricContext) -> MetricOutput:
             nearest_synthetic=neighbours.i1.copy(),
         ),
         params=_phi_params(space),
+        warnings=_phi_warnings(space),
     )
 
 
@@ -195,7 +207,7 @@ def compute_hidr(ctx: MetricContext) -> MetricOutput:
     hit = has_twin & (closest_twin <= nearest + tolerance)
     hits = int(hit.sum())
 
-    warnings = []
+    warnings = _phi_warnings(space)
     unpaired = n_synthetic - len(paired)
     if unpaired:
         warnings.append(

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from privcore.base import NotApplicable
 from privcore.data.prepare import MISSING, prepare
 from privcore.data.schema import Schema
 from privcore.engine.encoding import EuclideanSpace, FAMDProjection
@@ -329,3 +330,75 @@ def test_phi_fit_equals_the_plain_svd_bit_for_bit_on_a_large_table():
     for j in range(centred.shape[1]):
         expected += centred[:, j : j + 1] * projection.components[:, j]
     assert np.array_equal(projection.transform(data.synthetic), expected)
+
+
+# A wide coding (a code of a thousand values or more) is fitted from its covariance matrix (issue 56, cost): the same
+# projection as the SVD of the rows × coordinates coding, up to column signs, in distances to rounding.
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mixed_tables(), st.integers(1, 5))
+def test_a_wide_coding_fitted_from_its_covariance_is_the_svds_projection(tables, k):
+    import privcore.engine.encoding as encoding
+
+    real, other, types = tables
+    data, schema = _prepared(real, other, types)
+    dense = FAMDProjection(data.real, schema, k)
+    assume(_singular_gap_ok(dense, data))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(encoding, "WIDE_CODING", 1)
+        wide = FAMDProjection(data.real, schema, k)
+    assert wide.wide and not dense.wide
+    np.testing.assert_allclose(wide.eigenvalues, dense.eigenvalues, rtol=1e-9, atol=1e-12)
+    assert wide.explained_inertia == pytest.approx(dense.explained_inertia, rel=1e-9)
+    for table in (data.real, data.synthetic):
+        ours, reference = wide.transform(table), dense.transform(table)
+        signs = np.sign(np.sum(ours * reference, axis=0))
+        np.testing.assert_allclose(ours, reference * signs, rtol=0, atol=1e-8)
+
+
+def test_a_wide_coding_puts_copies_on_their_real_record_and_unseen_codes_nowhere_in_particular(monkeypatch):
+    import privcore.engine.encoding as encoding
+
+    rng = np.random.default_rng(4)
+    n = 2000
+    real = pd.DataFrame({"zip": [f"z{v:04d}" for v in rng.integers(0, 4000, n)], "age": rng.integers(18, 90, n) * 1.0,
+                         "sex": rng.choice(["f", "m"], n)})
+    schema = Schema({"zip": "categorical", "age": "numerical", "sex": "binary"})
+    wide = FAMDProjection(real, schema)
+    assert wide.wide and real["zip"].nunique() > encoding.WIDE_CODING
+    # Only two eigenvalues lie above the postcode's ~1,590 equal ones: dsyevr finds none of the five, dsyevd does.
+    assert wide.components.shape[0] == 5 and wide.tied_axes
+    assert np.all(wide.eigenvalues[2:] == pytest.approx(1.0)) and wide.eigenvalues[1] > 1.5
+    copies = real.iloc[[3, 999, 3]].reset_index(drop=True)
+    assert np.array_equal(wide.transform(copies), wide.transform(real)[[3, 999, 3]])
+    unseen = copies.assign(zip="never seen")
+    with monkeypatch.context() as patch:
+        patch.setattr(encoding, "WIDE_CODING", 10**9)
+        dense = FAMDProjection(real, schema)
+    signs = np.sign(np.sum(wide.transform(real) * dense.transform(real), axis=0))
+    np.testing.assert_allclose(wide.transform(unseen), dense.transform(unseen) * signs, rtol=0, atol=1e-8)
+
+
+def test_a_coding_too_wide_for_its_covariance_is_refused_with_the_column_to_blame(monkeypatch):
+    import privcore.engine.encoding as encoding
+
+    monkeypatch.setattr(encoding, "WIDE_CODING", 10)
+    monkeypatch.setattr(encoding, "MAX_ENCODED_BYTES", 20 * 20 * 8)
+    real = pd.DataFrame({"code": [f"c{i % 40}" for i in range(80)], "a": np.arange(80.0)})
+    with pytest.raises(NotApplicable, match="'code' has 40 categories"):
+        FAMDProjection(real, Schema({"code": "categorical", "a": "numerical"}))
+
+
+def test_tied_famd_axes_are_said_on_the_projected_metrics():
+    from privcore import evaluate
+
+    rng = np.random.default_rng(4)
+    n = 300
+    real = pd.DataFrame({"zip": [f"z{v:04d}" for v in rng.integers(0, 4000, n)], "age": rng.integers(18, 90, n) * 1.0})
+    schema = Schema({"zip": "categorical", "age": "numerical"})
+    report = evaluate(real, real.sample(frac=1.0, random_state=1), schema, metrics="nndr,dcr,cvp", strict=True)
+    for metric in ("nndr", "dcr"):
+        assert any("ties with the next" in w for w in report[metric].warnings), report[metric].warnings
+    assert not any("ties with the next" in w for w in report["cvp"].warnings)
+    untied = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n) * 3, "c": rng.choice(list("xyz"), n)})
+    report = evaluate(untied, untied.iloc[::-1], metrics="nndr", strict=True)
+    assert not any("ties with the next" in w for w in report["nndr"].warnings)
