@@ -28,8 +28,20 @@ from privcore.evaluation.evaluate import evaluate
 from privcore.evaluation.verdict import verdict
 
 
+def _one(paths: list[str] | None, option: str) -> str | None:
+    """The single path of a table option (repeated only for related tables, with --relation)."""
+    if not paths:
+        return None
+    if len(paths) > 1:
+        raise InputError(f"{option} is given {len(paths)} times: several tables are related tables, so give each as "
+                         f"{option} NAME=PATH and say how they join with --relation CHILD.COLUMN=PARENT.COLUMN.")
+    return paths[0]
+
+
 def load_inputs(args):
     """The tables ``evaluate`` reads (files or a demo scenario), the demo's types and roles, the file names."""
+    args.real, args.synthetic, args.holdout = (_one(args.real, "--real"), _one(args.synthetic, "--synthetic"),
+                                               _one(args.holdout, "--holdout"))
     if args.demo:
         from privcore import demo  # lazy: the demo and the generators behind it only for --demo
 
@@ -64,6 +76,10 @@ def run_evaluate(args: argparse.Namespace) -> int:
     device = checked_device(args.device, args.dask)
     for option in ("json", "html"):  # fail fast: an unwritable report path is known before any computation
         check_output_path(getattr(args, option), f"--{option}")
+    if args.relation or args.order:
+        from privcore.cli.related import run_related  # only for related tables
+
+        return run_related(args, params=params, workers=workers, device=device)
     real, synthetic, holdout, overrides, demo_key, demo_sensitive, names = load_inputs(args)
     # The column settings first: a column declared categorical (--categorical) or left out (--exclude) is then
     # not held to the numbers-in-every-table check, so following a message's advice makes the tables pass.

@@ -86,9 +86,17 @@ def add_evaluate_parser(sub) -> None:
     (``0.1``, ``[["age", "sex"], ["race"]]``) and as plain text otherwise.
     """
     ev = sub.add_parser("evaluate", help="score a synthetic table against the real one")
-    ev.add_argument("--real", help="real (training) table: CSV, Parquet or Excel")
-    ev.add_argument("--synthetic", help="synthetic table")
-    ev.add_argument("--holdout", help="optional holdout: real records not used for training")
+    ev.add_argument("--real", action="append", help="real (training) table: CSV, Parquet or Excel; for related "
+                    "tables NAME=PATH, once per table, with --relation")
+    ev.add_argument("--synthetic", action="append", help="synthetic table (NAME=PATH per table for related tables)")
+    ev.add_argument("--holdout", action="append", help="optional holdout: real records not used for training "
+                    "(NAME=PATH per table for related tables)")
+    ev.add_argument("--relation", action="append", default=[], metavar="CHILD.COLUMN=PARENT.COLUMN",
+                    help="related tables: the child table's column naming a row of the people table, e.g. "
+                    "visits.patient_id=patients.id (repeatable, one per child table); the tables are then "
+                    "evaluated per person, each person's rows summarised")
+    ev.add_argument("--order", action="append", default=[], metavar="CHILD.COLUMN",
+                    help="a child table's column that orders each person's rows (a year, a date): a sequence")
     ev.add_argument("--reference", help="optional reference table of real people outside training and holdout: "
                     "every membership attack that can use one (mia_best and mia_stacked too) compares with it "
                     "instead of with half of the holdout, as in the dashboard")

@@ -1,8 +1,8 @@
 """The tables and what is said about them.
 
-Reading files (``io``, with ``file_formats``, ``text_tables``, ``tidying``, ``table_checks`` and ``wording``), column
-types and roles (``schema``), cleaning and aligning tables for an evaluation (``prepare``), memory estimates
-(``memory``) and declared, checked settings of metrics and generators (``params``). Imports only :mod:`privcore.base`.
+Reading files (``io`` and its helpers), column types and roles (``schema``), cleaning and aligning tables
+(``prepare``), memory estimates (``memory``), checked settings (``params``) and related tables of people and their
+rows (``related``). Imports only :mod:`privcore.base`.
 """
 
 from privcore.base import lazy_face
@@ -22,6 +22,8 @@ _FACE: dict[str, str] = {
     "guess_column_type": "schema", "infer_schema": "schema", "MAX_MAGNITUDE": "schema", "MAX_SEED": "schema",
     "NUMERICAL": "schema", "Schema": "schema", "suggest_sensitive": "schema",
     "only": "table_checks", "read_columns": "table_checks",
+    "check_related": "related", "NO_ROWS": "related", "people_table_name": "related", "person_table": "related",
+    "Relation": "related",
     "preset_key": "threat_models", "secret_sentence": "threat_models", "THREAT_MODELS": "threat_models",
 }
 

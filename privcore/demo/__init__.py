@@ -1,4 +1,4 @@
-"""Built-in, offline demo data: UCI Adult samples and synthetic tables from simple generators.
+"""Built-in, offline demo data: UCI Adult samples, synthetic tables from simple generators, related players' tables.
 
 Data: UCI Adult (Becker, B. & Kohavi, R. (1996), UCI Machine Learning Repository,
 https://doi.org/10.24432/C5XW20), licence CC BY 4.0, vendored as package data.
@@ -12,6 +12,7 @@ _FACE: dict[str, str] = {
     "SENSITIVE": "adult",
     "DemoData": "scenarios", "generate": "scenarios", "list_scenarios": "scenarios", "load_scenario": "scenarios",
     "Scenario": "scenarios", "SCENARIOS": "scenarios",
+    "joined": "related", "load_related": "related", "RELATED_SCENARIOS": "related", "RelatedScenario": "related",
 }
 
 __all__ = lazy_face(__name__, _FACE, globals())

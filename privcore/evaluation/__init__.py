@@ -16,6 +16,7 @@ _FACE: dict[str, str] = {
     "info_of": "interpret", "LEVEL_BANDS": "interpret", "LEVELS": "interpret", "metric_applies": "interpret",
     "THRESHOLD_REASON": "interpret", "what_it_loses": "interpret",
     "combined_json": "outcome", "Report": "outcome",
+    "children_per_person": "related", "evaluate_related": "related",
     "best_tradeoff": "tradeoff", "NO_UTILITY": "tradeoff", "tradeoff_point": "tradeoff", "tradeoff_points": "tradeoff",
     "tradeoff_sentence": "tradeoff", "TradeoffPoint": "tradeoff",
     "audit_severity": "verdict", "audit_verdict": "verdict", "CAUTION": "verdict", "DO_NOT_RELEASE": "verdict",

@@ -39,6 +39,9 @@ class Report(Mapping[str, MetricResult]):
     #: Every column of the real table as uploaded: analysed with its kind, checked, or left out with the reason
     #: (:class:`privcore.data.column_report.ColumnEntry`); empty for a report built without :func:`evaluate`.
     columns: list = field(default_factory=list)
+    #: For related tables evaluated per person (:func:`privcore.evaluation.related.evaluate_related`): the tables,
+    #: relations, rows per role and rows per person; None for one table.
+    related: dict | None = None
 
     def __getitem__(self, metric_id: str) -> MetricResult:
         return self.results[metric_id]
@@ -54,7 +57,7 @@ class Report(Mapping[str, MetricResult]):
 
         ``rule`` is a :class:`privcore.evaluation.verdict.VerdictRule`; default thresholds when None.
         """
-        return {
+        out = {
             "verdict": verdict(self, rule).to_dict(),
             "metrics": {mid: res.to_dict() for mid, res in self.results.items()},
             "warnings": list(self.warnings),
@@ -62,6 +65,9 @@ class Report(Mapping[str, MetricResult]):
             "dp_epsilon": self.dp_epsilon,
             "columns": [entry.to_dict() for entry in self.columns],
         }
+        if self.related is not None:
+            out["related"] = self.related
+        return out
 
     def to_json(self, indent: int | None = 2, rule: Any = None) -> str:
         """Serialise :meth:`to_dict` as strict JSON (no NaN or Infinity)."""

@@ -76,6 +76,32 @@ _VERDICT = {
 }
 
 
+_RELATED = {
+    "description": "Related tables evaluated per person (python -m privcore evaluate --real NAME=PATH ... --relation "
+                   "CHILD.COLUMN=PARENT.COLUMN): every metric above reads one record per person, their child rows "
+                   "summarised; absent for one table.",
+    "type": "object",
+    "properties": {
+        "people_table": {"type": "string"},
+        "relations": {"type": "array", "items": {"type": "object", "properties": {
+            "child": {"type": "string"}, "column": {"type": "string"}, "parent": {"type": "string"},
+            "parent_column": {"type": "string"}, "order": {"type": ["string", "null"]}},
+            "required": ["child", "column", "parent", "parent_column", "order"], "additionalProperties": False}},
+        "rows": {"type": "object", "description": "role -> table -> rows",
+                 "additionalProperties": {"type": "object", "additionalProperties": {"type": "integer"}}},
+        "children_per_person": {"type": "object", "description": "child table -> total variation distance between "
+                                "the real and the synthetic (and the holdout's) distributions of rows per person",
+                                "additionalProperties": {"type": "object", "properties": {
+                                    "synthetic": {"type": "number"}, "holdout": {"type": ["number", "null"]},
+                                    "real_mean": {"type": "number"}, "synthetic_mean": {"type": "number"}},
+                                    "required": ["synthetic", "holdout", "real_mean", "synthetic_mean"],
+                                    "additionalProperties": False}},
+        "text": {"type": "string"},
+    },
+    "required": ["people_table", "relations", "rows", "children_per_person", "text"],
+    "additionalProperties": False,
+}
+
 _SIZE_MATCH = {
     "description": "A size-dependent metric compared with its fresh-sample baseline at one table size: the larger "
                    "of the synthetic table and the holdout cut to the smaller one's size in seeded random subsets "
@@ -240,6 +266,7 @@ def report_schema() -> dict[str, Any]:
                             "role": {"type": "string"}, "reason": {"type": "string"}, "include": {"type": "string"}},
                             "required": ["column", "status", "kind", "role", "reason", "include"],
                             "additionalProperties": False}},
+            "related": _RELATED,
         },
         "required": ["verdict", "metrics", "warnings", "rows"],
         "additionalProperties": False,
