@@ -107,6 +107,12 @@ def run_evaluate(args: argparse.Namespace) -> int:
                       workers=workers, cluster=args.dask, device=device, dp_epsilon=dp_epsilon)
     if progress is not None:
         print(file=sys.stderr)
+    return deliver_report(report, args, names.get("synthetic", "synthetic"),
+                          [f"columns: {line}" for line in column_lines(report.columns)])
+
+
+def deliver_report(report, args: argparse.Namespace, title: str, notes: list[str]) -> int:
+    """Write the report (``--json``, stdout, ``--html``), say ``notes`` on stderr, and return the exit code."""
     answer = verdict(report)
     if answer.failed:  # the first line said, ahead of the report: an answer that rests on what failed is no answer
         print(f"privcore: {answer.headline}", file=sys.stderr)
@@ -118,10 +124,10 @@ def run_evaluate(args: argparse.Namespace) -> int:
     if args.html:
         from privcore.report import html_report  # lazy: heavy, Plotly only for --html
 
-        write_report(args.html, "--html", html_report({names.get("synthetic", "synthetic"): report}))
+        write_report(args.html, "--html", html_report({title: report}))
     if not args.quiet:  # every uploaded column said: analysed, checked or left out, and why
-        for line in column_lines(report.columns):
-            print(f"columns: {line}", file=sys.stderr)
+        for line in notes:
+            print(line, file=sys.stderr)
     if report.errors:
         for error in report.errors:
             print(f"internal error in {error.splitlines()[0]}", file=sys.stderr)

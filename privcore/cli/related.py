@@ -8,11 +8,10 @@ import sys
 from pathlib import Path
 
 from privcore.base import InputError
-from privcore.cli.args import print_progress, write_report
-from privcore.cli.parsers import EXIT_INTERNAL, EXIT_OK
-from privcore.data import Relation, load_table
+from privcore.cli.args import print_progress
+from privcore.cli.evaluate import deliver_report
+from privcore.data import Relation, column_lines, load_table
 from privcore.evaluation import evaluate_related
-from privcore.evaluation.verdict import verdict
 
 
 def named_tables(values: list[str] | None, option: str) -> tuple[dict, dict]:
@@ -63,22 +62,6 @@ def run_related(args: argparse.Namespace, *, params, workers, device) -> int:
                               params=params, workers=workers, device=device, progress=progress)
     if progress is not None:
         print(file=sys.stderr)
-    answer = verdict(report)
-    if answer.failed:
-        print(f"privcore: {answer.headline}", file=sys.stderr)
-    text = report.to_json()
-    if args.json:
-        write_report(args.json, "--json", text + "\n")
-    else:
-        print(text)
-    if args.html:
-        from privcore.report import html_report  # lazy: heavy, Plotly only for --html
-
-        write_report(args.html, "--html", html_report({"synthetic (per person)": report}))
-    if not args.quiet:
-        print(f"related: {report.related['text']}", file=sys.stderr)
-    if report.errors:
-        for error in report.errors:
-            print(f"internal error in {error.splitlines()[0]}", file=sys.stderr)
-        return EXIT_INTERNAL
-    return EXIT_OK
+    return deliver_report(report, args, "synthetic (per person)",
+                          [f"related: {report.related['text']}",
+                           *(f"columns: {line}" for line in column_lines(report.columns))])
