@@ -42,8 +42,9 @@ def evaluate_related(real: Tables, synthetic: Tables, relations: Sequence[Relati
     -------
     Report
         The evaluation of the person tables (:func:`privcore.data.related.person_table`), with ``related`` saying
-        which tables and relations it read, how many people and rows each role holds, and how far the number of
-        rows per person differs from the real one (``children_per_person``).
+        which tables and relations it read, how many people and rows each role holds, how far the number of rows
+        per person differs from the real one (``children_per_person``) and each child table's utility
+        (:func:`table_utility`).
 
     Notes
     -----
@@ -72,6 +73,7 @@ def evaluate_related(real: Tables, synthetic: Tables, relations: Sequence[Relati
                        "order": r.order} for r in relations],
         "rows": {role: {name: int(len(table)) for name, table in tables.items()} for role, tables in roles.items()},
         "children_per_person": {r.child: children_per_person(roles, r) for r in relations},
+        "table_utility": table_utility(roles, relations, seed),
         "text": (f"Evaluated per person: each of the {len(real[parent]):,} real people of {parent} is one record, "
                  f"with their rows of {', '.join(r.child for r in relations)} summarised (how many, their typical "
                  "values and, for an ordered table, the span and gaps); a person with many rows counts once."),
@@ -109,3 +111,47 @@ def children_per_person(roles: Mapping[str, Tables], relation: Relation) -> dict
     return {"synthetic": distance(synthetic),
             "holdout": distance(counts(roles["holdout"])) if "holdout" in roles else None,
             "real_mean": round(float(real.mean()), 6), "synthetic_mean": round(float(synthetic.mean()), 6)}
+
+
+#: The utility measures read on each child table and on each child joined to its people (their pairs across tables).
+TABLE_MEASURES = ("utility_shapes", "utility_pairs")
+
+
+def table_utility(roles: Mapping[str, Tables], relations: Sequence[Relation], seed: int = 0) -> dict[str, Any]:
+    """Utility of each child table's rows and of its columns' relations to the people's, beside a fresh sample's.
+
+    Per child table (its key left out): column shapes and pairs (:mod:`privcore.metrics.utility`). Per child
+    joined to its people (each child row with its person's columns, keys left out): the pairs, whose trends across
+    the two tables (a player's birth year and the season's year) no table alone shows. Each score is given with the
+    holdout's, as every utility measure is (``relative``: the share of what a fresh sample keeps).
+    """
+    out: dict[str, Any] = {}
+    for r in relations:
+        def child(tables: Tables) -> pd.DataFrame:
+            return tables[r.child].drop(columns=[r.column])
+
+        def joined(tables: Tables) -> pd.DataFrame:
+            people = tables[r.parent].rename(columns=lambda c: f"{r.parent}.{c}")
+            rows = tables[r.child].merge(people, left_on=r.column, right_on=f"{r.parent}.{r.parent_column}",
+                                         how="left")
+            return rows.drop(columns=[r.column, f"{r.parent}.{r.parent_column}"])
+
+        out[r.child] = _utility(roles, child, TABLE_MEASURES, seed)
+        out[f"{r.parent} + {r.child}"] = _utility(roles, joined, ("utility_pairs",), seed)
+    return out
+
+
+def _utility(roles: Mapping[str, Tables], view, measures: Sequence[str], seed: int) -> dict[str, Any]:
+    real = view(roles["real"])
+    holdout = view(roles["holdout"]) if "holdout" in roles else None
+    report = evaluate(real, view(roles["synthetic"]), infer_schema(real), metrics=list(measures), holdout=holdout,
+                      seed=seed)
+    scores = {}
+    for measure in measures:
+        result = report.results.get(measure)
+        utility = getattr(result, "utility", None)
+        scores[measure] = None if utility is None else {
+            "score": round(float(utility.score), 6),
+            "reference": None if utility.reference is None else round(float(utility.reference), 6),
+            "relative": None if utility.relative is None else round(float(utility.relative), 6)}
+    return scores

@@ -96,9 +96,17 @@ _RELATED = {
                                     "real_mean": {"type": "number"}, "synthetic_mean": {"type": "number"}},
                                     "required": ["synthetic", "holdout", "real_mean", "synthetic_mean"],
                                     "additionalProperties": False}},
+        "table_utility": {"type": "object", "description": "child table (and 'people + child', joined for pairs "
+                          "across the two) -> utility measure -> {score, reference (the holdout's), relative}",
+                          "additionalProperties": {"type": "object", "additionalProperties": {"anyOf": [
+                              {"type": "null"},
+                              {"type": "object", "properties": {"score": {"type": "number"},
+                                                                "reference": {"type": ["number", "null"]},
+                                                                "relative": {"type": ["number", "null"]}},
+                               "required": ["score", "reference", "relative"], "additionalProperties": False}]}}},
         "text": {"type": "string"},
     },
-    "required": ["people_table", "relations", "rows", "children_per_person", "text"],
+    "required": ["people_table", "relations", "rows", "children_per_person", "table_utility", "text"],
     "additionalProperties": False,
 }
 

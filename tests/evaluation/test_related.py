@@ -89,14 +89,20 @@ def scenarios():
 
 
 def test_a_career_copied_under_other_peoples_attributes_is_do_not_release_and_fresh_people_release(scenarios):
-    answers = {}
+    answers, utility = {}, {}
     for name, s in scenarios.items():
         report = evaluate_related(s.real, s.synthetic, [s.relation], holdout=s.holdout, metrics="quick")
         answers[name] = verdict(report).level
         assert report.rows == {"real": 400, "synthetic": 400, "holdout": 400}  # people, not seasons
         assert "per person" in report.warnings[0] and report.related["people_table"] == "players"
         jsonschema.validate(json.loads(report.to_json()), report_schema())
+        utility[name] = report.related["table_utility"]
     assert answers == {"people_leak": DO_NOT_RELEASE, "people_fresh": RELEASE}
+    # The copied careers are the real seasons themselves (every shape kept), cut from their players: the trend
+    # between a player's birth year and the seasons' years is lost where a fresh league keeps it.
+    assert utility["people_leak"]["seasons"]["utility_shapes"]["score"] == 1.0
+    assert utility["people_leak"]["players + seasons"]["utility_pairs"]["relative"] < 0.5
+    assert utility["people_fresh"]["players + seasons"]["utility_pairs"]["relative"] > 0.8
 
 
 def test_the_command_line_takes_named_tables_and_relations(tmp_path, scenarios, capsys):
