@@ -10,7 +10,7 @@ from privcore.base import lazy_face
 #: Each name of the face and the module that defines it (loaded on first access).
 _FACE: dict[str, str] = {
     "describe_estimate": "estimate", "duration_words": "estimate", "estimate_seconds": "estimate",
-    "check_dp_epsilon": "evaluate", "resolve_metric_ids": "evaluate", "unmet_need": "evaluate",
+    "check_dp_epsilon": "evaluate", "resolve_metric_ids": "evaluate", "unmet_need": "metric_run",
     "validated_params": "evaluate", "with_reference": "evaluate",
     "Answer": "interpret", "assess": "interpret", "Assessment": "interpret", "dataset_shareable": "interpret",
     "info_of": "interpret", "LEVEL_BANDS": "interpret", "LEVELS": "interpret", "metric_applies": "interpret",
