@@ -195,6 +195,9 @@ def process_uploads(state: MutableMapping, role: str, files: Iterable[Any]) -> b
 
 #: Session-state key: what an upload removed when it replaced the demo (shown on the Data page), or None.
 REPLACED_DEMO = "replaced_demo"
+#: Session-state key of the description of related tables loaded per person (:mod:`dashboard.related_upload`);
+#: None once other tables are loaded.
+RELATED = "related"
 
 
 def replaced_demo_notice(tables: Tables, filename: str) -> str:
@@ -247,6 +250,7 @@ def set_real(state: MutableMapping, table: LoadedTable) -> None:
     tables: Tables = state["tables"]
     previous = tables.real
     tables.real = table
+    state[RELATED] = None  # a real table of its own: no longer the person table of related tables
     if previous is None or previous.content_hash != table.content_hash:
         state["schema"] = inferred_schema(table.frame)
         state["schema_draft"] = None  # rebuilt from the new schema by the Configure page
@@ -273,6 +277,7 @@ def clear_tables(state: MutableMapping) -> None:
     state["schema"] = None
     state["schema_draft"] = None
     state["demo"] = None
+    state[RELATED] = None
     set_reference(state, None)
 
 
@@ -408,6 +413,7 @@ def load_demo(state: MutableMapping, name: str = DEFAULT_DEMO) -> None:
     state["schema_draft"] = None
     state["demo"] = name
     state[REPLACED_DEMO] = None
+    state[RELATED] = None
     set_reference(state, None)  # the demo replaces everything loaded
     if not state.get("selected_metrics"):
         choose_default_metrics(state)

@@ -6,9 +6,9 @@ on a page change); the reference table also fills the ``reference`` parameter of
 
 import streamlit as st
 
-from dashboard import reference_table, table_checks, uploads
+from dashboard import reference_table, related_upload, table_checks, uploads
 from dashboard.page_setup import CONFIGURE_PAGE, setup_page
-from privcore.data import MAX_UPLOAD_MB
+from privcore.data import MAX_UPLOAD_MB, Relation
 
 setup_page("Data")
 state = st.session_state
@@ -37,7 +37,8 @@ def _uploader(role: str, label: str, help_text: str, multiple: bool = False, dis
 if state.get(uploads.REPLACED_DEMO):
     st.info(state[uploads.REPLACED_DEMO], icon=":material/swap_horiz:")
 
-upload_tab, demo_tab = st.tabs(["Upload your tables", "Use a built-in demo"])
+upload_tab, demo_tab, related_tab = st.tabs(["Upload your tables", "Use a built-in demo",
+                                             "Related tables (people and their rows)"])
 with upload_tab:
     st.caption("CSV or TSV (delimiter and text encoding are detected), Parquet, or Excel (.xlsx), "
                f"up to {MAX_UPLOAD_MB} MB each. Files stay in this session's memory and are never "
@@ -70,6 +71,49 @@ with demo_tab:
     if state.get("demo"):
         st.success(f"Demo loaded: **{scenarios[state['demo']].title}**. Census data from UCI Adult "
                    "(Becker & Kohavi 1996, CC BY 4.0).", icon=":material/check_circle:")
+
+with related_tab:
+    st.markdown(
+        "A **table of people** (patients, players, customers) and a **child table** of their rows (visits, seasons, "
+        "purchases). Evaluated row by row, a person with 40 rows would count 40 times, and what gives a person away "
+        "is often the combination of their rows. Here each person becomes **one record**: their columns plus a "
+        "summary of their rows (how many, their typical values, and for rows in order their first value, span and "
+        "gaps). The rest of the dashboard then evaluates people.")
+    related_demos = related_upload.related_demo_choices()
+    related_choice = st.selectbox("Built-in related tables (players and their seasons)", list(related_demos),
+                                  key="related_demo_choice", format_func=lambda name: related_demos[name][0])
+    st.caption(related_demos[related_choice][1])
+    st.button("Load these related tables", icon=":material/family_history:", key="load_related_demo",
+              on_click=related_upload.load_related_demo, args=(state, related_choice),
+              help="Replaces any loaded tables with the players' tables, one row per player.")
+    st.divider()
+    st.caption("Or upload your own: for each role, the people table and the child table.")
+    slots = {}
+    for role, label in (("real", "Real"), ("synthetic", "Synthetic"), ("holdout", "Holdout (optional)")):
+        left, right = st.columns(2)
+        slots[f"{role} people"] = left.file_uploader(f"{label}: people", type=uploads.UPLOAD_TYPES,
+                                                     key=f"related_{role}_people")
+        slots[f"{role} child"] = right.file_uploader(f"{label}: their rows", type=uploads.UPLOAD_TYPES,
+                                                     key=f"related_{role}_child")
+    frames, read_errors = related_upload.parsed(slots)
+    for message in read_errors:
+        st.error(message, icon=":material/error:")
+    if "real people" in frames and "real child" in frames:
+        people_columns, child_columns = list(frames["real people"].columns), list(frames["real child"].columns)
+        left, middle, right = st.columns(3)
+        key = left.selectbox("People's key column", people_columns, key="related_key")
+        owner = middle.selectbox("Child column naming the person", child_columns, key="related_owner")
+        order = right.selectbox("Column ordering each person's rows (optional)", ["(none)", *child_columns],
+                                key="related_order")
+        relation = Relation("rows", owner, "people", key, None if order == "(none)" else order)
+        if st.button("Evaluate per person", icon=":material/group:", key="related_apply"):
+            problem = related_upload.apply_uploads(state, frames, relation)
+            if problem:
+                st.error(problem, icon=":material/error:")
+            else:
+                st.rerun()
+    if state.get(uploads.RELATED):
+        st.success(state[uploads.RELATED], icon=":material/check_circle:")
 
 tables = state["tables"]
 reference = state.get("reference")

@@ -37,6 +37,8 @@ st.markdown(
 )
 if selection.note():
     st.caption(selection.note())
+if state.get(uploads.RELATED):  # the loaded tables are related tables' person tables
+    st.info(state[uploads.RELATED], icon=":material/group:")
 if not metric_ids:
     st.warning("No metric is selected, so there is nothing to run. Choose metrics or a preset on the Metrics "
                "page.", icon=":material/checklist:")

@@ -12,7 +12,8 @@ _FACE: dict[str, str] = {
     "SENSITIVE": "adult",
     "DemoData": "scenarios", "generate": "scenarios", "list_scenarios": "scenarios", "load_scenario": "scenarios",
     "Scenario": "scenarios", "SCENARIOS": "scenarios",
-    "joined": "related", "load_related": "related", "RELATED_SCENARIOS": "related", "RelatedScenario": "related",
+    "joined": "related", "load_related": "related", "RELATED_SCENARIOS": "related", "RELATED_TITLES": "related",
+    "RelatedScenario": "related",
 }
 
 __all__ = lazy_face(__name__, _FACE, globals())

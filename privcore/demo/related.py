@@ -14,6 +14,9 @@ RELATION = Relation("seasons", "player_id", "players", "id", order="year")
 TEAMS = ("Bears", "Cubs", "Hawks", "Lions", "Owls", "Rams", "Sox", "Wolves")
 #: Games played in a season, in four steps: a season on its own is one of few combinations.
 GAMES = (40, 80, 120, 160)
+#: Related demo scenarios' short titles.
+RELATED_TITLES = {"people_fresh": "Players: a league of other real players",
+                  "people_leak": "Players: every career copied under a new player"}
 #: Related demo scenarios and what each shows.
 RELATED_SCENARIOS = {
     "people_fresh": "Synthetic players are other real players of the same league: nothing leaks, per row or per person.",

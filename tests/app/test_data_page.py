@@ -22,7 +22,8 @@ def _upload(at, role, files):
 def test_without_data_the_page_says_nothing_is_loaded():
     at = open_page(DATA).run()
     assert_no_exception(at)
-    assert len(at.file_uploader) == 4
+    # The four tables of one evaluation, and a people and a child table per role on the related tables' tab.
+    assert len(at.file_uploader) == 4 + 6
     assert at.file_uploader(key="upload_reference").disabled  # checked against the real table: load it first
     assert "Nothing loaded yet." in texts(at.markdown)
 
