@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, MutableMapping
 
 import pandas as pd
@@ -14,6 +15,22 @@ from privcore.data import Relation, check_related, person_table
 from privcore.demo import RELATED_SCENARIOS, RELATED_TITLES, load_related
 
 ROLES = ("real", "synthetic", "holdout")
+
+
+@dataclass(frozen=True)
+class RelatedTables:
+    """Related tables loaded per person: what to say of them, and the real people's tables for the record explorer."""
+
+    text: str
+    people: pd.DataFrame
+    child: pd.DataFrame
+    relation: Relation
+
+    def rows_of(self, position: int) -> pd.DataFrame:
+        """The child rows of the real person at ``position`` of the people table (the person table's row)."""
+        key = str(self.people[self.relation.parent_column].iloc[position])
+        rows = self.child[self.child[self.relation.column].astype(str) == key]
+        return rows.sort_values(self.relation.order) if self.relation.order else rows
 
 
 def per_person(state: MutableMapping, tables: dict[str, dict[str, pd.DataFrame]], relation: Relation,
@@ -41,11 +58,11 @@ def per_person(state: MutableMapping, tables: dict[str, dict[str, pd.DataFrame]]
     state["demo"] = None
     state[REPLACED_DEMO] = None
     set_reference(state, None)
-    state[RELATED] = (
-        f"Evaluated per person: each of the {len(people['real']):,} real people of {relation.parent} is one record, "
-        f"with their rows of {relation.child} summarised (how many, their typical values"
-        + (f", and the first {relation.order}, span and gaps" if relation.order else "") + "); a person with many "
-        "rows counts once, as a career or a sequence of visits gives a person away as a whole.")
+    text = (f"Evaluated per person: each of the {len(people['real']):,} real people of {relation.parent} is one "
+            f"record, with their rows of {relation.child} summarised (how many, their typical values"
+            + (f", and the first {relation.order}, span and gaps" if relation.order else "") + "); a person with many "
+            "rows counts once, as a career or a sequence of visits gives a person away as a whole.")
+    state[RELATED] = RelatedTables(text, tables["real"][relation.parent], tables["real"][relation.child], relation)
     choose_default_metrics(state)
 
 

@@ -113,7 +113,7 @@ with related_tab:
             else:
                 st.rerun()
     if state.get(uploads.RELATED):
-        st.success(state[uploads.RELATED], icon=":material/check_circle:")
+        st.success(state[uploads.RELATED].text, icon=":material/check_circle:")
 
 tables = state["tables"]
 reference = state.get("reference")

@@ -37,8 +37,9 @@ st.markdown(
 )
 if selection.note():
     st.caption(selection.note())
-if state.get(uploads.RELATED):  # the loaded tables are related tables' person tables
-    st.info(state[uploads.RELATED], icon=":material/group:")
+related = state.get(uploads.RELATED)
+if related:  # the loaded tables are related tables' person tables
+    st.info(related.text, icon=":material/group:")
 if not metric_ids:
     st.warning("No metric is selected, so there is nothing to run. Choose metrics or a preset on the Metrics "
                "page.", icon=":material/checklist:")
@@ -148,6 +149,9 @@ if records.open:
         row = record_picker()
         st.markdown(f"#### Real row {row}")
         st.dataframe(report.data.real.iloc[[row]], width="stretch")
+        if related and len(related.people) == n_real:  # one person per row, none dropped: their own rows
+            st.markdown(f"**This person's rows of {related.relation.child}** (summarised in the row above)")
+            st.dataframe(related.rows_of(row), hide_index=True, width="stretch")
         st.markdown("**Nearest synthetic records** (in the encoded space E, from the shared neighbour search)")
         try:
             st.dataframe(R.nearest_records(report, row, "E"), width="stretch")

@@ -108,6 +108,7 @@ PERSISTED_EXTRA = (
     "audit_tables",
     "verdict_rule",
     "replaced_demo",  # names an uploaded file: forgotten with the rest
+    "related",  # related tables' people and rows (dashboard.related_upload): the user's data, forgotten with it
     DEFAULT_CHOICE,
     LEFT_OUT,
 )

@@ -21,7 +21,7 @@ def test_the_related_demo_loads_one_row_per_player_and_the_results_page_says_so(
     scenario = load_related("people_leak")
     assert len(tables.real.frame) == len(scenario.real["players"])  # people, not seasons
     assert "seasons.rows" in tables.real.frame and tables.holdout is not None
-    assert "Evaluated per person" in at.session_state[uploads.RELATED]
+    assert "Evaluated per person" in at.session_state[uploads.RELATED].text
     assert "Evaluated per person" in texts(at.success)
     at.switch_page(RESULTS).run()
     assert_no_exception(at)
@@ -60,3 +60,15 @@ def test_the_related_uploaders_read_files_and_say_which_could_not_be_read():
     at.file_uploader(key="related_real_child").set_value(("rows.csv", b"", "text/csv")).run()
     assert_no_exception(at)
     assert "rows.csv" in texts(at.error)
+
+
+def test_the_record_explorer_shows_the_persons_own_rows():
+    state = {"tables": Tables(), "reference": None}
+    related_upload.load_related_demo(state, "people_leak")
+    related = state[uploads.RELATED]
+    scenario = load_related("people_leak")
+    first = scenario.real["players"]["id"].iloc[3]
+    rows = related.rows_of(3)
+    assert (rows["player_id"] == first).all() and len(rows) == (scenario.real["seasons"]["player_id"] == first).sum()
+    assert rows["year"].is_monotonic_increasing
+    assert state["tables"].real.frame["seasons.rows"].iloc[3] == len(rows)

@@ -5,7 +5,17 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser_support import RUN_TIMEOUT, assert_clean, button, choose_option, go_to, open_app, run_evaluation, wait_idle
+from browser_support import (
+    RUN_TIMEOUT,
+    assert_clean,
+    button,
+    choose_option,
+    go_to,
+    open_app,
+    open_tab,
+    run_evaluation,
+    wait_idle,
+)
 
 from privcore.demo import RELATED_TITLES
 
@@ -30,5 +40,8 @@ def test_a_league_loaded_per_person_is_answered_per_person(server, page, guard, 
     text = main.inner_text()
     # The answer's headline starts a line with the level and a colon ("Release:" is not "Release with caution:").
     assert re.search(rf"(^|\n){answer}:", text), text[:1500]
+    assert_clean(page)
+    open_tab(page, "Record explorer")
+    main.get_by_text("This person's rows of seasons").wait_for()
     assert_clean(page)
     guard.assert_local()
