@@ -86,7 +86,9 @@ def children_per_person(roles: Mapping[str, Tables], relation: Relation) -> dict
     """How far the synthetic number of rows per person differs from the real one, beside a fresh sample's.
 
     The total variation distance between the distributions of rows per person (0 = the same shares of people with
-    0, 1, 2... rows; 1 = no count in common), for the synthetic people and, as the reference, the holdout's.
+    0, 1, 2... rows; 1 = no count in common), for the synthetic people and, as the reference, the holdout's; and the
+    Kolmogorov-Smirnov statistic between them (``*_ks``: the largest gap between the two shares of people with at
+    most k rows), whose complement is SDMetrics' ``CardinalityShapeSimilarity``.
 
     Examples
     --------
@@ -94,7 +96,7 @@ def children_per_person(roles: Mapping[str, Tables], relation: Relation) -> dict
     >>> real = {"p": people, "c": pd.DataFrame({"pid": [1, 1, 2]})}
     >>> synthetic = {"p": people, "c": pd.DataFrame({"pid": [1, 2]})}
     >>> children_per_person({"real": real, "synthetic": synthetic}, Relation("c", "pid", "p", "id"))
-    {'synthetic': 0.5, 'holdout': None, 'real_mean': 1.5, 'synthetic_mean': 1.0}
+    {'synthetic': 0.5, 'holdout': None, 'synthetic_ks': 0.5, 'holdout_ks': None, 'real_mean': 1.5, 'synthetic_mean': 1.0}
     """
     def counts(tables: Tables) -> pd.Series:
         owners = tables[relation.child][relation.column].astype(str).value_counts()
@@ -103,13 +105,22 @@ def children_per_person(roles: Mapping[str, Tables], relation: Relation) -> dict
 
     real = counts(roles["real"])
 
+    def shares(other: pd.Series) -> pd.DataFrame:
+        both = pd.concat([real.value_counts(normalize=True), other.value_counts(normalize=True)], axis=1)
+        return both.fillna(0.0).sort_index()
+
     def distance(other: pd.Series) -> float:
-        share = pd.concat([real.value_counts(normalize=True), other.value_counts(normalize=True)], axis=1).fillna(0.0)
+        share = shares(other)
         return round(float(0.5 * np.abs(share.iloc[:, 0] - share.iloc[:, 1]).sum()), 6)
 
+    def ks(other: pd.Series) -> float:
+        cumulative = shares(other).cumsum()
+        return round(float(np.abs(cumulative.iloc[:, 0] - cumulative.iloc[:, 1]).max()), 9)
+
     synthetic = counts(roles["synthetic"])
-    return {"synthetic": distance(synthetic),
-            "holdout": distance(counts(roles["holdout"])) if "holdout" in roles else None,
+    holdout = counts(roles["holdout"]) if "holdout" in roles else None
+    return {"synthetic": distance(synthetic), "holdout": None if holdout is None else distance(holdout),
+            "synthetic_ks": ks(synthetic), "holdout_ks": None if holdout is None else ks(holdout),
             "real_mean": round(float(real.mean()), 6), "synthetic_mean": round(float(synthetic.mean()), 6)}
 
 

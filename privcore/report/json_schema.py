@@ -90,11 +90,14 @@ _RELATED = {
         "rows": {"type": "object", "description": "role -> table -> rows",
                  "additionalProperties": {"type": "object", "additionalProperties": {"type": "integer"}}},
         "children_per_person": {"type": "object", "description": "child table -> total variation distance between "
-                                "the real and the synthetic (and the holdout's) distributions of rows per person",
+                                "the real and the synthetic (and the holdout's) distributions of rows per person, and their "
+                                "Kolmogorov-Smirnov statistic (1 - SDMetrics' CardinalityShapeSimilarity)",
                                 "additionalProperties": {"type": "object", "properties": {
                                     "synthetic": {"type": "number"}, "holdout": {"type": ["number", "null"]},
+                                    "synthetic_ks": {"type": "number"}, "holdout_ks": {"type": ["number", "null"]},
                                     "real_mean": {"type": "number"}, "synthetic_mean": {"type": "number"}},
-                                    "required": ["synthetic", "holdout", "real_mean", "synthetic_mean"],
+                                    "required": ["synthetic", "holdout", "synthetic_ks", "holdout_ks", "real_mean",
+                                                 "synthetic_mean"],
                                     "additionalProperties": False}},
         "table_utility": {"type": "object", "description": "child table (and 'people + child', joined for pairs "
                           "across the two) -> utility measure -> {score, reference (the holdout's), relative}",

@@ -140,3 +140,18 @@ def test_joined_row_by_row_a_fresh_set_of_people_reads_as_a_leak(scenarios):
     report = evaluate(real, joined(s.synthetic), infer_schema(real), metrics="quick", holdout=joined(s.holdout))
     assert verdict(report).level != RELEASE
     assert np.isfinite(report["mia_best"].risk)
+
+
+def test_the_rows_per_person_statistic_is_sdmetrics_cardinality_shape_similarity():
+    from sdmetrics.multi_table import CardinalityShapeSimilarity
+
+    s = load_related("people_leak", players=150)
+    fresh = load_related("people_fresh", players=150, seed=3)
+    metadata = {"tables": {"players": {"primary_key": "id", "columns": {"id": {"sdtype": "id"}}},
+                           "seasons": {"columns": {"player_id": {"sdtype": "id"}}}},
+                "relationships": [{"parent_table_name": "players", "parent_primary_key": "id",
+                                   "child_table_name": "seasons", "child_foreign_key": "player_id"}]}
+    for synthetic in (s.synthetic, fresh.synthetic, s.holdout):
+        ours = children_per_person({"real": s.real, "synthetic": synthetic}, s.relation)["synthetic_ks"]
+        theirs = CardinalityShapeSimilarity.compute_breakdown(s.real, synthetic, metadata)[("players", "seasons")]
+        assert 1 - ours == pytest.approx(theirs["score"], abs=1e-9)
