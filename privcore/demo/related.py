@@ -38,8 +38,8 @@ class RelatedScenario:
     relation: Relation
 
 
-def league(players: int, rng: np.random.Generator, first_id: int = 0) -> dict[str, pd.DataFrame]:
-    """``players`` players and their careers: 1-12 seasons from their early twenties, on few teams, coarse counts.
+def league(players: int, rng: np.random.Generator, first_id: int = 0, longest: int = 12) -> dict[str, pd.DataFrame]:
+    """``players`` players and their careers: 1 to ``longest`` seasons from their early twenties, on few teams.
 
     Each season on its own is ordinary (a year, one of eight teams, games in four steps: about as many combinations
     as seasons); a career of several seasons is a combination that few players share.
@@ -52,7 +52,7 @@ def league(players: int, rng: np.random.Generator, first_id: int = 0) -> dict[st
     rows = []
     for player, year0 in zip(ids, born + rng.integers(20, 25, players)):
         team = rng.choice(TEAMS)
-        for k in range(int(rng.integers(1, 13))):
+        for k in range(int(rng.integers(1, longest + 1))):
             if rng.random() < 0.2:
                 team = rng.choice(TEAMS)
             rows.append((player, int(year0 + k), team, int(rng.choice(GAMES, p=(0.15, 0.25, 0.35, 0.25)))))
