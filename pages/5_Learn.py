@@ -9,6 +9,7 @@ import streamlit as st
 from dashboard import components as C
 from dashboard import learn_lab as L
 from dashboard import learn_reconstruction as RL
+from dashboard import learn_related as RT
 from dashboard import learn_tradeoff as T
 from dashboard import membership_view as MV
 from dashboard.lab.view import COMPARE_PAGE
@@ -55,7 +56,7 @@ def takeaway(text: str) -> None:
 
 st.title("Learn: how privacy attacks on synthetic data work")
 st.markdown(
-    f"Seven short lessons on the built-in demo: samples of {N:,} people from the public UCI Adult census "
+    f"Eight short lessons on the built-in demo: samples of {N:,} people from the public UCI Adult census "
     "table, synthetic tables made by deliberately simple generators, and a holdout of people the generators "
     "never saw. Every number below is computed live by the same code as the Results page."
 )
@@ -72,6 +73,7 @@ LESSONS = [
     "5 · Which metric would have caught this?",
     "6 · Private because useless",
     "7 · Reconstruction, or inference from the population?",
+    "8 · People, not rows",
 ]
 lesson = st.radio("Lesson", LESSONS, horizontal=True, key="learn_lesson")
 st.divider()
@@ -296,6 +298,24 @@ elif lesson == LESSONS[5]:
     takeaway("Passing the privacy tests is half of the answer. Ask also what the table keeps: a table that keeps no "
              "relation between columns may be private only because it is useless. The Results page shows both for "
              "your own tables, in its Privacy and utility tab.")
+
+elif lesson == LESSONS[7]:
+    st.header("People, not rows: related tables")
+    st.markdown(
+        "Sensitive data is often a table of people and a table of their rows: patients and their visits, players and "
+        "their seasons. Here a league of players: each synthetic league has its own players (birth year, country, "
+        "build), and in one of them every player carries the whole career of a training player (each season's year, "
+        "team and games). One season on its own is ordinary; a career of several is a combination few players share. "
+        "The same quick evaluation runs per person (each player one record, their seasons summarised) and on the "
+        "tables joined into one row per season.")
+    results = cached(("related", RT.LESSON_PLAYERS), "Evaluating the leagues per person and row by row (about a "
+                     "minute the first time)…", RT.lesson_results)
+    C.show_figure(RT.lesson_figure(results), key="learn-related")
+    st.markdown("\n".join(f"- {line}" for line in RT.lesson_lines(results)))
+    takeaway("Evaluate people, not rows. Joined, a person with 40 rows counts 40 times and the attacks learn the "
+             "people instead of the generator; per person, a fresh league passes and a copied career is caught. Load "
+             "your own people and their rows on the Data page's \"Related tables\" tab.")
+    st.page_link(DATA_PAGE, label="Go to the Data page", icon=":material/arrow_forward:")
 
 else:
     st.header("Reconstruction, or inference from the population?")

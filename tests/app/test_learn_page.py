@@ -175,3 +175,26 @@ def test_reconstruction_lesson_tells_a_leak_from_inference_from_the_population(l
     assert "no clear difference" in fresh_line and "leaks about them" not in fresh_line
     chart = learn.get("plotly_chart")[0]
     assert "members against other people" in chart.proto.alt
+
+
+def test_the_people_not_rows_lesson_in_words_and_its_figure():
+    from dashboard.learn_related import Outcome, lesson_figure, lesson_lines
+
+    results = {"fresh per person": Outcome("release", 0.0, 400), "copied per person": Outcome("do not release", 0.19, 400),
+               "fresh joined": Outcome("do not release", 0.62, 2550)}
+    lines = lesson_lines(results)
+    assert "400 players" in lines[0] and "*release*" in lines[0]
+    assert "0.19 above a coin flip" in lines[1] and "2,550 seasons" in lines[2]
+    figure = lesson_figure(results)
+    assert list(figure.fig.data[0].y) == [0.0, 0.19, 0.62] and "joined row by row" in figure.alt
+
+
+@pytest.mark.slow
+def test_the_people_not_rows_lesson_runs_the_league_per_person_and_joined(learn):
+    lesson = next(o for o in learn.radio(key="learn_lesson").options if o.startswith("8"))
+    learn.radio(key="learn_lesson").set_value(lesson).run(timeout=TIMEOUT)
+    assert_no_exception(learn)
+    text = texts(learn.markdown)
+    assert "per person** (400 players): *release*" in text
+    assert "Copied careers, per person**: *do not release*" in text
+    assert "joined row by row**" in text and "*release*" not in text.split("joined row by row**")[1].split(".")[0]
