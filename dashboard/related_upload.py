@@ -112,3 +112,25 @@ def apply_uploads(state: MutableMapping, frames: dict[str, pd.DataFrame], relati
     except InputError as exc:
         return str(exc)
     return None
+
+
+def schema_picture(related: RelatedTables) -> str:
+    """The related tables as a Graphviz DOT picture: each table with its columns, the child pointing to its people."""
+    r = related.relation
+
+    def node(name: str, frame: pd.DataFrame, marked: dict[str, str]) -> str:
+        columns = "".join(f"<TR><TD ALIGN='LEFT'>{_escape(c)}{marked.get(c, '')}</TD></TR>" for c in frame.columns)
+        return (f'"{_escape(name)}" [shape=plain, label=<<TABLE BORDER="1" CELLBORDER="0" CELLSPACING="0">'
+                f"<TR><TD BGCOLOR='#56B4E9'><B>{_escape(name)}</B></TD></TR>{columns}</TABLE>>];")
+
+    people = node(f"{r.parent} (one row per person)", related.people, {r.parent_column: " (key)"})
+    child = node(f"{r.child} (their rows)", related.child,
+                 {r.column: f" → {r.parent}", **({r.order: " (order)"} if r.order else {})})
+    return (f"digraph {{ rankdir=LR; {child} {people} "
+            f'"{_escape(r.child)} (their rows)" -> "{_escape(r.parent)} (one row per person)" '
+            f'[label="{_escape(r.column)} = {_escape(r.parent_column)}"]; }}')
+
+
+def _escape(text: str) -> str:
+    """Text safe inside a DOT HTML label or quoted name."""
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")

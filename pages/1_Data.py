@@ -114,6 +114,9 @@ with related_tab:
                 st.rerun()
     if state.get(uploads.RELATED):
         st.success(state[uploads.RELATED].text, icon=":material/check_circle:")
+        st.graphviz_chart(related_upload.schema_picture(state[uploads.RELATED]))
+        st.caption("How the tables join: each row of the child table names its person; the dashboard evaluates one "
+                   "record per person.")
 
 tables = state["tables"]
 reference = state.get("reference")

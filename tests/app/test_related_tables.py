@@ -23,6 +23,8 @@ def test_the_related_demo_loads_one_row_per_player_and_the_results_page_says_so(
     assert "seasons.rows" in tables.real.frame and tables.holdout is not None
     assert "Evaluated per person" in at.session_state[uploads.RELATED].text
     assert "Evaluated per person" in texts(at.success)
+    picture = at.get("graphviz_chart")[0].proto.spec
+    assert '"seasons (their rows)" -> "players (one row per person)"' in picture and "player_id = id" in picture
     at.switch_page(RESULTS).run()
     assert_no_exception(at)
     assert "Evaluated per person" in texts(at.info)
