@@ -8,7 +8,7 @@ import streamlit as st
 
 from dashboard import reference_table, related_upload, table_checks, uploads
 from dashboard.page_setup import CONFIGURE_PAGE, setup_page
-from privcore.data import MAX_UPLOAD_MB, Relation
+from privcore.data import MAX_UPLOAD_MB
 
 setup_page("Data")
 state = st.session_state
@@ -87,27 +87,33 @@ with related_tab:
               on_click=related_upload.load_related_demo, args=(state, related_choice),
               help="Replaces any loaded tables with the players' tables, one row per player.")
     st.divider()
-    st.caption("Or upload your own: for each role, the people table and the child table.")
-    slots = {}
+    st.caption("Or upload your own: for each role, the people table and one or more tables of their rows (each role's "
+               "files of one table named alike, e.g. visits.csv).")
+    people_files, child_files = {}, {}
     for role, label in (("real", "Real"), ("synthetic", "Synthetic"), ("holdout", "Holdout (optional)")):
         left, right = st.columns(2)
-        slots[f"{role} people"] = left.file_uploader(f"{label}: people", type=uploads.UPLOAD_TYPES,
-                                                     key=f"related_{role}_people")
-        slots[f"{role} child"] = right.file_uploader(f"{label}: their rows", type=uploads.UPLOAD_TYPES,
-                                                     key=f"related_{role}_child")
-    frames, read_errors = related_upload.parsed(slots)
+        people_files[role] = left.file_uploader(f"{label}: people", type=uploads.UPLOAD_TYPES,
+                                                key=f"related_{role}_people")
+        child_files[role] = right.file_uploader(f"{label}: their rows (one file per table)",
+                                                type=uploads.UPLOAD_TYPES, accept_multiple_files=True,
+                                                key=f"related_{role}_child")
+    frames, read_errors = related_upload.parsed(people_files, child_files)
     for message in read_errors:
         st.error(message, icon=":material/error:")
-    if "real people" in frames and "real child" in frames:
-        people_columns, child_columns = list(frames["real people"].columns), list(frames["real child"].columns)
-        left, middle, right = st.columns(3)
-        key = left.selectbox("People's key column", people_columns, key="related_key")
-        owner = middle.selectbox("Child column naming the person", child_columns, key="related_owner")
-        order = right.selectbox("Column ordering each person's rows (optional)", ["(none)", *child_columns],
-                                key="related_order")
-        relation = Relation("rows", owner, "people", key, None if order == "(none)" else order)
+    real_frames = frames.get("real", {})
+    children = [name for name in real_frames if name != related_upload.PEOPLE]
+    if related_upload.PEOPLE in real_frames and children:
+        key = st.selectbox("People's key column", list(real_frames[related_upload.PEOPLE].columns), key="related_key")
+        owners, orders = {}, {}
+        for child in children:
+            columns = list(real_frames[child].columns)
+            left, right = st.columns(2)
+            owners[child] = left.selectbox(f"{child}: column naming the person", columns, key=f"related_owner::{child}")
+            order = right.selectbox(f"{child}: column ordering each person's rows (optional)", ["(none)", *columns],
+                                    key=f"related_order::{child}")
+            orders[child] = None if order == "(none)" else order
         if st.button("Evaluate per person", icon=":material/group:", key="related_apply"):
-            problem = related_upload.apply_uploads(state, frames, relation)
+            problem = related_upload.apply_uploads(state, frames, key, owners, orders)
             if problem:
                 st.error(problem, icon=":material/error:")
             else:

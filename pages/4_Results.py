@@ -150,8 +150,9 @@ if records.open:
         st.markdown(f"#### Real row {row}")
         st.dataframe(report.data.real.iloc[[row]], width="stretch")
         if related and len(related.people) == n_real:  # one person per row, none dropped: their own rows
-            st.markdown(f"**This person's rows of {related.relation.child}** (summarised in the row above)")
-            st.dataframe(related.rows_of(row), hide_index=True, width="stretch")
+            for child, rows in related.rows_of(row).items():
+                st.markdown(f"**This person's rows of {child}** (summarised in the row above)")
+                st.dataframe(rows, hide_index=True, width="stretch")
         st.markdown("**Nearest synthetic records** (in the encoded space E, from the shared neighbour search)")
         try:
             st.dataframe(R.nearest_records(report, row, "E"), width="stretch")
