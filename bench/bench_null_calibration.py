@@ -58,6 +58,8 @@ PRESETS = ("quick", "all")
 #: Share of synthetic rows replaced by copies of training rows in the planted leak.
 LEAK_SHARE = 0.1
 ORDER = {RELEASE: 0, CAUTION: 1, DO_NOT_RELEASE: 2}
+#: Keys written by hand into the results after a pass (why it stopped, what it measured): an --append keeps them.
+ANNOTATIONS = ("stopped", "note", "before", "false_alarm_causes", "remaining", "rechecked")
 SHORT = {RELEASE: "R", CAUTION: "C", DO_NOT_RELEASE: "X"}
 
 
@@ -227,8 +229,10 @@ def main(argv=None) -> int:
     tables: list[dict] = []
     out = Path(args.out)
     passes: list[dict] = []
+    notes: dict = {}  # what earlier passes said of themselves (note, before, remaining...), kept as written
     if args.append and out.exists():  # an earlier pass: its tables and runs are kept as they ran
         earlier = json.loads(out.read_text())
+        notes = {k: v for k, v in earlier.items() if k in ANNOTATIONS}
         tables, runs = earlier["tables"], earlier["runs"]
         passes = earlier.get("passes") or [{"settings": earlier["settings"], "wall_seconds": earlier["wall_seconds"],
                                              "tables": earlier["tables_run"]}]
@@ -251,7 +255,7 @@ def main(argv=None) -> int:
             "tables_run": len(tables), "evaluations": len(runs),
             "rows_range": [min((t["real"] for t in tables), default=None),
                            max((t["synthetic"] for t in tables), default=None)],
-            "summary": summarise(runs), "tables": tables, "runs": runs,
+            "summary": summarise(runs), "tables": tables, "runs": runs, **notes,
         }
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(document, indent=1, default=str))

@@ -13,7 +13,7 @@ career): the answer, the strongest attack's excess, wall time and peak memory. A
 seconds is stopped and recorded as such.
 
 Run: ``.venv/bin/python bench/bench_related_tables.py [--players 10000] [--seasons 19] [--timeout 1800]`` →
-``bench/results/related_tables.json``.
+``bench/results/related_tables.json`` (each run appended to its ``runs``).
 """
 
 from __future__ import annotations
@@ -86,9 +86,11 @@ def main(argv=None) -> int:
             except subprocess.CalledProcessError as exc:
                 cases[f"{kind}/{path}"] = {"error": exc.stderr[-2000:]}
             print(f"{kind}/{path}: {cases[f'{kind}/{path}']} ({time.perf_counter() - started:.0f} s)", flush=True)
-    document = {"what": __doc__.split("\n\n")[0], "cpu": lscpu(), "players": args.players, "seasons": args.seasons,
-                "cases": cases}
-    Path(args.out).write_text(json.dumps(document, indent=1) + "\n")
+    run = {"cpu": lscpu(), "players": args.players, "seasons": args.seasons, "cases": cases}
+    out = Path(args.out)
+    earlier = json.loads(out.read_text()).get("runs", []) if out.exists() else []
+    document = {"what": __doc__.split("\n\n")[0], "runs": [*earlier, run]}
+    out.write_text(json.dumps(document, indent=1) + "\n")
     return 0
 
 
