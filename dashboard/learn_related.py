@@ -4,13 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import plotly.graph_objects as go
-
 from privcore import evaluate, evaluate_related, infer_schema
-from privcore.base import OKABE_ITO
 from privcore.demo import joined, load_related
 from privcore.evaluation.verdict import verdict
-from privcore.report.figure_base import Figure, apply_layout
+from privcore.report import people_or_rows_figure
 
 #: Players per table: enough people for the attacks to tell a copied career apart (at 200 they could not).
 LESSON_PLAYERS = 400
@@ -64,19 +61,8 @@ LABELS = {"fresh per person": "Other real players, per person", "copied per pers
           "fresh joined": "Other real players, joined row by row"}
 
 
-def lesson_figure(results: dict[str, Outcome]) -> Figure:
+def lesson_figure(results: dict[str, Outcome]):
     """The strongest attack's excess over a coin flip in each of the lesson's three evaluations, with the answer."""
     names = list(LABELS)
-    values = [results[name].excess or 0.0 for name in names]
-    colours = [OKABE_ITO["bluish_green"] if results[name].answer == "release" else OKABE_ITO["vermillion"]
-               for name in names]
-    fig = go.Figure(go.Bar(x=[LABELS[name] for name in names], y=values, marker_color=colours,
-                           text=[f"{v:.2f}: {results[name].answer}" for v, name in zip(values, names)],
-                           textposition="outside", cliponaxis=False))
-    apply_layout(fig, "People, not rows: the strongest membership attack", "evaluation",
-                 "strongest attack above a coin flip", height=360)
-    fig.update_yaxes(range=[0, max(0.8, max(values) * 1.25)])
-    alt = "; ".join(f"{LABELS[name]}: strongest attack {v:.2f} above a coin flip, answer {results[name].answer}"
-                    for v, name in zip(values, names)) + "."
-    return Figure(fig, "Look at the right bar: joined row by row, a league of other real players looks as leaky as a "
-                  "copied one, while per person it passes and the copied careers are caught.", alt, "People, not rows")
+    return people_or_rows_figure([LABELS[name] for name in names], [results[name].excess for name in names],
+                                 [results[name].answer for name in names])

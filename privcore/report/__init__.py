@@ -17,6 +17,7 @@ _FACE: dict[str, str] = {
     "share_words": "membership_figures",
     "attacks_per_model": "per_model_figures", "per_model_figure": "per_model_figures",
     "column_advantage_figure": "reconstruction_figures", "ordered_columns": "reconstruction_figures",
+    "people_or_rows_figure": "related_figures",
     "exposed_table": "reconstruction_text", "leak_words": "reconstruction_text",
     "NO_RECONSTRUCTION": "reconstruction_text", "reconstruction_result": "reconstruction_text",
     "reconstruction_summary": "reconstruction_text",
