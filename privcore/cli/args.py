@@ -14,8 +14,10 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from privcore.base import InputError
+from privcore.cli.parsers import EXIT_INTERNAL, EXIT_OK
 from privcore.data import COLUMN_KINDS, check_seed, check_value, infer_schema
 from privcore.engine import check_device, require_gpu
+from privcore.evaluation.verdict import verdict
 from privcore.metrics import registry
 
 
@@ -202,3 +204,30 @@ def emit_document(args, document: dict, html_page) -> None:
 def print_progress(fraction: float, message: str) -> None:
     """One self-overwriting progress line on stderr."""
     print(f"\r{fraction:6.1%}  {message[:70]:70s}", end="", file=sys.stderr, flush=True)
+
+
+def deliver_report(report, args, title: str, notes: list[str]) -> int:
+    """Write the report (``--json``, stdout, ``--html``), say ``notes`` on stderr, and return the exit code.
+
+    ``EXIT_OK``, or ``EXIT_INTERNAL`` when a metric stopped on an internal error.
+    """
+    answer = verdict(report)
+    if answer.failed:  # the first line said, ahead of the report: an answer that rests on what failed is no answer
+        print(f"privcore: {answer.headline}", file=sys.stderr)
+    text = report.to_json()
+    if args.json:
+        write_report(args.json, "--json", text + "\n")
+    else:
+        print(text)
+    if args.html:
+        from privcore.report import html_report  # lazy: heavy, Plotly only for --html
+
+        write_report(args.html, "--html", html_report({title: report}))
+    if not args.quiet:  # every uploaded column said: analysed, checked or left out, and why
+        for line in notes:
+            print(line, file=sys.stderr)
+    if report.errors:
+        for error in report.errors:
+            print(f"internal error in {error.splitlines()[0]}", file=sys.stderr)
+        return EXIT_INTERNAL
+    return EXIT_OK

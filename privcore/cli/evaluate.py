@@ -15,17 +15,15 @@ from privcore.cli.args import (
     checked_device,
     checked_seed,
     checked_workers,
+    deliver_report,
     parse_params,
     print_progress,
     schema_from_args,
-    write_report,
 )
-from privcore.cli.parsers import EXIT_INTERNAL, EXIT_OK
 from privcore.data import column_lines, load_table, validate_tables
 from privcore.engine import check_address
 from privcore.evaluation import check_dp_epsilon, resolve_metric_ids
 from privcore.evaluation.evaluate import evaluate
-from privcore.evaluation.verdict import verdict
 
 
 def _one(paths: list[str] | None, option: str) -> str | None:
@@ -109,27 +107,3 @@ def run_evaluate(args: argparse.Namespace) -> int:
         print(file=sys.stderr)
     return deliver_report(report, args, names.get("synthetic", "synthetic"),
                           [f"columns: {line}" for line in column_lines(report.columns)])
-
-
-def deliver_report(report, args: argparse.Namespace, title: str, notes: list[str]) -> int:
-    """Write the report (``--json``, stdout, ``--html``), say ``notes`` on stderr, and return the exit code."""
-    answer = verdict(report)
-    if answer.failed:  # the first line said, ahead of the report: an answer that rests on what failed is no answer
-        print(f"privcore: {answer.headline}", file=sys.stderr)
-    text = report.to_json()
-    if args.json:
-        write_report(args.json, "--json", text + "\n")
-    else:
-        print(text)
-    if args.html:
-        from privcore.report import html_report  # lazy: heavy, Plotly only for --html
-
-        write_report(args.html, "--html", html_report({title: report}))
-    if not args.quiet:  # every uploaded column said: analysed, checked or left out, and why
-        for line in notes:
-            print(line, file=sys.stderr)
-    if report.errors:
-        for error in report.errors:
-            print(f"internal error in {error.splitlines()[0]}", file=sys.stderr)
-        return EXIT_INTERNAL
-    return EXIT_OK

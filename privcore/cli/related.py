@@ -8,8 +8,7 @@ import sys
 from pathlib import Path
 
 from privcore.base import InputError
-from privcore.cli.args import print_progress
-from privcore.cli.evaluate import deliver_report
+from privcore.cli.args import deliver_report, print_progress
 from privcore.data import Relation, column_lines, load_table
 from privcore.evaluation import evaluate_related
 
