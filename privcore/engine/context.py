@@ -20,11 +20,10 @@ from privcore.engine.neighbors_both_ways import nearest_two_both_ways
 from privcore.engine.neighbors_distinct import DistinctRows, distinct_rows, expand_within
 from privcore.engine.neighbors_distinct import expand as expand_distinct
 from privcore.engine.neighbors_distinct import pays as distinct_pays
+from privcore.engine.subset_passes import POOL, SubsetPasses
 from privcore.engine.tolerance import TieTolerance, d_max_bounds
 
 SpaceFactory = Callable[[PreparedData], Any]
-#: The role of the synthetic table and the holdout together (:meth:`SharedComputation.table`).
-POOL = "pool"
 #: Subsample encodings kept at once (:meth:`SharedComputation.encoded`).
 RECENT_SUBSAMPLES = 2
 
@@ -161,6 +160,8 @@ class SharedComputation:
         self.metric_params: dict[str, dict[str, Any]] = {}
         #: Size-matched subsamples (:meth:`subsample`): role name → (table role it is drawn from, row positions).
         self._subsamples: dict[str, tuple[str, np.ndarray]] = {}
+        #: Where the subsamples' passes are read from (whole tables' candidates and farthest rows).
+        self._subset = SubsetPasses()
         self._new_locks()
 
     def __getstate__(self) -> dict[str, Any]:
@@ -177,6 +178,7 @@ class SharedComputation:
         state["_reuse"] = None
         state["_distinct"] = {}  # recomputed from the encoded tables when needed
         state["_recent"] = {}
+        state["_subset"] = SubsetPasses()
         state["cluster"] = None
         # Where it is unpickled there may be no GPU; results do not depend on the device.
         state["device"] = "auto"
@@ -196,6 +198,7 @@ class SharedComputation:
         self.__dict__.setdefault("_distinct", {})
         self.__dict__.setdefault("_subsamples", {})
         self.__dict__.setdefault("_recent", {})
+        self.__dict__.setdefault("_subset", SubsetPasses())
 
     def _new_locks(self) -> None:
         """The locks the caches fill under (:func:`_filled_once`, :meth:`cached`): new ones, never pickled."""
@@ -253,6 +256,14 @@ class SharedComputation:
             rng = np.random.default_rng([int(seed), int(repeat), int(size), 1 if role == "synthetic" else 2])
             self._subsamples[name] = (role, np.sort(rng.choice(rows, size=int(size), replace=False)))
         return name
+
+    def subsample_of(self, role: str) -> tuple[str, np.ndarray] | None:
+        """The table a subsample is drawn from and its row positions there (sorted), or None for a whole table."""
+        return self._subsamples.get(role)
+
+    def known_pass(self, space: str, query: str, reference: str) -> bool:
+        """Whether the pass ``query → reference`` in ``space`` is computed already."""
+        return (space, query, reference) in self._neighbours
 
     def table(self, role: str) -> pd.DataFrame:
         """The table playing ``role``: ``"real"``, ``"synthetic"``, ``"holdout"``, ``"pool"`` or a subsample of one.
@@ -317,9 +328,11 @@ class SharedComputation:
                 if pair in reused_extremes:
                     self._extremes.setdefault(pair, reused_extremes[pair])
                 return self._neighbours[key]
-        computed = self._compute_pass(space, query, reference)
+        derived = self._subset.derive(self, space, query, reference)
+        computed = {key: derived} if derived is not None else self._compute_pass(space, query, reference)
         for pass_key, result in computed.items():
-            self.passes.append(pass_key)
+            if derived is None:
+                self.passes.append(pass_key)
             self._neighbours[pass_key] = result
             if shareable:
                 reused_neighbours[pass_key] = result
@@ -431,14 +444,18 @@ class SharedComputation:
         pair = pair_key(space, a, b)
         if pair not in self._extremes:
             self._extremes_wanted.add(pair)
-            if (space, a, b) in self._neighbours or (space, b, a) in self._neighbours:
-                # Its passes left the farthest pair out (a tolerance-only pair): one pass for the extremes.
+            derived = self._subset.extremes(self, space, a, b)
+            if derived is not None:
+                self._extremes[pair] = derived
+            elif (space, a, b) not in self._neighbours and (space, b, a) not in self._neighbours:
+                self.neighbours(space, a, b)  # its first pass computes them (unless read from whole tables')
+            if pair not in self._extremes:
+                # Its passes left the farthest pair out (a tolerance-only pair, or a subsample's pass read from its
+                # table's): one pass for the extremes.
                 _, self._extremes[pair] = nearest_two(self.encoded(space, a), self.encoded(space, b),
                                                       with_extremes=True, label=f"{a}→{b} in {space}",
                                                       chunk_elements=self.chunk_elements, workers=self.workers,
                                                       progress=self._progress_here(), device=self.device)
-            else:
-                self.neighbours(space, a, b)
         return self._extremes[pair]
 
     def tie_tolerance(self, space: str, a: str, b: str) -> TieTolerance:

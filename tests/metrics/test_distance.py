@@ -438,10 +438,12 @@ def test_one_evaluation_never_repeats_a_neighbour_pass():
     report = run(real, synthetic, IDS, types=TYPES, holdout=holdout)
     passes = report.shared.passes
     assert len(passes) == len(set(passes))
-    # The size-matched comparison's subsets ("pool@30#k…": synthetic and holdout rows pooled) are tables of their
-    # own, each searched once; the rest are the metrics' and their baselines' passes.
-    subsets = [p for p in passes if any("@" in role for role in p[1:])]
-    assert subsets and all(role.startswith(("pool@", "real")) for p in subsets for role in p[1:])
+    # The size-matched comparison's subsets ("pool@30#k…": synthetic and holdout rows pooled) are read from passes
+    # over the whole pool (each row's nearest pool rows, each pool row's farthest real one), never searched each.
+    assert not [p for p in passes if any("@" in role for role in p[1:])]
+    subsets = [p for p in passes if "pool" in p[1] or p[2].startswith("pool")]
+    assert set(subsets) == {("E", "real", "pool (20 nearest)"), ("E", "pool", "pool (21 nearest)"),
+                            ("E", "pool", "real (farthest)"), ("E_idscore", "real", "pool (20 nearest)")}
     assert set(passes) - set(subsets) == {
         ("E", q, r) for q, r in [("real", "synthetic"), ("real", "real"), ("synthetic", "real"),
                                  ("synthetic", "synthetic"), ("real", "holdout"), ("holdout", "real"),
