@@ -22,8 +22,8 @@ POOL_PARTS = ("synthetic", "holdout")
 #: one pass over the table, and the candidates a row needs to hold two of the subset's rows grow as 1 / share.
 MIN_SHARE = 0.25
 #: Candidates per row: enough that two of them fall in a subset of share ``s`` for all but about one row in a
-#: thousand (``ceil(CANDIDATES_PER_SHARE / s)``; 20 at a half, 40 at a quarter), the rest recomputed.
-CANDIDATES_PER_SHARE = 10
+#: few hundred (``ceil(CANDIDATES_PER_SHARE / s)``: 12 at a half, 24 at a quarter), the rest recomputed.
+CANDIDATES_PER_SHARE = 6
 MAX_CANDIDATES = 48
 
 
@@ -33,7 +33,7 @@ def candidates_for(share: float) -> int:
     Examples
     --------
     >>> candidates_for(0.5), candidates_for(0.25), candidates_for(1.0)
-    (20, 40, 10)
+    (12, 24, 6)
     """
     return min(MAX_CANDIDATES, max(2, math.ceil(CANDIDATES_PER_SHARE / share)))
 

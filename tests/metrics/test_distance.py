@@ -442,8 +442,8 @@ def test_one_evaluation_never_repeats_a_neighbour_pass():
     # over the whole pool (each row's nearest pool rows, each pool row's farthest real one), never searched each.
     assert not [p for p in passes if any("@" in role for role in p[1:])]
     subsets = [p for p in passes if "pool" in p[1] or p[2].startswith("pool")]
-    assert set(subsets) == {("E", "real", "pool (20 nearest)"), ("E", "pool", "pool (21 nearest)"),
-                            ("E", "pool", "real (farthest)"), ("E_idscore", "real", "pool (20 nearest)")}
+    assert set(subsets) == {("E", "real", "pool (12 nearest)"), ("E", "pool", "pool (13 nearest)"),
+                            ("E", "pool", "real (farthest)"), ("E_idscore", "real", "pool (12 nearest)")}
     assert set(passes) - set(subsets) == {
         ("E", q, r) for q, r in [("real", "synthetic"), ("real", "real"), ("synthetic", "real"),
                                  ("synthetic", "synthetic"), ("real", "holdout"), ("holdout", "real"),

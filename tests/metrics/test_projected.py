@@ -308,7 +308,7 @@ def test_neighbour_passes_are_shared():
     # DCR's size-matched comparison reads its pooled subsets ("pool@30#k…") from each real row's nearest pool rows.
     assert set(passes) == {
         ("phi", "synthetic", "real"), ("phi", "real", "synthetic"),
-        ("phi", "holdout", "real"), ("phi", "real", "holdout"), ("phi", "real", "pool (20 nearest)"),
+        ("phi", "holdout", "real"), ("phi", "real", "holdout"), ("phi", "real", "pool (12 nearest)"),
     }
 
 
