@@ -185,26 +185,73 @@ class SubsetPasses:
             if len(rows) / len(shared.table(base)) < MIN_SHARE:
                 return None
             nearest = shared.neighbours(space, subsample, other)
-            key = (space, base, other)
-            if key not in self.farthest:
-                self.farthest[key] = farthest_each(shared.encoded(space, base), shared.encoded(space, other),
-                                                   chunk_elements=shared.chunk_elements, workers=shared.workers,
-                                                   device=shared.device)
-                shared.passes.append((space, base, f"{other} (farthest)"))
+            farthest = self._farthest(shared, space, base, other)
             if not len(rows) or not len(nearest.distance):
                 return PairExtremes(np.nan, np.nan)
             d_min = float(nearest.d1.min())
-            return PairExtremes(d_min=d_min, d_max=max(float(self.farthest[key][rows].max()), d_min))
+            return PairExtremes(d_min=d_min, d_max=max(float(farthest[rows].max()), d_min))
         return None
 
+    def _farthest(self, shared: Any, space: str, table: str, other: str) -> np.ndarray:
+        """Each ``table`` row's largest distance to ``other`` (the pool's from its parts: no stacked copy)."""
+        key = (space, table, other)
+        if key not in self.farthest:
+            if table == POOL:
+                self.farthest[key] = np.concatenate([self._farthest(shared, space, part, other) for part in POOL_PARTS])
+            else:
+                self.farthest[key] = farthest_each(shared.encoded(space, table), shared.encoded(space, other),
+                                                   chunk_elements=shared.chunk_elements, workers=shared.workers,
+                                                   device=shared.device)
+                shared.passes.append((space, table, f"{other} (farthest)"))
+        return self.farthest[key]
+
     def _candidates(self, shared: Any, space: str, query: str, table: str, k: int) -> Neighbours:
-        """Each ``query`` row's ``k`` (or more, where computed before) nearest rows of ``table``."""
+        """Each ``query`` row's ``k`` (or more, where computed before) nearest rows of ``table``.
+
+        The pool's are merged from its parts' (its rows numbered synthetic first), so that no stacked copy of the
+        synthetic table and the holdout is encoded: on a code of thousands of values each is as large as a table.
+        """
         key = (space, query, table)
         known = self.candidates.get(key)
-        if known is None or known.index.shape[1] < k:
+        if known is not None and known.index.shape[1] >= k:
+            return known
+        if POOL in (query, table):
+            offsets = np.cumsum([0] + [len(shared.table(part)) for part in POOL_PARTS])[:-1]
+            per_query = []
+            for part_query in (POOL_PARTS if query == POOL else (query,)):
+                if table == POOL:
+                    per_query.append(merged_nearest([self._candidates(shared, space, part_query, part, k)
+                                                     for part in POOL_PARTS], offsets, k))
+                else:
+                    per_query.append(self._candidates(shared, space, part_query, table, k))
+            known = Neighbours(np.vstack([n.distance for n in per_query]), np.vstack([n.index for n in per_query]))
+        else:
             known = nearest_k(shared.encoded(space, query), shared.encoded(space, table), k,
                               chunk_elements=shared.chunk_elements, workers=shared.workers, device=shared.device,
                               label=f"{query}→{table} in {space}")
-            self.candidates[key] = known
             shared.passes.append((space, query, f"{table} ({k} nearest)"))
+        self.candidates[key] = known
         return known
+
+
+def merged_nearest(parts: list[Neighbours], offsets, k: int) -> Neighbours:
+    """The ``k`` nearest rows of tables stacked one after the other, from each table's ``k`` nearest.
+
+    Rows are numbered through the stack (table ``t``'s row ``i`` is ``offsets[t] + i``); ties keep the lowest number
+    first, as a pass over the stacked table would. The ``k`` nearest of the stack are among the tables' ``k`` nearest.
+
+    Examples
+    --------
+    >>> a = Neighbours(np.array([[1.0, 3.0]]), np.array([[0, 1]]))
+    >>> b = Neighbours(np.array([[1.0, np.inf]]), np.array([[0, -1]]))
+    >>> merged = merged_nearest([a, b], [0, 2], 3)
+    >>> merged.distance.tolist(), merged.index.tolist()
+    ([[1.0, 1.0, 3.0]], [[0, 2, 1]])
+    """
+    distance = np.hstack([p.distance for p in parts])
+    index = np.hstack([np.where(p.index >= 0, p.index + offset, -1) for p, offset in zip(parts, offsets)])
+    n, width = distance.shape
+    rows = np.repeat(np.arange(n), width)
+    order = np.lexsort((np.where(index < 0, np.iinfo(np.int64).max, index).ravel(), distance.ravel(), rows))
+    order = order.reshape(n, width)[:, :k] - (np.arange(n) * width)[:, None]
+    return Neighbours(np.take_along_axis(distance, order, axis=1), np.take_along_axis(index, order, axis=1))

@@ -439,11 +439,14 @@ def test_one_evaluation_never_repeats_a_neighbour_pass():
     passes = report.shared.passes
     assert len(passes) == len(set(passes))
     # The size-matched comparison's subsets ("pool@30#k…": synthetic and holdout rows pooled) are read from passes
-    # over the whole pool (each row's nearest pool rows, each pool row's farthest real one), never searched each.
-    assert not [p for p in passes if any("@" in role for role in p[1:])]
-    subsets = [p for p in passes if "pool" in p[1] or p[2].startswith("pool")]
-    assert set(subsets) == {("E", "real", "pool (12 nearest)"), ("E", "pool", "pool (13 nearest)"),
-                            ("E", "pool", "real (farthest)"), ("E_idscore", "real", "pool (12 nearest)")}
+    # over the pool's parts (each row's nearest rows of each part, each part's rows' farthest real one), never
+    # searched each, and the pool is never stacked.
+    assert not [p for p in passes if any("@" in role or role == "pool" for role in p[1:])]
+    subsets = [p for p in passes if p[2].endswith(("nearest)", "farthest)"))]
+    assert set(subsets) == {(space, "real", f"{part} (12 nearest)") for space in ("E", "E_idscore")
+                            for part in ("synthetic", "holdout")} | {
+        ("E", query, f"{part} (13 nearest)") for query in ("synthetic", "holdout") for part in ("synthetic", "holdout")
+    } | {("E", part, "real (farthest)") for part in ("synthetic", "holdout")}
     assert set(passes) - set(subsets) == {
         ("E", q, r) for q, r in [("real", "synthetic"), ("real", "real"), ("synthetic", "real"),
                                  ("synthetic", "synthetic"), ("real", "holdout"), ("holdout", "real"),

@@ -305,10 +305,12 @@ def test_neighbour_passes_are_shared():
     report = evaluate(real, synthetic, schema, metrics=PROJECTED, holdout=holdout, strict=True)
     passes = report.shared.passes
     assert len(passes) == len(set(passes))
-    # DCR's size-matched comparison reads its pooled subsets ("pool@30#k…") from each real row's nearest pool rows.
+    # DCR's size-matched comparison reads its pooled subsets ("pool@30#k…") from each real row's nearest rows of
+    # the synthetic table and of the holdout.
     assert set(passes) == {
         ("phi", "synthetic", "real"), ("phi", "real", "synthetic"),
-        ("phi", "holdout", "real"), ("phi", "real", "holdout"), ("phi", "real", "pool (12 nearest)"),
+        ("phi", "holdout", "real"), ("phi", "real", "holdout"), ("phi", "real", "synthetic (12 nearest)"),
+        ("phi", "real", "holdout (12 nearest)"),
     }
 
 
