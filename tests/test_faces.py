@@ -82,9 +82,11 @@ def test_the_generators_and_the_top_level_keep_their_public_names():
     assert len(generators.__all__) == len(set(generators.__all__)) == 55
     assert {"make_generator", "GeneratorSpec", "PrivBayes", "SDVAdapter"} <= set(generators.__all__)
     assert not {"TabDDPM", "LEAK_ATTR"} & set(generators.__all__)
-    # evaluate_related and Relation: related tables (people and their rows) evaluated per person.
-    assert privcore.__all__ == ["evaluate", "evaluate_related", "Schema", "infer_schema", "InputError", "MetricResult",
-                                "Relation", "Report", "load_table"]
+    # evaluate_related and Relation: related tables (people and their rows) evaluated per person; Dataset,
+    # EvaluationOptions and evaluate_dataset: one evaluation object for either, as the command line builds it.
+    assert privcore.__all__ == ["evaluate", "evaluate_related", "evaluate_dataset", "Dataset", "EvaluationOptions",
+                                "Schema", "infer_schema", "InputError", "MetricResult", "Relation", "Report",
+                                "load_table"]
     for public in privcore.__all__:
         assert callable(getattr(privcore, public)), public
     assert privcore.evaluate.__module__ == "privcore.evaluation.evaluate"

@@ -22,8 +22,7 @@ from privcore.cli.args import (
 )
 from privcore.data import column_lines, load_table, validate_tables
 from privcore.engine import check_address
-from privcore.evaluation import check_dp_epsilon, resolve_metric_ids
-from privcore.evaluation.evaluate import evaluate
+from privcore.evaluation import Dataset, EvaluationOptions, check_dp_epsilon, evaluate_dataset, resolve_metric_ids
 
 
 def _one(paths: list[str] | None, option: str) -> str | None:
@@ -38,8 +37,9 @@ def _one(paths: list[str] | None, option: str) -> str | None:
 
 def load_inputs(args):
     """The tables ``evaluate`` reads (files or a demo scenario), the demo's types and roles, the file names."""
-    args.real, args.synthetic, args.holdout = (_one(args.real, "--real"), _one(args.synthetic, "--synthetic"),
-                                               _one(args.holdout, "--holdout"))
+    args.real, args.synthetic, args.holdout, args.reference = (
+        _one(args.real, "--real"), _one(args.synthetic, "--synthetic"), _one(args.holdout, "--holdout"),
+        _one(args.reference, "--reference"))
     if args.demo:
         from privcore import demo  # lazy: the demo and the generators behind it only for --demo
 
@@ -74,10 +74,13 @@ def run_evaluate(args: argparse.Namespace) -> int:
     device = checked_device(args.device, args.dask)
     for option in ("json", "html"):  # fail fast: an unwritable report path is known before any computation
         check_output_path(getattr(args, option), f"--{option}")
+    progress = None if args.quiet or not sys.stderr.isatty() else print_progress
+    options = EvaluationOptions(seed=args.seed, progress=progress, params=params, famd_components=args.famd_components,
+                                workers=workers, cluster=args.dask, device=device, dp_epsilon=dp_epsilon)
     if args.relation or args.order:
         from privcore.cli.related import run_related  # only for related tables
 
-        return run_related(args, params=params, workers=workers, device=device)
+        return run_related(args, options)
     real, synthetic, holdout, overrides, demo_key, demo_sensitive, names = load_inputs(args)
     # The column settings first: a column declared categorical (--categorical) or left out (--exclude) is then
     # not held to the numbers-in-every-table check, so following a message's advice makes the tables pass.
@@ -98,11 +101,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
     if unused:
         print(f"note: --param for {', '.join(unused)} has no effect: not among the metrics evaluated (--metrics).",
               file=sys.stderr)
-    progress = None if args.quiet or not sys.stderr.isatty() else print_progress
-    report = evaluate(real, synthetic, schema, metrics=args.metrics, holdout=holdout, seed=args.seed,
-                      progress=progress, names=names, params=params, reference=reference,
-                      famd_components=args.famd_components,
-                      workers=workers, cluster=args.dask, device=device, dp_epsilon=dp_epsilon)
+    dataset = Dataset(real, synthetic, holdout, reference, schema, names=names)
+    report = evaluate_dataset(dataset, args.metrics, options)
     if progress is not None:
         print(file=sys.stderr)
     return deliver_report(report, args, names.get("synthetic", "synthetic"),

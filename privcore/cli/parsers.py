@@ -97,9 +97,10 @@ def add_evaluate_parser(sub) -> None:
                     "evaluated per person, each person's rows summarised")
     ev.add_argument("--order", action="append", default=[], metavar="CHILD.COLUMN",
                     help="a child table's column that orders each person's rows (a year, a date): a sequence")
-    ev.add_argument("--reference", help="optional reference table of real people outside training and holdout: "
-                    "every membership attack that can use one (mia_best and mia_stacked too) compares with it "
-                    "instead of with half of the holdout, as in the dashboard")
+    ev.add_argument("--reference", action="append", help="optional reference table of real people outside training "
+                    "and holdout: every membership attack that can use one (mia_best and mia_stacked too) compares "
+                    "with it instead of with half of the holdout, as in the dashboard (NAME=PATH per table for "
+                    "related tables)")
     ev.add_argument("--demo", metavar="NAME", help="use a built-in demo scenario instead of files")
     add_type_flags(ev)
     ev.add_argument("--pairing", help="'row' (same row order) or an id column present in both tables")

@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 from privcore.base import InputError
-from privcore.cli.args import deliver_report, print_progress
+from privcore.cli.args import deliver_report
 from privcore.data import Relation, column_lines, load_table
-from privcore.evaluation import evaluate_related
+from privcore.evaluation import Dataset, EvaluationOptions, evaluate_dataset
 
 
 def named_tables(values: list[str] | None, option: str) -> tuple[dict, dict]:
@@ -43,7 +43,7 @@ def relations_from_args(args: argparse.Namespace) -> list[Relation]:
     return [Relation(r.child, r.column, r.parent, r.parent_column, orders.get(r.child)) for r in relations]
 
 
-def run_related(args: argparse.Namespace, *, params, workers, device) -> int:
+def run_related(args: argparse.Namespace, options: EvaluationOptions) -> int:
     """Evaluate related tables per person; the report's JSON carries ``related`` (exit codes as ``evaluate``)."""
     if args.demo:
         raise InputError("--demo takes no --relation; for the built-in related tables run "
@@ -52,14 +52,13 @@ def run_related(args: argparse.Namespace, *, params, workers, device) -> int:
     real, real_names = named_tables(args.real, "--real")
     synthetic, synthetic_names = named_tables(args.synthetic, "--synthetic")
     holdout, holdout_names = named_tables(args.holdout, "--holdout")
+    reference, reference_names = named_tables(args.reference, "--reference")
     if not real or not synthetic:
         raise InputError("Give the real and the synthetic tables, each as --real NAME=PATH and --synthetic NAME=PATH.")
-    progress = None if args.quiet or not sys.stderr.isatty() else print_progress
-    report = evaluate_related(real, synthetic, relations, holdout=holdout or None, metrics=args.metrics,
-                              seed=args.seed, names={"real": real_names, "synthetic": synthetic_names,
-                                                     "holdout": holdout_names},
-                              params=params, workers=workers, device=device, progress=progress)
-    if progress is not None:
+    names = {"real": real_names, "synthetic": synthetic_names, "holdout": holdout_names, "reference": reference_names}
+    dataset = Dataset(real, synthetic, holdout or None, reference or None, relations=tuple(relations), names=names)
+    report = evaluate_dataset(dataset, args.metrics, options)
+    if options.progress is not None:
         print(file=sys.stderr)
     return deliver_report(report, args, "synthetic (per person)",
                           [f"related: {report.related['text']}",

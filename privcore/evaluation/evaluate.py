@@ -40,6 +40,7 @@ from privcore.engine import (
     using_device,
 )
 from privcore.evaluation.background import background_ids, background_workers, claimable_ids, running_in_background
+from privcore.evaluation.dataset import Dataset, EvaluationOptions
 from privcore.evaluation.metric_run import MetricRun
 from privcore.evaluation.outcome import Report
 from privcore.metrics import (
@@ -218,14 +219,42 @@ def evaluate(
     >>> evaluate(real, real.copy(), metrics="crp")["crp"].risk  # doctest: +ELLIPSIS
     0.99999...
     """
+    return evaluate_tables(
+        Dataset(real, synthetic, holdout, reference, schema, names=dict(names or {})), metrics,
+        EvaluationOptions(seed=seed, progress=progress, params=params, famd_components=famd_components,
+                chunk_elements=chunk_elements, strict=strict, reuse=reuse, workers=workers, cluster=cluster,
+                device=device, dp_epsilon=dp_epsilon, split_reference=split_reference))
+
+
+def evaluate_tables(dataset: Dataset, metrics: str | Iterable[str] = "all", options: EvaluationOptions | None = None) -> Report:
+    """:func:`evaluate` on a :class:`~privcore.evaluation.dataset.Dataset` of one table per role.
+
+    Parameters
+    ----------
+    dataset : Dataset
+        The tables, their schema and file names (``dataset.related`` False).
+    metrics : str or iterable of str
+        As for :func:`evaluate`.
+    options : EvaluationOptions, optional
+        How to run it (seed, progress, parameters, engine); the defaults of :func:`evaluate`.
+
+    Returns
+    -------
+    Report
+    """
+    options = options or EvaluationOptions()
+    real, synthetic, holdout, reference = dataset.real, dataset.synthetic, dataset.holdout, dataset.reference
+    schema, names, params = dataset.schema, dataset.names, options.params
+    workers, famd_components, device = options.workers, options.famd_components, options.device
+    chunk_elements, strict, reuse, cluster = options.chunk_elements, options.strict, options.reuse, options.cluster
     started = time.perf_counter()
     schema = schema if schema is not None else infer_schema(real)
-    seed = check_seed(schema.seed if seed is None else seed)
+    seed = check_seed(schema.seed if options.seed is None else options.seed)
     ids = resolve_metric_ids(metrics, holdout=holdout is not None)
     checked = check_settings("evaluate", EVALUATE_PARAMS, {"workers": workers, "famd_components": famd_components})
     workers, famd_components = checked["workers"], checked["famd_components"]
     device = check_device(device)
-    dp_epsilon = check_dp_epsilon(dp_epsilon)
+    dp_epsilon = check_dp_epsilon(options.dp_epsilon)
     if device == "gpu":
         if cluster is not None:
             raise InputError("Choose either a Dask cluster or the GPU, not both: the cluster's workers compute on "
@@ -246,13 +275,13 @@ def evaluate(
     # Metrics that call the neighbour engine themselves (not through the shared passes) find the device here.
     with connected(cluster) as client, using_device("cpu" if client is not None else device):
         report = _evaluate_prepared(EvaluationPlan(
-            data=data, ids=ids, schema=schema, seed=seed, params=params, started=started, progress=progress,
+            data=data, ids=ids, schema=schema, seed=seed, params=params, started=started, progress=options.progress,
             famd_components=famd_components, chunk_elements=chunk_elements, strict=strict, reuse=reuse,
             workers=workers, client=client, device=device, warnings=report_warnings))
     report.dp_epsilon = dp_epsilon
     report.columns = column_report(real.columns, schema, constant=[c for c in schema.columns
                                                                    if data.real[c].nunique(dropna=False) <= 1])
-    if holdout is None and split_reference:
+    if holdout is None and options.split_reference:
         _attach_split_reference(report, real, synthetic, schema, seed, params, famd_components=famd_components,
                                 chunk_elements=chunk_elements, strict=strict, workers=workers, device=device)
     return report

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from privcore.data import Relation, Schema, check_related, infer_schema, people_table_name, person_table
-from privcore.evaluation.evaluate import evaluate
+from privcore.evaluation.dataset import Dataset, EvaluationOptions
+from privcore.evaluation.evaluate import evaluate, evaluate_tables
 from privcore.evaluation.outcome import Report
 
 Tables = Mapping[str, pd.DataFrame]
@@ -53,19 +55,46 @@ def evaluate_related(real: Tables, synthetic: Tables, relations: Sequence[Relati
     membership, singling out, linkability and the distance metrics ask whether the synthetic *people* are closer to
     the training people than to other real people, and the verdict counts people.
     """
-    names = names or {}
-    roles = {"real": real, "synthetic": synthetic, **({"holdout": holdout} if holdout is not None else {})}
+    return evaluate_people(Dataset(real, synthetic, holdout, relations=tuple(relations), sensitive=sensitive,
+                                   names=dict(names or {})), metrics, EvaluationOptions(seed=seed, **options))
+
+
+def evaluate_people(dataset: Dataset, metrics: str = "quick", options: EvaluationOptions | None = None) -> Report:
+    """:func:`evaluate_related` on a :class:`~privcore.evaluation.dataset.Dataset` of related tables.
+
+    Parameters
+    ----------
+    dataset : Dataset
+        Every role's tables by name and their relations (``dataset.related``); a ``reference`` role's people join
+        the membership attacks' reference as for one table.
+    metrics : str
+        As for :func:`~privcore.evaluation.evaluate.evaluate`.
+    options : EvaluationOptions, optional
+        How to run it; the seed defaults to 0.
+
+    Returns
+    -------
+    Report
+        As :func:`evaluate_related`'s.
+    """
+    options = options or EvaluationOptions()
+    seed = 0 if options.seed is None else options.seed
+    relations, names = list(dataset.relations), dataset.names
+    roles = {role: getattr(dataset, role) for role in ("real", "synthetic", "holdout", "reference")
+             if getattr(dataset, role) is not None}
     for role, tables in roles.items():
         check_related(tables, relations, role, names.get(role))
-    real_people, kinds = person_table(real, relations)
+    real, real_people, kinds = roles["real"], *person_table(roles["real"], relations)
     people = {"real": real_people}
     for role in roles:
         if role != "real":
             people[role], _ = person_table(roles[role], relations, kinds)
+    sensitive = dataset.sensitive
     inferred = infer_schema(real_people, sensitive=sensitive) if sensitive else infer_schema(real_people)
     schema = Schema(types=dict(inferred.types), key=inferred.key, sensitive=inferred.sensitive, seed=seed)
-    report = evaluate(real_people, people["synthetic"], schema, metrics=metrics, holdout=people.get("holdout"),
-                      seed=seed, **options)
+    report = evaluate_tables(Dataset(real_people, people["synthetic"], people.get("holdout"), people.get("reference"),
+                                     schema), metrics, replace(options, seed=seed))
+    roles.pop("reference", None)  # the rows and utility lines compare the release with the real and fresh people
     parent = people_table_name(relations)
     report.related = {
         "people_table": parent,
