@@ -14,7 +14,7 @@ import pandas as pd
 
 from dashboard.generator_factory import maker
 from dashboard.progress import progress_update
-from privcore import evaluate
+from privcore import Dataset, EvaluationOptions, evaluate_dataset
 from privcore.data import Schema
 from privcore.evaluation import Report
 from privcore.generators import generator_title
@@ -49,19 +49,10 @@ def evaluate_tables(
             overall = (_pos + min(max(fraction, 0.0), 1.0)) / len(order)
             progress(overall, f"{_name} — {message}")
 
-        reports[name] = evaluate(
-            real,
-            synthetic[name],
-            schema,
-            metrics=metric_ids,
-            holdout=holdout,
-            seed=schema.seed,
-            progress=report_progress,
-            params=params,
-            reuse=reuse,
-            famd_components=famd_components,
-            names={**names, "synthetic": name},
-        )
+        dataset = Dataset(real, synthetic[name], holdout, schema=schema, names={**names, "synthetic": name})
+        options = EvaluationOptions(seed=schema.seed, progress=report_progress, params=params, reuse=reuse,
+                                    famd_components=famd_components)
+        reports[name] = evaluate_dataset(dataset, metric_ids, options)
         for error in reports[name].errors:  # internal errors go to the log, users see a short reason
             LOGGER.error("metric failed on %s: %s", name, error)
     return reports

@@ -13,7 +13,7 @@ import pandas as pd
 
 from privcore.base import one_blas_thread
 from privcore.data import Schema
-from privcore.evaluation.evaluate import evaluate
+from privcore.evaluation import Dataset, EvaluationOptions, evaluate_dataset
 from privcore.lab.frontier import TablePoint, table_point
 
 #: Scores of one evaluation: metric id → (risk, baseline).
@@ -49,9 +49,10 @@ class EvaluationSetup:
     def evaluate(self, reuse: dict | None, table: pd.DataFrame, seed: int, label: str, *,
                  workers: int | None = None) -> Outcome:
         """Evaluate one synthetic table (``reuse``: the passes shared with earlier evaluations, or None)."""
-        report = evaluate(self.training, table, self.schema, metrics=[*self.metrics, *self.utility],
-                          holdout=self.holdout, seed=seed, params=self.params,
-                          names={**self.names, "synthetic": label}, reuse=reuse, workers=workers)
+        dataset = Dataset(self.training, table, self.holdout, schema=self.schema,
+                          names={**self.names, "synthetic": label})
+        report = evaluate_dataset(dataset, [*self.metrics, *self.utility],
+                                  EvaluationOptions(seed=seed, params=self.params, reuse=reuse, workers=workers))
         reasons = tuple((m, report[m].reason) for m in self.metrics
                         if report[m].risk is None and report[m].reason)
         return Outcome({m: (report[m].risk, report[m].baseline) for m in self.metrics},
