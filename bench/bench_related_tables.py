@@ -62,7 +62,10 @@ best = report.results.get("mia_best")
 print(json.dumps({"seconds": round(seconds, 1), "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
                   "rows": {"real": report.rows["real"], "child_rows": int(len(real["seasons"]))},
                   "answer": answer.level, "mia_best_excess": None if best is None or best.risk is None
-                  else round(float(best.risk), 4), "failed": [m for m, r in report.items() if r.failed]}))
+                  else round(float(best.risk), 4),
+                  "whole_sets_reproduced": None if "reproduced_identifiers" not in report.results
+                  else report.results["reproduced_identifiers"].risk,
+                  "failed": [m for m, r in report.items() if r.failed]}))
 '''
 
 
@@ -72,10 +75,11 @@ def main(argv=None) -> int:
     parser.add_argument("--seasons", type=int, default=19, help="longest career (mean about half)")
     parser.add_argument("--timeout", type=float, default=1800.0)
     parser.add_argument("--out", default=str(OUT))
+    parser.add_argument("--paths", default="per_person,joined", help="which of per_person, joined to run")
     args = parser.parse_args(argv)
     cases = {}
     for kind in ("fresh", "leak"):
-        for path in ("per_person", "joined"):
+        for path in args.paths.split(","):
             started = time.perf_counter()
             try:
                 done = subprocess.run([sys.executable, "-c", CASE, path, kind, str(args.players), str(args.seasons)],
@@ -86,7 +90,9 @@ def main(argv=None) -> int:
             except subprocess.CalledProcessError as exc:
                 cases[f"{kind}/{path}"] = {"error": exc.stderr[-2000:]}
             print(f"{kind}/{path}: {cases[f'{kind}/{path}']} ({time.perf_counter() - started:.0f} s)", flush=True)
-    run = {"cpu": lscpu(), "players": args.players, "seasons": args.seasons, "cases": cases}
+    run = {"cpu": lscpu(), "players": args.players, "seasons": args.seasons, "cases": cases,
+           "commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                                    cwd=ROOT).stdout.strip()}
     out = Path(args.out)
     earlier = json.loads(out.read_text()).get("runs", []) if out.exists() else []
     document = {"what": __doc__.split("\n\n")[0], "runs": [*earlier, run]}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -12,6 +13,8 @@ from privcore.base import InputError
 
 #: The category a person with no rows in a child table gets for that table's most frequent values.
 NO_ROWS = "(no rows)"
+#: Suffix of the column that holds a fingerprint of each person's whole set of rows of a child table.
+ROW_SET = "set"
 
 
 @dataclass(frozen=True)
@@ -150,7 +153,9 @@ def person_table(tables: Mapping[str, pd.DataFrame], relations: Sequence[Relatio
         the person has); per numerical child column ``x``: ``c.x.mean``, ``c.x.min``, ``c.x.max``; per categorical
         one: ``c.x.most`` (the most frequent value, the smallest on a tie) and ``c.x.distinct``; with an order
         column: ``c.order.first``, ``c.order.span`` (last − first) and ``c.order.gap`` (mean gap between consecutive
-        rows), in days since 1970 and days for dates. A person with no rows in ``c`` gets 0 for its numbers and :data:`NO_ROWS` for its categories.
+        rows), in days since 1970 and days for dates; ``c.set``, a fingerprint of the person's whole set of rows
+        (:func:`row_sets`: equal for two people with the same rows, whatever their order), to check as an identifier.
+        A person with no rows in ``c`` gets 0 for its numbers, :data:`NO_ROWS` for its categories and no fingerprint.
     kinds : dict
         The kinds used, ``"child.column"`` → kind, to pass on for the other roles.
 
@@ -162,7 +167,7 @@ def person_table(tables: Mapping[str, pd.DataFrame], relations: Sequence[Relatio
     >>> table.to_dict("list")  # doctest: +NORMALIZE_WHITESPACE
     {'born': [1970, 1980, 1990], 'visits.rows': [2, 1, 0], 'visits.ward.most': ['a', 'b', '(no rows)'],
      'visits.ward.distinct': [2, 1, 0], 'visits.days.mean': [3.0, 1.0, 0.0], 'visits.days.min': [2.0, 1.0, 0.0],
-     'visits.days.max': [4.0, 1.0, 0.0]}
+     'visits.days.max': [4.0, 1.0, 0.0], 'visits.set': ['8897b98741b99abc', 'c67048f1fb8c1fee', nan]}
     """
     people_name = people_table_name(relations)
     people = tables[people_name]
@@ -190,6 +195,7 @@ def person_table(tables: Mapping[str, pd.DataFrame], relations: Sequence[Relatio
                 parts.update(_categorical_summary(child[column], owner, person_keys, name))
         if r.order is not None:
             parts.update(_sequence_summary(child[r.order], owner, person_keys, f"{r.child}.{r.order}"))
+        parts[f"{r.child}.{ROW_SET}"] = person_keys.map(row_sets(child.drop(columns=[r.column]), owner))
         out = pd.concat([out, pd.DataFrame(parts)], axis=1)
     return out, used
 
@@ -225,3 +231,47 @@ def _sequence_summary(order: pd.Series, owner: pd.Series, person_keys: pd.Series
     return {f"{name}.first": person_keys.map(grouped.min()).fillna(0.0).astype(float),
             f"{name}.span": person_keys.map(span).fillna(0.0).astype(float),
             f"{name}.gap": person_keys.map(gap).fillna(0.0).astype(float)}
+
+
+def row_sets(rows: pd.DataFrame, owner: pd.Series) -> pd.Series:
+    """A fingerprint of each owner's whole set of rows: 16 hexadecimal digits, the same for the same rows in any order.
+
+    A generator that copies a person's career (every season, every visit) under other attributes reproduces this
+    value, which no summary of single columns pins down; checked like a name (:mod:`privcore.metrics.identifiers`),
+    against the rate at which other real people's sets reappear.
+
+    Parameters
+    ----------
+    rows : DataFrame
+        A child table without its key column.
+    owner : Series
+        The person of each row (as text).
+
+    Returns
+    -------
+    Series
+        Owner → fingerprint.
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"year": [2001, 2000, 2000, 2001], "team": ["b", "a", "a", "b"]})
+    >>> sets = row_sets(rows, pd.Series(["p", "p", "q", "q"]))
+    >>> sets["p"] == sets["q"], len(sets["p"])
+    (True, 16)
+    """
+    # Numbers as numbers (23, 23.0 and "23" read from two files are one value), everything else as text.
+    text = pd.DataFrame({column: _canonical(values) for column, values in rows.items()}, index=rows.index)
+    lines = text.apply(lambda row: "\x1f".join(row), axis=1) if len(rows.columns) else pd.Series("", index=rows.index)
+    frame = pd.DataFrame({"owner": owner.to_numpy(), "line": lines.to_numpy()}).sort_values(["owner", "line"])
+    joined = frame.groupby("owner", sort=False)["line"].agg("\x1e".join)
+    return joined.map(lambda value: hashlib.blake2b(value.encode("utf-8"), digest_size=8).hexdigest())
+
+
+def _canonical(values: pd.Series) -> pd.Series:
+    """A child column's values as compared in :func:`row_sets`: numbers in one format where every value is one."""
+    numbers = pd.to_numeric(values, errors="coerce") if not pd.api.types.is_bool_dtype(values) else None
+    if numbers is not None and numbers.notna().sum() == values.notna().sum():
+        text = numbers.astype(float).map(lambda x: format(x, ".12g"))
+    else:
+        text = values.astype(str)
+    return text.where(values.notna(), "(missing)")

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from privcore.data import Relation, Schema, check_related, infer_schema, people_table_name, person_table
+from privcore.data.related import ROW_SET
 from privcore.evaluation.dataset import Dataset, EvaluationOptions
 from privcore.evaluation.evaluate import evaluate, evaluate_tables
 from privcore.evaluation.outcome import Report
@@ -91,7 +92,13 @@ def evaluate_people(dataset: Dataset, metrics: str = "quick", options: Evaluatio
             people[role], _ = person_table(roles[role], relations, kinds)
     sensitive = dataset.sensitive
     inferred = infer_schema(real_people, sensitive=sensitive) if sensitive else infer_schema(real_people)
-    schema = Schema(types=dict(inferred.types), key=inferred.key, sensitive=inferred.sensitive, seed=seed)
+    # Each child table's whole set of rows per person is checked as an identifier: a career copied under other
+    # attributes reappears whole, whatever its summaries show (privcore.data.related.row_sets).
+    sets = [f"{r.child}.{ROW_SET}" for r in relations]
+    types = {c: kind for c, kind in inferred.types.items() if c not in sets}
+    key = None if inferred.key is None else [c for c in inferred.key if c not in sets]
+    schema = Schema(types=types, key=key, sensitive=inferred.sensitive, seed=seed, dates=list(inferred.dates),
+                    identifiers=list(dict.fromkeys([*inferred.identifiers, *sets])), texts=list(inferred.texts))
     report = evaluate_tables(Dataset(real_people, people["synthetic"], people.get("holdout"), people.get("reference"),
                                      schema), metrics, replace(options, seed=seed))
     roles.pop("reference", None)  # the rows and utility lines compare the release with the real and fresh people

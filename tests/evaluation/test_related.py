@@ -31,8 +31,15 @@ def test_the_person_table_by_hand():
     table, kinds = person_table(_tables(), [VISITS])
     assert list(table.columns) == ["born", "visits.rows", "visits.ward.most", "visits.ward.distinct", "visits.cost.mean",
                                    "visits.cost.min", "visits.cost.max", "visits.day.first", "visits.day.span",
-                                   "visits.day.gap"]
+                                   "visits.day.gap", "visits.set"]
     assert table["visits.rows"].tolist() == [3, 1, 0]
+    # The whole set of a person's rows as one value: the same rows in another order (or with 5 read as 5.0) give the
+    # same fingerprint, another set another, no rows none.
+    shuffled = _tables()
+    shuffled["visits"] = shuffled["visits"].iloc[[3, 2, 0, 1]].astype({"cost": object})
+    again, _ = person_table(shuffled, [VISITS])
+    assert again["visits.set"][:2].tolist() == table["visits.set"][:2].tolist()
+    assert table["visits.set"][0] != table["visits.set"][1] and pd.isna(table["visits.set"][2])
     assert table["visits.ward.most"].tolist() == ["y", "x", NO_ROWS]  # y twice for a; c has no visits
     assert table["visits.ward.distinct"].tolist() == [2, 1, 0]
     assert table["visits.cost.mean"].tolist() == [3.0, 2.0, 0.0]
@@ -155,3 +162,18 @@ def test_the_rows_per_person_statistic_is_sdmetrics_cardinality_shape_similarity
         ours = children_per_person({"real": s.real, "synthetic": synthetic}, s.relation)["synthetic_ks"]
         theirs = CardinalityShapeSimilarity.compute_breakdown(s.real, synthetic, metadata)[("players", "seasons")]
         assert 1 - ours == pytest.approx(theirs["score"], abs=1e-9)
+
+
+def test_whole_careers_reproduced_are_caught_where_the_summaries_are_too_few_to_tell():
+    # At 200 players the attacks on the summaries do not tell the copied careers apart; every member's whole set of
+    # seasons reappears in the release, against none or a few of the holdout's, and that alone says "do not release".
+    levels = {}
+    for name in ("people_leak", "people_fresh"):
+        s = load_related(name, players=200)
+        report = evaluate_related(s.real, s.synthetic, [s.relation], holdout=s.holdout, metrics="quick")
+        levels[name] = verdict(report).level
+        found = report["reproduced_identifiers"]
+        assert [(c.status, c.kind) for c in report.columns if c.column == "seasons.set"] == [("checked", "identifier")]
+        if name == "people_leak":
+            assert found.risk == pytest.approx(1.0) and "200 of 200 members' seasons.set" in found.warnings[0]
+    assert levels == {"people_leak": DO_NOT_RELEASE, "people_fresh": RELEASE}
