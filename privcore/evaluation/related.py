@@ -8,11 +8,12 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from privcore.data import Relation, Schema, check_related, infer_schema, people_table_name, person_table
+from privcore.data import NUMERICAL, Relation, Schema, check_related, infer_schema, people_table_name, person_table
 from privcore.data.related import ROW_SET
 from privcore.evaluation.dataset import Dataset, EvaluationOptions
 from privcore.evaluation.evaluate import evaluate, evaluate_tables
 from privcore.evaluation.outcome import Report
+from privcore.evaluation.sequences import sequence_fidelity
 
 Tables = Mapping[str, pd.DataFrame]
 
@@ -95,7 +96,11 @@ def evaluate_people(dataset: Dataset, metrics: str = "quick", options: Evaluatio
     # Each child table's whole set of rows per person is checked as an identifier: a career copied under other
     # attributes reappears whole, whatever its summaries show (privcore.data.related.row_sets).
     sets = [f"{r.child}.{ROW_SET}" for r in relations]
-    types = {c: kind for c, kind in inferred.types.items() if c not in sets}
+    # A summary of numbers is a number, whatever the real people's few values suggest (a gap of 0 or 1 year in every
+    # real career is not a yes/no column: a release with a gap of 1.5 must be read, not refused).
+    summaries = tuple(f"{r.child}." for r in relations)
+    types = {c: (NUMERICAL if c.startswith(summaries) and pd.api.types.is_numeric_dtype(real_people[c]) else kind)
+             for c, kind in inferred.types.items() if c not in sets}
     key = None if inferred.key is None else [c for c in inferred.key if c not in sets]
     schema = Schema(types=types, key=key, sensitive=inferred.sensitive, seed=seed, dates=list(inferred.dates),
                     identifiers=list(dict.fromkeys([*inferred.identifiers, *sets])), texts=list(inferred.texts))
@@ -110,6 +115,7 @@ def evaluate_people(dataset: Dataset, metrics: str = "quick", options: Evaluatio
         "rows": {role: {name: int(len(table)) for name, table in tables.items()} for role, tables in roles.items()},
         "children_per_person": {r.child: children_per_person(roles, r) for r in relations},
         "table_utility": table_utility(roles, relations, seed),
+        "sequences": {r.child: sequence_fidelity(roles, r) for r in relations if r.order is not None},
         "text": (f"Evaluated per person: each of the {len(real[parent]):,} real people of {parent} is one record, "
                  f"with their rows of {', '.join(r.child for r in relations)} summarised (how many, their typical "
                  "values and, for an ordered table, the span and gaps); a person with many rows counts once."),

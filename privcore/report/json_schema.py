@@ -107,6 +107,19 @@ _RELATED = {
                                                                 "reference": {"type": ["number", "null"]},
                                                                 "relative": {"type": ["number", "null"]}},
                                "required": ["score", "reference", "relative"], "additionalProperties": False}]}}},
+        "sequences": {"type": "object", "description": "ordered child table -> 'gaps': 1 - the Kolmogorov-Smirnov "
+                      "statistic between the real and each role's gaps between a person's consecutive rows; 'stays': "
+                      "categorical column -> share of steps keeping their value, real and per role",
+                      "additionalProperties": {"type": "object", "properties": {
+                          "gaps": {"type": "object", "properties": {"synthetic": {"type": ["number", "null"]},
+                                                                    "holdout": {"type": ["number", "null"]}},
+                                   "required": ["synthetic", "holdout"], "additionalProperties": False},
+                          "stays": {"type": "object", "additionalProperties": {
+                              "type": "object", "properties": {"real": {"type": "number"},
+                                                               "synthetic": {"type": ["number", "null"]},
+                                                               "holdout": {"type": ["number", "null"]}},
+                              "required": ["real", "synthetic", "holdout"], "additionalProperties": False}}},
+                          "required": ["gaps", "stays"], "additionalProperties": False}},
         "text": {"type": "string"},
     },
     "required": ["people_table", "relations", "rows", "children_per_person", "table_utility", "text"],

@@ -177,3 +177,20 @@ def test_whole_careers_reproduced_are_caught_where_the_summaries_are_too_few_to_
         if name == "people_leak":
             assert found.risk == pytest.approx(1.0) and "200 of 200 members' seasons.set" in found.warnings[0]
     assert levels == {"people_leak": DO_NOT_RELEASE, "people_fresh": RELEASE}
+
+
+def test_a_release_drawn_row_by_row_loses_the_sequences_a_fresh_league_keeps():
+    s = load_related("people_fresh", players=300)
+    rng = np.random.default_rng(0)
+    seasons = s.synthetic["seasons"].copy()
+    # Each row drawn on its own: a team and a year from the columns' shares, whoever the player.
+    seasons["team"] = rng.permutation(seasons["team"].to_numpy())
+    seasons["year"] = rng.permutation(seasons["year"].to_numpy())
+    rows_alone = {**s.synthetic, "seasons": seasons}
+    report = evaluate_related(s.real, rows_alone, [s.relation], holdout=s.holdout, metrics="crp")
+    sequences = report.related["sequences"]["seasons"]
+    assert sequences["gaps"]["holdout"] == pytest.approx(1.0)  # a season every year, in every league
+    assert sequences["gaps"]["synthetic"] < 0.5
+    stays = sequences["stays"]["team"]
+    assert stays["holdout"] == pytest.approx(stays["real"], abs=0.05) and stays["synthetic"] < stays["real"] / 2
+    jsonschema.validate(json.loads(report.to_json()), report_schema())
