@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, MutableMapping
 
 import pandas as pd
@@ -14,12 +14,12 @@ from dashboard.uploads import (
     REPLACED_DEMO,
     choose_default_metrics,
     default_table_name,
-    inferred_schema,
     parse_upload,
 )
 from privcore.base import InputError
-from privcore.data import Relation, check_related, person_table
+from privcore.data import Relation, suggest_sensitive
 from privcore.demo import RELATED_SCENARIOS, RELATED_TITLES, load_related
+from privcore.evaluation import Dataset, person_tables
 
 ROLES = ("real", "synthetic", "holdout")
 #: The people table's name in uploaded related tables (the child tables are named after their files).
@@ -53,13 +53,8 @@ def per_person(state: MutableMapping, tables: dict[str, dict[str, pd.DataFrame]]
     Raises :class:`InputError` (naming the role, table and column) where the tables do not join; nothing loaded then
     changes.
     """
-    for role, role_tables in tables.items():
-        check_related(role_tables, relations, role)
-    real, kinds = person_table(tables["real"], relations)
-    people = {"real": real}
-    for role in tables:
-        if role != "real":
-            people[role], _ = person_table(tables[role], relations, kinds)
+    people, schema = person_tables(Dataset(tables["real"], tables["synthetic"], tables.get("holdout"),
+                                           relations=tuple(relations)))
     parent = relations[0].parent
     label = f"{parent} per person"
     state["tables"] = Tables(
@@ -67,7 +62,10 @@ def per_person(state: MutableMapping, tables: dict[str, dict[str, pd.DataFrame]]
         synthetic={f"{label} ({source})": LoadedTable.from_frame(f"{label} ({source})", people["synthetic"])},
         holdout=(LoadedTable.from_frame(f"{label} (holdout)", people["holdout"]) if "holdout" in people else None),
     )
-    state["schema"] = inferred_schema(people["real"])
+    # The evaluation's own settings (each whole set of rows checked as an identifier, summaries of numbers numerical),
+    # with a sensitive column proposed as for any new real table.
+    suggestion = suggest_sensitive(people["real"])
+    state["schema"] = schema if suggestion is None else replace(schema, sensitive=suggestion.column)
     state["schema_draft"] = None
     state["demo"] = None
     state[REPLACED_DEMO] = None

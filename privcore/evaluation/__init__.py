@@ -16,7 +16,7 @@ _FACE: dict[str, str] = {
     "info_of": "interpret", "LEVEL_BANDS": "interpret", "LEVELS": "interpret", "metric_applies": "interpret",
     "THRESHOLD_REASON": "interpret", "what_it_loses": "interpret",
     "combined_json": "outcome", "Report": "outcome",
-    "children_per_person": "related", "evaluate_people": "related", "evaluate_related": "related",
+    "children_per_person": "related", "evaluate_people": "related", "evaluate_related": "related", "person_tables": "related",
     "Dataset": "dataset", "EvaluationOptions": "dataset", "evaluate_dataset": "run", "evaluate_tables": "evaluate",
     "best_tradeoff": "tradeoff", "NO_UTILITY": "tradeoff", "tradeoff_point": "tradeoff", "tradeoff_points": "tradeoff",
     "tradeoff_sentence": "tradeoff", "TradeoffPoint": "tradeoff",

@@ -81,32 +81,13 @@ def evaluate_people(dataset: Dataset, metrics: str = "quick", options: Evaluatio
     """
     options = options or EvaluationOptions()
     seed = 0 if options.seed is None else options.seed
-    relations, names = list(dataset.relations), dataset.names
-    roles = {role: getattr(dataset, role) for role in ("real", "synthetic", "holdout", "reference")
-             if getattr(dataset, role) is not None}
-    for role, tables in roles.items():
-        check_related(tables, relations, role, names.get(role))
-    real, real_people, kinds = roles["real"], *person_table(roles["real"], relations)
-    people = {"real": real_people}
-    for role in roles:
-        if role != "real":
-            people[role], _ = person_table(roles[role], relations, kinds)
-    sensitive = dataset.sensitive
-    inferred = infer_schema(real_people, sensitive=sensitive) if sensitive else infer_schema(real_people)
-    # Each child table's whole set of rows per person is checked as an identifier: a career copied under other
-    # attributes reappears whole, whatever its summaries show (privcore.data.related.row_sets).
-    sets = [f"{r.child}.{ROW_SET}" for r in relations]
-    # A summary of numbers is a number, whatever the real people's few values suggest (a gap of 0 or 1 year in every
-    # real career is not a yes/no column: a release with a gap of 1.5 must be read, not refused).
-    summaries = tuple(f"{r.child}." for r in relations)
-    types = {c: (NUMERICAL if c.startswith(summaries) and pd.api.types.is_numeric_dtype(real_people[c]) else kind)
-             for c, kind in inferred.types.items() if c not in sets}
-    key = None if inferred.key is None else [c for c in inferred.key if c not in sets]
-    schema = Schema(types=types, key=key, sensitive=inferred.sensitive, seed=seed, dates=list(inferred.dates),
-                    identifiers=list(dict.fromkeys([*inferred.identifiers, *sets])), texts=list(inferred.texts))
+    relations = list(dataset.relations)
+    people, schema = person_tables(dataset, seed)
+    real, real_people = dataset.real, people["real"]
     report = evaluate_tables(Dataset(real_people, people["synthetic"], people.get("holdout"), people.get("reference"),
                                      schema), metrics, replace(options, seed=seed))
-    roles.pop("reference", None)  # the rows and utility lines compare the release with the real and fresh people
+    roles = {role: getattr(dataset, role) for role in ("real", "synthetic", "holdout")
+             if getattr(dataset, role) is not None}  # the rows and utility lines: the release, real and fresh people
     parent = people_table_name(relations)
     report.related = {
         "people_table": parent,
@@ -122,6 +103,54 @@ def evaluate_people(dataset: Dataset, metrics: str = "quick", options: Evaluatio
     }
     report.warnings.insert(0, report.related["text"])
     return report
+
+
+def person_tables(dataset: Dataset, seed: int = 0) -> tuple[dict[str, pd.DataFrame], Schema]:
+    """Each role's related tables checked and made one row per person, and the schema they are evaluated with.
+
+    Parameters
+    ----------
+    dataset : Dataset
+        Related tables (``dataset.related``), with ``sensitive`` naming a person-table column or None.
+    seed : int
+        The schema's seed.
+
+    Returns
+    -------
+    people : dict
+        Role → person table (:func:`privcore.data.related.person_table`, the real tables' kinds for every role).
+    schema : Schema
+        Inferred on the real people, with each child's whole set of rows (``child.set``) checked as an identifier and
+        every summary of numbers numerical. The dashboard loads the same tables and settings.
+
+    Raises
+    ------
+    InputError
+        Where a role's tables do not join (:func:`privcore.data.related.check_related`: the role, table and column).
+    """
+    relations, names = list(dataset.relations), dataset.names
+    roles = {role: getattr(dataset, role) for role in ("real", "synthetic", "holdout", "reference")
+             if getattr(dataset, role) is not None}
+    for role, tables in roles.items():
+        check_related(tables, relations, role, names.get(role))
+    real_people, kinds = person_table(roles["real"], relations)
+    people = {"real": real_people}
+    for role in roles:
+        if role != "real":
+            people[role], _ = person_table(roles[role], relations, kinds)
+    sensitive = dataset.sensitive
+    inferred = infer_schema(real_people, sensitive=sensitive) if sensitive else infer_schema(real_people)
+    # Each child table's whole set of rows per person is checked as an identifier: a career copied under other
+    # attributes reappears whole, whatever its summaries show (privcore.data.related.row_sets).
+    sets = [f"{r.child}.{ROW_SET}" for r in relations]
+    # A summary of numbers is a number, whatever the real people's few values suggest (a gap of 0 or 1 year in every
+    # real career is not a yes/no column: a release with a gap of 1.5 must be read, not refused).
+    summaries = tuple(f"{r.child}." for r in relations)
+    types = {c: (NUMERICAL if c.startswith(summaries) and pd.api.types.is_numeric_dtype(real_people[c]) else kind)
+             for c, kind in inferred.types.items() if c not in sets}
+    key = None if inferred.key is None else [c for c in inferred.key if c not in sets]
+    return people, Schema(types=types, key=key, sensitive=inferred.sensitive, seed=seed, dates=list(inferred.dates),
+                          identifiers=list(dict.fromkeys([*inferred.identifiers, *sets])), texts=list(inferred.texts))
 
 
 def children_per_person(roles: Mapping[str, Tables], relation: Relation) -> dict[str, Any]:

@@ -20,6 +20,10 @@ def test_the_related_demo_loads_one_row_per_player_and_the_results_page_says_so(
     scenario = load_related("people_leak")
     assert len(tables.real.frame) == len(scenario.real["players"])  # people, not seasons
     assert "seasons.rows" in tables.real.frame and tables.holdout is not None
+    # The settings the evaluation of related tables uses: each player's whole set of seasons checked as an identifier,
+    # a summary of numbers numerical even where every real career takes two values (a gap of 0 or 1 year).
+    schema = at.session_state["schema"]
+    assert "seasons.set" in schema.identifiers and schema.types["seasons.year.gap"] == "numerical"
     assert "Evaluated per person" in at.session_state[uploads.RELATED].text
     assert "Evaluated per person" in texts(at.success)
     picture = at.get("graphviz_chart")[0].proto.spec
