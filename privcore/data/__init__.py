@@ -23,6 +23,7 @@ _FACE: dict[str, str] = {
     "NUMERICAL": "schema", "Schema": "schema", "suggest_sensitive": "schema",
     "only": "table_checks", "read_columns": "table_checks",
     "check_related": "related", "NO_ROWS": "related", "people_table_name": "related", "person_table": "related",
+    "ROW_SET": "related", "row_sets": "related",
     "Relation": "related",
     "preset_key": "threat_models", "secret_sentence": "threat_models", "THREAT_MODELS": "threat_models",
 }

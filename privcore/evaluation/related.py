@@ -8,8 +8,16 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from privcore.data import NUMERICAL, Relation, Schema, check_related, infer_schema, people_table_name, person_table
-from privcore.data.related import ROW_SET
+from privcore.data import (
+    NUMERICAL,
+    ROW_SET,
+    Relation,
+    Schema,
+    check_related,
+    infer_schema,
+    people_table_name,
+    person_table,
+)
 from privcore.evaluation.dataset import Dataset, EvaluationOptions
 from privcore.evaluation.evaluate import evaluate, evaluate_tables
 from privcore.evaluation.outcome import Report
