@@ -184,7 +184,9 @@ class SubsetPasses:
             base, rows = drawn
             if len(rows) / len(shared.table(base)) < MIN_SHARE:
                 return None
-            nearest = shared.neighbours(space, subsample, other)
+            # The smallest distance over the pairs from whichever direction is known (the one asked for first).
+            known = (a, b) if shared.known_pass(space, a, b) or not shared.known_pass(space, b, a) else (b, a)
+            nearest = shared.neighbours(space, *known)
             farthest = self._farthest(shared, space, base, other)
             if not len(rows) or not len(nearest.distance):
                 return PairExtremes(np.nan, np.nan)
@@ -199,10 +201,14 @@ class SubsetPasses:
             if table == POOL:
                 self.farthest[key] = np.concatenate([self._farthest(shared, space, part, other) for part in POOL_PARTS])
             else:
-                self.farthest[key] = farthest_each(shared.encoded(space, table), shared.encoded(space, other),
-                                                   chunk_elements=shared.chunk_elements, workers=shared.workers,
-                                                   device=shared.device)
-                shared.passes.append((space, table, f"{other} (farthest)"))
+                self.farthest[key] = shared.reused(("farthest", *key))
+                if self.farthest[key] is None:
+                    self.farthest[key] = farthest_each(shared.encoded(space, table), shared.encoded(space, other),
+                                                       chunk_elements=shared.chunk_elements, workers=shared.workers,
+                                                       device=shared.device)
+                    shared.passes.append((space, table, f"{other} (farthest)"))
+                    if not {table, other} & {POOL, *POOL_PARTS[:1]}:
+                        shared.keep_for_reuse(("farthest", *key), self.farthest[key])
         return self.farthest[key]
 
     def _candidates(self, shared: Any, space: str, query: str, table: str, k: int) -> Neighbours:
@@ -213,7 +219,10 @@ class SubsetPasses:
         """
         key = (space, query, table)
         known = self.candidates.get(key)
+        if known is None or known.index.shape[1] < k:
+            known = shared.reused(("candidates", *key))  # passes without the synthetic table: kept between evaluations
         if known is not None and known.index.shape[1] >= k:
+            self.candidates[key] = known
             return known
         if POOL in (query, table):
             offsets = np.cumsum([0] + [len(shared.table(part)) for part in POOL_PARTS])[:-1]
@@ -230,6 +239,8 @@ class SubsetPasses:
                               chunk_elements=shared.chunk_elements, workers=shared.workers, device=shared.device,
                               label=f"{query}→{table} in {space}")
             shared.passes.append((space, query, f"{table} ({k} nearest)"))
+            if not {query, table} & {POOL, *POOL_PARTS[:1]}:
+                shared.keep_for_reuse(("candidates", *key), known)
         self.candidates[key] = known
         return known
 
