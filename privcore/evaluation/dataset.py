@@ -118,7 +118,3 @@ class Dataset:
     def related(self) -> bool:
         """Whether the tables are related tables evaluated per person."""
         return bool(self.relations)
-
-    def role_names(self, role: str) -> Any:
-        """The file name(s) of ``role`` for messages (a table name → file name mapping for related tables)."""
-        return self.names.get(role, {} if self.related else role)
