@@ -34,6 +34,7 @@ HOST = "127.0.0.1"
 START_TIMEOUT = 60  # seconds until /_stcore/health answers 200
 STOP_TIMEOUT = 10  # seconds between SIGTERM and SIGKILL
 IDLE_TIMEOUT = 60_000  # ms: a script run (page load, widget change) must finish within this
+NAV_WAIT_SECONDS = 10  # a link to another page must be drawn within this
 RUN_TIMEOUT = 150_000  # ms: running the metrics on the Results page
 ALLOWED_SCHEMES = {"data", "blob", "about"}
 MAX_SHOT_HEIGHT = 12_000  # px: screenshots of very long pages are cut here
@@ -260,13 +261,19 @@ def nav_link(page, name: str):
     """The link to a page: an ``st.page_link`` on the page if there is one, else the sidebar entry."""
     # The sidebar's links carry the session id (?session=…) so that a reload keeps the user's work.
     href = re.compile(rf"/{re.escape(PAGE_PATHS[name])}/?(\?[^#]*)?$")
-    for selector in ("[data-testid=stPageLink] a", "[data-testid=stSidebarNav] a"):
-        links = page.locator(selector)
-        for i in range(links.count()):
-            link = links.nth(i)
-            if href.search(link.evaluate("a => a.href") or "") and link.is_visible():
-                return link
-    raise AssertionError(f"no visible link to the {name} page")
+    # On a loaded machine the sidebar's links are drawn a moment after the page's first run ends (CI once found
+    # none right after the home page had run): look again for a few seconds before saying there is none.
+    deadline = time.monotonic() + NAV_WAIT_SECONDS
+    while True:
+        for selector in ("[data-testid=stPageLink] a", "[data-testid=stSidebarNav] a"):
+            links = page.locator(selector)
+            for i in range(links.count()):
+                link = links.nth(i)
+                if href.search(link.evaluate("a => a.href") or "") and link.is_visible():
+                    return link
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no visible link to the {name} page")
+        page.wait_for_timeout(250)
 
 
 def go_to(page, name: str) -> None:
