@@ -261,6 +261,34 @@ class SharedComputation:
         """The table a subsample is drawn from and its row positions there (sorted), or None for a whole table."""
         return self._subsamples.get(role)
 
+    def pool_rows(self, role: str) -> np.ndarray | None:
+        """Positions in the pool (the synthetic table, then the holdout) of the rows of table ``role``.
+
+        The synthetic table, the holdout and every subsample of them or of the pool are sets of pool rows, so a
+        metric that can score any set of rows of one table reads them all from one computation on the pool. None
+        without a holdout, or for a role outside the pool (the real table).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from privcore.data.prepare import prepare
+        >>> from privcore.data.schema import infer_schema
+        >>> real = pd.DataFrame({"a": [1.0, 2.0, 3.0]})
+        >>> shared = SharedComputation(prepare(real, real.copy(), infer_schema(real), holdout=real + 1))
+        >>> shared.pool_rows("holdout").tolist(), shared.pool_rows(shared.subsample(POOL, 2, 0, 0)).tolist()
+        ([3, 4, 5], [3, 4])
+        """
+        if self.data.holdout is None:
+            return None
+        n_synthetic = len(self.data.synthetic)
+        base, rows = self._subsamples.get(role, (role, None))
+        start = {"synthetic": 0, "holdout": n_synthetic, POOL: 0}.get(base)
+        if start is None:
+            return None
+        if rows is None:
+            return start + np.arange(len(self.table(base)))
+        return start + rows
+
     def known_pass(self, space: str, query: str, reference: str) -> bool:
         """Whether the pass ``query → reference`` in ``space`` is computed already."""
         return (space, query, reference) in self._neighbours
@@ -576,6 +604,10 @@ class MetricContext:
     def space(self, name: str, factory: SpaceFactory | None = None) -> Any:
         """The shared fitted space ``name`` (see :meth:`SharedComputation.space`)."""
         return self.shared.space(name, factory)
+
+    def role_of(self, role: str) -> str:
+        """The table that plays ``role`` here: "synthetic" is the holdout in a baseline, or a size-matched subsample."""
+        return self._role(role)
 
     def encoded(self, space: str, role: str) -> np.ndarray:
         """Table ``role`` encoded in ``space`` (see :meth:`SharedComputation.encoded`)."""

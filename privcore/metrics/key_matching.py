@@ -181,13 +181,7 @@ def hamming_pool_counts(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """GCAP's pools: every reference key tuple at minimal Hamming distance from each query tuple.
 
-    Matches are counted on integer codes in chunks of ``chunk × |reference|`` small integers (never the full
-    matrix); each chunk turns its pools into counts ahead of the next. Keys with few values ("dense") match
-    many pairs: two rows with the same values on all of them (the same dense pattern) match every reference
-    row alike, so the dense matches are counted once per pair of distinct patterns and copied to the rows
-    (queries run grouped by pattern, so a chunk holds few). Keys with many values match few pairs: 1 is
-    added at the equal pairs. At 100,000 distinct Adult key tuples (8 dense keys, 8,419 × 20,294 patterns)
-    that is 2-3x less time than comparing every pair key by key, with the same counts.
+    Matches are counted by :class:`KeyMatcher` in chunks; each chunk turns its pools into counts ahead of the next.
 
     Parameters
     ----------
@@ -210,57 +204,20 @@ def hamming_pool_counts(
     """
     n_query, n_ref = len(query_codes), len(ref_codes)
     n_attr = query_codes.shape[1]
-    dtype = np.uint8 if n_attr < 255 else np.uint16
-    rows_per_chunk = max(1, min(n_query, chunk_elements // max(n_ref, 1)))
-    query_codes = np.ascontiguousarray(query_codes)
-    # A key with many values (a continuous number, a fine code) matches few pairs: adding 1 at those
-    # pairs is cheaper than comparing every pair. A pair costs ~40× an elementwise comparison.
-    dense, sparse = [], []
-    for j in range(n_attr):
-        width = int(max(query_codes[:, j].max(), ref_codes[:, j].max())) + 1
-        ref_count = np.bincount(ref_codes[:, j], minlength=width)
-        pairs = int(np.dot(np.bincount(query_codes[:, j], minlength=width), ref_count))
-        if pairs * 64 < n_query * n_ref:
-            by_code = np.argsort(ref_codes[:, j], kind="stable")
-            bounds = np.concatenate([[0], np.cumsum(ref_count)])
-            sparse.append((j, by_code, bounds))
-        else:
-            dense.append(j)
-    if dense:
-        q_pattern, q_patterns = _patterns(query_codes[:, dense])
-        r_pattern, r_patterns = _patterns(ref_codes[:, dense])
-        by_pattern = np.argsort(q_pattern, kind="stable")  # a chunk of rows then holds few patterns
-    else:
-        by_pattern = np.arange(n_query)
+    matcher = KeyMatcher(query_codes, ref_codes, chunk_elements)
     place = np.empty(n_query, dtype=np.int64)  # each query tuple's position in the order the chunks run
-    place[by_pattern] = np.arange(n_query)
+    place[matcher.order] = np.arange(n_query)
     q_place = place[q_tuple]
     order = np.argsort(q_place, kind="stable")
     sorted_place = q_place[order]
 
-    def dense_matches(chunk_rows: np.ndarray) -> np.ndarray:
-        """(rows, n_ref) matches on the dense keys: per distinct pattern of the chunk, then per row."""
-        patterns, local = np.unique(q_pattern[chunk_rows], return_inverse=True)
-        per_pattern = np.zeros((len(patterns), len(r_patterns)), dtype=dtype)
-        for k in range(len(dense)):
-            per_pattern += q_patterns[patterns, k, None] == r_patterns[None, :, k]
-        return per_pattern[:, r_pattern][local.ravel()]
-
     def run(start: int):
-        stop = min(n_query, start + rows_per_chunk)
+        stop = min(n_query, start + matcher.rows_per_chunk)
         rows = stop - start
-        chunk_rows = by_pattern[start:stop]
-        matches = dense_matches(chunk_rows) if dense else np.zeros((rows, n_ref), dtype=dtype)
-        flat = matches.reshape(-1)
-        for j, by_code, bounds in sparse:
-            code = query_codes[chunk_rows, j]
-            length = bounds[code + 1] - bounds[code]
-            offset = np.repeat(np.cumsum(length) - length - bounds[code], length)
-            position = np.arange(len(offset)) - offset
-            flat[np.repeat(np.arange(rows) * n_ref, length) + by_code[position]] += 1
+        chunk_rows, matches = matcher.chunk(start)
         best = matches.max(axis=1)
         owner, ref = np.divmod(np.flatnonzero(matches == best[:, None]), n_ref)
-        del matches, flat
+        del matches
         q_from, q_to = np.searchsorted(sorted_place, [start, stop])
         queries = order[q_from:q_to]
         size, correct = pooled_counts(
@@ -269,7 +226,7 @@ def hamming_pool_counts(
         )
         return chunk_rows, size, n_attr - best.astype(np.int64), queries, correct
 
-    starts = list(range(0, n_query, rows_per_chunk))
+    starts = list(range(0, n_query, matcher.rows_per_chunk))
     workers = resolve_workers(workers)
     if workers > 1 and len(starts) > 1:
         with ThreadPoolExecutor(max_workers=workers) as pool:
@@ -284,6 +241,80 @@ def hamming_pool_counts(
         min_distance[chunk_rows] = distance
         correct[queries] = hits
     return pool_size, min_distance, correct
+
+
+class KeyMatcher:
+    """How many key values each query tuple shares with each reference tuple, a chunk of query tuples at a time.
+
+    Matches are counted on integer codes in chunks of ``chunk × |reference|`` small integers (never the full
+    matrix). Keys with few values ("dense") match many pairs: two rows with the same values on all of them (the
+    same dense pattern) match every reference row alike, so the dense matches are counted once per pair of distinct
+    patterns and copied to the rows (queries run grouped by pattern, so a chunk holds few). Keys with many values
+    match few pairs: 1 is added at the equal pairs. At 100,000 distinct Adult key tuples (8 dense keys, 8,419 ×
+    20,294 patterns) that is 2-3x less time than comparing every pair key by key, with the same counts.
+
+    Parameters
+    ----------
+    query_codes, ref_codes : ndarray
+        (U, p) and (V, p) codes of distinct key tuples (equal values, equal codes).
+    chunk_elements : int
+        Bound on a chunk's matrix.
+
+    Attributes
+    ----------
+    order : ndarray
+        The query tuples in the order the chunks take them (grouped by dense pattern).
+    rows_per_chunk : int
+    """
+
+    def __init__(self, query_codes: np.ndarray, ref_codes: np.ndarray, chunk_elements: int):
+        n_query, n_ref = len(query_codes), len(ref_codes)
+        n_attr = query_codes.shape[1]
+        self.n_ref = n_ref
+        self.dtype = np.uint8 if n_attr < 255 else np.uint16
+        self.rows_per_chunk = max(1, min(n_query, chunk_elements // max(n_ref, 1)))
+        self.query_codes = np.ascontiguousarray(query_codes)
+        # A key with many values (a continuous number, a fine code) matches few pairs: adding 1 at those
+        # pairs is cheaper than comparing every pair. A pair costs ~40× an elementwise comparison.
+        self.dense, self.sparse = [], []
+        for j in range(n_attr):
+            width = int(max(query_codes[:, j].max(), ref_codes[:, j].max())) + 1
+            ref_count = np.bincount(ref_codes[:, j], minlength=width)
+            pairs = int(np.dot(np.bincount(query_codes[:, j], minlength=width), ref_count))
+            if pairs * 64 < n_query * n_ref:
+                by_code = np.argsort(ref_codes[:, j], kind="stable")
+                bounds = np.concatenate([[0], np.cumsum(ref_count)])
+                self.sparse.append((j, by_code, bounds))
+            else:
+                self.dense.append(j)
+        if self.dense:
+            self.q_pattern, self.q_patterns = _patterns(self.query_codes[:, self.dense])
+            self.r_pattern, self.r_patterns = _patterns(ref_codes[:, self.dense])
+            self.order = np.argsort(self.q_pattern, kind="stable")  # a chunk of rows then holds few patterns
+        else:
+            self.order = np.arange(n_query)
+
+    def _dense_matches(self, chunk_rows: np.ndarray) -> np.ndarray:
+        """(rows, n_ref) matches on the dense keys: per distinct pattern of the chunk, then per row."""
+        patterns, local = np.unique(self.q_pattern[chunk_rows], return_inverse=True)
+        per_pattern = np.zeros((len(patterns), len(self.r_patterns)), dtype=self.dtype)
+        for k in range(len(self.dense)):
+            per_pattern += self.q_patterns[patterns, k, None] == self.r_patterns[None, :, k]
+        return per_pattern[:, self.r_pattern][local.ravel()]
+
+    def chunk(self, start: int) -> tuple[np.ndarray, np.ndarray]:
+        """The query tuples ``order[start:start + rows_per_chunk]`` and their (rows, n_ref) match counts."""
+        chunk_rows = self.order[start:start + self.rows_per_chunk]
+        rows, n_ref = len(chunk_rows), self.n_ref
+        matches = self._dense_matches(chunk_rows) if self.dense else np.zeros((rows, n_ref), dtype=self.dtype)
+        flat = matches.reshape(-1)
+        for j, by_code, bounds in self.sparse:
+            code = self.query_codes[chunk_rows, j]
+            length = bounds[code + 1] - bounds[code]
+            offset = np.repeat(np.cumsum(length) - length - bounds[code], length)
+            position = np.arange(len(offset)) - offset
+            flat[np.repeat(np.arange(rows) * n_ref, length) + by_code[position]] += 1
+        return chunk_rows, matches
 
 
 def _patterns(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -7,9 +7,10 @@ import math
 import numpy as np
 
 from privcore.data import NUMERICAL, Param
-from privcore.engine import MetricContext, all_within
+from privcore.engine import POOL, MetricContext, all_within
 from privcore.metrics._exact_match import first_positions, joint_tuple_ids, tuple_ids, value_codes
 from privcore.metrics.details import AttributeInference, CopyCounts, KeyMatches
+from privcore.metrics.key_levels import HammingLevels
 from privcore.metrics.key_matching import (
     GroupRankCounter,
     distinct_rows,
@@ -127,6 +128,41 @@ def compute_gcap(ctx: MetricContext) -> MetricOutput:
     [1.0, 0.3333]
     """
     keys, sensitive = keys_and_sensitive(ctx)
+    in_pool = ctx.shared.pool_rows(ctx.role_of("synthetic"))
+    if in_pool is not None:
+        pool, correct, hamming = _gcap_levels(ctx, keys, sensitive).pools(
+            in_pool, chunk_elements=ctx.shared.chunk_elements, workers=ctx.workers)
+    else:
+        pool, correct, hamming = _gcap_pools(ctx, keys, sensitive)
+    per_record = correct / pool
+    risk = float(per_record.mean())
+    return MetricOutput(
+        risk=risk,
+        raw=risk,
+        per_record=per_record,
+        details=KeyMatches(
+            pool_size=pool,
+            correct=correct,
+            hamming_distance=hamming,
+            n_keys=len(keys),
+            exact_match_share=float((hamming == 0).mean()),
+        ),
+        params={"key_columns": keys, "sensitive": sensitive},
+    )
+
+
+def _gcap_levels(ctx: MetricContext, keys: list[str], sensitive: str) -> HammingLevels:
+    """The real key tuples' nearest pool tuples: one pass for GCAP on every table drawn from the pool.
+
+    The synthetic table, the holdout and their size-matched subsets (:class:`~privcore.metrics.key_levels.HammingLevels`).
+    """
+    shared = ctx.shared
+    return shared.cached(("gcap_levels", tuple(keys), sensitive), lambda: HammingLevels.build(
+        ctx.real, shared.table(POOL), keys, sensitive, chunk_elements=shared.chunk_elements, workers=ctx.workers))
+
+
+def _gcap_pools(ctx: MetricContext, keys: list[str], sensitive: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """GCAP's pool size, correct guesses and minimal Hamming distance per real row, by a pass over the synthetic table."""
     n_real = len(ctx.real)
     real_codes, syn_codes = value_codes([ctx.real, ctx.synthetic], keys)
     key_id, n_keys = tuple_ids(np.vstack([real_codes, syn_codes]))
@@ -157,21 +193,7 @@ def compute_gcap(ctx: MetricContext) -> MetricOutput:
         pool[rows] = tuple_pool[tuple_of_row]
         hamming[rows] = tuple_distance[tuple_of_row]
         correct[rows] = q_correct[q_id]
-    per_record = correct / pool
-    risk = float(per_record.mean())
-    return MetricOutput(
-        risk=risk,
-        raw=risk,
-        per_record=per_record,
-        details=KeyMatches(
-            pool_size=pool,
-            correct=correct,
-            hamming_distance=hamming,
-            n_keys=len(keys),
-            exact_match_share=float((hamming == 0).mean()),
-        ),
-        params={"key_columns": keys, "sensitive": sensitive},
-    )
+    return pool, correct, hamming
 
 
 # --------------------------------------------------------------------------------------------------
