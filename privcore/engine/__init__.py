@@ -17,6 +17,7 @@ _FACE: dict[str, str] = {
     "nearest_k": "neighbors", "nearest_two": "neighbors", "Neighbours": "neighbors", "PairExtremes": "neighbors",
     "nearest_two_both_ways": "neighbors_both_ways", "nearest_two_within": "neighbors_both_ways",
     "distinct_rows": "neighbors_distinct", "expand_within": "neighbors_distinct",
+    "TIE_FACTOR": "tolerance",
 }
 
 __all__ = lazy_face(__name__, _FACE, globals())

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from privcore.data import NUMERICAL, Param
-from privcore.engine import POOL, MetricContext, all_within
+from privcore.engine import POOL, TIE_FACTOR, MetricContext, all_within
 from privcore.metrics._exact_match import first_positions, joint_tuple_ids, tuple_ids, value_codes
 from privcore.metrics.details import AttributeInference, CopyCounts, KeyMatches
 from privcore.metrics.key_levels import HammingLevels
@@ -201,6 +201,48 @@ def _gcap_pools(ctx: MetricContext, keys: list[str], sensitive: str) -> tuple[np
 # --------------------------------------------------------------------------------------------------
 
 
+def _air_pools(ctx: MetricContext, nearest, real_points: np.ndarray, syn_points: np.ndarray, real_first: np.ndarray,
+               syn_point: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+    """AIR's pools: per distinct real key point, the distinct synthetic points within d1 + the tie tolerance.
+
+    Returns the tolerance and the pools as (owner, synthetic point) pairs sorted by owner. Where the second-nearest
+    synthetic row is beyond the tolerance the pool is the nearest row alone; only the other points need the pass that
+    collects every row within d1 + tolerance.
+
+    The tolerance is 1e-12 × d_max (metrics.md §0). On the whole synthetic table d_max is computed (it is reported).
+    On a size-matched subset, whose details are never shown, the pools are first taken with the tolerance of an upper
+    bound on d_max (:class:`privcore.engine.tolerance.TieTolerance`); they are the exact tolerance's pools unless a
+    distance falls between what the lower and the upper bound allow, and only then is the subset's d_max computed:
+    its farthest pairs cost a pass of their own per subset.
+    """
+    d1, d2 = nearest.d1[real_first], nearest.d2[real_first]
+
+    def pools(tie: float):
+        radius = d1 + tie
+        tied = np.flatnonzero(d2 <= radius)
+        within = all_within(real_points[tied], syn_points, radius[tied], chunk_elements=ctx.shared.chunk_elements,
+                            workers=ctx.workers)
+        return tied, within
+
+    if ctx.shared.subsample_of(ctx.role_of("synthetic")) is None:
+        extremes = ctx.extremes("E_keys")
+        tie = extremes.tie_tolerance if np.isfinite(extremes.d_max) else 0.0
+        tied, within = pools(tie)
+    else:
+        bounded = ctx.tie_tolerance("E_keys")
+        low, tie = TIE_FACTOR * bounded.low, TIE_FACTOR * bounded.high
+        tied, within = pools(tie)
+        between = (d2 > d1 + low) & (d2 <= d1 + tie)
+        if not np.isfinite(tie) or between.any() or (within.distance > (d1[tied] + low)[within.rows()]).any():
+            tie = bounded.value if np.isfinite(bounded.value) else 0.0
+            tied, within = pools(tie)
+    alone = np.setdiff1d(np.arange(len(real_first)), tied, assume_unique=True)
+    owner = np.concatenate([tied[within.rows()], alone])
+    group = np.concatenate([within.indices, syn_point[nearest.i1[real_first[alone]]]])
+    order = np.argsort(owner, kind="stable")
+    return tie, owner[order], group[order]
+
+
 def compute_air(ctx: MetricContext) -> MetricOutput:
     """Attribute Inference Risk.
 
@@ -231,24 +273,12 @@ def compute_air(ctx: MetricContext) -> MetricOutput:
     tolerance = float(ctx.params.get("tolerance", 0.1))  # checked against its Param by check_value
     real_enc = ctx.encoded("E_keys", "real")
     syn_enc = ctx.encoded("E_keys", "synthetic")
-    extremes = ctx.extremes("E_keys")
     nearest = ctx.neighbours("E_keys", "real", "synthetic")
-    tie = extremes.tie_tolerance if np.isfinite(extremes.d_max) else 0.0
 
     # Pools depend only on the key encoding: match distinct real key points to distinct synthetic ones.
-    # Where the second-nearest synthetic row is beyond the tie tolerance the pool is the nearest row
-    # alone; only the other points need the pass that collects every row within d1 + tolerance.
     real_point, real_first = distinct_rows(real_enc)
     syn_point, syn_first = distinct_rows(syn_enc)
-    radius = nearest.d1[real_first] + tie
-    tied = np.flatnonzero(nearest.d2[real_first] <= radius)
-    within = all_within(real_enc[real_first[tied]], syn_enc[syn_first], radius[tied],
-                        chunk_elements=ctx.shared.chunk_elements, workers=ctx.workers)
-    alone = np.setdiff1d(np.arange(len(real_first)), tied, assume_unique=True)
-    owner = np.concatenate([tied[within.rows()], alone])
-    group = np.concatenate([within.indices, syn_point[nearest.i1[real_first[alone]]]])
-    order = np.argsort(owner, kind="stable")
-    owner, group = owner[order], group[order]
+    tie, owner, group = _air_pools(ctx, nearest, real_enc[real_first], syn_enc[syn_first], real_first, syn_point)
 
     numerical = ctx.schema.types[sensitive] == NUMERICAL
     real_s, syn_s = ctx.real[sensitive].to_numpy(), ctx.synthetic[sensitive].to_numpy()

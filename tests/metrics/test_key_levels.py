@@ -88,3 +88,50 @@ def test_hand_computed_pools_of_two_subsets():
     assert [v.tolist() for v in levels.pools(np.arange(3, 6), chunk_elements=1024)] == [[1], [0], [1]]
     # Rows 1 and 2 of the synthetic table: (a, q) and (b, p) both at distance 1, both guess x: pool 2, correct 2.
     assert [v.tolist() for v in levels.pools(np.array([1, 2]), chunk_elements=1024)] == [[2], [2], [1]]
+
+
+def _air_by_pass(real: pd.DataFrame, scored: pd.DataFrame, schema: Schema):
+    """AIR with ``scored`` as the synthetic table and no holdout: its own pass and its own exact d_max."""
+    return simulation.compute_air(MetricContext(SharedComputation(prepare(real, scored, schema)), {}, 0))
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), n=st.integers(4, 50), keys=st.integers(1, 3), values=st.integers(1, 4),
+       near_tie=st.booleans())
+def test_air_on_a_subset_with_a_bounded_tolerance_equals_its_own_pass(seed, n, keys, values, near_tie):
+    # AIR on a size-matched subset takes its tie tolerance from bounds on d_max and computes d_max only where a
+    # distance falls between them (see the next test for that path).
+    rng = np.random.default_rng(seed)
+    real, synthetic, holdout, schema = _tables(rng, n, keys, values)
+    if near_tie:
+        synthetic.loc[synthetic.index[::2], "num"] += 1e-13
+    shared = SharedComputation(prepare(real, synthetic, schema, holdout=holdout))
+    matched = min(len(synthetic), len(holdout))
+    for role in (shared.subsample(POOL, matched, 0, seed), shared.subsample("synthetic", matched, 1, seed)):
+        got = simulation.compute_air(MetricContext(shared, {}, 0, synthetic_role=role))
+        expected = _air_by_pass(shared.data.real, shared.table(role), schema)
+        assert got.risk == expected.risk
+        assert np.array_equal(got.per_record, expected.per_record)
+        assert np.array_equal(got.details.pool_size, expected.details.pool_size)
+
+
+def test_air_on_a_subset_computes_d_max_where_a_distance_falls_between_the_bounds():
+    # Twins one number apart by 1e-12 × d_max (between the bounds' tolerances): the pools then depend on the exact
+    # d_max, which the subset computes; with the upper bound's tolerance alone both twins would be pooled.
+    rng = np.random.default_rng(7)
+    real, synthetic, holdout, schema = _tables(rng, 40, 2, 2)
+    shared = SharedComputation(prepare(real, synthetic, schema, holdout=holdout))
+    bounds = MetricContext(shared, {}, 0, synthetic_role=shared.subsample("synthetic", len(synthetic), 0, 0)
+                           ).tie_tolerance("E_keys")
+    assert bounds.low < bounds.high
+    span = real["num"].max() - real["num"].min()
+    exact = shared.extremes("E_keys", "real", "synthetic").d_max
+    for between in (exact * 1e-12 * 1.001, bounds.high * 1e-12 * 0.999):
+        twins = synthetic.copy()
+        twins.loc[twins.index[::2], "num"] += between * span
+        shared = SharedComputation(prepare(real, twins, schema, holdout=holdout))
+        role = shared.subsample("synthetic", len(twins), 0, 0)
+        got = simulation.compute_air(MetricContext(shared, {}, 0, synthetic_role=role))
+        expected = _air_by_pass(shared.data.real, shared.table(role), schema)
+        assert np.array_equal(got.details.pool_size, expected.details.pool_size)
+        assert np.array_equal(got.per_record, expected.per_record)
