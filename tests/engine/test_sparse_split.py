@@ -88,3 +88,15 @@ def test_an_evaluation_with_a_5000_value_code_is_the_same_split_or_dense(monkeyp
         assert not result.failed and not other.failed, metric
         assert result.risk == other.risk or (result.risk != result.risk and other.risk != other.risk), metric
         assert result.size_match == other.size_match, metric
+
+
+def test_a_table_is_converted_once_and_again_after_it_is_written_to():
+    rng = np.random.default_rng(3)
+    table = np.hstack([rng.random((50, 1)), np.eye(300)[rng.integers(0, 300, 50)]])
+    other = np.hstack([rng.random((40, 1)), np.eye(300)[rng.integers(0, 300, 40)]])
+    first, again = S.split(table, other), S.split(table, other)
+    assert first is not None and again is not None
+    np.testing.assert_allclose(again.products(slice(0, 50)), table @ other.T)
+    assert S._csr(table) is S._csr(table)  # kept while the array lives and is unchanged
+    table[:, 1:] = np.eye(300)[rng.integers(0, 300, 50)]  # written to in place: converted again
+    np.testing.assert_allclose(S.split(table, other).products(slice(0, 50)), table @ other.T)
