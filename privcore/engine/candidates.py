@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from privcore.engine import gpu
+from privcore.engine import gpu, sparse_split
 
 #: Near-farthest pairs a chunk refines exactly for d_max; beyond that many (maxima tied across thousands of
 #: pairs, as in all-categorical tables, where their exact distances are equal) only the approximately
@@ -318,10 +318,8 @@ def _exact_distances_wide(query, reference, query_rows, reference_rows, chunk_el
     non-zeros (:data:`SPARSE_PAIR_SHARE`) are refined over every column as in narrow tables.
     """
     width = query.shape[1]
-    unique_query, query_of = np.unique(query_rows, return_inverse=True)
-    unique_reference, reference_of = np.unique(reference_rows, return_inverse=True)
-    q_start, q_col, q_val = _row_nonzeros(query, unique_query, chunk_elements)
-    r_start, r_col, r_val = _row_nonzeros(reference, unique_reference, chunk_elements)
+    q_start, q_col, q_val, query_of = _nonzeros_of(query, query_rows, chunk_elements)
+    r_start, r_col, r_val, reference_of = _nonzeros_of(reference, reference_rows, chunk_elements)
     q_count, r_count = np.diff(q_start), np.diff(r_start)
     held = q_count[query_of] + r_count[reference_of]
     out = np.empty(len(query_rows))
@@ -336,6 +334,20 @@ def _exact_distances_wide(query, reference, query_rows, reference_rows, chunk_el
         out[pairs] = _sparse_pair_distances(q_start, q_col, q_val, query_of[pairs], r_start, r_col, r_val,
                                             reference_of[pairs], width)
     return out
+
+
+def _nonzeros_of(table, rows, chunk_elements):
+    """CSR arrays of the rows ``rows`` of ``table`` refer to, and each pair's row in them.
+
+    A table that cannot change (the evaluation's encodings: :func:`privcore.engine.sparse_split.frozen`) has its CSR
+    form kept, and every call reads it; another table's rows are read once per call. Which pairs are summed over
+    their non-zeros depends on the pair alone, never on this choice.
+    """
+    csr = sparse_split.csr_of(table) if sparse_split.frozen(table) else None
+    if csr is not None:
+        return csr.indptr.astype(np.int64), csr.indices.astype(np.int64), csr.data, rows
+    unique, of = np.unique(rows, return_inverse=True)
+    return (*_row_nonzeros(table, unique, chunk_elements), of)
 
 
 def _row_nonzeros(table, rows, chunk_elements) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -315,7 +315,7 @@ class SharedComputation:
             # 700 MB at 1,500 rows of a 5,000-value code; their passes are kept, and the last few copies, which the
             # metric comparing on a subsample reads several times.
             if key not in self._recent:
-                self._recent[key] = self._subsample_encoded(space, role)
+                self._recent[key] = _read_only(self._subsample_encoded(space, role))
                 while len(self._recent) > RECENT_SUBSAMPLES:
                     self._recent.pop(next(iter(self._recent)))
             return self._recent[key]
@@ -324,6 +324,7 @@ class SharedComputation:
                 self._encoded[key] = np.vstack([self.encoded(space, "synthetic"), self.encoded(space, "holdout")])
             else:
                 self._encoded[key] = self.space(space).transform(self.data.table(role))
+            _read_only(self._encoded[key])
         return self._encoded[key]
 
     def _subsample_encoded(self, space: str, role: str) -> np.ndarray:
@@ -497,6 +498,17 @@ class SharedComputation:
             return TieTolerance.known(self._extremes[pair].d_max)
         low, high = d_max_bounds(self.encoded(space, a), self.encoded(space, b))
         return TieTolerance(low, high, lambda: self.extremes(space, a, b).d_max)
+
+
+def _read_only(array: Any) -> Any:
+    """``array``, marked read-only: every metric of the evaluation reads the same encoding.
+
+    The engine keeps what it derives from a read-only table (its non-zeros, :mod:`privcore.engine.sparse_split`)
+    while the table lives.
+    """
+    if isinstance(array, np.ndarray):
+        array.flags.writeable = False
+    return array
 
 
 def _picklable(value: Any) -> bool:

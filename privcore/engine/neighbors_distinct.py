@@ -88,6 +88,8 @@ def distinct_rows(table: np.ndarray) -> DistinctRows:
     # Every row distinct (a table with a fine code, names, many numbers): the points are the table itself, in its order,
     # not a copy of it (a 5,000-value code's distinct rows held 1 GB of copies at 1,500 rows in the quick preset).
     points = table if len(first) == n else table[first]
+    if points is not table:
+        points.flags.writeable = False  # read-only: the passes over it keep what they derive from it (sparse_split)
     return DistinctRows(points, inverse.astype(np.int64), rows.astype(np.int64), starts)
 
 

@@ -83,6 +83,8 @@ def split(query: np.ndarray, reference: np.ndarray) -> SparseSplit | None:
     if columns < MIN_COLUMNS or len(query) == 0 or len(reference) == 0:
         return None
     query_csr, reference_csr = _csr(query), _csr(reference)
+    if query_csr is None or reference_csr is None:  # mostly non-zeros: nothing to split off
+        return None
     share = np.maximum(np.bincount(query_csr.indices, minlength=columns) / len(query),
                        np.bincount(reference_csr.indices, minlength=columns) / len(reference))
     sparse = share <= SPARSE_SHARE
@@ -98,25 +100,42 @@ def split(query: np.ndarray, reference: np.ndarray) -> SparseSplit | None:
 #: array at a freed one's address is never taken for it). A table is split by every pass it enters (the synthetic
 #: table by a dozen, at 5,000 rows and 5,004 columns 0.1 s each to find its non-zeros); a few are kept.
 _RECENT_CSR: dict[int, tuple] = {}
-_RECENT_LIMIT = 8
+_RECENT_LIMIT = 32
+#: A table with more non-zeros than this share of its values has no CSR form kept (None): it is not sparse.
+CSR_SHARE = 0.5
 _CSR_LOCK = threading.Lock()
 
 
+def frozen(table: np.ndarray) -> bool:
+    """Whether ``table`` cannot change: read-only and owning its values (the evaluation's encodings are)."""
+    return not table.flags.writeable and table.flags.owndata
+
+
+def csr_of(table: np.ndarray):
+    """The CSR form of ``table`` (scipy), kept while the array lives and is unchanged (see :func:`_csr`)."""
+    return _csr(table)
+
+
 def _csr(table: np.ndarray):
-    """The CSR form of ``table`` (explicit zeros never stored), cached while the array lives (:data:`_RECENT_CSR`)."""
+    """The CSR form of ``table`` (explicit zeros never stored), cached while the array lives (:data:`_RECENT_CSR`).
+
+    None where more than :data:`CSR_SHARE` of its values are non-zero (also kept).
+    """
     # Imported here: scipy.sparse is only needed for tables this wide.
     import scipy.sparse
 
     key = id(table)
-    # A cheap pass over the values as well: an array written to after it was split is split again.
-    n, d = table.shape
-    weighted = table @ (1.0 + (np.arange(d) % 89) / 89.0 + np.arange(d) * 1e-9)  # a value moved changes it
-    stamp = (table.shape, table.dtype.str, float(weighted @ (1.0 + np.arange(n) % 97)))
+    stamp = (table.shape, table.dtype.str)
+    if not frozen(table):
+        # A pass over the values as well: a writable array written to after it was split is split again.
+        n, d = table.shape
+        weighted = table @ (1.0 + (np.arange(d) % 89) / 89.0 + np.arange(d) * 1e-9)  # a value moved changes it
+        stamp += (float(weighted @ (1.0 + np.arange(n) % 97)),)
     with _CSR_LOCK:
         found = _RECENT_CSR.get(key)
         if found is not None and found[0]() is table and found[1] == stamp:
             return found[2]
-    csr = scipy.sparse.csr_matrix(table)
+    csr = scipy.sparse.csr_matrix(table) if np.count_nonzero(table) <= CSR_SHARE * table.size else None
     try:
         reference = weakref.ref(table)
     except TypeError:  # a view that cannot be referenced weakly: not kept

@@ -278,7 +278,10 @@ def compute_air(ctx: MetricContext) -> MetricOutput:
     # Pools depend only on the key encoding: match distinct real key points to distinct synthetic ones.
     real_point, real_first = distinct_rows(real_enc)
     syn_point, syn_first = distinct_rows(syn_enc)
-    tie, owner, group = _air_pools(ctx, nearest, real_enc[real_first], syn_enc[syn_first], real_first, syn_point)
+    real_points, syn_points = real_enc[real_first], syn_enc[syn_first]
+    # Read-only, as the evaluation's encodings: the engine then keeps what it derives from them between its passes.
+    real_points.flags.writeable = syn_points.flags.writeable = False
+    tie, owner, group = _air_pools(ctx, nearest, real_points, syn_points, real_first, syn_point)
 
     numerical = ctx.schema.types[sensitive] == NUMERICAL
     real_s, syn_s = ctx.real[sensitive].to_numpy(), ctx.synthetic[sensitive].to_numpy()
