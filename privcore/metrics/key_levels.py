@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from privcore.base import resolve_workers
 from privcore.metrics._exact_match import first_positions, tuple_ids, value_codes
 from privcore.metrics.key_matching import GroupRankCounter, KeyMatcher, hamming_pool_counts, pooled_counts
 
@@ -100,13 +98,7 @@ class HammingLevels:
             row, tup = np.nonzero(near)
             return chunk_rows[row], tup, n_attr - matches[row, tup].astype(np.int64)
 
-        starts = list(range(0, len(real_distinct), matcher.rows_per_chunk))
-        workers = resolve_workers(workers)
-        if workers > 1 and len(starts) > 1:
-            with ThreadPoolExecutor(max_workers=workers) as threads:
-                parts = list(threads.map(run, starts))
-        else:
-            parts = [run(s) for s in starts]
+        parts = matcher.map_chunks(run, workers)
         owner = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
         tup = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
         distance = np.concatenate([p[2] for p in parts]) if parts else np.zeros(0, dtype=np.int64)

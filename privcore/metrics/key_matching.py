@@ -226,13 +226,7 @@ def hamming_pool_counts(
         )
         return chunk_rows, size, n_attr - best.astype(np.int64), queries, correct
 
-    starts = list(range(0, n_query, matcher.rows_per_chunk))
-    workers = resolve_workers(workers)
-    if workers > 1 and len(starts) > 1:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            results = list(pool.map(run, starts))
-    else:
-        results = [run(s) for s in starts]
+    results = matcher.map_chunks(run, workers)
     pool_size = np.zeros(n_query, dtype=np.int64)
     min_distance = np.zeros(n_query, dtype=np.int64)
     correct = np.zeros(len(q_tuple), dtype=np.int64)
@@ -301,6 +295,15 @@ class KeyMatcher:
         for k in range(len(self.dense)):
             per_pattern += self.q_patterns[patterns, k, None] == self.r_patterns[None, :, k]
         return per_pattern[:, self.r_pattern][local.ravel()]
+
+    def map_chunks(self, run, workers: int | None) -> list:
+        """``run(start)`` for the start of every chunk, on ``workers`` threads, results in chunk order."""
+        starts = list(range(0, len(self.order), self.rows_per_chunk))
+        workers = resolve_workers(workers)
+        if workers > 1 and len(starts) > 1:
+            with ThreadPoolExecutor(max_workers=workers) as threads:
+                return list(threads.map(run, starts))
+        return [run(s) for s in starts]
 
     def chunk(self, start: int) -> tuple[np.ndarray, np.ndarray]:
         """The query tuples ``order[start:start + rows_per_chunk]`` and their (rows, n_ref) match counts."""
